@@ -1,0 +1,211 @@
+package io.kairos.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.kairos.core.model.Cluster;
+import io.kairos.core.sched.Policy;
+import io.kairos.sim.CommModel;
+import io.kairos.sim.SimOptions;
+import io.kairos.sim.SimReport;
+import io.kairos.sim.Simulator;
+import io.kairos.sim.trace.EstimateMode;
+import io.kairos.sim.trace.Trace;
+import io.kairos.sim.trace.TraceReaders;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code kairos simulate}: replays a trace through one or more policies and reports. */
+@Command(
+    name = "simulate",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Replay a workload trace through the scheduling core on a virtual clock.",
+      "Example: kairos simulate --trace ../shared/traces/swf/SDSC-SP2-1998-4.2-cln.swf.gz"
+          + " --cluster 128x1 --policy easy,kairos"
+    })
+final class SimulateCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Option(names = "--trace", required = true, description = "Trace file (SWF, Philly CSV or Kairos CSV; gzip ok).")
+  Path trace;
+
+  @Option(names = "--format", defaultValue = "auto", description = "auto, swf, philly or kairos-csv (default: ${DEFAULT-VALUE}).")
+  String format;
+
+  @Option(names = "--cluster", required = true, description = "NxG (N nodes of G GPUs, e.g. 64x8) or a cluster YAML file.")
+  String cluster;
+
+  @Option(names = "--rack-size", defaultValue = "16", description = "Nodes per rack for NxG clusters (default: ${DEFAULT-VALUE}).")
+  int rackSize;
+
+  @Option(names = "--block-size", defaultValue = "8", description = "Racks per block for NxG clusters (default: ${DEFAULT-VALUE}).")
+  int blockSize;
+
+  @Option(names = "--policy", defaultValue = "kairos", split = ",", description = "Policies, comma separated: fcfs, easy, conservative, sjf, kairos (default: ${DEFAULT-VALUE}).")
+  List<String> policies;
+
+  @Option(names = "--estimate", defaultValue = "requested", description = "requested (the trace's estimate) or actual (run times as estimates).")
+  String estimate;
+
+  @Option(names = "--json", description = "Print one JSON object instead of a table.")
+  boolean json;
+
+  @Option(names = "--markdown", description = "Print a Markdown table (for docs).")
+  boolean markdown;
+
+  @Option(names = "--no-timing", description = "Leave out wall-clock figures, so output is byte-identical across runs.")
+  boolean noTiming;
+
+  @Option(names = "--jobs-out", description = "Write per-job rows (policy, id, submit, start, end, nodes) as CSV.")
+  Path jobsOut;
+
+  @Option(names = "--check-invariants", description = "Check scheduler invariants after every event (slower).")
+  boolean checkInvariants;
+
+  @Option(names = "--comm-model", description = "Slow down gangs spread across topology levels (ring all-reduce model).")
+  boolean commModel;
+
+  @Option(names = "--comm-fraction", defaultValue = "0.2", description = "Share of a packed job's time spent communicating (default: ${DEFAULT-VALUE}).")
+  double commFraction;
+
+  @Option(names = "--seed", defaultValue = "1", description = "Seed for randomised tie breaks (default: ${DEFAULT-VALUE}).")
+  long seed;
+
+  @Override
+  public Integer call() {
+    long started = System.nanoTime();
+    var chosen = new ArrayList<Policy>();
+    for (String name : policies) {
+      chosen.add(
+          Policy.byName(name.trim())
+              .orElseThrow(
+                  () ->
+                      new UsageException(
+                          "--policy: unknown policy '" + name + "'; choose from "
+                              + String.join(", ", Policy.names()))));
+    }
+    EstimateMode mode =
+        switch (estimate) {
+          case "requested" -> EstimateMode.REQUESTED;
+          case "actual" -> EstimateMode.ACTUAL;
+          default ->
+              throw new UsageException(
+                  "--estimate: unknown value '" + estimate + "'; use requested or actual");
+        };
+    if (!TraceReaders.FORMATS.contains(format) && !format.equals(TraceReaders.AUTO)) {
+      throw new UsageException(
+          "--format: unknown format '" + format + "'; use auto, " + String.join(", ",
+              TraceReaders.FORMATS));
+    }
+    if (commFraction < 0 || commFraction > 1) {
+      throw new UsageException("--comm-fraction must be between 0 and 1, got " + commFraction);
+    }
+    if (rackSize < 1 || blockSize < 1) {
+      throw new UsageException("--rack-size and --block-size must be >= 1");
+    }
+    if (json && markdown) {
+      throw new UsageException("--json and --markdown: choose one");
+    }
+    var named = ClusterSpecs.parse(cluster, rackSize, blockSize);
+    Trace loaded = TraceReaders.read(trace, format, mode);
+    var options =
+        new SimOptions(
+            checkInvariants,
+            commModel ? Optional.of(CommModel.defaults(commFraction)) : Optional.empty(),
+            jobsOut != null,
+            seed);
+    var reports = new ArrayList<SimReport>();
+    for (Policy policy : chosen) {
+      long t0 = System.nanoTime();
+      var progress = ProgressBar.forTerminal(policy.name());
+      var report =
+          new Simulator(named.cluster(), named.name(), policy, options, System::nanoTime, progress)
+              .run(loaded);
+      if (progress != null) {
+        progress.done();
+      }
+      reports.add(report.withWall((System.nanoTime() - t0) / 1e9));
+    }
+    if (jobsOut != null) {
+      writeJobs(jobsOut, reports, named.cluster());
+    }
+    var out = spec.commandLine().getOut();
+    if (json) {
+      printJson(out, reports, (System.nanoTime() - started) / 1e9);
+    } else if (markdown) {
+      ReportTable.markdown(out, reports, !noTiming);
+    } else {
+      ReportTable.text(out, reports, !noTiming);
+    }
+    out.flush();
+    return 0;
+  }
+
+  private void printJson(PrintWriter out, List<SimReport> reports, double wallSec) {
+    var mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    Object value;
+    if (reports.size() == 1) {
+      value = reports.getFirst().toMap(!noTiming);
+    } else {
+      var m = new LinkedHashMap<String, Object>();
+      m.put("runs", reports.stream().map(r -> r.toMap(!noTiming)).toList());
+      if (!noTiming) {
+        m.put("total_wall_s", Math.round(wallSec * 1000) / 1000.0);
+      }
+      value = m;
+    }
+    try {
+      out.println(mapper.writeValueAsString(value));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void writeJobs(Path file, List<SimReport> reports, Cluster cluster) {
+    try (BufferedWriter w = Files.newBufferedWriter(file)) {
+      w.write("policy,id,submit_s,start_s,end_s,wait_s,nodes\n");
+      var sb = new StringBuilder(256);
+      for (SimReport r : reports) {
+        var jobs = r.perJob().orElseThrow();
+        for (int i = 0; i < jobs.size(); i++) {
+          sb.setLength(0);
+          sb.append(r.policy()).append(',').append(jobs.traceIds()[i]).append(',')
+              .append(jobs.submitSec()[i]).append(',').append(jobs.startSec()[i]).append(',')
+              .append(jobs.endSec()[i]).append(',')
+              .append(jobs.startSec()[i] - jobs.submitSec()[i]).append(',');
+          int[] nodes = jobs.nodes()[i];
+          for (int k = 0; k < nodes.length; k++) {
+            if (k > 0) {
+              sb.append(' ');
+            }
+            sb.append(cluster.node(nodes[k]).name());
+          }
+          sb.append('\n');
+          w.write(sb.toString());
+        }
+      }
+    } catch (IOException e) {
+      throw new UsageException("--jobs-out " + file + ": cannot write: " + e.getMessage());
+    }
+  }
+
+  static String fmt(double v) {
+    return String.format(Locale.ROOT, "%.3f", v);
+  }
+
+}

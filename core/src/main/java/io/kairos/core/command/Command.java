@@ -1,0 +1,23 @@
+package io.kairos.core.command;
+
+import io.kairos.core.model.Job;
+import io.kairos.core.model.JobId;
+import io.kairos.core.model.Placement;
+
+/** Everything that changes cluster state. Applied in log order by the reducer. */
+public sealed interface Command {
+  /** When the change happened, in seconds: stamped by the leader or the trace, never read. */
+  long atSec();
+
+  /** A job arrives and waits. */
+  record SubmitJob(long atSec, Job job) implements Command {}
+
+  /** A pending job's whole gang starts on {@code placement} (GPU masks chosen). */
+  record StartJob(long atSec, JobId job, Placement placement) implements Command {}
+
+  /** A running job's gang ended (all tasks), releasing its GPUs. */
+  record FinishJob(long atSec, JobId job, int exitCode) implements Command {}
+
+  /** A pending or running job is removed by its user or an admin. */
+  record CancelJob(long atSec, JobId job, String reason) implements Command {}
+}

@@ -1,0 +1,53 @@
+package io.kairos.core.sched;
+
+import io.kairos.core.model.Job;
+import java.util.Arrays;
+import java.util.Optional;
+
+/**
+ * Why each job that did not start is waiting, kept compact: one byte per pending job in the
+ * pass's order, and a count per reason. Allocation: two arrays per pass, nothing per job.
+ */
+public final class Diagnosis {
+  private final Job[] order;
+  private final byte[] reasons;
+  private final int[] counts;
+
+  Diagnosis(Job[] order, byte[] reasons) {
+    this.order = order;
+    this.reasons = reasons;
+    this.counts = new int[Reason.values().length + 1];
+    for (byte r : reasons) {
+      counts[r + 1]++;
+    }
+  }
+
+  /** Pending jobs in the order the pass considered them. */
+  public int size() {
+    return order.length;
+  }
+
+  public Job job(int rank) {
+    return order[rank];
+  }
+
+  /** Why the job at {@code rank} waits, or empty when it started in this pass. */
+  public Optional<Reason> reason(int rank) {
+    byte r = reasons[rank];
+    return r < 0 ? Optional.empty() : Optional.of(Reason.ofCode(r));
+  }
+
+  public int count(Reason reason) {
+    return counts[reason.ordinal() + 1];
+  }
+
+  /** Jobs that started in this pass. */
+  public int started() {
+    return counts[0];
+  }
+
+  @Override
+  public String toString() {
+    return "Diagnosis" + Arrays.toString(counts);
+  }
+}

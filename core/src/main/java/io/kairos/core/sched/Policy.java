@@ -1,0 +1,58 @@
+package io.kairos.core.sched;
+
+import io.kairos.core.Checks;
+import io.kairos.core.sched.order.ExpansionFactorOrder;
+import io.kairos.core.sched.order.JobOrder;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A scheduling policy: the order jobs are considered in, whether later jobs may pass a blocked
+ * one, and how many blocked jobs are protected by reservations. Chosen by name from
+ * configuration; the pass has no feature flags of its own.
+ *
+ * @param name the stable name users select ({@code --policy easy})
+ * @param order which job is considered first
+ * @param backfill whether a job may start while an earlier one in the order waits
+ * @param reservations how many blocked jobs (the first in order) get reservations; later jobs
+ *     start only if they do not delay any of them
+ */
+public record Policy(String name, JobOrder order, boolean backfill, int reservations) {
+  public Policy {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(order, "order");
+    Checks.nonNegative(reservations, "reservations");
+  }
+
+  /** Strict arrival order: the first job that cannot start stops the pass. No backfill. */
+  public static final Policy FCFS = new Policy("fcfs", JobOrder.ARRIVAL, false, 0);
+
+  /** Arrival order with EASY backfilling: one reservation, for the first blocked job. */
+  public static final Policy EASY = new Policy("easy", JobOrder.ARRIVAL, true, 1);
+
+  /** Arrival order with a reservation for every blocked job. */
+  public static final Policy CONSERVATIVE =
+      new Policy("conservative", JobOrder.ARRIVAL, true, Integer.MAX_VALUE);
+
+  /** Shortest time limit first, with a reservation for the first blocked job. */
+  public static final Policy SJF = new Policy("sjf", JobOrder.SHORTEST_LIMIT, true, 1);
+
+  /**
+   * Kairos' default: largest size-discounted expansion factor first (short jobs go quickly,
+   * every job's claim grows while it waits, so none starves), with a reservation for the first
+   * blocked job so that wide jobs are not passed forever.
+   */
+  public static final Policy KAIROS =
+      new Policy("kairos", new ExpansionFactorOrder(0.0, 60), true, 1);
+
+  public static final List<Policy> ALL = List.of(FCFS, EASY, CONSERVATIVE, SJF, KAIROS);
+
+  public static Optional<Policy> byName(String name) {
+    return ALL.stream().filter(p -> p.name().equals(name)).findFirst();
+  }
+
+  public static List<String> names() {
+    return ALL.stream().map(Policy::name).toList();
+  }
+}

@@ -1,0 +1,260 @@
+package io.kairos.core.sched.backfill;
+
+import io.kairos.core.model.Cluster;
+import io.kairos.core.model.Job;
+import io.kairos.core.model.Placement;
+import io.kairos.core.model.RunningJob;
+import io.kairos.core.model.TopologyLevel;
+import io.kairos.core.sched.place.Capacity;
+import io.kairos.core.sched.place.GangPlacer;
+import io.kairos.core.sched.place.Ledger;
+import io.kairos.core.state.ClusterSnapshot;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Free GPUs per node over time, and the earliest time a blocked gang can start.
+ *
+ * <p>Design note. The profile is a sweep over events, not a stored grid: running jobs (from the
+ * snapshot and from this pass) release their GPUs at their time limits, and reservations take
+ * theirs at their start and give them back at their end. The sweep keeps free GPUs per node at
+ * the current instant and, incrementally, how many tasks of the gang those free GPUs could hold
+ * (an exact feasibility count when nothing else constrains the gang), so a full placement is
+ * only attempted at instants where one can exist. At a candidate instant {@code t} the gang must
+ * also fit, for its whole time limit, beside the reservations that start after {@code t} and
+ * before it would end: their spare GPUs bound what it may use on each node. Between reservation
+ * starts free GPUs only grow, so those are the only instants to check.
+ *
+ * <p>Cost per query: O(E log E) to sort E events (running jobs and reservations), plus O(nodes
+ * touched) per event, plus one placement per instant that passes the count. CPU and memory are
+ * not tracked over time (GPUs are what jobs wait for).
+ */
+public final class AvailabilityProfile {
+  private final ClusterSnapshot snapshot;
+  private final Ledger ledger;
+  private final GangPlacer placer;
+  private final Cluster cluster;
+  private long[] releaseEvents;
+
+  public AvailabilityProfile(ClusterSnapshot snapshot, Ledger ledger, GangPlacer placer) {
+    this.snapshot = snapshot;
+    this.ledger = ledger;
+    this.placer = placer;
+    this.cluster = snapshot.cluster();
+  }
+
+  /**
+   * The earliest reservation for {@code job}, or null when it can never start (it does not fit
+   * the cluster even when everything has ended).
+   */
+  public Reservation earliestStart(Job job) {
+    long now = ledger.nowSec();
+    var gang = job.spec().gang();
+    int modelId = cluster.modelIdOf(job.spec().gpuModel());
+    int gpusPerTask = gang.shape().gpus();
+    int n = cluster.nodeCount();
+    int[] free = new int[n];
+    long taskCount = 0;
+    for (int node = 0; node < n; node++) {
+      free[node] = ledger.freeGpus(node);
+      taskCount += tasksOn(free[node], node, gang.distinctNodes(), gpusPerTask, modelId);
+    }
+    // Events: (time, kind, index) packed in a long and sorted. Kinds: 0 release of a snapshot
+    // job, 1 release of a job started in this pass, 2 reservation start, 3 reservation end.
+    long[] events = events(now);
+    List<Reservation> reservations = ledger.reservations();
+    var view = new ProfileCapacity(free, reservations);
+    int e = 0;
+    long t = now;
+    while (true) {
+      // Apply every event at or before t.
+      while (e < events.length && timeOf(events[e]) <= t) {
+        taskCount += apply(events[e], free, +1, gang.distinctNodes(), gpusPerTask, modelId);
+        e++;
+      }
+      if (taskCount >= gang.tasks()) {
+        view.window(t, t + job.timeLimitSec());
+        Placement placement = placer.place(gang, modelId, view, false);
+        if (placement != null) {
+          int[] spare = free.clone();
+          for (int i = 0; i < placement.nodeCount(); i++) {
+            spare[placement.node(i)] -= placement.tasksOn(i) * gpusPerTask;
+          }
+          return new Reservation(job, t, placement, spare);
+        }
+      }
+      if (e >= events.length) {
+        return null;
+      }
+      t = timeOf(events[e]);
+    }
+  }
+
+  private static final int KIND_BITS = 2;
+  private static final int INDEX_BITS = 24;
+
+  private static long timeOf(long event) {
+    return event >>> (KIND_BITS + INDEX_BITS);
+  }
+
+  private long[] events(long now) {
+    if (releaseEvents == null) {
+      int count = snapshot.runningCount();
+      releaseEvents = new long[count];
+      for (int i = 0; i < count; i++) {
+        releaseEvents[i] = pack(releaseTime(snapshot.running(i), now), 0, i);
+      }
+      Arrays.sort(releaseEvents);
+    }
+    List<RunningJob> started = ledger.started();
+    List<Reservation> reservations = ledger.reservations();
+    int extra = started.size() + 2 * reservations.size();
+    if (extra == 0) {
+      return releaseEvents;
+    }
+    long[] more = new long[extra];
+    int k = 0;
+    for (int i = 0; i < started.size(); i++) {
+      more[k++] = pack(releaseTime(started.get(i), now), 1, i);
+    }
+    for (int i = 0; i < reservations.size(); i++) {
+      more[k++] = pack(reservations.get(i).startSec(), 2, i);
+      more[k++] = pack(reservations.get(i).endSec(), 3, i);
+    }
+    Arrays.sort(more);
+    long[] all = new long[releaseEvents.length + more.length];
+    int a = 0;
+    int b = 0;
+    for (int i = 0; i < all.length; i++) {
+      all[i] =
+          b >= more.length || (a < releaseEvents.length && releaseEvents[a] <= more[b])
+              ? releaseEvents[a++]
+              : more[b++];
+    }
+    return all;
+  }
+
+  private static long releaseTime(RunningJob job, long now) {
+    // A job past its limit is about to be stopped: count it as ending one second from now.
+    return Math.max(job.endLimitSec(), now + 1);
+  }
+
+  private static long pack(long time, int kind, int index) {
+    if (index >= 1 << INDEX_BITS) {
+      throw new IllegalStateException("too many events for the profile: " + index);
+    }
+    return (time << (KIND_BITS + INDEX_BITS)) | ((long) kind << INDEX_BITS) | index;
+  }
+
+  /** Applies one event to {@code free}; returns the change in the gang's feasible task count. */
+  private long apply(
+      long event, int[] free, int sign, boolean distinct, int gpusPerTask, int modelId) {
+    int kind = (int) ((event >>> INDEX_BITS) & 3);
+    int index = (int) (event & ((1 << INDEX_BITS) - 1));
+    Placement placement;
+    int perTask;
+    int direction;
+    switch (kind) {
+      case 0 -> {
+        RunningJob job = snapshot.running(index);
+        placement = job.placement();
+        perTask = job.job().spec().gang().shape().gpus();
+        direction = +1;
+      }
+      case 1 -> {
+        RunningJob job = ledger.started().get(index);
+        placement = job.placement();
+        perTask = job.job().spec().gang().shape().gpus();
+        direction = +1;
+      }
+      default -> {
+        Reservation r = ledger.reservations().get(index);
+        placement = r.placement();
+        perTask = r.job().spec().gang().shape().gpus();
+        direction = kind == 2 ? -1 : +1;
+      }
+    }
+    long delta = 0;
+    for (int i = 0; i < placement.nodeCount(); i++) {
+      int node = placement.node(i);
+      int before = tasksOn(free[node], node, distinct, gpusPerTask, modelId);
+      free[node] += sign * direction * placement.tasksOn(i) * perTask;
+      delta += tasksOn(free[node], node, distinct, gpusPerTask, modelId) - before;
+    }
+    return delta;
+  }
+
+  private int tasksOn(int freeGpus, int node, boolean distinct, int gpusPerTask, int modelId) {
+    if (gpusPerTask == 0) {
+      return Integer.MAX_VALUE / 4;
+    }
+    if (modelId >= 0 && cluster.gpuModelId(node) != modelId) {
+      return 0;
+    }
+    if (modelId == -2 || freeGpus <= 0) {
+      return 0;
+    }
+    int fit = freeGpus / gpusPerTask;
+    return distinct ? Math.min(fit, 1) : fit;
+  }
+
+  /** Free GPUs at one instant, bounded by the spare GPUs of reservations starting in a window. */
+  private final class ProfileCapacity implements Capacity {
+    private final int[] free;
+    private final List<Reservation> reservations;
+    private int from;
+    private int to;
+
+    ProfileCapacity(int[] free, List<Reservation> reservations) {
+      this.free = free;
+      this.reservations = reservations;
+    }
+
+    /** Constrain by reservations starting in (startSec, endSec). */
+    void window(long startSec, long endSec) {
+      from = reservations.size();
+      to = reservations.size();
+      for (int r = 0; r < reservations.size(); r++) {
+        long s = reservations.get(r).startSec();
+        if (s > startSec && s < endSec) {
+          from = Math.min(from, r);
+          to = r + 1;
+        }
+      }
+    }
+
+    @Override
+    public int usableGpus(int node) {
+      int usable = free[node];
+      for (int r = from; r < to && usable > 0; r++) {
+        usable = Math.min(usable, reservations.get(r).spare(node));
+      }
+      return Math.max(usable, 0);
+    }
+
+    @Override
+    public int freeCpus(int node) {
+      return Integer.MAX_VALUE;
+    }
+
+    @Override
+    public long freeMemoryBytes(int node) {
+      return Long.MAX_VALUE;
+    }
+
+    @Override
+    public long domainUpperBound(TopologyLevel level, int domain) {
+      return Long.MAX_VALUE;
+    }
+
+    @Override
+    public int nextNodeWithFree(int k, int from) {
+      return -1;
+    }
+
+    @Override
+    public boolean hasBuckets() {
+      return false;
+    }
+  }
+}

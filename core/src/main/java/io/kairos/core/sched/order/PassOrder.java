@@ -1,0 +1,70 @@
+package io.kairos.core.sched.order;
+
+import io.kairos.core.state.ClusterSnapshot;
+
+/**
+ * Sorts a snapshot's pending jobs for one pass without boxing: keys go into primitive arrays
+ * and a merge sort permutes an {@code int[]} of indexes. O(n log n), three arrays per pass.
+ */
+public final class PassOrder {
+  private PassOrder() {}
+
+  /** Indexes into the snapshot's pending jobs, in the order the pass considers them. */
+  public static int[] sort(ClusterSnapshot snapshot, JobOrder order, long nowSec) {
+    int n = snapshot.pendingCount();
+    long[] priority = new long[n];
+    long[] key = new long[n];
+    long[] id = new long[n];
+    int[] index = new int[n];
+    for (int i = 0; i < n; i++) {
+      var job = snapshot.pending(i);
+      priority[i] = -job.spec().priority();
+      key[i] = order.key(job, nowSec);
+      id[i] = job.id().value();
+      index[i] = i;
+    }
+    mergeSort(index, new int[n], 0, n, priority, key, id);
+    return index;
+  }
+
+  private static int compare(int a, int b, long[] priority, long[] key, long[] id) {
+    int c = Long.compare(priority[a], priority[b]);
+    if (c != 0) {
+      return c;
+    }
+    c = Long.compare(key[a], key[b]);
+    return c != 0 ? c : Long.compare(id[a], id[b]);
+  }
+
+  private static void mergeSort(
+      int[] a, int[] tmp, int from, int to, long[] priority, long[] key, long[] id) {
+    if (to - from < 24) {
+      for (int i = from + 1; i < to; i++) {
+        int v = a[i];
+        int j = i - 1;
+        while (j >= from && compare(a[j], v, priority, key, id) > 0) {
+          a[j + 1] = a[j];
+          j--;
+        }
+        a[j + 1] = v;
+      }
+      return;
+    }
+    int mid = (from + to) >>> 1;
+    mergeSort(a, tmp, from, mid, priority, key, id);
+    mergeSort(a, tmp, mid, to, priority, key, id);
+    if (compare(a[mid - 1], a[mid], priority, key, id) <= 0) {
+      return;
+    }
+    System.arraycopy(a, from, tmp, from, to - from);
+    int i = from;
+    int j = mid;
+    for (int k = from; k < to; k++) {
+      if (j >= to || (i < mid && compare(tmp[i], tmp[j], priority, key, id) <= 0)) {
+        a[k] = tmp[i++];
+      } else {
+        a[k] = tmp[j++];
+      }
+    }
+  }
+}

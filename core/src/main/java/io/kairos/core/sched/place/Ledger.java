@@ -1,0 +1,238 @@
+package io.kairos.core.sched.place;
+
+import io.kairos.core.model.Cluster;
+import io.kairos.core.model.Job;
+import io.kairos.core.model.Placement;
+import io.kairos.core.model.RunningJob;
+import io.kairos.core.model.TopologyLevel;
+import io.kairos.core.sched.backfill.Reservation;
+import io.kairos.core.state.ClusterSnapshot;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+
+/**
+ * One pass's scratch pad over the snapshot: what is free now once this pass's starts are taken,
+ * and the reservations made so far.
+ *
+ * <p>Design note. Indexes, all updated in O(nodes of the placement) per start:
+ *
+ * <ul>
+ *   <li>free GPUs per node as a mask and a count, free CPUs and memory per node;
+ *   <li>free GPUs summed per rack, block, zone and cluster (a domain is a node range), which
+ *       prune domains that cannot hold a gang;
+ *   <li>best-fit buckets: for each free count k, a bit set of nodes with exactly k free GPUs, so
+ *       the tightest node for a one-node gang is a couple of {@code nextSetBit} calls;
+ *   <li>reservations sorted by start, each with its spare GPUs per node (see {@link
+ *       Reservation}). A job ending at {@code e} must respect the reservations starting before
+ *       {@code e}: a prefix of that list.
+ * </ul>
+ *
+ * <p>{@link #version()} changes with every start and reservation, so callers can memoise
+ * "this gang shape does not fit" until the ledger changes. Single-threaded, one pass only.
+ */
+public final class Ledger {
+  private static final TopologyLevel[] SUM_LEVELS = Cluster.GROUP_LEVELS.toArray(TopologyLevel[]::new);
+
+  private final Cluster cluster;
+  private final long nowSec;
+  private final long[] freeMask;
+  private final int[] freeGpus;
+  private final int[] freeCpus;
+  private final long[] freeMemoryBytes;
+  private long freeTotal;
+  private final long[][] domainFree = new long[TopologyLevel.values().length][];
+  private final BitSet[] buckets;
+  private final List<Reservation> reservations = new ArrayList<>();
+  private final List<RunningJob> started = new ArrayList<>();
+  private int version;
+
+  public Ledger(ClusterSnapshot snapshot, long nowSec) {
+    this.cluster = snapshot.cluster();
+    this.nowSec = nowSec;
+    int n = cluster.nodeCount();
+    freeMask = new long[n];
+    freeGpus = new int[n];
+    freeCpus = new int[n];
+    freeMemoryBytes = new long[n];
+    buckets = new BitSet[cluster.maxGpusPerNode() + 1];
+    for (int k = 0; k < buckets.length; k++) {
+      buckets[k] = new BitSet(n);
+    }
+    for (TopologyLevel level : SUM_LEVELS) {
+      domainFree[level.ordinal()] = new long[cluster.domainCount(level)];
+    }
+    for (int i = 0; i < n; i++) {
+      freeMask[i] = snapshot.freeMask(i);
+      freeGpus[i] = Long.bitCount(freeMask[i]);
+      freeCpus[i] = snapshot.freeCpus(i);
+      freeMemoryBytes[i] = snapshot.freeMemoryBytes(i);
+      freeTotal += freeGpus[i];
+      buckets[freeGpus[i]].set(i);
+      for (TopologyLevel level : SUM_LEVELS) {
+        domainFree[level.ordinal()][cluster.domainOf(level, i)] += freeGpus[i];
+      }
+    }
+  }
+
+  public Cluster cluster() {
+    return cluster;
+  }
+
+  public long nowSec() {
+    return nowSec;
+  }
+
+  public long freeTotal() {
+    return freeTotal;
+  }
+
+  public int freeGpus(int node) {
+    return freeGpus[node];
+  }
+
+  public int version() {
+    return version;
+  }
+
+  /** Reservations sorted by start (ties in the order they were made). */
+  public List<Reservation> reservations() {
+    return reservations;
+  }
+
+  /** Jobs started in this pass, in order, with their GPU masks. */
+  public List<RunningJob> started() {
+    return started;
+  }
+
+  /** How many reservations start strictly before {@code endSec}: the ones a job must respect. */
+  public int reservationsStartingBefore(long endSec) {
+    int lo = 0;
+    int hi = reservations.size();
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (reservations.get(mid).startSec() < endSec) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+
+  /** What a job that must respect the first {@code prefix} reservations may use now. */
+  public Capacity now(int prefix) {
+    return new NowCapacity(prefix);
+  }
+
+  /**
+   * Starts {@code job} now on {@code placement} (no masks): chooses GPUs on each node, updates
+   * every index, and charges the job to each reservation that starts before it ends.
+   *
+   * @return the placement with GPU masks
+   */
+  public Placement start(Job job, Placement placement) {
+    var shape = job.spec().gang().shape();
+    long endSec = nowSec + job.timeLimitSec();
+    int prefix = reservationsStartingBefore(endSec);
+    long[] masks = new long[placement.nodeCount()];
+    for (int i = 0; i < placement.nodeCount(); i++) {
+      int node = placement.node(i);
+      int tasks = placement.tasksOn(i);
+      int gpus = tasks * shape.gpus();
+      masks[i] =
+          GpuPicker.pick(
+              freeMask[node],
+              cluster.gpuCount(node),
+              cluster.nvlinkDomainSize(node),
+              tasks,
+              shape.gpus());
+      freeMask[node] &= ~masks[i];
+      take(node, gpus);
+      freeCpus[node] -= tasks * shape.cpus();
+      freeMemoryBytes[node] -= tasks * shape.memoryBytes();
+      for (int r = 0; r < prefix; r++) {
+        reservations.get(r).consume(node, gpus);
+      }
+    }
+    var withMasks = placement.withGpuMasks(masks);
+    started.add(new RunningJob(job, withMasks, nowSec));
+    version++;
+    return withMasks;
+  }
+
+  private void take(int node, int gpus) {
+    if (gpus == 0) {
+      return;
+    }
+    buckets[freeGpus[node]].clear(node);
+    freeGpus[node] -= gpus;
+    buckets[freeGpus[node]].set(node);
+    freeTotal -= gpus;
+    for (TopologyLevel level : SUM_LEVELS) {
+      domainFree[level.ordinal()][cluster.domainOf(level, node)] -= gpus;
+    }
+  }
+
+  /**
+   * Adds a reservation and charges it to every reservation that starts while it holds its
+   * GPUs.
+   */
+  public void reserve(Reservation reservation) {
+    long start = reservation.startSec();
+    long end = reservation.endSec();
+    var placement = reservation.placement();
+    for (Reservation other : reservations) {
+      if (other.startSec() >= start && other.startSec() < end) {
+        for (int i = 0; i < placement.nodeCount(); i++) {
+          other.consume(placement.node(i), reservation.gpusOn(i));
+        }
+      }
+    }
+    int at = reservationsStartingBefore(start + 1);
+    reservations.add(at, reservation);
+    version++;
+  }
+
+  private final class NowCapacity implements Capacity {
+    private final int prefix;
+
+    NowCapacity(int prefix) {
+      this.prefix = prefix;
+    }
+
+    @Override
+    public int usableGpus(int node) {
+      int usable = freeGpus[node];
+      for (int r = 0; r < prefix && usable > 0; r++) {
+        usable = Math.min(usable, reservations.get(r).spare(node));
+      }
+      return usable;
+    }
+
+    @Override
+    public int freeCpus(int node) {
+      return freeCpus[node];
+    }
+
+    @Override
+    public long freeMemoryBytes(int node) {
+      return freeMemoryBytes[node];
+    }
+
+    @Override
+    public long domainUpperBound(TopologyLevel level, int domain) {
+      return domainFree[level.ordinal()][domain];
+    }
+
+    @Override
+    public int nextNodeWithFree(int k, int from) {
+      return buckets[k].nextSetBit(from);
+    }
+
+    @Override
+    public boolean hasBuckets() {
+      return true;
+    }
+  }
+}

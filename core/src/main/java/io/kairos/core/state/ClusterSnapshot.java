@@ -1,0 +1,67 @@
+package io.kairos.core.state;
+
+import io.kairos.core.model.Cluster;
+import io.kairos.core.model.Job;
+import io.kairos.core.model.RunningJob;
+
+/**
+ * A read-only view of the cluster for one scheduling pass: the static cluster (shared) and
+ * copies of the per-node free counters, the pending jobs (arrival order) and the running jobs.
+ *
+ * <p>Arrays are owned by the snapshot; readers must not write them.
+ */
+public final class ClusterSnapshot {
+  private final Cluster cluster;
+  private final long[] freeMask;
+  private final int[] freeCpus;
+  private final long[] freeMemoryBytes;
+  private final Job[] pending;
+  private final RunningJob[] running;
+
+  public ClusterSnapshot(
+      Cluster cluster,
+      long[] freeMask,
+      int[] freeCpus,
+      long[] freeMemoryBytes,
+      Job[] pending,
+      RunningJob[] running) {
+    this.cluster = cluster;
+    this.freeMask = freeMask;
+    this.freeCpus = freeCpus;
+    this.freeMemoryBytes = freeMemoryBytes;
+    this.pending = pending;
+    this.running = running;
+  }
+
+  public Cluster cluster() {
+    return cluster;
+  }
+
+  public long freeMask(int node) {
+    return freeMask[node];
+  }
+
+  public int freeCpus(int node) {
+    return freeCpus[node];
+  }
+
+  public long freeMemoryBytes(int node) {
+    return freeMemoryBytes[node];
+  }
+
+  public int pendingCount() {
+    return pending.length;
+  }
+
+  public Job pending(int i) {
+    return pending[i];
+  }
+
+  public int runningCount() {
+    return running.length;
+  }
+
+  public RunningJob running(int i) {
+    return running[i];
+  }
+}

@@ -1,0 +1,199 @@
+package io.kairos.core.state;
+
+import io.kairos.core.command.Applied;
+import io.kairos.core.command.Applied.Refused;
+import io.kairos.core.model.Cluster;
+import io.kairos.core.model.Job;
+import io.kairos.core.model.JobId;
+import io.kairos.core.model.Placement;
+import io.kairos.core.model.RunningJob;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Optional;
+
+/**
+ * The authoritative, mutable cluster state: free GPUs, CPUs and memory per node, pending jobs in
+ * arrival order, running jobs in start order.
+ *
+ * <p>Exactly one writer (the simulator's event loop, the controller's apply thread, a test
+ * harness), and only through {@link Reducer}. Not thread-safe. Every mutator re-checks its
+ * preconditions and refuses, changing nothing, when they do not hold: the scheduler may be
+ * optimistic, the store is not.
+ *
+ * <p>Free GPUs per node are a 64-bit mask (bit i set = GPU i free), so "no GPU is allocated to
+ * two running tasks" is a mask intersection.
+ */
+public final class ClusterStore {
+  private final Cluster cluster;
+  private final long[] freeMask;
+  private final int[] freeCpus;
+  private final long[] freeMemoryBytes;
+  private long freeGpus;
+  private final LinkedHashMap<JobId, Job> pending = new LinkedHashMap<>();
+  private final LinkedHashMap<JobId, RunningJob> running = new LinkedHashMap<>();
+
+  public ClusterStore(Cluster cluster) {
+    this.cluster = cluster;
+    int n = cluster.nodeCount();
+    freeMask = new long[n];
+    freeCpus = new int[n];
+    freeMemoryBytes = new long[n];
+    for (int i = 0; i < n; i++) {
+      freeMask[i] = fullMask(cluster.gpuCount(i));
+      freeCpus[i] = cluster.cpuCount(i);
+      freeMemoryBytes[i] = cluster.memoryBytes(i);
+    }
+    freeGpus = cluster.totalGpus();
+  }
+
+  static long fullMask(int gpus) {
+    return gpus == 64 ? -1L : (1L << gpus) - 1;
+  }
+
+  public Cluster cluster() {
+    return cluster;
+  }
+
+  Applied addPending(Job job, long atSec) {
+    if (pending.containsKey(job.id()) || running.containsKey(job.id())) {
+      return new Refused("job " + job.id() + " already exists");
+    }
+    if (!cluster.canEverHold(job.spec().gang(), job.spec().gpuModel())) {
+      return new Refused("job " + job.id() + " is larger than the cluster");
+    }
+    pending.put(job.id(), job);
+    return Applied.ACCEPTED;
+  }
+
+  Applied start(JobId id, Placement placement, long atSec) {
+    Job job = pending.get(id);
+    if (job == null) {
+      return new Refused("job " + id + " is not pending");
+    }
+    var gang = job.spec().gang();
+    if (placement.totalTasks() != gang.tasks()) {
+      return new Refused(
+          "job " + id + ": placement has " + placement.totalTasks() + " tasks, gang has "
+              + gang.tasks());
+    }
+    int gpusPerTask = gang.shape().gpus();
+    for (int i = 0; i < placement.nodeCount(); i++) {
+      int node = placement.node(i);
+      int tasks = placement.tasksOn(i);
+      long mask = placement.gpuMask(i);
+      if (node < 0 || node >= cluster.nodeCount()) {
+        return new Refused("job " + id + ": no node with index " + node);
+      }
+      if (gang.distinctNodes() && tasks > 1) {
+        return new Refused("job " + id + ": " + tasks + " tasks on one node, gang needs distinct");
+      }
+      if (Long.bitCount(mask) != tasks * gpusPerTask) {
+        return new Refused("job " + id + ": node " + node + " mask does not match task GPUs");
+      }
+      if ((mask & ~freeMask[node]) != 0) {
+        return new Refused("job " + id + ": GPUs on node " + node + " are no longer free");
+      }
+      if (!job.spec().gpuModel().isEmpty()
+          && gpusPerTask > 0
+          && !job.spec().gpuModel().equals(cluster.gpuModel(node))) {
+        return new Refused("job " + id + ": node " + node + " has another GPU model");
+      }
+      if ((long) tasks * gang.shape().cpus() > freeCpus[node]
+          || (long) tasks * gang.shape().memoryBytes() > freeMemoryBytes[node]) {
+        return new Refused("job " + id + ": node " + node + " lacks CPU or memory");
+      }
+    }
+    for (int i = 0; i < placement.nodeCount(); i++) {
+      int node = placement.node(i);
+      freeMask[node] &= ~placement.gpuMask(i);
+      freeCpus[node] -= placement.tasksOn(i) * gang.shape().cpus();
+      freeMemoryBytes[node] -= placement.tasksOn(i) * gang.shape().memoryBytes();
+    }
+    freeGpus -= gang.totalGpus();
+    pending.remove(id);
+    running.put(id, new RunningJob(job, placement, atSec));
+    return Applied.ACCEPTED;
+  }
+
+  Applied finish(JobId id, long atSec) {
+    RunningJob job = running.remove(id);
+    if (job == null) {
+      return new Refused("job " + id + " is not running");
+    }
+    release(job);
+    return Applied.ACCEPTED;
+  }
+
+  Applied cancel(JobId id, long atSec) {
+    if (pending.remove(id) != null) {
+      return Applied.ACCEPTED;
+    }
+    return finish(id, atSec);
+  }
+
+  private void release(RunningJob job) {
+    var shape = job.job().spec().gang().shape();
+    var placement = job.placement();
+    for (int i = 0; i < placement.nodeCount(); i++) {
+      int node = placement.node(i);
+      freeMask[node] |= placement.gpuMask(i);
+      freeCpus[node] += placement.tasksOn(i) * shape.cpus();
+      freeMemoryBytes[node] += placement.tasksOn(i) * shape.memoryBytes();
+    }
+    freeGpus += job.job().totalGpus();
+  }
+
+  public Optional<Job> pending(JobId id) {
+    return Optional.ofNullable(pending.get(id));
+  }
+
+  public Optional<RunningJob> running(JobId id) {
+    return Optional.ofNullable(running.get(id));
+  }
+
+  /** Pending jobs in arrival order (read-only view). */
+  public Collection<Job> pendingJobs() {
+    return Collections.unmodifiableCollection(pending.values());
+  }
+
+  /** Running jobs in start order (read-only view). */
+  public Collection<RunningJob> runningJobs() {
+    return Collections.unmodifiableCollection(running.values());
+  }
+
+  public int pendingCount() {
+    return pending.size();
+  }
+
+  public int runningCount() {
+    return running.size();
+  }
+
+  public long freeGpus() {
+    return freeGpus;
+  }
+
+  public long freeMask(int node) {
+    return freeMask[node];
+  }
+
+  public int freeCpus(int node) {
+    return freeCpus[node];
+  }
+
+  public long freeMemoryBytes(int node) {
+    return freeMemoryBytes[node];
+  }
+
+  /** A read-only copy for one scheduling pass. Cost: O(nodes + pending + running). */
+  public ClusterSnapshot snapshot() {
+    return new ClusterSnapshot(
+        cluster,
+        freeMask.clone(),
+        freeCpus.clone(),
+        freeMemoryBytes.clone(),
+        pending.values().toArray(Job[]::new),
+        running.values().toArray(RunningJob[]::new));
+  }
+}

@@ -1,0 +1,23 @@
+package io.kairos.core.state;
+
+import io.kairos.core.command.Applied;
+import io.kairos.core.command.Command;
+import io.kairos.core.command.Command.CancelJob;
+import io.kairos.core.command.Command.FinishJob;
+import io.kairos.core.command.Command.StartJob;
+import io.kairos.core.command.Command.SubmitJob;
+
+/** Applies commands to a store. Deterministic: no clock, no randomness, no I/O. */
+public final class Reducer {
+  private Reducer() {}
+
+  /** Applies one command; a command whose preconditions fail is refused and changes nothing. */
+  public static Applied apply(ClusterStore store, Command command) {
+    return switch (command) {
+      case SubmitJob(var at, var job) -> store.addPending(job, at);
+      case StartJob(var at, var job, var placement) -> store.start(job, placement, at);
+      case FinishJob(var at, var job, _) -> store.finish(job, at);
+      case CancelJob(var at, var job, _) -> store.cancel(job, at);
+    };
+  }
+}

@@ -1,0 +1,18 @@
+package io.kairos.sim;
+
+import java.util.Optional;
+
+/**
+ * How a simulation runs.
+ *
+ * @param checkInvariants run the invariant checker after every event batch (slower)
+ * @param commModel stretch spread gangs' run times, or empty to run them as the trace says
+ * @param recordJobs keep each job's start, end and nodes for {@code --jobs-out}
+ * @param seed the seed handed to every pass (derived per pass)
+ */
+public record SimOptions(
+    boolean checkInvariants, Optional<CommModel> commModel, boolean recordJobs, long seed) {
+  public static SimOptions defaults() {
+    return new SimOptions(false, Optional.empty(), false, 1);
+  }
+}

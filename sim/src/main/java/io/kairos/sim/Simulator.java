@@ -1,0 +1,370 @@
+package io.kairos.sim;
+
+import io.kairos.core.command.Applied;
+import io.kairos.core.command.Command;
+import io.kairos.core.invariant.InvariantChecker;
+import io.kairos.core.model.Cluster;
+import io.kairos.core.model.GangSpec;
+import io.kairos.core.model.Job;
+import io.kairos.core.model.JobId;
+import io.kairos.core.model.JobSpec;
+import io.kairos.core.model.Placement;
+import io.kairos.core.model.TopologyLevel;
+import io.kairos.core.sched.Decision;
+import io.kairos.core.sched.PassInput;
+import io.kairos.core.sched.PassResult;
+import io.kairos.core.sched.Policy;
+import io.kairos.core.sched.SchedulingPass;
+import io.kairos.core.sched.order.JobOrder;
+import io.kairos.core.state.ClusterStore;
+import io.kairos.core.state.Reducer;
+import io.kairos.sim.trace.Trace;
+import io.kairos.sim.trace.TraceJob;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.LongSupplier;
+
+/**
+ * Replays a trace through the scheduling core on a virtual clock.
+ *
+ * <p>Loop: take the next instant (the earliest of the next completion, from a 4-ary heap, and
+ * the next arrival, from the sorted trace); apply all completions at that instant, then all
+ * arrivals; then run one scheduling pass and apply its starts through the same {@link Reducer}
+ * the controller uses, scheduling each started job's completion. A pass is skipped when no
+ * waiting job could fit in the free GPUs (it could not start anything).
+ *
+ * <p>Deterministic and single-threaded. The only outside input is an optional nanosecond source
+ * used to time passes, which never influences a decision.
+ */
+public final class Simulator {
+  /** Told how far the simulation has come; may be called often, must be cheap. */
+  public interface Progress {
+    void update(long finished, long total);
+  }
+
+  private final Cluster cluster;
+  private final String clusterName;
+  private final Policy policy;
+  private final SimOptions options;
+  private final LongSupplier nanoTime;
+  private final Progress progress;
+
+  public Simulator(
+      Cluster cluster,
+      String clusterName,
+      Policy policy,
+      SimOptions options,
+      LongSupplier nanoTime,
+      Progress progress) {
+    this.cluster = cluster;
+    this.clusterName = clusterName;
+    this.policy = policy;
+    this.options = options;
+    this.nanoTime = nanoTime;
+    this.progress = progress;
+  }
+
+  public Simulator(Cluster cluster, String clusterName, Policy policy, SimOptions options) {
+    this(cluster, clusterName, policy, options, null, null);
+  }
+
+  public SimReport run(Trace trace) {
+    // Jobs that can never fit are reported and skipped.
+    var notes = new ArrayList<>(trace.notes());
+    var kept = new ArrayList<TraceJob>(trace.jobs().size());
+    var specs = new ArrayList<JobSpec>(trace.jobs().size());
+    var skippedIds = new ArrayList<Long>();
+    for (TraceJob t : trace.jobs()) {
+      GangSpec gang =
+          t.gpusPerNode() > 0 ? GangSpec.perNode(t.gpus(), t.gpusPerNode()) : GangSpec.flexible(
+              t.gpus());
+      if (!cluster.canEverHold(gang, "")) {
+        skippedIds.add(t.id());
+        continue;
+      }
+      kept.add(t);
+      specs.add(new JobSpec(t.user(), t.queue(), t.priority(), gang, t.timeLimitSec(), ""));
+    }
+    if (!skippedIds.isEmpty()) {
+      notes.add(
+          skippedIds.size() + " jobs larger than the cluster were skipped (first ids: "
+              + skippedIds.subList(0, Math.min(5, skippedIds.size())) + ")");
+    }
+    return new Loop(kept, specs, notes, trace, skippedIds.size()).run();
+  }
+
+  /** The state of one run. */
+  private final class Loop {
+    private final List<TraceJob> jobs;
+    private final List<JobSpec> specs;
+    private final List<String> notes;
+    private final Trace trace;
+    private final int skipped;
+    private final int n;
+    private final ClusterStore store = new ClusterStore(cluster);
+    private final SchedulingPass pass = new SchedulingPass(policy);
+    private final EventQueue finishes = new EventQueue();
+    private final long[] start;
+    private final long[] end;
+    private final long[] runSec;
+    private final long[] firstReservedStart;
+    private final int[][] nodes;
+    private final int[] pendingBySize;
+    private int minPendingGpus = Integer.MAX_VALUE;
+    private final boolean checkReservations;
+    private long[] passNanos = new long[1024];
+    private int passes;
+    private double fragGpuSeconds;
+    private long fragSeconds;
+    private double lostGpuSeconds;
+    private int stoppedAtLimit;
+
+    Loop(List<TraceJob> jobs, List<JobSpec> specs, List<String> notes, Trace trace, int skipped) {
+      this.jobs = jobs;
+      this.specs = specs;
+      this.notes = notes;
+      this.trace = trace;
+      this.skipped = skipped;
+      this.n = jobs.size();
+      start = new long[n];
+      end = new long[n];
+      runSec = new long[n];
+      firstReservedStart = new long[n];
+      Arrays.fill(firstReservedStart, Long.MAX_VALUE);
+      nodes = options.recordJobs() ? new int[n][] : null;
+      pendingBySize = new int[(int) Math.min(Integer.MAX_VALUE - 8, cluster.totalGpus() + 1)];
+      boolean samePriority = jobs.stream().mapToInt(TraceJob::priority).distinct().count() <= 1;
+      boolean exact = jobs.stream().allMatch(j -> j.durationSec() == j.timeLimitSec());
+      checkReservations =
+          options.checkInvariants()
+              && options.commModel().isEmpty()
+              && exact
+              && samePriority
+              && policy.order() == JobOrder.ARRIVAL
+              && policy.backfill();
+    }
+
+    SimReport run() {
+      int next = 0;
+      long finished = 0;
+      long progressStep = Math.max(1, n / 200);
+      while (next < n || !finishes.isEmpty()) {
+        long t =
+            finishes.isEmpty()
+                ? jobs.get(next).submitSec()
+                : next < n
+                    ? Math.min(finishes.peekTime(), jobs.get(next).submitSec())
+                    : finishes.peekTime();
+        // 1. Completions at t, then 2. arrivals at t.
+        while (!finishes.isEmpty() && finishes.peekTime() == t) {
+          int i = finishes.peekPayload();
+          finishes.poll();
+          mustApply(new Command.FinishJob(t, jobId(i), 0));
+          finished++;
+          if (progress != null && finished % progressStep == 0) {
+            progress.update(finished, n);
+          }
+        }
+        while (next < n && jobs.get(next).submitSec() == t) {
+          mustApply(new Command.SubmitJob(t, new Job(jobId(next), specs.get(next), t)));
+          addPending(specs.get(next).totalGpus());
+          next++;
+        }
+        // 3. One pass, if anything could start.
+        if (store.pendingCount() > 0 && minPendingGpus <= store.freeGpus()) {
+          runPass(t);
+        }
+        if (options.checkInvariants()) {
+          InvariantChecker.checkStore(store);
+        }
+        // Fragmentation: free GPUs while a waiting job would fit them in total, until the next
+        // instant.
+        long nextT =
+            Math.min(
+                finishes.isEmpty() ? Long.MAX_VALUE : finishes.peekTime(),
+                next < n ? jobs.get(next).submitSec() : Long.MAX_VALUE);
+        if (nextT != Long.MAX_VALUE
+            && store.pendingCount() > 0
+            && minPendingGpus <= store.freeGpus()) {
+          fragGpuSeconds += (double) store.freeGpus() * (nextT - t);
+          fragSeconds += nextT - t;
+        }
+      }
+      if (progress != null) {
+        progress.update(n, n);
+      }
+      return report();
+    }
+
+    private void runPass(long t) {
+      long before = nanoTime == null ? 0 : nanoTime.getAsLong();
+      PassResult result =
+          pass.run(new PassInput(store.snapshot(), t, options.seed() * 1_000_003L + passes));
+      if (nanoTime != null) {
+        if (passes == passNanos.length) {
+          passNanos = Arrays.copyOf(passNanos, passes * 2);
+        }
+        passNanos[passes] = nanoTime.getAsLong() - before;
+      }
+      passes++;
+      for (Decision.Start s : result.starts()) {
+        int i = index(s.job());
+        mustApply(new Command.StartJob(t, s.job(), s.placement()));
+        removePending(specs.get(i).totalGpus());
+        start[i] = t;
+        if (checkReservations && firstReservedStart[i] != Long.MAX_VALUE) {
+          InvariantChecker.checkReservationKept(jobs.get(i).id(), firstReservedStart[i], t);
+        }
+        long run = runtime(i, s.placement());
+        runSec[i] = run;
+        end[i] = t + run;
+        if (nodes != null) {
+          nodes[i] = s.placement().nodes();
+        }
+        finishes.add(t + run, EventQueue.FINISH, i);
+      }
+      if (checkReservations) {
+        for (Decision.Reserve r : result.reservations()) {
+          int i = index(r.job());
+          firstReservedStart[i] = Math.min(firstReservedStart[i], r.startSec());
+        }
+      }
+    }
+
+    private long runtime(int i, Placement placement) {
+      TraceJob job = jobs.get(i);
+      if (options.commModel().isEmpty()) {
+        return job.durationSec();
+      }
+      var model = options.commModel().get();
+      TopologyLevel level = spanOf(placement, specs.get(i).gang());
+      double stretched = Math.ceil(job.durationSec() * model.slowdown(level));
+      long run = (long) Math.min(stretched, job.timeLimitSec());
+      if (stretched > job.timeLimitSec()) {
+        stoppedAtLimit++;
+      }
+      lostGpuSeconds += (double) (run - job.durationSec()) * job.gpus();
+      return run;
+    }
+
+    private TopologyLevel spanOf(Placement placement, GangSpec gang) {
+      if (placement.nodeCount() == 1) {
+        int node = placement.node(0);
+        int size = cluster.nvlinkDomainSize(node);
+        long mask = placement.gpuMask(0);
+        int first = Long.numberOfTrailingZeros(mask) / size;
+        int last = (63 - Long.numberOfLeadingZeros(mask)) / size;
+        return first == last ? TopologyLevel.NVLINK : TopologyLevel.NODE;
+      }
+      return cluster.spanOf(placement.nodesUnsafe(), placement.nodeCount());
+    }
+
+    private void mustApply(Command command) {
+      Applied applied = Reducer.apply(store, command);
+      if (applied instanceof Applied.Refused(var reason)) {
+        throw new IllegalStateException("simulator: " + command + " refused: " + reason);
+      }
+    }
+
+    private void addPending(int gpus) {
+      pendingBySize[gpus]++;
+      minPendingGpus = Math.min(minPendingGpus, gpus);
+    }
+
+    private void removePending(int gpus) {
+      pendingBySize[gpus]--;
+      if (gpus == minPendingGpus && pendingBySize[gpus] == 0) {
+        int g = gpus;
+        while (g < pendingBySize.length && pendingBySize[g] == 0) {
+          g++;
+        }
+        minPendingGpus = g < pendingBySize.length ? g : Integer.MAX_VALUE;
+      }
+    }
+
+    private static JobId jobId(int index) {
+      return new JobId(index + 1L);
+    }
+
+    private static int index(JobId id) {
+      return (int) (id.value() - 1);
+    }
+
+    private SimReport report() {
+      long[] waits = new long[n];
+      long[] jcts = new long[n];
+      double waitSum = 0;
+      double jctSum = 0;
+      double slowdownSum = 0;
+      double busyGpuSeconds = 0;
+      long firstSubmit = n == 0 ? 0 : jobs.getFirst().submitSec();
+      long lastEnd = firstSubmit;
+      for (int i = 0; i < n; i++) {
+        TraceJob job = jobs.get(i);
+        long wait = start[i] - job.submitSec();
+        long run = runSec[i];
+        waits[i] = wait;
+        jcts[i] = wait + run;
+        waitSum += wait;
+        jctSum += wait + run;
+        slowdownSum += Math.max(1.0, (double) (wait + run) / Math.max(run, 10));
+        busyGpuSeconds += (double) run * job.gpus();
+        lastEnd = Math.max(lastEnd, end[i]);
+      }
+      Arrays.sort(waits);
+      Arrays.sort(jcts);
+      long makespan = lastEnd - firstSubmit;
+      long[] nanos = Arrays.copyOf(passNanos, nanoTime == null ? 0 : passes);
+      Arrays.sort(nanos);
+      Optional<SimJobs> perJob = Optional.empty();
+      if (nodes != null) {
+        long[] ids = new long[n];
+        long[] submits = new long[n];
+        for (int i = 0; i < n; i++) {
+          ids[i] = jobs.get(i).id();
+          submits[i] = jobs.get(i).submitSec();
+        }
+        perJob = Optional.of(new SimJobs(ids, submits, start, end, nodes));
+      }
+      return new SimReport(
+          policy.name(),
+          trace.source(),
+          clusterName,
+          cluster.totalGpus(),
+          n,
+          skipped,
+          trace.estimatesFromRuntime(),
+          List.copyOf(notes),
+          makespan,
+          n == 0 ? 0 : waitSum / n,
+          percentile(waits, 50),
+          percentile(waits, 95),
+          percentile(waits, 99),
+          n == 0 ? 0 : waits[n - 1],
+          n == 0 ? 0 : jctSum / n,
+          percentile(jcts, 95),
+          n == 0 ? 0 : slowdownSum / n,
+          makespan == 0 ? 0 : busyGpuSeconds / ((double) cluster.totalGpus() * makespan),
+          fragSeconds == 0 ? 0 : fragGpuSeconds / fragSeconds,
+          passes,
+          options.commModel().isPresent(),
+          lostGpuSeconds / 3600.0,
+          stoppedAtLimit,
+          perJob,
+          0,
+          nanos.length == 0 ? 0 : percentile(nanos, 50) / 1e6,
+          nanos.length == 0 ? 0 : percentile(nanos, 99) / 1e6);
+    }
+  }
+
+  /** Nearest-rank percentile of a sorted array. */
+  static long percentile(long[] sorted, int p) {
+    if (sorted.length == 0) {
+      return 0;
+    }
+    int rank = (int) Math.ceil(p / 100.0 * sorted.length);
+    return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+  }
+}

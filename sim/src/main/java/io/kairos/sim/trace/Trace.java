@@ -1,0 +1,30 @@
+package io.kairos.sim.trace;
+
+import java.util.List;
+
+/**
+ * A trace read from a file: jobs sorted by submission time (then id), and what the reader
+ * noticed while reading.
+ *
+ * @param source the file it came from, as the user named it
+ * @param format "swf", "philly" or "kairos-csv"
+ * @param jobs the jobs that count, sorted by (submitSec, id)
+ * @param rowsRead data rows seen (comments and headers excluded)
+ * @param rowsDropped rows that do not count (for SWF: run time or processors not positive)
+ * @param estimatesFromRuntime true when the trace carries no estimates (or {@code --estimate
+ *     actual} was asked) and run times were used as time limits
+ * @param notes human-readable remarks for the report, in the order they were made
+ */
+public record Trace(
+    String source,
+    String format,
+    List<TraceJob> jobs,
+    int rowsRead,
+    int rowsDropped,
+    boolean estimatesFromRuntime,
+    List<String> notes) {
+  public Trace {
+    jobs = List.copyOf(jobs);
+    notes = List.copyOf(notes);
+  }
+}
