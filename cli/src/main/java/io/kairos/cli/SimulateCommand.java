@@ -83,6 +83,9 @@ final class SimulateCommand implements Callable<Integer> {
   @Option(names = "--comm-fraction", defaultValue = "0.2", description = "Share of a packed job's time spent communicating (default: ${DEFAULT-VALUE}).")
   double commFraction;
 
+  @Option(names = "--every-pass", description = "Run a pass after every event batch, even when it provably starts nothing (slower; same decisions).")
+  boolean everyPass;
+
   @Option(names = "--seed", defaultValue = "1", description = "Seed for randomised tie breaks (default: ${DEFAULT-VALUE}).")
   long seed;
 
@@ -128,7 +131,8 @@ final class SimulateCommand implements Callable<Integer> {
             checkInvariants,
             commModel ? Optional.of(CommModel.defaults(commFraction)) : Optional.empty(),
             jobsOut != null,
-            seed);
+            seed,
+            everyPass);
     var reports = new ArrayList<SimReport>();
     for (Policy policy : chosen) {
       long t0 = System.nanoTime();

@@ -9,10 +9,16 @@ import java.util.Optional;
  * @param commModel stretch spread gangs' run times, or empty to run them as the trace says
  * @param recordJobs keep each job's start, end and nodes for {@code --jobs-out}
  * @param seed the seed handed to every pass (derived per pass)
+ * @param everyPass run a pass after every event batch, even one that provably starts nothing
+ *     (for checking that skipping such passes changes no decision)
  */
 public record SimOptions(
-    boolean checkInvariants, Optional<CommModel> commModel, boolean recordJobs, long seed) {
+    boolean checkInvariants,
+    Optional<CommModel> commModel,
+    boolean recordJobs,
+    long seed,
+    boolean everyPass) {
   public static SimOptions defaults() {
-    return new SimOptions(false, Optional.empty(), false, 1);
+    return new SimOptions(false, Optional.empty(), false, 1, false);
   }
 }

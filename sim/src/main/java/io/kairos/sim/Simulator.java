@@ -113,6 +113,10 @@ public final class Simulator {
     private final int[][] nodes;
     private final int[] pendingBySize;
     private int minPendingGpus = Integer.MAX_VALUE;
+    // Whether the next pass could start something a skipped pass would not (see needsPass).
+    private boolean dirty = true;
+    private long lastPriority = Long.MIN_VALUE;
+    private long lastKey = Long.MIN_VALUE;
     private final boolean checkReservations;
     private long[] passNanos = new long[1024];
     private int passes;
@@ -162,6 +166,7 @@ public final class Simulator {
           int i = finishes.peekPayload();
           finishes.poll();
           mustApply(new Command.FinishJob(t, jobId(i), 0));
+          dirty = true;
           finished++;
           if (progress != null && finished % progressStep == 0) {
             progress.update(finished, n);
@@ -170,12 +175,16 @@ public final class Simulator {
         while (next < n && jobs.get(next).submitSec() == t) {
           mustApply(new Command.SubmitJob(t, new Job(jobId(next), specs.get(next), t)));
           addPending(specs.get(next).totalGpus());
+          arrived(next, t);
           next++;
         }
         // 3. One pass, if anything could start.
         if (store.pendingCount() > 0 && minPendingGpus <= store.freeGpus()) {
-          runPass(t);
+          if (dirty || options.everyPass()) {
+            runPass(t);
+          }
         }
+        dirty = false;
         if (options.checkInvariants()) {
           InvariantChecker.checkStore(store);
         }
@@ -196,6 +205,30 @@ public final class Simulator {
         progress.update(n, n);
       }
       return report();
+    }
+
+    /**
+     * Marks the next pass as needed unless it provably starts nothing. With a static order (keys
+     * do not depend on time) and no completion since the last pass, jobs that waited then still
+     * wait: free GPUs are the same, reservations start at the same running jobs' limits, and a
+     * backfill candidate only ends later as time passes. A new arrival changes that only if it
+     * is ordered before some waiting job (it could take a reservation) or fits in the free GPUs.
+     */
+    private void arrived(int i, long t) {
+      var order = policy.order();
+      TraceJob job = jobs.get(i);
+      long priority = -job.priority();
+      long key = order.key(t, job.timeLimitSec(), job.gpus(), t);
+      // Job ids grow with arrival, so a (priority, key) at or after every earlier arrival's
+      // sorts after every waiting job.
+      boolean last = priority > lastPriority || (priority == lastPriority && key >= lastKey);
+      if (last) {
+        lastPriority = priority;
+        lastKey = key;
+      }
+      if (!order.isStatic() || !last || specs.get(i).totalGpus() <= store.freeGpus()) {
+        dirty = true;
+      }
     }
 
     private void runPass(long t) {

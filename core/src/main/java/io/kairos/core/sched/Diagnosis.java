@@ -9,11 +9,13 @@ import java.util.Optional;
  * pass's order, and a count per reason. Allocation: two arrays per pass, nothing per job.
  */
 public final class Diagnosis {
-  private final Job[] order;
+  private final Job[] pending;
+  private final int[] order;
   private final byte[] reasons;
   private final int[] counts;
 
-  Diagnosis(Job[] order, byte[] reasons) {
+  Diagnosis(Job[] pending, int[] order, byte[] reasons) {
+    this.pending = pending;
     this.order = order;
     this.reasons = reasons;
     this.counts = new int[Reason.values().length + 1];
@@ -28,7 +30,7 @@ public final class Diagnosis {
   }
 
   public Job job(int rank) {
-    return order[rank];
+    return pending[order[rank]];
   }
 
   /** Why the job at {@code rank} waits, or empty when it started in this pass. */

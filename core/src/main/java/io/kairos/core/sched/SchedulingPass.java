@@ -1,6 +1,5 @@
 package io.kairos.core.sched;
 
-import io.kairos.core.model.GangSpec;
 import io.kairos.core.model.Job;
 import io.kairos.core.model.Placement;
 import io.kairos.core.sched.backfill.AvailabilityProfile;
@@ -9,7 +8,6 @@ import io.kairos.core.sched.order.PassOrder;
 import io.kairos.core.sched.place.GangPlacer;
 import io.kairos.core.sched.place.Ledger;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 
 /**
@@ -43,22 +41,32 @@ public final class SchedulingPass {
 
     // 1. Order: priority, then the policy's key, then job id.
     int[] order = PassOrder.sort(snapshot, policy.order(), now);
+    var pending = snapshot.pendingJobs();
+    int[] gpus = pending.gpus();
     int n = order.length;
-    Job[] ordered = new Job[n];
     byte[] reasons = new byte[n];
     var starts = new ArrayList<Decision.Start>();
     var reserves = new ArrayList<Decision.Reserve>();
-    // Shape -> {ledger version, smallest reservation prefix that failed}.
-    var failed = new HashMap<GangSpec, int[]>();
+    var failed = new FailureMemo();
     boolean blocked = false;
+    final byte insufficient = (byte) Reason.INSUFFICIENT_GPUS.ordinal();
 
     for (int rank = 0; rank < n; rank++) {
-      Job job = snapshot.pending(order[rank]);
-      ordered[rank] = job;
+      int slot = order[rank];
       if (blocked && !policy.backfill()) {
         reasons[rank] = (byte) Reason.WAITING_FOR_EARLIER_JOB.ordinal();
         continue;
       }
+      // Fast path, read from a flat array: more GPUs than are free, and no reservation to
+      // compute for it.
+      boolean mayReserve =
+          reserves.size() < policy.reservations() && (reserves.isEmpty() || ledger.freeTotal() > 0);
+      if (gpus[slot] > ledger.freeTotal() && !mayReserve) {
+        reasons[rank] = insufficient;
+        blocked = true;
+        continue;
+      }
+      Job job = pending.jobs()[slot];
       // 2. Admit: quotas come with queues (not yet): every job is admitted.
       // 3. Place now, respecting the reservations that start before this job would end.
       Reason reason = tryStart(job, ledger, placer, failed, starts);
@@ -69,10 +77,7 @@ public final class SchedulingPass {
       blocked = true;
       // 4. Reserve: the first blocked jobs get reservations; later jobs must not delay them.
       // Past the first, a reservation only matters while some GPU is free to backfill into.
-      boolean protect =
-          reserves.size() < policy.reservations()
-              && (reserves.isEmpty() || ledger.freeTotal() > 0);
-      if (protect) {
+      if (mayReserve) {
         Reservation reservation = profile.earliestStart(job);
         if (reservation != null) {
           ledger.reserve(reservation);
@@ -83,7 +88,7 @@ public final class SchedulingPass {
       }
       reasons[rank] = (byte) reason.ordinal();
     }
-    return new PassResult(starts, reserves, new Diagnosis(ordered, reasons));
+    return new PassResult(starts, reserves, new Diagnosis(pending.jobs(), order, reasons));
   }
 
   /** Starts the job if it fits now; returns null when started, else why not. */
@@ -91,27 +96,28 @@ public final class SchedulingPass {
       Job job,
       Ledger ledger,
       GangPlacer placer,
-      HashMap<GangSpec, int[]> failed,
+      FailureMemo failed,
       List<Decision.Start> starts) {
     var gang = job.spec().gang();
     if (gang.totalGpus() > ledger.freeTotal()) {
       return Reason.INSUFFICIENT_GPUS;
     }
     int prefix = ledger.reservationsStartingBefore(ledger.nowSec() + job.timeLimitSec());
+    Reason blocked = prefix > 0 ? Reason.WOULD_DELAY_RESERVATION : Reason.NO_PLACEMENT;
+    if (prefix > 0 && gang.totalGpus() > ledger.usableUpperBound(prefix)) {
+      return blocked;
+    }
     boolean anyModel = job.spec().gpuModel().isEmpty();
-    if (anyModel) {
-      int[] memo = failed.get(gang);
-      if (memo != null && memo[0] == ledger.version() && memo[1] <= prefix) {
-        return prefix > 0 ? Reason.WOULD_DELAY_RESERVATION : Reason.NO_PLACEMENT;
-      }
+    if (anyModel && failed.knownToFail(gang, prefix, ledger.version())) {
+      return blocked;
     }
     int modelId = ledger.cluster().modelIdOf(job.spec().gpuModel());
     Placement placement = placer.place(gang, modelId, ledger.now(prefix), true);
     if (placement == null) {
       if (anyModel) {
-        failed.put(gang, new int[] {ledger.version(), prefix});
+        failed.record(gang, prefix, ledger.version());
       }
-      return prefix > 0 ? Reason.WOULD_DELAY_RESERVATION : Reason.NO_PLACEMENT;
+      return blocked;
     }
     starts.add(new Decision.Start(job.id(), ledger.start(job, placement)));
     return null;

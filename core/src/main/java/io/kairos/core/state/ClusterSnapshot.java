@@ -15,7 +15,7 @@ public final class ClusterSnapshot {
   private final long[] freeMask;
   private final int[] freeCpus;
   private final long[] freeMemoryBytes;
-  private final Job[] pending;
+  private final PendingJobs pending;
   private final RunningJob[] running;
 
   public ClusterSnapshot(
@@ -23,7 +23,7 @@ public final class ClusterSnapshot {
       long[] freeMask,
       int[] freeCpus,
       long[] freeMemoryBytes,
-      Job[] pending,
+      PendingJobs pending,
       RunningJob[] running) {
     this.cluster = cluster;
     this.freeMask = freeMask;
@@ -50,11 +50,16 @@ public final class ClusterSnapshot {
   }
 
   public int pendingCount() {
-    return pending.length;
+    return pending.size();
   }
 
   public Job pending(int i) {
-    return pending[i];
+    return pending.jobs()[i];
+  }
+
+  /** The pending jobs as parallel arrays (arrival order). Read-only. */
+  public PendingJobs pendingJobs() {
+    return pending;
   }
 
   public int runningCount() {

@@ -30,7 +30,7 @@ public final class ClusterStore {
   private final int[] freeCpus;
   private final long[] freeMemoryBytes;
   private long freeGpus;
-  private final LinkedHashMap<JobId, Job> pending = new LinkedHashMap<>();
+  private final PendingTable pending = new PendingTable();
   private final LinkedHashMap<JobId, RunningJob> running = new LinkedHashMap<>();
 
   public ClusterStore(Cluster cluster) {
@@ -56,13 +56,13 @@ public final class ClusterStore {
   }
 
   Applied addPending(Job job, long atSec) {
-    if (pending.containsKey(job.id()) || running.containsKey(job.id())) {
+    if (pending.contains(job.id()) || running.containsKey(job.id())) {
       return new Refused("job " + job.id() + " already exists");
     }
     if (!cluster.canEverHold(job.spec().gang(), job.spec().gpuModel())) {
       return new Refused("job " + job.id() + " is larger than the cluster");
     }
-    pending.put(job.id(), job);
+    pending.add(job);
     return Applied.ACCEPTED;
   }
 
@@ -152,9 +152,9 @@ public final class ClusterStore {
     return Optional.ofNullable(running.get(id));
   }
 
-  /** Pending jobs in arrival order (read-only view). */
+  /** Pending jobs in arrival order (a copy). */
   public Collection<Job> pendingJobs() {
-    return Collections.unmodifiableCollection(pending.values());
+    return Collections.unmodifiableCollection(pending.jobs());
   }
 
   /** Running jobs in start order (read-only view). */
@@ -193,7 +193,7 @@ public final class ClusterStore {
         freeMask.clone(),
         freeCpus.clone(),
         freeMemoryBytes.clone(),
-        pending.values().toArray(Job[]::new),
+        pending.copy(),
         running.values().toArray(RunningJob[]::new));
   }
 }

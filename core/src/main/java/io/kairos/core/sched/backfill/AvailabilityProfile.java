@@ -1,6 +1,7 @@
 package io.kairos.core.sched.backfill;
 
 import io.kairos.core.model.Cluster;
+import io.kairos.core.model.GangSpec;
 import io.kairos.core.model.Job;
 import io.kairos.core.model.Placement;
 import io.kairos.core.model.RunningJob;
@@ -72,8 +73,9 @@ public final class AvailabilityProfile {
         taskCount += apply(events[e], free, +1, gang.distinctNodes(), gpusPerTask, modelId);
         e++;
       }
-      if (taskCount >= gang.tasks()) {
-        view.window(t, t + job.timeLimitSec());
+      if (taskCount >= gang.tasks()
+          && view.window(t, t + job.timeLimitSec(), gang.totalGpus())
+          && view.holds(gang, modelId)) {
         Placement placement = placer.place(gang, modelId, view, false);
         if (placement != null) {
           int[] spare = free.clone();
@@ -210,17 +212,47 @@ public final class AvailabilityProfile {
       this.reservations = reservations;
     }
 
-    /** Constrain by reservations starting in (startSec, endSec). */
-    void window(long startSec, long endSec) {
-      from = reservations.size();
-      to = reservations.size();
-      for (int r = 0; r < reservations.size(); r++) {
-        long s = reservations.get(r).startSec();
-        if (s > startSec && s < endSec) {
-          from = Math.min(from, r);
-          to = r + 1;
+    /**
+     * Constrains the view by the reservations starting in (startSec, endSec); returns false when
+     * one of them leaves fewer than {@code gpus} spare GPUs in total (nothing can fit).
+     */
+    boolean window(long startSec, long endSec, long gpus) {
+      from = firstStartingAfter(startSec);
+      to = firstStartingAfter(endSec - 1);
+      for (int r = from; r < to; r++) {
+        if (reservations.get(r).spareTotal() < gpus) {
+          return false;
         }
       }
+      return true;
+    }
+
+    /** Index of the first reservation starting after {@code timeSec} (reservations are sorted). */
+    private int firstStartingAfter(long timeSec) {
+      int lo = 0;
+      int hi = reservations.size();
+      while (lo < hi) {
+        int mid = (lo + hi) >>> 1;
+        if (reservations.get(mid).startSec() <= timeSec) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+      return lo;
+    }
+
+    /** Whether the usable GPUs of all nodes hold the gang's tasks: exact, one scan. */
+    boolean holds(GangSpec gang, int modelId) {
+      if (from == to) {
+        return true; // the incremental count already said so
+      }
+      int perTask = gang.shape().gpus();
+      long tasks = 0;
+      for (int node = 0; node < free.length && tasks < gang.tasks(); node++) {
+        tasks += tasksOn(usableGpus(node), node, gang.distinctNodes(), perTask, modelId);
+      }
+      return tasks >= gang.tasks();
     }
 
     @Override

@@ -19,12 +19,16 @@ public final class Reservation {
   private final long startSec;
   private final Placement placement;
   private final int[] spare;
+  private long spareTotal;
 
   public Reservation(Job job, long startSec, Placement placement, int[] spare) {
     this.job = job;
     this.startSec = startSec;
     this.placement = placement;
     this.spare = spare;
+    for (int s : spare) {
+      spareTotal += s;
+    }
   }
 
   public Job job() {
@@ -51,9 +55,15 @@ public final class Reservation {
     return spare[node];
   }
 
+  /** Spare GPUs summed over all nodes: an upper bound of what a job may use beside this one. */
+  public long spareTotal() {
+    return spareTotal;
+  }
+
   /** Records that {@code gpus} more GPUs of {@code node} are held at this reservation's start. */
   public void consume(int node, int gpus) {
     spare[node] -= gpus;
+    spareTotal -= gpus;
     if (spare[node] < 0) {
       throw new IllegalStateException(
           "reservation of job " + job.id() + " overbooked on node " + node + " by "

@@ -1,7 +1,5 @@
 package io.kairos.core.sched.order;
 
-import io.kairos.core.model.Job;
-
 /**
  * Largest expected slowdown first, with a size discount: the job whose wait hurts most relative
  * to its length goes first, and every job's claim grows without bound while it waits, so none
@@ -21,13 +19,18 @@ public record ExpansionFactorOrder(double sizeExponent, long minLimitSec) implem
   }
 
   @Override
-  public long key(Job job, long nowSec) {
-    double limit = Math.max(job.timeLimitSec(), minLimitSec);
-    double wait = Math.max(0, nowSec - job.submitSec());
+  public long key(long submitSec, long limitSec, int gpus, long nowSec) {
+    double limit = Math.max(limitSec, minLimitSec);
+    double wait = Math.max(0, nowSec - submitSec);
     double factor = (wait + limit) / limit;
     if (sizeExponent != 0) {
-      factor /= Math.pow(Math.max(1, job.totalGpus()), sizeExponent);
+      factor /= Math.pow(Math.max(1, gpus), sizeExponent);
     }
     return -(long) Math.min(factor * 1e6, 9e17);
+  }
+
+  @Override
+  public boolean isStatic() {
+    return false;
   }
 }

@@ -1,7 +1,5 @@
 package io.kairos.core.sched.order;
 
-import io.kairos.core.model.Job;
-
 /**
  * Orders pending jobs within one priority level. Implementations are stateless and shared.
  *
@@ -18,10 +16,16 @@ public interface JobOrder {
   String name();
 
   /**
-   * The job's key at time {@code nowSec}; lower goes first. Called once per pending job per
-   * pass; must be pure and must not allocate.
+   * The key of a job submitted at {@code submitSec} with time limit {@code limitSec} and {@code
+   * gpus} GPUs, at time {@code nowSec}; lower goes first. Called once per pending job per pass
+   * (primitive arguments keep that loop on flat arrays); must be pure and must not allocate.
    */
-  long key(Job job, long nowSec);
+  long key(long submitSec, long limitSec, int gpus, long nowSec);
+
+  /** Whether {@link #key} ignores {@code nowSec}, so arrival-sorted input often stays sorted. */
+  default boolean isStatic() {
+    return true;
+  }
 
   /** First come, first served: earlier submission first. */
   JobOrder ARRIVAL =
@@ -32,8 +36,8 @@ public interface JobOrder {
         }
 
         @Override
-        public long key(Job job, long nowSec) {
-          return job.submitSec();
+        public long key(long submitSec, long limitSec, int gpus, long nowSec) {
+          return submitSec;
         }
       };
 
@@ -46,10 +50,9 @@ public interface JobOrder {
         }
 
         @Override
-        public long key(Job job, long nowSec) {
+        public long key(long submitSec, long limitSec, int gpus, long nowSec) {
           // Limits fit in 31 bits (68 years); submission breaks ties.
-          return (Math.min(job.timeLimitSec(), Integer.MAX_VALUE) << 32)
-              | Math.min(job.submitSec(), 0xFFFF_FFFFL);
+          return (Math.min(limitSec, Integer.MAX_VALUE) << 32) | Math.min(submitSec, 0xFFFF_FFFFL);
         }
       };
 }

@@ -11,19 +11,28 @@ public final class PassOrder {
 
   /** Indexes into the snapshot's pending jobs, in the order the pass considers them. */
   public static int[] sort(ClusterSnapshot snapshot, JobOrder order, long nowSec) {
-    int n = snapshot.pendingCount();
+    var pending = snapshot.pendingJobs();
+    int n = pending.size();
+    int[] prio = pending.priority();
+    long[] submit = pending.submitSec();
+    long[] limit = pending.limitSec();
+    int[] gpus = pending.gpus();
+    long[] id = pending.ids();
     long[] priority = new long[n];
     long[] key = new long[n];
-    long[] id = new long[n];
     int[] index = new int[n];
+    boolean sorted = true;
     for (int i = 0; i < n; i++) {
-      var job = snapshot.pending(i);
-      priority[i] = -job.spec().priority();
-      key[i] = order.key(job, nowSec);
-      id[i] = job.id().value();
+      priority[i] = -prio[i];
+      key[i] = order.key(submit[i], limit[i], gpus[i], nowSec);
       index[i] = i;
+      if (i > 0 && sorted && compare(i - 1, i, priority, key, id) > 0) {
+        sorted = false;
+      }
     }
-    mergeSort(index, new int[n], 0, n, priority, key, id);
+    if (!sorted) {
+      mergeSort(index, new int[n], 0, n, priority, key, id);
+    }
     return index;
   }
 

@@ -62,8 +62,13 @@ public final class GangPlacer {
       }
     }
     long neededGpus = (long) tasks * gpusPerTask;
+    int previousDomains = -1;
     for (TopologyLevel level : Cluster.GROUP_LEVELS) {
       int domains = cluster.domainCount(level);
+      if (domains == previousDomains) {
+        continue; // nested partitions with as many parts are the same partition: already tried
+      }
+      previousDomains = domains;
       int bestDomain = -1;
       long bestLeftover = Long.MAX_VALUE;
       for (int d = 0; d < domains; d++) {

@@ -8,7 +8,6 @@ import io.kairos.core.model.TopologyLevel;
 import io.kairos.core.sched.backfill.Reservation;
 import io.kairos.core.state.ClusterSnapshot;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.List;
 
 /**
@@ -42,7 +41,8 @@ public final class Ledger {
   private final long[] freeMemoryBytes;
   private long freeTotal;
   private final long[][] domainFree = new long[TopologyLevel.values().length][];
-  private final BitSet[] buckets;
+  // buckets[k]: bit set (words) of the nodes with exactly k free GPUs.
+  private final long[][] buckets;
   private final List<Reservation> reservations = new ArrayList<>();
   private final List<RunningJob> started = new ArrayList<>();
   private int version;
@@ -55,10 +55,7 @@ public final class Ledger {
     freeGpus = new int[n];
     freeCpus = new int[n];
     freeMemoryBytes = new long[n];
-    buckets = new BitSet[cluster.maxGpusPerNode() + 1];
-    for (int k = 0; k < buckets.length; k++) {
-      buckets[k] = new BitSet(n);
-    }
+    buckets = new long[cluster.maxGpusPerNode() + 1][(n + 63) >>> 6];
     for (TopologyLevel level : SUM_LEVELS) {
       domainFree[level.ordinal()] = new long[cluster.domainCount(level)];
     }
@@ -68,7 +65,7 @@ public final class Ledger {
       freeCpus[i] = snapshot.freeCpus(i);
       freeMemoryBytes[i] = snapshot.freeMemoryBytes(i);
       freeTotal += freeGpus[i];
-      buckets[freeGpus[i]].set(i);
+      buckets[freeGpus[i]][i >>> 6] |= 1L << i;
       for (TopologyLevel level : SUM_LEVELS) {
         domainFree[level.ordinal()][cluster.domainOf(level, i)] += freeGpus[i];
       }
@@ -120,6 +117,18 @@ public final class Ledger {
     return lo;
   }
 
+  /**
+   * An upper bound of the GPUs a job respecting the first {@code prefix} reservations may use
+   * now, summed over the cluster: O(prefix).
+   */
+  public long usableUpperBound(int prefix) {
+    long bound = freeTotal;
+    for (int r = 0; r < prefix; r++) {
+      bound = Math.min(bound, reservations.get(r).spareTotal());
+    }
+    return bound;
+  }
+
   /** What a job that must respect the first {@code prefix} reservations may use now. */
   public Capacity now(int prefix) {
     return new NowCapacity(prefix);
@@ -165,9 +174,9 @@ public final class Ledger {
     if (gpus == 0) {
       return;
     }
-    buckets[freeGpus[node]].clear(node);
+    buckets[freeGpus[node]][node >>> 6] &= ~(1L << node);
     freeGpus[node] -= gpus;
-    buckets[freeGpus[node]].set(node);
+    buckets[freeGpus[node]][node >>> 6] |= 1L << node;
     freeTotal -= gpus;
     for (TopologyLevel level : SUM_LEVELS) {
       domainFree[level.ordinal()][cluster.domainOf(level, node)] -= gpus;
@@ -227,7 +236,19 @@ public final class Ledger {
 
     @Override
     public int nextNodeWithFree(int k, int from) {
-      return buckets[k].nextSetBit(from);
+      long[] words = buckets[k];
+      int w = from >>> 6;
+      if (w >= words.length) {
+        return -1;
+      }
+      long word = words[w] & (-1L << from);
+      while (word == 0) {
+        if (++w == words.length) {
+          return -1;
+        }
+        word = words[w];
+      }
+      return (w << 6) + Long.numberOfTrailingZeros(word);
     }
 
     @Override

@@ -1,0 +1,150 @@
+package io.kairos.core.state;
+
+import io.kairos.core.model.Job;
+import io.kairos.core.model.JobId;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+
+/**
+ * Pending jobs in arrival order, with the fields a pass reads for every job kept in parallel
+ * primitive arrays.
+ *
+ * <p>Design note. A pass visits every pending job, and most visits read only the job's GPU
+ * count; chasing {@code Job -> JobSpec -> GangSpec} for 100,000 jobs costs cache misses, a scan
+ * of an {@code int[]} does not. Removal leaves a tombstone (null) found through an id -> slot
+ * map, and the table compacts when half of it is tombstones: add and remove are O(1)
+ * amortised, a snapshot copy is O(pending). Single writer, like the store.
+ */
+final class PendingTable {
+  private Job[] jobs = new Job[64];
+  private long[] ids = new long[64];
+  private long[] submitSec = new long[64];
+  private long[] limitSec = new long[64];
+  private int[] gpus = new int[64];
+  private int[] priority = new int[64];
+  private int end;
+  private int live;
+  private final HashMap<JobId, Integer> slots = new HashMap<>();
+
+  int size() {
+    return live;
+  }
+
+  boolean contains(JobId id) {
+    return slots.containsKey(id);
+  }
+
+  Job get(JobId id) {
+    Integer slot = slots.get(id);
+    return slot == null ? null : jobs[slot];
+  }
+
+  void add(Job job) {
+    if (end == jobs.length) {
+      if (live < end / 2) {
+        compact();
+      } else {
+        grow();
+      }
+    }
+    jobs[end] = job;
+    ids[end] = job.id().value();
+    submitSec[end] = job.submitSec();
+    limitSec[end] = job.timeLimitSec();
+    gpus[end] = job.totalGpus();
+    priority[end] = job.spec().priority();
+    slots.put(job.id(), end);
+    end++;
+    live++;
+  }
+
+  Job remove(JobId id) {
+    Integer slot = slots.remove(id);
+    if (slot == null) {
+      return null;
+    }
+    Job job = jobs[slot];
+    jobs[slot] = null;
+    live--;
+    if (live == 0) {
+      end = 0;
+    } else if (end > 64 && live < end / 4) {
+      compact();
+    }
+    return job;
+  }
+
+  private void grow() {
+    int capacity = jobs.length * 2;
+    jobs = Arrays.copyOf(jobs, capacity);
+    ids = Arrays.copyOf(ids, capacity);
+    submitSec = Arrays.copyOf(submitSec, capacity);
+    limitSec = Arrays.copyOf(limitSec, capacity);
+    gpus = Arrays.copyOf(gpus, capacity);
+    priority = Arrays.copyOf(priority, capacity);
+  }
+
+  private void compact() {
+    int to = 0;
+    for (int from = 0; from < end; from++) {
+      if (jobs[from] != null) {
+        if (to != from) {
+          jobs[to] = jobs[from];
+          ids[to] = ids[from];
+          submitSec[to] = submitSec[from];
+          limitSec[to] = limitSec[from];
+          gpus[to] = gpus[from];
+          priority[to] = priority[from];
+          slots.put(jobs[to].id(), to);
+        }
+        to++;
+      }
+    }
+    Arrays.fill(jobs, to, end, null);
+    end = to;
+  }
+
+  /** Live jobs in arrival order. */
+  Collection<Job> jobs() {
+    List<Job> out = new ArrayList<>(live);
+    for (int i = 0; i < end; i++) {
+      if (jobs[i] != null) {
+        out.add(jobs[i]);
+      }
+    }
+    return out;
+  }
+
+  /** A compact copy for a snapshot: O(slots), no map updates. */
+  PendingJobs copy() {
+    if (live == end) {
+      return new PendingJobs(
+          Arrays.copyOf(jobs, live),
+          Arrays.copyOf(ids, live),
+          Arrays.copyOf(submitSec, live),
+          Arrays.copyOf(limitSec, live),
+          Arrays.copyOf(gpus, live),
+          Arrays.copyOf(priority, live));
+    }
+    var out =
+        new PendingJobs(
+            new Job[live], new long[live], new long[live], new long[live], new int[live],
+            new int[live]);
+    int to = 0;
+    for (int from = 0; from < end; from++) {
+      if (jobs[from] != null) {
+        out.jobs()[to] = jobs[from];
+        out.ids()[to] = ids[from];
+        out.submitSec()[to] = submitSec[from];
+        out.limitSec()[to] = limitSec[from];
+        out.gpus()[to] = gpus[from];
+        out.priority()[to] = priority[from];
+        to++;
+      }
+    }
+    return out;
+  }
+}

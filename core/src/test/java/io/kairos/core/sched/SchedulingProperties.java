@@ -1,0 +1,278 @@
+package io.kairos.core.sched;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kairos.core.invariant.InvariantChecker;
+import io.kairos.core.model.Job;
+import io.kairos.core.model.JobId;
+import io.kairos.core.state.ClusterSnapshot;
+import io.kairos.core.testkit.Generators;
+import io.kairos.core.testkit.Passes;
+import io.kairos.core.testkit.Properties;
+import io.kairos.core.testkit.RuntimeModel;
+import io.kairos.core.testkit.SchedulerHarness;
+import java.util.HashMap;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Invariants over generated clusters and workloads, for every policy, over {@link
+ * Properties#seeds()} (200 by default; {@code -Dkairos.propertySeeds=N}). Every failure names
+ * the seed and a shrunk case.
+ */
+class SchedulingProperties {
+  /** Jobs per generated workload. */
+  static final int MAX_JOBS = 40;
+
+  static Stream<Arguments> allPolicies() {
+    return Properties.allPoliciesAndSeeds();
+  }
+
+  static Stream<Arguments> easy() {
+    return Properties.policiesAndSeeds(List.of(Policy.EASY));
+  }
+
+  static Stream<Arguments> conservative() {
+    return Properties.policiesAndSeeds(List.of(Policy.CONSERVATIVE));
+  }
+
+  /**
+   * Invariants 1 and 2 after every submission, start and finish (the harness checks the store
+   * after each step), and no starvation in a finite workload: every job starts and finishes.
+   */
+  @ParameterizedTest(name = "{0} seed {1}")
+  @MethodSource("allPolicies")
+  void invariantsHoldAndEveryJobFinishes(Policy policy, long seed) {
+    Properties.check(
+        Generators.seeded(seed).randomCase(MAX_JOBS),
+        c -> {
+          var h = c.harness(policy, RuntimeModel.EXPLICIT).runUntilIdle();
+          assertThat(h.unfinished()).as("%s: jobs that never finished", h.context()).isEmpty();
+          for (var job : h.jobs()) {
+            assertThat(job.startSec().getAsLong()).isGreaterThanOrEqualTo(job.submitSec());
+            assertThat(job.finishSec().getAsLong() - job.startSec().getAsLong())
+                .isEqualTo(job.runtimeSec());
+          }
+        });
+  }
+
+  /**
+   * Invariant 4: with every job running exactly to its time limit and equal priorities (arrival
+   * order), a job that got a reservation in any pass starts no later than the first reservation
+   * start it was given, and no later than any later one either.
+   */
+  @ParameterizedTest(name = "{0} seed {1}")
+  @MethodSource("easy")
+  void backfillNeverDelaysAReservation(Policy policy, long seed) {
+    reservationsAreKept(policy, seed);
+  }
+
+  /**
+   * {@link #backfillNeverDelaysAReservation} for CONSERVATIVE. Fails for seeds 38 and 152 of the
+   * first 200; minimal case: {@code ConservativeBackfillTest.reservedJobStartingOnOtherNodes...}.
+   */
+  @Disabled(
+      "BUG: conservative: a reserved job starts on other nodes than reserved (fresh best fit),"
+          + " taking GPUs a later reservation counted on; that job starts late (seeds 38, 152)")
+  @ParameterizedTest(name = "{0} seed {1}")
+  @MethodSource("conservative")
+  void conservativeBackfillNeverDelaysAReservation(Policy policy, long seed) {
+    reservationsAreKept(policy, seed);
+  }
+
+  private static void reservationsAreKept(Policy policy, long seed) {
+    Properties.check(
+        Generators.seeded(seed).backlogCase(MAX_JOBS, seed % 2 == 1),
+        c -> {
+          var earliestPromise = new HashMap<JobId, Long>();
+          var h =
+              c.harness(policy, RuntimeModel.TIME_LIMIT)
+                  .onPass(
+                      (in, r) -> {
+                        for (var reserve : r.reservations()) {
+                          assertThat(reserve.startSec())
+                              .as("reservation of %s in the future", reserve.job())
+                              .isGreaterThan(in.nowSec());
+                          earliestPromise.merge(reserve.job(), reserve.startSec(), Math::min);
+                        }
+                      });
+          h.commit(h.runPass());
+          h.runUntilIdle();
+          assertThat(h.unfinished()).as("%s: jobs that never finished", h.context()).isEmpty();
+          for (var job : h.jobs()) {
+            var first = job.firstReservation();
+            if (first == null) {
+              continue;
+            }
+            long start = job.startSec().getAsLong();
+            try {
+              InvariantChecker.checkReservationKept(job.id().value(), first.startSec(), start);
+              InvariantChecker.checkReservationKept(
+                  job.id().value(), earliestPromise.get(job.id()), start);
+            } catch (IllegalStateException e) {
+              throw new AssertionError(
+                  h.context() + ": " + e.getMessage() + " (" + job + ", earliest promise "
+                      + earliestPromise.get(job.id()) + ")",
+                  e);
+            }
+          }
+        });
+  }
+
+  /** The same generated workload run twice gives identical start times and command logs. */
+  @ParameterizedTest(name = "{0} seed {1}")
+  @MethodSource("allPolicies")
+  void sameWorkloadGivesTheSameRun(Policy policy, long seed) {
+    var c = Generators.seeded(seed).randomCase(MAX_JOBS);
+    Properties.check(
+        seed,
+        () -> {
+          var a = c.harness(policy, RuntimeModel.EXPLICIT).runUntilIdle();
+          var b = c.harness(policy, RuntimeModel.EXPLICIT).runUntilIdle();
+          assertThat(b.startTimes()).isEqualTo(a.startTimes());
+          assertThat(b.log()).isEqualTo(a.log());
+        });
+  }
+
+  /**
+   * The same PassInput twice (same snapshot object, and a fresh snapshot of the same state)
+   * gives equal decisions and reasons, at every pass of a run.
+   */
+  @ParameterizedTest(name = "{0} seed {1}")
+  @MethodSource("allPolicies")
+  void samePassInputGivesEqualDecisions(Policy policy, long seed) {
+    Properties.check(
+        Generators.seeded(seed).randomCase(MAX_JOBS),
+        c -> {
+          SchedulerHarness[] self = new SchedulerHarness[1];
+          self[0] =
+              c.harness(policy, RuntimeModel.EXPLICIT)
+                  .onPass(
+                      (in, r) -> {
+                        var again = new SchedulingPass(policy).run(in);
+                        var fresh =
+                            new SchedulingPass(policy)
+                                .run(
+                                    new PassInput(
+                                        self[0].store().snapshot(), in.nowSec(), in.seed()));
+                        for (var other : List.of(again, fresh)) {
+                          assertThat(other.starts()).as("t=%d starts", in.nowSec())
+                              .isEqualTo(r.starts());
+                          assertThat(other.reservations()).as("t=%d reservations", in.nowSec())
+                              .isEqualTo(r.reservations());
+                          assertThat(Passes.order(other)).isEqualTo(Passes.order(r));
+                          for (var id : Passes.order(r)) {
+                            assertThat(Passes.reason(other, id)).isEqualTo(Passes.reason(r, id));
+                          }
+                        }
+                      });
+          self[0].runUntilIdle();
+        });
+  }
+
+  /**
+   * Gang all-or-nothing, checked on the decisions themselves: every Start has exactly the gang's
+   * tasks and tasks x GPUs-per-task GPUs, the right GPUs on each node, one task per node for
+   * per-node gangs, only GPUs free in the snapshot and not taken by another start of the pass;
+   * every Reserve names exactly the gang's tasks (no GPUs yet).
+   */
+  @ParameterizedTest(name = "{0} seed {1}")
+  @MethodSource("allPolicies")
+  void gangsStartAllOrNothing(Policy policy, long seed) {
+    Properties.check(
+        Generators.seeded(seed).randomCase(MAX_JOBS),
+        c ->
+            c.harness(policy, RuntimeModel.EXPLICIT)
+                .onPass((in, r) -> checkGangs(in.snapshot(), r))
+                .runUntilIdle());
+  }
+
+  private static void checkGangs(ClusterSnapshot snapshot, PassResult r) {
+    var pending = new HashMap<JobId, Job>();
+    for (int i = 0; i < snapshot.pendingCount(); i++) {
+      pending.put(snapshot.pending(i).id(), snapshot.pending(i));
+    }
+    var cluster = snapshot.cluster();
+    long[] taken = new long[cluster.nodeCount()];
+    for (var start : r.starts()) {
+      var job = pending.remove(start.job());
+      assertThat(job).as("started job %s is pending, once", start.job()).isNotNull();
+      var gang = job.spec().gang();
+      var p = start.placement();
+      assertThat(p.totalTasks()).as("tasks of %s", job.id()).isEqualTo(gang.tasks());
+      assertThat(Passes.gpus(p)).as("GPUs of %s", job.id()).isEqualTo(gang.totalGpus());
+      for (int i = 0; i < p.nodeCount(); i++) {
+        int node = p.node(i);
+        long mask = p.gpuMask(i);
+        assertThat(Long.bitCount(mask)).isEqualTo(p.tasksOn(i) * gang.shape().gpus());
+        if (gang.distinctNodes()) {
+          assertThat(p.tasksOn(i)).as("per-node gang %s on node %d", job.id(), node).isEqualTo(1);
+        }
+        assertThat(mask & ~snapshot.freeMask(node)).as("only free GPUs on node %d", node).isZero();
+        assertThat(mask & taken[node]).as("GPUs on node %d started twice", node).isZero();
+        taken[node] |= mask;
+      }
+    }
+    for (var reserve : r.reservations()) {
+      var job = pending.get(reserve.job());
+      assertThat(job).as("reserved job %s is pending and not started", reserve.job()).isNotNull();
+      var gang = job.spec().gang();
+      var p = reserve.placement();
+      assertThat(p.totalTasks()).isEqualTo(gang.tasks());
+      for (int i = 0; i < p.nodeCount(); i++) {
+        assertThat(p.tasksOn(i) * gang.shape().gpus())
+            .isLessThanOrEqualTo(cluster.gpuCount(p.node(i)));
+        if (gang.distinctNodes()) {
+          assertThat(p.tasksOn(i)).isEqualTo(1);
+        }
+      }
+    }
+  }
+
+  /**
+   * The diagnosis accounts for every pending job once, in the policy's order: started jobs have
+   * no reason, reserved ones RESERVED; FCFS makes no reservations and, after the first waiting
+   * job, starts nothing; no policy makes more reservations than it allows.
+   */
+  @ParameterizedTest(name = "{0} seed {1}")
+  @MethodSource("allPolicies")
+  void diagnosisAccountsForEveryPendingJob(Policy policy, long seed) {
+    Properties.check(
+        Generators.seeded(seed).randomCase(MAX_JOBS),
+        c ->
+            c.harness(policy, RuntimeModel.EXPLICIT)
+                .onPass(
+                    (in, r) -> {
+                      var d = r.diagnosis();
+                      assertThat(d.size()).isEqualTo(in.snapshot().pendingCount());
+                      assertThat(Passes.order(r)).doesNotHaveDuplicates();
+                      assertThat(d.started()).isEqualTo(r.starts().size());
+                      assertThat(d.count(Reason.RESERVED)).isEqualTo(r.reservations().size());
+                      assertThat(r.reservations().size())
+                          .isLessThanOrEqualTo(policy.reservations());
+                      boolean waiting = false;
+                      for (int rank = 0; rank < d.size(); rank++) {
+                        var id = d.job(rank).id();
+                        var reason = d.reason(rank);
+                        assertThat(reason.isEmpty())
+                            .as("%s started iff no reason", id)
+                            .isEqualTo(Passes.start(r, id).isPresent());
+                        assertThat(reason.filter(x -> x == Reason.RESERVED).isPresent())
+                            .isEqualTo(Passes.reservation(r, id).isPresent());
+                        if (!policy.backfill()) {
+                          if (waiting) {
+                            assertThat(reason).contains(Reason.WAITING_FOR_EARLIER_JOB);
+                          }
+                          waiting |= reason.isPresent();
+                        } else {
+                          assertThat(reason.orElse(null)).isNotEqualTo(Reason.WAITING_FOR_EARLIER_JOB);
+                        }
+                      }
+                    })
+                .runUntilIdle());
+  }
+}
