@@ -17,8 +17,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Conservative backfilling: every blocked job gets a reservation (while some GPU is free), and a
- * later job may start only if it delays none of them.
+ * Conservative backfilling: every blocked job gets a reservation (while one can still constrain
+ * a later start), and a later job may start only if it delays none of them.
  */
 class ConservativeBackfillTest {
 
@@ -87,18 +87,22 @@ class ConservativeBackfillTest {
         Scenario.named("a later small reservation fills a hole before a big one")
             // 4 x 1 GPU; r1 holds 2 until 100, r2 holds 1 until 300; 1 free.
             // j1 needs 4: reserved at 300. j2 needs 2 for 100 s: at 100 three are free and it
-            // ends at 200 < 300: reserved at 100, before j1.
+            // ends at 200 < 300: reserved at 100, before j1. "tail" (1 GPU, 1000 s) fits the
+            // free GPU now, so j2's reservation matters; it would delay j1 and j2 and runs
+            // after j1, at 350.
             .cluster(Clusters.oneRack(4, 1))
             .policy(Policy.CONSERVATIVE)
             .running("r1", Jobs.gpus(2).limit(100))
             .running("r2", Jobs.gpus(1).limit(300))
             .pending("j1", Jobs.gpus(4).limit(50))
             .pending("j2", Jobs.gpus(2).limit(100))
+            .pending("tail", Jobs.gpus(1).limit(1000))
             .expect(
                 reserved("j1", 300),
                 reserved("j2", 100),
                 startsAt("j2", 100),
-                startsAt("j1", 300)),
+                startsAt("j1", 300),
+                startsAt("tail", 350)),
         Scenario.named("a job fitting every reservation's spare starts now")
             // 10 x 1 GPU; r holds nodes 0..5 until 100. j1 (8 GPUs) is reserved at 100 on nodes
             // 0..7, leaving nodes 8 and 9 spare: x holds them until 1000 and delays nothing.
@@ -127,6 +131,8 @@ class ConservativeBackfillTest {
    *   j3 1 GPU, limit 100: fits node 1 within j2's spare: backfills on node 1 until 100.
    *   j4 2 tasks x 1 GPU on distinct nodes, limit 100: at 20, node 0 has 1 GPU left beside j2
    *      and node 1 has 3: reserved at 20 on nodes 0 and 1.
+   *   t  1 GPU, limit 10: ends before both reservations; backfills on node 1 until 10. (It is
+   *      there so that a later job could use the free GPU, which makes j4's reservation matter.)
    * </pre>
    *
    * At t=20 the pass places j2 afresh: node 1 (3 free, because j3 runs there) is now the best
@@ -145,6 +151,7 @@ class ConservativeBackfillTest {
         .pending("j2", Jobs.gpus(3).limit(1000))
         .pending("j3", Jobs.gpus(1).limit(100))
         .pending("j4", Jobs.perNode(2, 1).limit(100))
+        .pending("t", Jobs.gpus(1).limit(10))
         .expect(
             reserved("j2", 20),
             startsOn("j3", 1),

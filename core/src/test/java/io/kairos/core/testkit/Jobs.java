@@ -51,6 +51,15 @@ public final class Jobs {
       this.gang = gang;
     }
 
+    /**
+     * Spreads the builder's GPUs over distinct nodes, {@code gpusPerNode} each: {@code
+     * Jobs.gpus(16).perNode(8)} is {@code Jobs.perNode(16, 8)}.
+     */
+    public Builder perNode(int gpusPerNode) {
+      this.gang = GangSpec.perNode(gang.totalGpus(), gpusPerNode);
+      return this;
+    }
+
     public Builder limit(long limitSec) {
       this.limitSec = limitSec;
       return this;

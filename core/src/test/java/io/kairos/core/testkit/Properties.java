@@ -54,8 +54,14 @@ public final class Properties {
     try {
       body.run();
     } catch (Throwable t) {
-      throw new AssertionError("seed=" + seed + ": " + t.getMessage(), t);
+      throw new AssertionError(withSeed(seed, t.getMessage()), t);
     }
+  }
+
+  /** Prefixes "seed=N: " unless the message already starts with it (harness messages do). */
+  static String withSeed(long seed, String message) {
+    String prefix = "seed=" + seed;
+    return message != null && message.startsWith(prefix + " ") ? message : prefix + ": " + message;
   }
 
   /**
@@ -96,7 +102,7 @@ public final class Properties {
     }
     var error =
         new AssertionError(
-            "seed=" + generated.seed() + ": " + first.getMessage() + "\n  shrunk from "
+            withSeed(generated.seed(), first.getMessage()) + "\n  shrunk from "
                 + generated.jobs().size() + " to " + smallest.jobs().size() + " jobs, failing with: "
                 + last.getMessage() + "\n  " + smallest,
             first);
