@@ -1,32 +1,53 @@
 package io.kairos.core.sched;
 
-import io.kairos.core.model.GangSpec;
-import io.kairos.core.model.TaskShape;
-import java.util.HashMap;
+import java.util.Arrays;
 
 /**
- * Remembers, within one pass, gangs that did not fit, so that jobs that cannot fit either are
- * not placed again.
+ * Remembers, within one pass, which gang shapes did and did not fit, so that jobs whose outcome
+ * follows are not placed again.
  *
- * <p>A failure of {@code k} tasks of one shape (task shape and distinct-nodes flag) under the
- * first {@code p} reservations implies failure for {@code k' >= k} tasks of that shape under
- * {@code p' >= p} reservations, as long as the ledger has not changed: placement succeeds
- * exactly when the usable tasks add up to the gang, and more tasks or more reservations only
- * make that harder. One entry per shape: the most recent failure.
+ * <p>Why this is sound. Within a pass capacity only shrinks: starts take GPUs, reservations add
+ * constraints. Placement succeeds exactly when the usable tasks add up to the gang, and a job
+ * ending later must respect more reservations. So for one shape (task shape, distinct nodes,
+ * GPU model), once {@code k} tasks ending at {@code e} failed, {@code k' >= k} tasks ending at
+ * {@code e' >= e} fail for the rest of the pass; "failed ignoring reservations" is stored with
+ * {@code e = Long.MIN_VALUE}. A fit ignoring reservations only holds until the ledger changes,
+ * so it carries the ledger version. One entry of each kind per shape: the most recent.
+ *
+ * <p>Arrays indexed by the shape ids interned at submission: no hashing in the pass.
  */
 final class FailureMemo {
-  private record Entry(int version, int prefix, int tasks) {}
+  private final long[] failedEndSec;
+  private final int[] failedTasks;
+  private final int[] fitVersion;
+  private final int[] fitTasks;
 
-  private final HashMap<TaskShape, Entry> packed = new HashMap<>();
-  private final HashMap<TaskShape, Entry> distinct = new HashMap<>();
-
-  boolean knownToFail(GangSpec gang, int prefix, int version) {
-    Entry e = (gang.distinctNodes() ? distinct : packed).get(gang.shape());
-    return e != null && e.version == version && e.prefix <= prefix && e.tasks <= gang.tasks();
+  FailureMemo(int shapes) {
+    failedEndSec = new long[shapes];
+    failedTasks = new int[shapes];
+    fitVersion = new int[shapes];
+    fitTasks = new int[shapes];
+    Arrays.fill(failedTasks, Integer.MAX_VALUE);
+    Arrays.fill(fitVersion, -1);
   }
 
-  void record(GangSpec gang, int prefix, int version) {
-    (gang.distinctNodes() ? distinct : packed)
-        .put(gang.shape(), new Entry(version, prefix, gang.tasks()));
+  /** Whether {@code tasks} tasks of the shape, respecting reservations up to {@code endSec}, fail. */
+  boolean knownToFail(int shape, int tasks, long endSec) {
+    return failedTasks[shape] <= tasks && failedEndSec[shape] <= endSec;
+  }
+
+  void recordFailure(int shape, int tasks, long endSec) {
+    failedTasks[shape] = tasks;
+    failedEndSec[shape] = endSec;
+  }
+
+  /** Whether {@code tasks} tasks of the shape are known to fit when no reservation is respected. */
+  boolean knownToFit(int shape, int tasks, int version) {
+    return fitVersion[shape] == version && fitTasks[shape] >= tasks;
+  }
+
+  void recordFit(int shape, int tasks, int version) {
+    fitVersion[shape] = version;
+    fitTasks[shape] = tasks;
   }
 }

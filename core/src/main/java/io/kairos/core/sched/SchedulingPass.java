@@ -7,6 +7,7 @@ import io.kairos.core.sched.backfill.Reservation;
 import io.kairos.core.sched.order.PassOrder;
 import io.kairos.core.sched.place.GangPlacer;
 import io.kairos.core.sched.place.Ledger;
+import io.kairos.core.state.PendingJobs;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -47,9 +48,16 @@ public final class SchedulingPass {
     byte[] reasons = new byte[n];
     var starts = new ArrayList<Decision.Start>();
     var reserves = new ArrayList<Decision.Reserve>();
-    var failed = new FailureMemo();
+    var memo = new FailureMemo(pending.shapeCount());
     boolean blocked = false;
     final byte insufficient = (byte) Reason.INSUFFICIENT_GPUS.ordinal();
+    // smallestAfter[rank]: the fewest GPUs any job after this rank needs. A reservation past
+    // the first only matters if a later job could still start in the free GPUs.
+    int[] smallestAfter = new int[n + 1];
+    smallestAfter[n] = Integer.MAX_VALUE;
+    for (int rank = n - 1; rank >= 0; rank--) {
+      smallestAfter[rank] = Math.min(smallestAfter[rank + 1], gpus[order[rank]]);
+    }
 
     for (int rank = 0; rank < n; rank++) {
       int slot = order[rank];
@@ -60,23 +68,24 @@ public final class SchedulingPass {
       // Fast path, read from a flat array: more GPUs than are free, and no reservation to
       // compute for it.
       boolean mayReserve =
-          reserves.size() < policy.reservations() && (reserves.isEmpty() || ledger.freeTotal() > 0);
+          reserves.size() < policy.reservations()
+              && (reserves.isEmpty() || smallestAfter[rank + 1] <= ledger.freeTotal());
       if (gpus[slot] > ledger.freeTotal() && !mayReserve) {
         reasons[rank] = insufficient;
         blocked = true;
         continue;
       }
-      Job job = pending.jobs()[slot];
       // 2. Admit: quotas come with queues (not yet): every job is admitted.
       // 3. Place now, respecting the reservations that start before this job would end.
-      Reason reason = tryStart(job, ledger, placer, failed, starts);
+      Reason reason = tryStart(pending, slot, ledger, placer, memo, starts);
       if (reason == null) {
         reasons[rank] = -1;
         continue;
       }
       blocked = true;
+      Job job = pending.jobs()[slot];
       // 4. Reserve: the first blocked jobs get reservations; later jobs must not delay them.
-      // Past the first, a reservation only matters while some GPU is free to backfill into.
+      // Past the first, a reservation is only computed while it can still constrain a start.
       if (mayReserve) {
         Reservation reservation = profile.earliestStart(job);
         if (reservation != null) {
@@ -91,35 +100,86 @@ public final class SchedulingPass {
     return new PassResult(starts, reserves, new Diagnosis(pending.jobs(), order, reasons));
   }
 
-  /** Starts the job if it fits now; returns null when started, else why not. */
+  /**
+   * Starts the job in {@code slot} if it fits now; returns null when started, else why not.
+   * Cheap checks first, all on flat arrays: GPUs free in total, the memo, the per-free-count
+   * bound; the job record is read only when a placement is tried.
+   */
   private static Reason tryStart(
-      Job job,
+      PendingJobs pending,
+      int slot,
       Ledger ledger,
       GangPlacer placer,
-      FailureMemo failed,
+      FailureMemo memo,
       List<Decision.Start> starts) {
-    var gang = job.spec().gang();
-    if (gang.totalGpus() > ledger.freeTotal()) {
+    if (pending.gpus()[slot] > ledger.freeTotal()) {
       return Reason.INSUFFICIENT_GPUS;
     }
-    int prefix = ledger.reservationsStartingBefore(ledger.nowSec() + job.timeLimitSec());
-    Reason blocked = prefix > 0 ? Reason.WOULD_DELAY_RESERVATION : Reason.NO_PLACEMENT;
-    if (prefix > 0 && gang.totalGpus() > ledger.usableUpperBound(prefix)) {
-      return blocked;
+    int shape = pending.shapeIds()[slot];
+    int tasks = pending.tasks()[slot];
+    long endSec = ledger.nowSec() + pending.limitSec()[slot];
+    if (memo.knownToFail(shape, tasks, endSec)) {
+      return whyBlocked(pending, slot, ledger, placer, memo);
     }
-    boolean anyModel = job.spec().gpuModel().isEmpty();
-    if (anyModel && failed.knownToFail(gang, prefix, ledger.version())) {
-      return blocked;
+    Job job = pending.jobs()[slot];
+    var gang = job.spec().gang();
+    int prefix = ledger.reservationsStartingBefore(endSec);
+    if (tasks > ledger.tasksUpperBound(gang.shape().gpus(), gang.distinctNodes())
+        || (prefix > 0 && gang.totalGpus() > ledger.usableUpperBound(prefix))) {
+      memo.recordFailure(shape, tasks, endSec);
+      return whyBlocked(pending, slot, ledger, placer, memo);
     }
     int modelId = ledger.cluster().modelIdOf(job.spec().gpuModel());
     Placement placement = placer.place(gang, modelId, ledger.now(prefix), true);
     if (placement == null) {
-      if (anyModel) {
-        failed.record(gang, prefix, ledger.version());
-      }
-      return blocked;
+      memo.recordFailure(shape, tasks, endSec);
+      return prefix > 0 ? whyBlocked(pending, slot, ledger, placer, memo) : Reason.NO_PLACEMENT;
     }
     starts.add(new Decision.Start(job.id(), ledger.start(job, placement)));
     return null;
+  }
+
+  /**
+   * A job that does not fit now: is it the reservations (it would fit without them) or the
+   * cluster (it would not fit anyway)? At most one extra placement per gang shape per ledger
+   * change, memoised both ways.
+   */
+  private static Reason whyBlocked(
+      PendingJobs pending, int slot, Ledger ledger, GangPlacer placer, FailureMemo memo) {
+    int shape = pending.shapeIds()[slot];
+    int tasks = pending.tasks()[slot];
+    int version = ledger.version();
+    if (memo.knownToFail(shape, tasks, Long.MIN_VALUE)) {
+      return Reason.NO_PLACEMENT;
+    }
+    if (memo.knownToFit(shape, tasks, version)) {
+      return Reason.WOULD_DELAY_RESERVATION;
+    }
+    Job job = pending.jobs()[slot];
+    var gang = job.spec().gang();
+    var shapeSpec = gang.shape();
+    boolean withinBound =
+        !ledger.reservations().isEmpty()
+            && tasks <= ledger.tasksUpperBound(shapeSpec.gpus(), gang.distinctNodes());
+    // For a GPU-only gang on any model the bound is exact (placement succeeds exactly when the
+    // tasks the free GPUs hold add up to the gang); otherwise try a placement.
+    boolean exact =
+        shapeSpec.gpus() > 0
+            && shapeSpec.cpus() == 0
+            && shapeSpec.memoryBytes() == 0
+            && job.spec().gpuModel().isEmpty();
+    boolean fits =
+        withinBound
+            && (exact
+                || placer.place(
+                        gang, ledger.cluster().modelIdOf(job.spec().gpuModel()), ledger.now(0),
+                        true)
+                    != null);
+    if (fits) {
+      memo.recordFit(shape, tasks, version);
+    } else {
+      memo.recordFailure(shape, tasks, Long.MIN_VALUE);
+    }
+    return fits ? Reason.WOULD_DELAY_RESERVATION : Reason.NO_PLACEMENT;
   }
 }

@@ -2,6 +2,7 @@ package io.kairos.core.state;
 
 import io.kairos.core.model.Job;
 import io.kairos.core.model.JobId;
+import io.kairos.core.model.TaskShape;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -25,9 +26,16 @@ final class PendingTable {
   private long[] limitSec = new long[64];
   private int[] gpus = new int[64];
   private int[] priority = new int[64];
+  private int[] tasks = new int[64];
+  private int[] shapeIds = new int[64];
   private int end;
   private int live;
   private final HashMap<JobId, Integer> slots = new HashMap<>();
+  // Gang shapes seen so far (task shape, distinct nodes, GPU model) -> dense id. Interned once
+  // at submission, so a pass can memoise "this shape does not fit" in arrays.
+  private final HashMap<ShapeKey, Integer> shapes = new HashMap<>();
+
+  private record ShapeKey(TaskShape shape, boolean distinct, String gpuModel) {}
 
   int size() {
     return live;
@@ -56,6 +64,12 @@ final class PendingTable {
     limitSec[end] = job.timeLimitSec();
     gpus[end] = job.totalGpus();
     priority[end] = job.spec().priority();
+    var gang = job.spec().gang();
+    tasks[end] = gang.tasks();
+    shapeIds[end] =
+        shapes.computeIfAbsent(
+            new ShapeKey(gang.shape(), gang.distinctNodes(), job.spec().gpuModel()),
+            _ -> shapes.size());
     slots.put(job.id(), end);
     end++;
     live++;
@@ -85,6 +99,8 @@ final class PendingTable {
     limitSec = Arrays.copyOf(limitSec, capacity);
     gpus = Arrays.copyOf(gpus, capacity);
     priority = Arrays.copyOf(priority, capacity);
+    tasks = Arrays.copyOf(tasks, capacity);
+    shapeIds = Arrays.copyOf(shapeIds, capacity);
   }
 
   private void compact() {
@@ -98,6 +114,8 @@ final class PendingTable {
           limitSec[to] = limitSec[from];
           gpus[to] = gpus[from];
           priority[to] = priority[from];
+          tasks[to] = tasks[from];
+          shapeIds[to] = shapeIds[from];
           slots.put(jobs[to].id(), to);
         }
         to++;
@@ -127,12 +145,15 @@ final class PendingTable {
           Arrays.copyOf(submitSec, live),
           Arrays.copyOf(limitSec, live),
           Arrays.copyOf(gpus, live),
-          Arrays.copyOf(priority, live));
+          Arrays.copyOf(priority, live),
+          Arrays.copyOf(tasks, live),
+          Arrays.copyOf(shapeIds, live),
+          shapes.size());
     }
     var out =
         new PendingJobs(
             new Job[live], new long[live], new long[live], new long[live], new int[live],
-            new int[live]);
+            new int[live], new int[live], new int[live], shapes.size());
     int to = 0;
     for (int from = 0; from < end; from++) {
       if (jobs[from] != null) {
@@ -142,6 +163,8 @@ final class PendingTable {
         out.limitSec()[to] = limitSec[from];
         out.gpus()[to] = gpus[from];
         out.priority()[to] = priority[from];
+        out.tasks()[to] = tasks[from];
+        out.shapeIds()[to] = shapeIds[from];
         to++;
       }
     }

