@@ -1,0 +1,88 @@
+package io.kairos.sim;
+
+import io.kairos.sim.trace.EstimateMode;
+import io.kairos.sim.trace.Trace;
+import io.kairos.sim.trace.TraceJob;
+import io.kairos.sim.trace.TraceReaders;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Test helpers for the simulator: finds the shared trace files (same search as {@code
+ * trace.TestTraces}, which is package-private there) and builds small traces in code.
+ */
+final class SimTestTraces {
+  private SimTestTraces() {}
+
+  static final String KTH = "swf/KTH-SP2-1996-2.1-cln.swf.gz";
+  static final String SDSC = "swf/SDSC-SP2-1998-4.2-cln.swf.gz";
+  static final String LUBLIN = "swf/lublin_256_new2.swf";
+  static final String PHILLY = "philly/pollux_philly_jobs.csv.gz";
+
+  /** The trace directory: {@code -Dkairos.traces}, else searched for near the working dir. */
+  static Path dir() {
+    var tried = new ArrayList<Path>();
+    var property = System.getProperty("kairos.traces");
+    if (property != null && !property.isBlank()) {
+      tried.add(Path.of(property));
+    }
+    var cwd = Path.of(System.getProperty("user.dir"));
+    tried.add(cwd.resolve("../../shared/traces"));
+    tried.add(cwd.resolve("../shared/traces"));
+    for (var candidate : tried) {
+      if (Files.isDirectory(candidate.resolve("swf"))) {
+        return candidate.normalize();
+      }
+    }
+    throw new IllegalStateException(
+        "trace directory not found; tried " + tried + " (set -Dkairos.traces=/path/to/traces)");
+  }
+
+  static Path file(String relative) {
+    var path = dir().resolve(relative);
+    if (!Files.isRegularFile(path)) {
+      throw new IllegalStateException("trace file missing: " + path);
+    }
+    return path;
+  }
+
+  static Trace read(String relative, EstimateMode mode) {
+    return TraceReaders.read(file(relative), "auto", mode);
+  }
+
+  /** The first {@code n} jobs of {@code trace} (all of them when it has fewer). */
+  static Trace prefix(Trace trace, int n) {
+    var jobs = trace.jobs().subList(0, Math.min(n, trace.jobs().size()));
+    return new Trace(
+        trace.source(),
+        trace.format(),
+        jobs,
+        jobs.size(),
+        0,
+        trace.estimatesFromRuntime(),
+        trace.notes());
+  }
+
+  /** A trace of {@code jobs}, sorted by (submit, id) as readers return them. */
+  static Trace of(TraceJob... jobs) {
+    var list = new ArrayList<>(List.of(jobs));
+    list.sort(
+        java.util.Comparator.comparingLong(TraceJob::submitSec).thenComparingLong(TraceJob::id));
+    return new Trace("test", "kairos-csv", list, list.size(), 0, false, List.of());
+  }
+
+  /** A job with limit = duration, no user, the default queue, priority 0, packed anywhere. */
+  static TraceJob job(long id, long submit, int gpus, long duration) {
+    return job(id, submit, gpus, duration, duration);
+  }
+
+  static TraceJob job(long id, long submit, int gpus, long duration, long limit) {
+    return new TraceJob(id, submit, gpus, duration, limit, "", "default", 0, 0);
+  }
+
+  static TraceJob perNode(long id, long submit, int gpus, int gpusPerNode, long duration) {
+    return new TraceJob(id, submit, gpus, duration, duration, "", "default", 0, gpusPerNode);
+  }
+}
