@@ -112,10 +112,10 @@ final class SimulateCommand implements Callable<Integer> {
         };
     if (!TraceReaders.FORMATS.contains(format) && !format.equals(TraceReaders.AUTO)) {
       throw new UsageException(
-          "--format: unknown format '" + format + "'; use auto, " + String.join(", ",
-              TraceReaders.FORMATS));
+          "--format: unknown format '" + format + "'; use "
+              + String.join(", ", TraceReaders.FORMATS));
     }
-    if (commFraction < 0 || commFraction > 1) {
+    if (!(commFraction >= 0 && commFraction <= 1)) {
       throw new UsageException("--comm-fraction must be between 0 and 1, got " + commFraction);
     }
     if (rackSize < 1 || blockSize < 1) {

@@ -338,13 +338,10 @@ class SimulateCommandTest {
   }
 
   /**
-   * BUG: docs/configuration.md gives {@code nodes[].gpuMemoryGiB} a default of 0, and its own
+   * Regression (was a bug): docs/configuration.md gives {@code nodes[].gpuMemoryGiB} a default of 0, and its own
    * example leaves it out of the second group, but ClusterSpecs reads it into a primitive double
    * with FAIL_ON_NULL_FOR_PRIMITIVES on: a missing gpuMemoryGiB is rejected.
    */
-  @org.junit.jupiter.api.Disabled(
-      "BUG: cluster YAML without nodes[].gpuMemoryGiB (documented default 0) is rejected: exit 2,"
-          + " \"field 'nodes[0].gpuMemoryGiB': Cannot map `null` into type `double`\"")
   @Test
   void clusterYamlWithoutGpuMemory() throws IOException {
     // The example from docs/configuration.md, verbatim.
@@ -542,11 +539,9 @@ class SimulateCommandTest {
     assertThat(r.out()).contains("--trace").contains("--cluster").contains("--policy");
   }
 
-  // ---------------------------------------------------------------- bug reproducers
+  // ---------------------------------------------------------------- regressions
 
-  /** BUG: the --format message lists "auto" twice (TraceReaders.FORMATS already holds it). */
-  @org.junit.jupiter.api.Disabled(
-      "BUG: --format parquet says \"use auto, auto, swf, philly, kairos-csv\"")
+  /** Regression (was a bug): the --format message lists "auto" twice (TraceReaders.FORMATS already holds it). */
   @Test
   void unknownFormatListsEachFormatOnce() throws IOException {
     kairos("simulate", "--trace", csv().toString(), "--cluster", "4x8", "--format", "parquet")
@@ -554,11 +549,10 @@ class SimulateCommandTest {
   }
 
   /**
-   * BUG: {@code commFraction < 0 || commFraction > 1} lets NaN through: without --comm-model it
+   * Regression (was a bug): {@code commFraction < 0 || commFraction > 1} lets NaN through: without --comm-model it
    * is accepted silently (exit 0), with it the message comes from CommModel and does not name
    * the option ("kairos: comm fraction must be in [0, 1], got NaN").
    */
-  @org.junit.jupiter.api.Disabled("BUG: --comm-fraction NaN is accepted (exit 0)")
   @Test
   void commFractionNaN() throws IOException {
     kairos("simulate", "--trace", csv().toString(), "--cluster", "4x8", "--comm-fraction", "NaN")
@@ -568,13 +562,10 @@ class SimulateCommandTest {
   }
 
   /**
-   * BUG: docs/simulator.md says jobs larger than the cluster are noted and skipped, but a job of
+   * Regression (was a bug): docs/simulator.md says jobs larger than the cluster are noted and skipped, but a job of
    * more than 2^20 GPUs (or gpus_per_node > 64) makes GangSpec throw: exit 2 with "kairos:
    * gang.tasks must be between 1 and 1048576, got 2000000", naming neither file nor line.
    */
-  @org.junit.jupiter.api.Disabled(
-      "BUG: a 2,000,000-GPU job exits 2 (\"gang.tasks must be between 1 and 1048576\") instead of"
-          + " being skipped as larger than the cluster")
   @Test
   void absurdlyWideJobIsSkipped() throws IOException {
     var file = write("wide.csv", "id,submit_s,gpus,duration_s\n1,0,2000000,10\n2,0,1,10\n");
@@ -586,14 +577,12 @@ class SimulateCommandTest {
   }
 
   /**
-   * BUG: submit_s + duration_s past Long.MAX_VALUE overflows: the end time goes negative, the
+   * Regression (was a bug): submit_s + duration_s past Long.MAX_VALUE overflows: the end time goes negative, the
    * completion is applied "at once", and on a 2-GPU node two 2-GPU jobs run at the same time.
    * Actual: exit 0, --jobs-out rows "fcfs,1,9223372036854775800,9223372036854775800,
    * -9223372036854775806,0,n0" and "fcfs,2,9223372036854775801,9223372036854775801,...", and
    * makespan_s 0, utilization 0. Expected: the input rejected with exit 2 naming the file.
    */
-  @org.junit.jupiter.api.Disabled(
-      "BUG: submit_s near Long.MAX_VALUE: end time overflows negative, jobs overlap, exit 0")
   @Test
   void timesThatOverflowAreRejected() throws IOException {
     var file = write("late.csv", "id,submit_s,gpus,duration_s\n"

@@ -22,6 +22,9 @@ final class EventQueue {
   private long nextSeq;
 
   void add(long timeSec, int kind, int payload) {
+    if (timeSec < 0 || timeSec >= 1L << 62) {
+      throw new IllegalArgumentException("event time out of range [0, 2^62): " + timeSec);
+    }
     if (size == keys.length) {
       keys = java.util.Arrays.copyOf(keys, size * 2);
       seqs = java.util.Arrays.copyOf(seqs, size * 2);

@@ -90,6 +90,6 @@ public record SimReport(
   }
 
   static double round(double value) {
-    return Math.round(value * 1000.0) / 1000.0;
+    return Math.abs(value) < 1e12 ? Math.round(value * 1000.0) / 1000.0 : value;
   }
 }

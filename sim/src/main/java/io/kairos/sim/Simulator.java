@@ -44,6 +44,9 @@ public final class Simulator {
     void update(long finished, long total);
   }
 
+  /** Simulated times stay below 2^40 s (35,000 years), far from overflow in the event keys. */
+  public static final long MAX_TIME_SEC = 1L << 40;
+
   private final Cluster cluster;
   private final String clusterName;
   private final Policy policy;
@@ -77,6 +80,21 @@ public final class Simulator {
     var specs = new ArrayList<JobSpec>(trace.jobs().size());
     var skippedIds = new ArrayList<Long>();
     for (TraceJob t : trace.jobs()) {
+      if (t.submitSec() < 0
+          || t.durationSec() <= 0
+          || t.timeLimitSec() < t.durationSec()
+          || t.submitSec() > MAX_TIME_SEC - t.timeLimitSec()) {
+        throw new IllegalArgumentException(
+            trace.source() + ": job " + t.id() + ": submit " + t.submitSec() + " s, duration "
+                + t.durationSec() + " s, limit " + t.timeLimitSec() + " s: times must be >= 0"
+                + " (duration >= 1, limit >= duration) and submit + limit below 2^40 s");
+      }
+      if (t.gpus() > cluster.totalGpus()
+          || t.gpus() > GangSpec.MAX_TASKS
+          || t.gpusPerNode() > cluster.maxGpusPerNode()) {
+        skippedIds.add(t.id());
+        continue;
+      }
       GangSpec gang =
           t.gpusPerNode() > 0 ? GangSpec.perNode(t.gpus(), t.gpusPerNode()) : GangSpec.flexible(
               t.gpus());
@@ -258,11 +276,11 @@ public final class Simulator {
         }
         finishes.add(t + run, EventQueue.FINISH, i);
       }
-      if (checkReservations) {
-        for (Decision.Reserve r : result.reservations()) {
-          int i = index(r.job());
-          firstReservedStart[i] = Math.min(firstReservedStart[i], r.startSec());
-        }
+      if (checkReservations && !result.reservations().isEmpty()) {
+        // The head's reservation (the first of the pass) is the promise kept across passes.
+        Decision.Reserve head = result.reservations().getFirst();
+        int i = index(head.job());
+        firstReservedStart[i] = Math.min(firstReservedStart[i], head.startSec());
       }
     }
 
@@ -273,11 +291,15 @@ public final class Simulator {
       }
       var model = options.commModel().get();
       TopologyLevel level = spanOf(placement, specs.get(i).gang());
-      double stretched = Math.ceil(job.durationSec() * model.slowdown(level));
-      long run = (long) Math.min(stretched, job.timeLimitSec());
+      // Ceiling of the product, not of its rounding error (100 * 4.4000000000000004 is 440).
+      double stretched = Math.ceil(job.durationSec() * model.slowdown(level) - 1e-6);
       if (stretched > job.timeLimitSec()) {
+        // Stopped at its limit without finishing: all of its GPU time was lost.
         stoppedAtLimit++;
+        lostGpuSeconds += (double) job.timeLimitSec() * job.gpus();
+        return job.timeLimitSec();
       }
+      long run = (long) stretched;
       lostGpuSeconds += (double) (run - job.durationSec()) * job.gpus();
       return run;
     }

@@ -4,6 +4,7 @@ import static io.kairos.sim.SimTestTraces.job;
 import static io.kairos.sim.SimTestTraces.of;
 import static io.kairos.sim.SimTestTraces.perNode;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import io.kairos.core.model.Cluster;
@@ -303,18 +304,15 @@ class SimulatorTest {
     assertThat(Simulator.percentile(twenty, 50)).isEqualTo(10);
   }
 
-  // ---------------------------------------------------------------- bug reproducers
+  // ---------------------------------------------------------------- regressions
 
   /**
-   * BUG: a job wider than GangSpec.MAX_TASKS (2^20) GPUs, or with gpus_per_node above 64, is
+   * Regression (was a bug): a job wider than GangSpec.MAX_TASKS (2^20) GPUs, or with gpus_per_node above 64, is
    * "larger than the cluster" (docs/simulator.md: reported in a note and skipped), but
    * Simulator.run builds its GangSpec before the canEverHold check, and GangSpec/TaskShape throw
    * IllegalArgumentException ("gang.tasks must be between 1 and 1048576, got 2000000", "task.gpus
    * must be between 0 and 64, got 128"). Both readers accept such rows.
    */
-  @org.junit.jupiter.api.Disabled(
-      "BUG: Simulator.run throws IllegalArgumentException for gpus > 2^20 or gpusPerNode > 64"
-          + " instead of skipping the job as larger than the cluster")
   @Test
   void absurdlyWideJobsAreSkippedNotThrown() {
     var trace =
@@ -326,27 +324,23 @@ class SimulatorTest {
   }
 
   /**
-   * BUG: completions are misordered once a finish time reaches 2^62 (EventQueue key overflow).
-   * On one node of 2 GPUs: A (1 GPU, 5 s) and B (1 GPU, 2^62 s) start at 0; C (1 GPU) arrives
-   * at 1 and should start when A ends, at 5. Actual: B's completion is popped first, the clock
-   * jumps to 2^62, and C starts at 4611686018427387904.
+   * Times that could overflow are bad input: a job whose submit + limit reaches 2^40 s is
+   * refused with a message naming the job, before anything is simulated.
    */
-  @org.junit.jupiter.api.Disabled(
-      "BUG: a finish time >= 2^62 is dequeued before earlier ones; C starts at 2^62 instead of 5")
   @Test
-  void hugeDurationsDoNotReorderCompletions() {
+  void hugeDurationsAreRefusedNamingTheJob() {
     var trace = of(job(1, 0, 1, 5), job(2, 0, 1, 1L << 62), job(3, 1, 1, 1));
-    var report = run(flat(1, 2), Policy.FCFS, RECORD, trace);
-    assertThat(starts(report)).containsExactly(0, 0, 5);
+    assertThatThrownBy(() -> run(flat(1, 2), Policy.FCFS, RECORD, trace))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("job 2")
+        .hasMessageContaining("2^40");
   }
 
   /**
-   * BUG: SimReport.round is {@code Math.round(v * 1000) / 1000.0}; above about 9.2e15 the
+   * Regression (was a bug): SimReport.round is {@code Math.round(v * 1000) / 1000.0}; above about 9.2e15 the
    * product saturates at Long.MAX_VALUE and every value prints as 9.223372036854776E15 (e.g.
    * mean_jct_s of a trace with a 2^62-second job).
    */
-  @org.junit.jupiter.api.Disabled(
-      "BUG: SimReport.round(1e16) returns 9.223372036854776E15 (Math.round saturates)")
   @Test
   void roundKeepsLargeValues() {
     assertThat(SimReport.round(1e16)).isEqualTo(1e16);

@@ -72,7 +72,10 @@ public final class InvariantChecker {
 
   /**
    * Invariant 4: a job that was promised {@code reservedStartSec} started no later, given that
-   * every job ran exactly to its time limit and no job was placed before it in order since.
+   * every job ran exactly to its time limit. Within one pass every reservation is protected from
+   * that pass's starts; across passes the promise kept is the head's (the first reservation of a
+   * pass under an arrival order), because a pass keeps no state: a later reservation can slip
+   * when an earlier reserved job is placed afresh on other nodes.
    */
   public static void checkReservationKept(long jobId, long reservedStartSec, long startSec) {
     if (startSec > reservedStartSec) {

@@ -18,11 +18,38 @@ import java.util.Optional;
  * @param reservations how many blocked jobs (the first in order) get reservations; later jobs
  *     start only if they do not delay any of them
  */
-public record Policy(String name, JobOrder order, boolean backfill, int reservations) {
+public record Policy(
+    String name,
+    JobOrder order,
+    boolean backfill,
+    int reservations,
+    Optional<StarvationGuard> starvationGuard) {
   public Policy {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(order, "order");
     Checks.nonNegative(reservations, "reservations");
+    Objects.requireNonNull(starvationGuard, "starvationGuard");
+  }
+
+  public Policy(String name, JobOrder order, boolean backfill, int reservations) {
+    this(name, order, backfill, reservations, Optional.empty());
+  }
+
+  /**
+   * Bounds the wait of the oldest job: once the longest-waiting job has waited {@code factor}
+   * times its time limit and at least {@code minWaitSec}, it is considered first (within its
+   * priority), so it heads the queue and gets the reservation. One job at a time: the rest keep
+   * the policy's order.
+   */
+  public record StarvationGuard(double factor, long minWaitSec) {
+    public StarvationGuard {
+      Checks.argument(factor >= 0, () -> "starvation factor must be >= 0, got " + factor);
+      Checks.nonNegative(minWaitSec, "minWaitSec");
+    }
+
+    public boolean isStarving(long waitSec, long limitSec) {
+      return waitSec >= minWaitSec && waitSec >= factor * limitSec;
+    }
   }
 
   /** Strict arrival order: the first job that cannot start stops the pass. No backfill. */
@@ -39,12 +66,17 @@ public record Policy(String name, JobOrder order, boolean backfill, int reservat
   public static final Policy SJF = new Policy("sjf", JobOrder.SHORTEST_LIMIT, true, 1);
 
   /**
-   * Kairos' default: largest size-discounted expansion factor first (short jobs go quickly,
-   * every job's claim grows while it waits, so none starves), with a reservation for the first
-   * blocked job so that wide jobs are not passed forever.
+   * Kairos' default: largest expansion factor first (short jobs go quickly), one reservation for
+   * the first blocked job, and a starvation guard: the oldest job, once it has waited 3 times
+   * its limit and at least an hour, goes first and so gets the reservation.
    */
   public static final Policy KAIROS =
-      new Policy("kairos", new ExpansionFactorOrder(0.0, 60), true, 1);
+      new Policy(
+          "kairos",
+          new ExpansionFactorOrder(60),
+          true,
+          1,
+          Optional.of(new StarvationGuard(3.0, 3_600)));
 
   public static final List<Policy> ALL = List.of(FCFS, EASY, CONSERVATIVE, SJF, KAIROS);
 

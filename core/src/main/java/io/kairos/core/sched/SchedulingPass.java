@@ -43,6 +43,7 @@ public final class SchedulingPass {
     // 1. Order: priority, then the policy's key, then job id.
     int[] order = PassOrder.sort(snapshot, policy.order(), now);
     var pending = snapshot.pendingJobs();
+    policy.starvationGuard().ifPresent(guard -> PassOrder.promoteOldest(order, pending, now, guard));
     int[] gpus = pending.gpus();
     int n = order.length;
     byte[] reasons = new byte[n];

@@ -1,18 +1,21 @@
 package io.kairos.core.sched.order;
 
 /**
- * Largest expected slowdown first, with a size discount: the job whose wait hurts most relative
- * to its length goes first, and every job's claim grows without bound while it waits, so none
- * starves.
+ * Largest expansion factor first.
  *
- * <p>The score of a job waiting {@code w} seconds with time limit {@code L} and {@code G} GPUs is
- * the expansion factor {@code (w + L) / L}, divided by {@code G^sizeExponent}. Short jobs reach a
- * high factor quickly (which cuts mean slowdown and wait), long and wide jobs climb slowly but
- * steadily (which bounds their wait). With exponent 0 this is the classic "XFactor" order.
+ * <p>A job waiting {@code w} seconds with time limit {@code L} has expansion factor {@code (w +
+ * L) / L}: its slowdown if it started now. Ordering by it, largest first, lets short jobs go
+ * quickly (a short job's factor grows fast), which cuts mean wait and slowdown, while every
+ * job's factor grows while it waits. Growth alone does not bound a long job's wait under a
+ * sustained stream of short jobs; {@link io.kairos.core.sched.Policy}'s starvation guard does.
  *
- * <p>Key: the negated score in fixed point (1e-6), so that lower keys go first.
+ * <p>Key (lower first): {@code -factor * 1000}, the factor in thousandths, capped.
+ *
+ * @param minLimitSec limits below this count as this (keeps 1-second jobs from dominating)
  */
-public record ExpansionFactorOrder(double sizeExponent, long minLimitSec) implements JobOrder {
+public record ExpansionFactorOrder(long minLimitSec) implements JobOrder {
+  private static final double MAX_FACTOR_KEY = (double) (1L << 40);
+
   @Override
   public String name() {
     return "expansion-factor";
@@ -21,12 +24,8 @@ public record ExpansionFactorOrder(double sizeExponent, long minLimitSec) implem
   @Override
   public long key(long submitSec, long limitSec, int gpus, long nowSec) {
     double limit = Math.max(limitSec, minLimitSec);
-    double wait = Math.max(0, nowSec - submitSec);
-    double factor = (wait + limit) / limit;
-    if (sizeExponent != 0) {
-      factor /= Math.pow(Math.max(1, gpus), sizeExponent);
-    }
-    return -(long) Math.min(factor * 1e6, 9e17);
+    double factor = (Math.max(0, nowSec - submitSec) + limit) / limit;
+    return -(long) Math.min(factor * 1000, MAX_FACTOR_KEY);
   }
 
   @Override

@@ -1,6 +1,8 @@
 package io.kairos.core.sched.order;
 
+import io.kairos.core.sched.Policy;
 import io.kairos.core.state.ClusterSnapshot;
+import io.kairos.core.state.PendingJobs;
 
 /**
  * Sorts a snapshot's pending jobs for one pass without boxing: keys go into primitive arrays
@@ -68,6 +70,40 @@ public final class PassOrder {
       index[i] = (int) (packed[i] & mask);
     }
     return true;
+  }
+
+  /**
+   * Moves the longest-waiting job (earliest submission, then lowest id) to the front of its
+   * priority level if the guard says it is starving. O(n).
+   */
+  public static void promoteOldest(
+      int[] order, PendingJobs pending, long nowSec, Policy.StarvationGuard guard) {
+    int n = order.length;
+    if (n < 2) {
+      return;
+    }
+    long[] submit = pending.submitSec();
+    long[] id = pending.ids();
+    int oldest = 0;
+    for (int i = 1; i < n; i++) {
+      if (submit[i] < submit[oldest] || (submit[i] == submit[oldest] && id[i] < id[oldest])) {
+        oldest = i;
+      }
+    }
+    if (!guard.isStarving(nowSec - submit[oldest], pending.limitSec()[oldest])) {
+      return;
+    }
+    int at = 0;
+    while (order[at] != oldest) {
+      at++;
+    }
+    int priority = pending.priority()[oldest];
+    int front = at;
+    while (front > 0 && pending.priority()[order[front - 1]] == priority) {
+      front--;
+    }
+    System.arraycopy(order, front, order, front + 1, at - front);
+    order[front] = oldest;
   }
 
   private static int compare(int a, int b, long[] priority, long[] key, long[] id) {

@@ -30,8 +30,8 @@ class PassOrderProperties {
   static Stream<Arguments> ordersAndSeeds() {
     var orders =
         List.<JobOrder>of(
-            JobOrder.ARRIVAL, JobOrder.SHORTEST_LIMIT, new ExpansionFactorOrder(0.0, 60),
-            new ExpansionFactorOrder(0.5, 60), new AgedShortestFirstOrder(1.0, 86_400));
+            JobOrder.ARRIVAL, JobOrder.SHORTEST_LIMIT, new ExpansionFactorOrder(60),
+            new ExpansionFactorOrder(600), new AgedShortestFirstOrder(1.0, 86_400));
     return orders.stream()
         .flatMap(
             o ->
