@@ -1,5 +1,10 @@
 # Sourced by ./kairos and ./test: sets JAVA_HOME to a JDK >= 25 or exits 2 with what is needed.
-java_major() { # the feature version of the java binary $1, or 0
+java_major() { # the feature version of the JDK whose java binary is $1, or 0
+  local release; release="$(dirname "$(dirname "$1")")/release"
+  if [ -f "$release" ]; then # the JDK's release file: no JVM start needed
+    sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$release" | head -n 1
+    return
+  fi
   "$1" -XshowSettings:properties -version 2>&1 \
     | awk -F'= ' '/java.specification.version/ {print $2; exit}' | cut -d. -f1 || echo 0
 }

@@ -13,6 +13,10 @@ runs=(
   "swf/lublin_256_new2.swf 256x1 Lublin-2 (synthetic), 256 processors"
   "philly/pollux_philly_jobs.csv.gz 64x8 Microsoft Philly (2017), 64 nodes x 8 GPUs"
 )
+# conservative recomputes a reservation for every waiting job in every pass; on Philly its
+# queue holds thousands of jobs and the run does not finish in reasonable time (see
+# docs/concepts.md). It is left out there, and the table says so.
+slow_skip="philly/pollux_philly_jobs.csv.gz:conservative"
 tmp="$(mktemp)"
 {
   echo "# Policy results on real traces"
@@ -27,8 +31,19 @@ tmp="$(mktemp)"
     echo
     echo "\`--trace $file --cluster $cluster\`"
     echo
-    "$root/kairos" simulate --trace "$traces/$file" --cluster "$cluster" --policy "$policies" \
+    chosen="$policies"
+    for skip in $slow_skip; do
+      if [ "${skip%%:*}" = "$file" ]; then
+        chosen="$(echo ",$chosen," | sed "s/,${skip#*:},/,/; s/^,//; s/,$//")"
+      fi
+    done
+    "$root/kairos" simulate --trace "$traces/$file" --cluster "$cluster" --policy "$chosen" \
       --markdown --no-timing
+    if [ "$chosen" != "$policies" ]; then
+      echo
+      echo "Not run here: conservative (a reservation for every waiting job in every pass does"
+      echo "not finish in reasonable time on this queue; see [concepts](concepts.md))."
+    fi
   done
 } >"$tmp"
 mv "$tmp" "$out"

@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "kairos 0.1.0",
     description = "Kairos: a job scheduler for GPU clusters.",
-    subcommands = {SimulateCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {SimulateCommand.class, AotTrainCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
   public static void main(String[] args) {
     System.exit(run(args));

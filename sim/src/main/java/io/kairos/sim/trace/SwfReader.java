@@ -89,7 +89,7 @@ public final class SwfReader {
    */
   public static Trace read(Path file, EstimateMode mode) {
     var source = file.toString();
-    try (var in = TraceFiles.open(file, source)) {
+    try (var in = TraceFiles.open(file, source, java.nio.charset.StandardCharsets.ISO_8859_1)) {
       return read(in, source, mode);
     } catch (IOException e) {
       throw TraceFiles.cannotRead(source, e);

@@ -25,6 +25,14 @@ final class TraceFiles {
    * @throws TraceFormatException (line 0) when the file cannot be opened
    */
   static BufferedReader open(Path file, String source) {
+    return open(file, source, StandardCharsets.UTF_8);
+  }
+
+  /**
+   * {@link #open(Path, String)} with a charset: SWF is ASCII numbers, and ISO-8859-1 decodes it
+   * without validation (every byte is a char), which is measurably faster on large traces.
+   */
+  static BufferedReader open(Path file, String source, java.nio.charset.Charset charset) {
     InputStream raw = null;
     try {
       if (Files.isDirectory(file)) {
@@ -36,7 +44,7 @@ final class TraceFiles {
       int b1 = raw.read();
       raw.reset();
       InputStream in = b0 == 0x1f && b1 == 0x8b ? new GZIPInputStream(raw, GZIP_BUFFER) : raw;
-      return new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8), CHAR_BUFFER);
+      return new BufferedReader(new InputStreamReader(in, charset), CHAR_BUFFER);
     } catch (IOException e) {
       closeQuietly(raw);
       throw cannotRead(source, e);

@@ -58,9 +58,6 @@ public final class Ledger {
     freeMemoryBytes = new long[n];
     buckets = new long[cluster.maxGpusPerNode() + 1][(n + 63) >>> 6];
     bucketCount = new int[cluster.maxGpusPerNode() + 1];
-    for (TopologyLevel level : SUM_LEVELS) {
-      domainFree[level.ordinal()] = new long[cluster.domainCount(level)];
-    }
     for (int i = 0; i < n; i++) {
       freeMask[i] = snapshot.freeMask(i);
       freeGpus[i] = Long.bitCount(freeMask[i]);
@@ -69,9 +66,18 @@ public final class Ledger {
       freeTotal += freeGpus[i];
       buckets[freeGpus[i]][i >>> 6] |= 1L << i;
       bucketCount[freeGpus[i]]++;
-      for (TopologyLevel level : SUM_LEVELS) {
-        domainFree[level.ordinal()][cluster.domainOf(level, i)] += freeGpus[i];
+    }
+    // Domains are node ranges: sum each range once, per level.
+    for (TopologyLevel level : SUM_LEVELS) {
+      long[] sums = new long[cluster.domainCount(level)];
+      for (int d = 0; d < sums.length; d++) {
+        long sum = 0;
+        for (int i = cluster.domainStart(level, d), end = cluster.domainEnd(level, d); i < end; i++) {
+          sum += freeGpus[i];
+        }
+        sums[d] = sum;
       }
+      domainFree[level.ordinal()] = sums;
     }
   }
 
