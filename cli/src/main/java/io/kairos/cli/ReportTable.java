@@ -48,13 +48,8 @@ final class ReportTable {
     out.println();
     out.println(header);
     for (String[] row : ROWS) {
-      if (!maps.getFirst().containsKey(row[0])) {
+      if (!maps.getFirst().containsKey(row[0]) || hidden(row[0], first)) {
         continue;
-      }
-      if (row[0].equals("gpu_hours_lost_to_spread") || row[0].equals("jobs_stopped_at_limit")) {
-        if (!first.commModel()) {
-          continue;
-        }
       }
       var line = new StringBuilder(pad(row[1], labelWidth));
       for (Map<String, Object> m : maps) {
@@ -78,7 +73,7 @@ final class ReportTable {
     out.println("| " + String.join(" | ", head) + " |");
     out.println("|" + " --- |".repeat(head.size()));
     for (String[] row : ROWS) {
-      if (!maps.getFirst().containsKey(row[0])) {
+      if (!maps.getFirst().containsKey(row[0]) || hidden(row[0], reports.getFirst())) {
         continue;
       }
       var cells = new ArrayList<String>();
@@ -86,6 +81,18 @@ final class ReportTable {
       maps.forEach(m -> cells.add(String.valueOf(m.get(row[0]))));
       out.println("| " + String.join(" | ", cells) + " |");
     }
+    var notes = new LinkedHashSet<String>();
+    reports.forEach(r -> notes.addAll(r.notes()));
+    if (!notes.isEmpty()) {
+      out.println();
+      notes.forEach(n -> out.println("Note: " + n + "."));
+    }
+  }
+
+  /** Comm model rows mean nothing without the comm model. */
+  private static boolean hidden(String key, SimReport first) {
+    return !first.commModel()
+        && (key.equals("gpu_hours_lost_to_spread") || key.equals("jobs_stopped_at_limit"));
   }
 
   private static String pad(String s, int width) {

@@ -36,19 +36,21 @@ public record Policy(
   }
 
   /**
-   * Bounds the wait of the oldest job: once the longest-waiting job has waited {@code factor}
-   * times its time limit and at least {@code minWaitSec}, it is considered first (within its
-   * priority), so it heads the queue and gets the reservation. One job at a time: the rest keep
-   * the policy's order.
+   * Bounds the wait of the oldest job: once the longest-waiting job has waited at least {@code
+   * minWaitSec} and either {@code factor} times its time limit or {@code maxWaitSec}, it is
+   * considered first (within its priority), so it heads the queue and gets the reservation.
+   * One job at a time: the rest keep the policy's order. {@code maxWaitSec} bounds the wait of
+   * jobs whose limits are so long that {@code factor} times the limit would not.
    */
-  public record StarvationGuard(double factor, long minWaitSec) {
+  public record StarvationGuard(double factor, long minWaitSec, long maxWaitSec) {
     public StarvationGuard {
       Checks.argument(factor >= 0, () -> "starvation factor must be >= 0, got " + factor);
       Checks.nonNegative(minWaitSec, "minWaitSec");
+      Checks.nonNegative(maxWaitSec, "maxWaitSec");
     }
 
     public boolean isStarving(long waitSec, long limitSec) {
-      return waitSec >= minWaitSec && waitSec >= factor * limitSec;
+      return waitSec >= minWaitSec && (waitSec >= factor * limitSec || waitSec >= maxWaitSec);
     }
   }
 
@@ -67,8 +69,8 @@ public record Policy(
 
   /**
    * Kairos' default: largest expansion factor first (short jobs go quickly), one reservation for
-   * the first blocked job, and a starvation guard: the oldest job, once it has waited 3 times
-   * its limit and at least an hour, goes first and so gets the reservation.
+   * the first blocked job, and a starvation guard: the oldest job, once it has waited an hour and
+   * either 3 times its limit or 7 days, goes first and so gets the reservation.
    */
   public static final Policy KAIROS =
       new Policy(
@@ -76,7 +78,7 @@ public record Policy(
           new ExpansionFactorOrder(60),
           true,
           1,
-          Optional.of(new StarvationGuard(3.0, 3_600)));
+          Optional.of(new StarvationGuard(3.0, 3_600, 7 * 86_400)));
 
   public static final List<Policy> ALL = List.of(FCFS, EASY, CONSERVATIVE, SJF, KAIROS);
 
