@@ -1,6 +1,7 @@
 package io.kairos.sim;
 
 import io.kairos.sim.trace.EstimateMode;
+import io.kairos.sim.trace.TestTraces;
 import io.kairos.sim.trace.Trace;
 import io.kairos.sim.trace.TraceJob;
 import io.kairos.sim.trace.TraceReaders;
@@ -10,8 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Test helpers for the simulator: finds the shared trace files (same search as {@code
- * trace.TestTraces}, which is package-private there) and builds small traces in code.
+ * Test helpers for the simulator: finds the shared trace files (through {@link TestTraces}) and
+ * builds small traces in code.
  */
 final class SimTestTraces {
   private SimTestTraces() {}
@@ -21,31 +22,12 @@ final class SimTestTraces {
   static final String LUBLIN = "swf/lublin_256_new2.swf";
   static final String PHILLY = "philly/pollux_philly_jobs.csv.gz";
 
-  /** The trace directory: {@code -Dkairos.traces}, else searched for near the working dir. */
   static Path dir() {
-    var tried = new ArrayList<Path>();
-    var property = System.getProperty("kairos.traces");
-    if (property != null && !property.isBlank()) {
-      tried.add(Path.of(property));
-    }
-    var cwd = Path.of(System.getProperty("user.dir"));
-    tried.add(cwd.resolve("../../shared/traces"));
-    tried.add(cwd.resolve("../shared/traces"));
-    for (var candidate : tried) {
-      if (Files.isDirectory(candidate.resolve("swf"))) {
-        return candidate.normalize();
-      }
-    }
-    throw new IllegalStateException(
-        "trace directory not found; tried " + tried + " (set -Dkairos.traces=/path/to/traces)");
+    return TestTraces.dir();
   }
 
   static Path file(String relative) {
-    var path = dir().resolve(relative);
-    if (!Files.isRegularFile(path)) {
-      throw new IllegalStateException("trace file missing: " + path);
-    }
-    return path;
+    return TestTraces.file(relative);
   }
 
   static Trace read(String relative, EstimateMode mode) {

@@ -5,11 +5,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 
 /** Finds the shared trace files ({@code /work/shared/traces}) for tests that read real data. */
-final class TestTraces {
+public final class TestTraces {
   private TestTraces() {}
 
   /** The trace directory: {@code -Dkairos.traces}, else searched for near the working dir. */
-  static Path dir() {
+  public static Path dir() {
     var tried = new ArrayList<Path>();
     var property = System.getProperty("kairos.traces");
     if (property != null && !property.isBlank()) {
@@ -30,7 +30,7 @@ final class TestTraces {
   }
 
   /** A file under the trace directory, which must exist. */
-  static Path file(String relative) {
+  public static Path file(String relative) {
     var path = dir().resolve(relative);
     if (!Files.isRegularFile(path)) {
       throw new IllegalStateException("trace file missing: " + path);
