@@ -5,7 +5,6 @@ import io.kairos.sim.trace.TestTraces;
 import io.kairos.sim.trace.Trace;
 import io.kairos.sim.trace.TraceJob;
 import io.kairos.sim.trace.TraceReaders;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
