@@ -69,6 +69,11 @@ public final class GangPlacer {
         continue; // nested partitions with as many parts are the same partition: already tried
       }
       previousDomains = domains;
+      if (domains == 1) {
+        // One domain is the whole cluster: no choice to make, select (null if it cannot hold).
+        return selectNodes(
+            gang, modelId, capacity, checkCpuMemory, 0, cluster.nodeCount());
+      }
       int bestDomain = -1;
       long bestLeftover = Long.MAX_VALUE;
       for (int d = 0; d < domains; d++) {
@@ -206,7 +211,7 @@ public final class GangPlacer {
       remaining = 0;
     }
     if (remaining > 0) {
-      throw new IllegalStateException("domain was counted as holding the gang but did not");
+      return null; // only when the domain was not counted first (the whole cluster)
     }
     return sortedPlacement(chosenNodes, chosenTasks, used);
   }
