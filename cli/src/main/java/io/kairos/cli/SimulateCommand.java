@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.kairos.core.model.Cluster;
 import io.kairos.core.sched.Policy;
+import io.kairos.core.sched.place.PlacementStrategy;
 import io.kairos.sim.CommModel;
 import io.kairos.sim.SimOptions;
 import io.kairos.sim.SimReport;
@@ -83,6 +84,9 @@ final class SimulateCommand implements Callable<Integer> {
   @Option(names = "--comm-fraction", defaultValue = "0.2", description = "Share of a packed job's time spent communicating (default: ${DEFAULT-VALUE}).")
   double commFraction;
 
+  @Option(names = "--placement", defaultValue = "topology", description = "topology (lowest domain, best fit; default) or first-fit (node order, blind to topology: for comparison).")
+  String placement;
+
   @Option(names = "--every-pass", description = "Run a pass after every event batch, even when it provably starts nothing (slower; same decisions).")
   boolean everyPass;
 
@@ -124,6 +128,14 @@ final class SimulateCommand implements Callable<Integer> {
     if (json && markdown) {
       throw new UsageException("--json and --markdown: choose one");
     }
+    PlacementStrategy strategy =
+        switch (placement) {
+          case "topology" -> PlacementStrategy.TOPOLOGY;
+          case "first-fit" -> PlacementStrategy.FIRST_FIT;
+          default ->
+              throw new UsageException(
+                  "--placement: unknown value '" + placement + "'; use topology or first-fit");
+        };
     var named = ClusterSpecs.parse(cluster, rackSize, blockSize);
     Trace loaded = TraceReaders.read(trace, format, mode);
     var options =
@@ -132,7 +144,8 @@ final class SimulateCommand implements Callable<Integer> {
             commModel ? Optional.of(CommModel.defaults(commFraction)) : Optional.empty(),
             jobsOut != null,
             seed,
-            everyPass);
+            everyPass,
+            strategy);
     var reports = new ArrayList<SimReport>();
     for (Policy policy : chosen) {
       long t0 = System.nanoTime();

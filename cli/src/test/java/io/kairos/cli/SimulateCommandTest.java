@@ -271,6 +271,14 @@ class SimulateCommandTest {
   }
 
   @Test
+  void placementStrategyIsChosenAndCheckedByName() throws IOException {
+    kairos("simulate", "--trace", csv().toString(), "--cluster", "4x8", "--placement",
+        "first-fit", "--comm-model").assertOk();
+    kairos("simulate", "--trace", csv().toString(), "--cluster", "4x8", "--placement", "random")
+        .assertUsageError("--placement");
+  }
+
+  @Test
   void markdownPrintsATable() throws IOException {
     var r = kairos("simulate", "--trace", csv().toString(), "--cluster", "4x8", "--policy",
         "easy,fcfs", "--markdown", "--no-timing").assertOk();

@@ -1,5 +1,6 @@
 package io.kairos.sim;
 
+import io.kairos.core.sched.place.PlacementStrategy;
 import java.util.Optional;
 
 /**
@@ -11,13 +12,24 @@ import java.util.Optional;
  * @param seed the seed handed to every pass (derived per pass)
  * @param everyPass run a pass after every event batch, even one that provably starts nothing
  *     (for checking that skipping such passes changes no decision)
+ * @param placement how gangs' nodes are chosen (topology-aware, or first fit for comparison)
  */
 public record SimOptions(
     boolean checkInvariants,
     Optional<CommModel> commModel,
     boolean recordJobs,
     long seed,
-    boolean everyPass) {
+    boolean everyPass,
+    PlacementStrategy placement) {
+  public SimOptions(
+      boolean checkInvariants,
+      Optional<CommModel> commModel,
+      boolean recordJobs,
+      long seed,
+      boolean everyPass) {
+    this(checkInvariants, commModel, recordJobs, seed, everyPass, PlacementStrategy.TOPOLOGY);
+  }
+
   public static SimOptions defaults() {
     return new SimOptions(false, Optional.empty(), false, 1, false);
   }

@@ -122,7 +122,7 @@ public final class Simulator {
     private final int skipped;
     private final int n;
     private final ClusterStore store = new ClusterStore(cluster);
-    private final SchedulingPass pass = new SchedulingPass(policy);
+    private final SchedulingPass pass = new SchedulingPass(policy, options.placement());
     private final EventQueue finishes = new EventQueue();
     private final long[] start;
     private final long[] end;

@@ -7,6 +7,7 @@ import io.kairos.core.sched.backfill.Reservation;
 import io.kairos.core.sched.order.PassOrder;
 import io.kairos.core.sched.place.GangPlacer;
 import io.kairos.core.sched.place.Ledger;
+import io.kairos.core.sched.place.PlacementStrategy;
 import io.kairos.core.state.PendingJobs;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,9 +24,15 @@ import java.util.List;
  */
 public final class SchedulingPass {
   private final Policy policy;
+  private final PlacementStrategy placement;
 
   public SchedulingPass(Policy policy) {
+    this(policy, PlacementStrategy.TOPOLOGY);
+  }
+
+  public SchedulingPass(Policy policy, PlacementStrategy placement) {
     this.policy = policy;
+    this.placement = placement;
   }
 
   public Policy policy() {
@@ -37,7 +44,7 @@ public final class SchedulingPass {
     long now = in.nowSec();
     var cluster = snapshot.cluster();
     var ledger = new Ledger(snapshot, now);
-    var placer = new GangPlacer(cluster);
+    var placer = new GangPlacer(cluster, placement);
     var profile = new AvailabilityProfile(snapshot, ledger, placer);
 
     // 1. Order: priority, then the policy's key, then job id.

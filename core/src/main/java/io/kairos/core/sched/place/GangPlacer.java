@@ -33,9 +33,15 @@ public final class GangPlacer {
   private static final int MAX_FIT = (1 << FIT_BITS) - 1;
 
   private final Cluster cluster;
+  private final PlacementStrategy strategy;
 
   public GangPlacer(Cluster cluster) {
+    this(cluster, PlacementStrategy.TOPOLOGY);
+  }
+
+  public GangPlacer(Cluster cluster, PlacementStrategy strategy) {
     this.cluster = cluster;
+    this.strategy = strategy;
   }
 
   /**
@@ -46,6 +52,9 @@ public final class GangPlacer {
   public Placement place(GangSpec gang, int modelId, Capacity capacity, boolean checkCpuMemory) {
     if (modelId == -2) {
       return null;
+    }
+    if (strategy == PlacementStrategy.FIRST_FIT) {
+      return firstFit(gang, modelId, capacity, checkCpuMemory);
     }
     int tasks = gang.tasks();
     int gpusPerTask = gang.shape().gpus();
@@ -106,6 +115,23 @@ public final class GangPlacer {
       }
     }
     return null;
+  }
+
+  private Placement firstFit(
+      GangSpec gang, int modelId, Capacity capacity, boolean checkCpuMemory) {
+    int remaining = gang.tasks();
+    int[] nodes = new int[Math.min(remaining, cluster.nodeCount())];
+    int[] tasks = new int[nodes.length];
+    int used = 0;
+    for (int node = 0; node < cluster.nodeCount() && remaining > 0; node++) {
+      int fit = Math.min(remaining, tasksFit(node, gang, modelId, capacity, checkCpuMemory));
+      if (fit > 0) {
+        nodes[used] = node;
+        tasks[used++] = fit;
+        remaining -= fit;
+      }
+    }
+    return remaining > 0 ? null : sortedPlacement(nodes, tasks, used);
   }
 
   /** How many tasks of the gang {@code node} can take now, at most the gang's size. */

@@ -54,6 +54,26 @@ class GangPlacerTest {
     assertThat(span(h.cluster(), p)).isEqualTo(TopologyLevel.RACK);
   }
 
+  /** First fit, the comparison strategy, takes nodes in order and spreads the same gang. */
+  @Test
+  void firstFitTakesNodesInOrderAcrossRacks() {
+    var h = twoRacks();
+    h.occupy(0, 0b1);
+    h.occupy(1, 0b1); // r0: 2 free, r1: 4 free
+    var ledger = new Ledger(h.store().snapshot(), h.nowSec());
+
+    var p =
+        new GangPlacer(h.cluster(), PlacementStrategy.FIRST_FIT)
+            .place(GangSpec.flexible(3), -1, ledger.now(0), true);
+
+    assertThat(p.nodes()).containsExactly(2, 3, 4);
+    assertThat(span(h.cluster(), p)).isEqualTo(TopologyLevel.BLOCK);
+    assertThat(
+            new GangPlacer(h.cluster(), PlacementStrategy.FIRST_FIT)
+                .place(GangSpec.flexible(7), -1, ledger.now(0), true))
+        .isNull();
+  }
+
   @Test
   void amongRacksThatHoldTheGangTheTightestWins() {
     var h = twoRacks();
