@@ -68,7 +68,7 @@ public final class Placement {
     return nodes.clone();
   }
 
-  /** Copy of the node indexes without cloning when the caller promises not to write. */
+  /** The node indexes themselves, not a copy: for hot paths that promise not to write. */
   public int[] nodesUnsafe() {
     return nodes;
   }

@@ -16,11 +16,16 @@ import java.util.List;
  * One scheduling pass. Pure: reads the snapshot, returns decisions, mutates only its ledger; the
  * same input gives the same decisions.
  *
- * <p>Every pending job is considered, in the policy's order; most cost O(1) because of two
- * shortcuts that never change a decision: a job needing more GPUs than are free is not placed,
- * and a gang shape that failed to place is not tried again until the ledger changes (placement
- * success is monotone in capacity, so the same shape under the same or more reservations fails
- * too).
+ * <p>Every pending job is considered, in the policy's order (and, with a starvation guard, the
+ * oldest starving job first). Most cost O(1) because of shortcuts that never change a decision:
+ * a job needing more GPUs than are free is not placed; a gang shape that failed is not tried
+ * again for as many tasks or more and a later end ({@link FailureMemo}: capacity only shrinks
+ * within a pass, and placement success is monotone in capacity); and per-free-count node counts
+ * bound how many tasks the free GPUs could hold at all.
+ *
+ * <p>Steps, as in DESIGN.md: 1. order; 2. admit (quotas come with queues: issue 5; every job is
+ * admitted today); 3. place now, respecting the reservations a job must not delay; 4. reserve
+ * for the first blocked jobs; 5. preempt (not yet).
  */
 public final class SchedulingPass {
   private final Policy policy;
@@ -83,7 +88,7 @@ public final class SchedulingPass {
         blocked = true;
         continue;
       }
-      // 2. Admit: quotas come with queues (not yet): every job is admitted.
+      // 2. Admit: every job is admitted until queues with quotas exist.
       // 3. Place now, respecting the reservations that start before this job would end.
       Reason reason = tryStart(pending, slot, ledger, placer, memo, starts);
       if (reason == null) {
