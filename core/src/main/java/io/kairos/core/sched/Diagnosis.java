@@ -6,22 +6,29 @@ import java.util.Optional;
 
 /**
  * Why each job that did not start is waiting, kept compact: one byte per pending job in the
- * pass's order, and a count per reason. Allocation: two arrays per pass, nothing per job.
+ * pass's order; counts per reason are computed when first asked for. Not thread-safe.
  */
 public final class Diagnosis {
   private final Job[] pending;
   private final int[] order;
   private final byte[] reasons;
-  private final int[] counts;
+  private int[] counts; // computed on first use: most passes' diagnoses are never read
 
   Diagnosis(Job[] pending, int[] order, byte[] reasons) {
     this.pending = pending;
     this.order = order;
     this.reasons = reasons;
-    this.counts = new int[Reason.values().length + 1];
-    for (byte r : reasons) {
-      counts[r + 1]++;
+  }
+
+  private int[] counts() {
+    if (counts == null) {
+      int[] c = new int[Reason.values().length + 1];
+      for (byte r : reasons) {
+        c[r + 1]++;
+      }
+      counts = c;
     }
+    return counts;
   }
 
   /** Pending jobs in the order the pass considered them. */
@@ -40,16 +47,16 @@ public final class Diagnosis {
   }
 
   public int count(Reason reason) {
-    return counts[reason.ordinal() + 1];
+    return counts()[reason.ordinal() + 1];
   }
 
   /** Jobs that started in this pass. */
   public int started() {
-    return counts[0];
+    return counts()[0];
   }
 
   @Override
   public String toString() {
-    return "Diagnosis" + Arrays.toString(counts);
+    return "Diagnosis" + Arrays.toString(counts());
   }
 }

@@ -72,16 +72,18 @@ public final class SchedulingPass {
       smallestAfter[rank] = Math.min(smallestAfter[rank + 1], gpus[order[rank]]);
     }
 
+    final boolean backfill = policy.backfill();
+    final int maxReservations = policy.reservations();
     for (int rank = 0; rank < n; rank++) {
       int slot = order[rank];
-      if (blocked && !policy.backfill()) {
+      if (blocked && !backfill) {
         reasons[rank] = (byte) Reason.WAITING_FOR_EARLIER_JOB.ordinal();
         continue;
       }
       // Fast path, read from a flat array: more GPUs than are free, and no reservation to
       // compute for it.
       boolean mayReserve =
-          reserves.size() < policy.reservations()
+          reserves.size() < maxReservations
               && (reserves.isEmpty() || smallestAfter[rank + 1] <= ledger.freeTotal());
       if (gpus[slot] > ledger.freeTotal() && !mayReserve) {
         reasons[rank] = insufficient;

@@ -85,7 +85,7 @@ final class PendingTable {
     live--;
     if (live == 0) {
       end = 0;
-    } else if (end > 64 && live < end / 4) {
+    } else if (end > 64 && live < end / 2) {
       compact();
     }
     return job;
@@ -136,7 +136,7 @@ final class PendingTable {
     return out;
   }
 
-  /** A compact copy for a snapshot: O(slots), no map updates. */
+  /** A compact copy for a snapshot: O(slots), one array copy per run of live slots. */
   PendingJobs copy() {
     if (live == end) {
       return new PendingJobs(
@@ -154,18 +154,28 @@ final class PendingTable {
         new PendingJobs(
             new Job[live], new long[live], new long[live], new long[live], new int[live],
             new int[live], new int[live], new int[live], shapes.size());
+    // Copy runs of live slots with System.arraycopy: tombstones are few between compactions.
     int to = 0;
-    for (int from = 0; from < end; from++) {
-      if (jobs[from] != null) {
-        out.jobs()[to] = jobs[from];
-        out.ids()[to] = ids[from];
-        out.submitSec()[to] = submitSec[from];
-        out.limitSec()[to] = limitSec[from];
-        out.gpus()[to] = gpus[from];
-        out.priority()[to] = priority[from];
-        out.tasks()[to] = tasks[from];
-        out.shapeIds()[to] = shapeIds[from];
-        to++;
+    int from = 0;
+    while (from < end) {
+      while (from < end && jobs[from] == null) {
+        from++;
+      }
+      int run = from;
+      while (from < end && jobs[from] != null) {
+        from++;
+      }
+      int length = from - run;
+      if (length > 0) {
+        System.arraycopy(jobs, run, out.jobs(), to, length);
+        System.arraycopy(ids, run, out.ids(), to, length);
+        System.arraycopy(submitSec, run, out.submitSec(), to, length);
+        System.arraycopy(limitSec, run, out.limitSec(), to, length);
+        System.arraycopy(gpus, run, out.gpus(), to, length);
+        System.arraycopy(priority, run, out.priority(), to, length);
+        System.arraycopy(tasks, run, out.tasks(), to, length);
+        System.arraycopy(shapeIds, run, out.shapeIds(), to, length);
+        to += length;
       }
     }
     return out;
