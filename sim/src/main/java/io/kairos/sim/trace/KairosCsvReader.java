@@ -144,21 +144,9 @@ public final class KairosCsvReader {
     }
     jobs.sort(Comparator.comparingLong(TraceJob::submitSec).thenComparingLong(TraceJob::id));
 
-    var notes = new ArrayList<String>();
-    boolean fromRuntime = false;
-    if (mode == EstimateMode.ACTUAL) {
-      fromRuntime = true;
-      notes.add("--estimate actual: run times used as time limits");
-    } else if (!jobs.isEmpty() && withLimit == 0) {
-      fromRuntime = true;
-      notes.add("trace has no time limits: run times used as time limits");
-    } else if (withLimit < jobs.size()) {
-      notes.add((jobs.size() - withLimit) + " jobs have no time limit: run time used as limit");
-    }
-    if (raised > 0) {
-      notes.add(raised + " jobs ran longer than their time limit: limit raised to run time");
-    }
-    return new Trace(source, FORMAT, jobs, jobs.size(), 0, fromRuntime, notes);
+    var estimates = EstimateNotes.of(mode, jobs.size(), withLimit, raised, "time limit");
+    return new Trace(
+        source, FORMAT, jobs, jobs.size(), 0, estimates.fromRuntime(), estimates.notes());
   }
 
   /** Where each column is (-1 when the header lacks it). */

@@ -111,7 +111,6 @@ public final class SwfReader {
     int rowsRead = 0;
     int rowsDropped = 0;
     int withRequest = 0;
-    int withoutRequest = 0;
     int raised = 0;
     long lineNumber = 0;
     String line;
@@ -184,8 +183,6 @@ public final class SwfReader {
             limitSec = runSec;
             raised++;
           }
-        } else {
-          withoutRequest++;
         }
       }
       var user = label(source, lineNumber, line, values, USER, "u", "", users, -1);
@@ -209,21 +206,10 @@ public final class SwfReader {
     checkUniqueIds(source, jobs, jobLines);
     jobs.sort(Comparator.comparingLong(TraceJob::submitSec).thenComparingLong(TraceJob::id));
 
-    var notes = new ArrayList<String>();
-    boolean fromRuntime = false;
-    if (mode == EstimateMode.ACTUAL) {
-      fromRuntime = true;
-      notes.add("--estimate actual: run times used as time limits");
-    } else if (!jobs.isEmpty() && withRequest == 0) {
-      fromRuntime = true;
-      notes.add("trace has no requested times: run times used as time limits");
-    } else if (withoutRequest > 0) {
-      notes.add(withoutRequest + " jobs have no requested time: run time used as time limit");
-    }
-    if (raised > 0) {
-      notes.add(raised + " jobs ran longer than their requested time: limit raised to run time");
-    }
-    return new Trace(source, FORMAT, jobs, rowsRead, rowsDropped, fromRuntime, notes);
+    var estimates =
+        EstimateNotes.of(mode, jobs.size(), withRequest, raised, "requested time");
+    return new Trace(
+        source, FORMAT, jobs, rowsRead, rowsDropped, estimates.fromRuntime(), estimates.notes());
   }
 
   /** "u12" for user 12: {@code prefix} and the field's value, or {@code absent} at or below. */

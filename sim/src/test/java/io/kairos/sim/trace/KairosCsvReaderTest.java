@@ -40,7 +40,7 @@ class KairosCsvReaderTest {
     assertThat(trace.rowsRead()).isEqualTo(2);
     assertThat(trace.rowsDropped()).isZero();
     assertThat(trace.estimatesFromRuntime()).isFalse();
-    assertThat(trace.notes()).containsExactly("1 jobs have no time limit: run time used as limit");
+    assertThat(trace.notes()).containsExactly("1 jobs have no time limit: run time used as time limit");
   }
 
   @Test
