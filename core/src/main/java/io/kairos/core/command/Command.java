@@ -20,4 +20,10 @@ public sealed interface Command {
 
   /** A pending or running job is removed by its user or an admin. */
   record CancelJob(long atSec, JobId job, String reason) implements Command {}
+
+  /**
+   * A node stops (or resumes) taking new work: its running jobs go on, but no pass places a
+   * job on it while it is cordoned (a drained or unhealthy node).
+   */
+  record CordonNode(long atSec, String node, boolean cordoned) implements Command {}
 }

@@ -29,6 +29,8 @@ public final class ClusterStore {
   private final long[] freeMask;
   private final int[] freeCpus;
   private final long[] freeMemoryBytes;
+  private final boolean[] cordoned;
+  private int cordonedCount;
   private long freeGpus;
   private final PendingTable pending = new PendingTable();
   private final LinkedHashMap<JobId, RunningJob> running = new LinkedHashMap<>();
@@ -39,6 +41,7 @@ public final class ClusterStore {
     freeMask = new long[n];
     freeCpus = new int[n];
     freeMemoryBytes = new long[n];
+    cordoned = new boolean[n];
     for (int i = 0; i < n; i++) {
       freeMask[i] = fullMask(cluster.gpuCount(i));
       freeCpus[i] = cluster.cpuCount(i);
@@ -85,6 +88,9 @@ public final class ClusterStore {
       if (node < 0 || node >= cluster.nodeCount()) {
         return new Refused("job " + id + ": no node with index " + node);
       }
+      if (cordoned[node]) {
+        return new Refused("job " + id + ": node " + cluster.node(node).name() + " is cordoned");
+      }
       if (gang.distinctNodes() && tasks > 1) {
         return new Refused("job " + id + ": " + tasks + " tasks on one node, gang needs distinct");
       }
@@ -114,6 +120,23 @@ public final class ClusterStore {
     pending.remove(id);
     running.put(id, new RunningJob(job, placement, atSec));
     return Applied.ACCEPTED;
+  }
+
+  Applied cordon(String node, boolean cordon) {
+    var index = cluster.indexOf(node);
+    if (index.isEmpty()) {
+      return new Refused("no node named " + node);
+    }
+    int i = index.get();
+    if (cordoned[i] != cordon) {
+      cordoned[i] = cordon;
+      cordonedCount += cordon ? 1 : -1;
+    }
+    return Applied.ACCEPTED;
+  }
+
+  public boolean isCordoned(int node) {
+    return cordoned[node];
   }
 
   Applied finish(JobId id, long atSec) {
@@ -186,13 +209,28 @@ public final class ClusterStore {
     return freeMemoryBytes[node];
   }
 
-  /** A read-only copy for one scheduling pass. Cost: O(nodes + pending + running). */
+  /**
+   * A read-only copy for one scheduling pass. Cost: O(nodes + pending + running). A cordoned
+   * node shows nothing free, so no pass places work on it.
+   */
   public ClusterSnapshot snapshot() {
+    long[] masks = freeMask.clone();
+    int[] cpus = freeCpus.clone();
+    long[] memory = freeMemoryBytes.clone();
+    if (cordonedCount > 0) {
+      for (int i = 0; i < masks.length; i++) {
+        if (cordoned[i]) {
+          masks[i] = 0;
+          cpus[i] = 0;
+          memory[i] = 0;
+        }
+      }
+    }
     return new ClusterSnapshot(
         cluster,
-        freeMask.clone(),
-        freeCpus.clone(),
-        freeMemoryBytes.clone(),
+        masks,
+        cpus,
+        memory,
         pending.copy(),
         running.values().toArray(RunningJob[]::new));
   }

@@ -52,6 +52,30 @@ class ClusterStoreTest {
   }
 
   @Test
+  void aCordonedNodeShowsNothingFreeAndRefusesStartsButKeepsItsJobs() {
+    submit(1, GangSpec.flexible(2));
+    submit(2, GangSpec.flexible(1));
+    assertThat(start(1, on(0, 2, 0b0011))).isEqualTo(Applied.ACCEPTED);
+    String name = store.cluster().node(0).name();
+
+    assertThat(apply(new Command.CordonNode(0, name, true))).isEqualTo(Applied.ACCEPTED);
+
+    assertThat(store.snapshot().freeMask(0)).isZero();
+    assertThat(store.snapshot().freeMask(1)).isEqualTo(0b1111);
+    assertThat(start(2, on(0, 1, 0b0100))).isInstanceOf(Applied.Refused.class);
+    assertThat(store.running(JobId.of(1))).isPresent();
+    assertThat(apply(new Command.FinishJob(0, JobId.of(1), 0))).isEqualTo(Applied.ACCEPTED);
+    assertThat(store.freeMask(0)).isEqualTo(0b1111);
+    assertThat(store.snapshot().freeMask(0)).isZero();
+
+    assertThat(apply(new Command.CordonNode(0, name, false))).isEqualTo(Applied.ACCEPTED);
+    assertThat(store.snapshot().freeMask(0)).isEqualTo(0b1111);
+    assertThat(start(2, on(0, 1, 0b0100))).isEqualTo(Applied.ACCEPTED);
+    assertThat(apply(new Command.CordonNode(0, "no-such-node", true)))
+        .isInstanceOf(Applied.Refused.class);
+  }
+
+  @Test
   void startTakesExactlyThePlacedGpus() {
     submit(1, GangSpec.flexible(3));
 

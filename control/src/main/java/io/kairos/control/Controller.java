@@ -1,0 +1,209 @@
+package io.kairos.control;
+
+import io.javalin.Javalin;
+import io.kairos.control.agent.AgentService;
+import io.kairos.control.api.Api;
+import io.kairos.control.api.Services;
+import io.kairos.control.auth.Authenticator;
+import io.kairos.control.auth.Tokens;
+import io.kairos.control.raft.PeerAddress;
+import io.kairos.control.raft.RaftReplica;
+import io.kairos.control.raft.SubmitBatcher;
+import io.kairos.control.sched.SchedulerLoop;
+import io.kairos.control.state.ControlCommand.AddToken;
+import io.kairos.control.state.TokenRecord;
+import io.kairos.core.sched.Policy;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.http.HttpClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One controller replica: the Ratis replica, the REST API, the scheduler loop and the agent
+ * service, wired together. {@code kairos server} and {@code kairos up} run one; tests start
+ * them in-process or as processes.
+ *
+ * <p>First start of a data directory writes {@code admin.token} and {@code join.token} (mode
+ * 0600) and registers their hashes through the log, so every replica accepts them.
+ */
+public final class Controller implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(Controller.class);
+
+  /**
+   * @param dataDir this replica's directory (log, snapshots, tokens)
+   * @param self this replica's address; HTTP port 0 picks free ports (single replica only)
+   * @param peers the whole group, {@code self} included; empty for a single replica
+   * @param tls an optional PKCS#12 keystore and its password for HTTPS
+   */
+  public record Config(
+      Path dataDir, PeerAddress self, List<PeerAddress> peers, Policy policy, Optional<Tls> tls) {
+    public Config {
+      peers = List.copyOf(peers);
+    }
+
+    public static Config single(Path dataDir, String host, int port) {
+      return new Config(dataDir, new PeerAddress(host, port, port == 0 ? 0 : port + PeerAddress.RAFT_PORT_OFFSET),
+          List.of(), Policy.KAIROS, Optional.empty());
+    }
+  }
+
+  /** HTTPS: a PKCS#12 keystore holding the certificate and its key. */
+  public record Tls(Path keystore, String password) {}
+
+  private final Config config;
+  private final RaftReplica replica;
+  private final SubmitBatcher batcher;
+  private final SchedulerLoop scheduler;
+  private final Javalin http;
+  private final String adminToken;
+  private final String joinToken;
+  private final Thread bootstrap;
+
+  private Controller(Config config) throws IOException {
+    Files.createDirectories(config.dataDir());
+    PeerAddress self = config.self();
+    List<PeerAddress> peers = config.peers();
+    if (peers.isEmpty()) {
+      if (self.httpPort() == 0 || self.raftPort() == 0) {
+        int http = self.httpPort() == 0 ? freePort() : self.httpPort();
+        int raft = self.raftPort() == 0 ? freePort() : self.raftPort();
+        self = new PeerAddress(self.host(), http, raft);
+      }
+      peers = List.of(self);
+    }
+    this.config = new Config(config.dataDir(), self, peers, config.policy(), config.tls());
+    InstantSource clock = InstantSource.system();
+    adminToken = Tokens.readOrCreate(config.dataDir().resolve("admin.token"), "kadm");
+    joinToken = Tokens.readOrCreate(config.dataDir().resolve("join.token"), "kjoin");
+    var admin = new TokenRecord(Tokens.hash(adminToken), "admin", TokenRecord.ADMIN, 0);
+    var join = new TokenRecord(Tokens.hash(joinToken), "agent", TokenRecord.AGENT, 0);
+
+    var meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    replica = new RaftReplica(self, peers, config.dataDir());
+    replica.start();
+    batcher = new SubmitBatcher(replica, clock);
+    scheduler = new SchedulerLoop(replica, config.policy(), clock, meters);
+    var agents = new AgentService(replica, clock);
+    registerGauges(meters);
+    var services = new Services(replica, batcher, scheduler, agents, clock, meters, joinToken,
+        HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build());
+    var auth = new Authenticator(replica.stateMachine(), Map.of(admin.sha256(), admin, join.sha256(), join));
+    PeerAddress bound = self;
+    http = Api.create(services, auth, c -> config.tls().ifPresent(
+        tls -> Https.configure(c, tls, bound.host(), bound.httpPort())));
+    if (config.tls().isPresent()) {
+      http.start();
+    } else {
+      http.start(self.host(), self.httpPort());
+    }
+    scheduler.start();
+    bootstrap = Thread.ofVirtual().name("kairos-token-bootstrap").start(() -> addTokens(List.of(admin, join)));
+    LOG.info("controller {} serving {} (peers {})", self.id(), url(), peers);
+  }
+
+  public static Controller start(Config config) throws IOException {
+    return new Controller(config);
+  }
+
+  /** Registers the bootstrap tokens in the replicated state, retrying until a leader commits. */
+  private void addTokens(List<TokenRecord> tokens) {
+    for (TokenRecord t : tokens) {
+      while (!Thread.currentThread().isInterrupted()) {
+        boolean known = replica.stateMachine().read(s -> s.token(t.sha256()).isPresent());
+        if (known) {
+          break;
+        }
+        try {
+          replica.propose(new AddToken(System.currentTimeMillis(), t)).get(10, TimeUnit.SECONDS);
+          break;
+        } catch (InterruptedException e) {
+          return;
+        } catch (Exception e) {
+          LOG.debug("token bootstrap not committed yet: {}", e.toString());
+        }
+      }
+    }
+  }
+
+  private void registerGauges(PrometheusMeterRegistry meters) {
+    var sm = replica.stateMachine();
+    Gauge.builder("kairos.jobs.pending", sm, m -> m.read(s -> countJobs(s, io.kairos.protocol.JobState.PENDING)))
+        .description("jobs waiting (queue depth)").register(meters);
+    Gauge.builder("kairos.jobs.running", sm, m -> m.read(s -> countJobs(s, io.kairos.protocol.JobState.RUNNING)))
+        .description("jobs running").register(meters);
+    Gauge.builder("kairos.nodes", sm, m -> m.read(s -> (double) s.nodes().size()))
+        .description("registered nodes").register(meters);
+    Gauge.builder("kairos.raft.applied.index", replica, r -> (double) r.appliedIndex())
+        .description("the last log index applied on this replica (commits)").register(meters);
+    Gauge.builder("kairos.raft.leader", replica, r -> r.isLeader() ? 1 : 0)
+        .description("1 on the leader").register(meters);
+  }
+
+  private static double countJobs(io.kairos.control.state.ControlState s, io.kairos.protocol.JobState state) {
+    long n = 0;
+    for (var j : s.activeJobs()) {
+      if (j.state == state) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  private static int freePort() throws IOException {
+    try (var socket = new ServerSocket(0)) {
+      socket.setReuseAddress(true);
+      return socket.getLocalPort();
+    }
+  }
+
+  public int port() {
+    return http.port();
+  }
+
+  public String url() {
+    return (config.tls().isPresent() ? "https" : "http") + "://" + config.self().host() + ":" + port();
+  }
+
+  public String adminToken() {
+    return adminToken;
+  }
+
+  public String joinToken() {
+    return joinToken;
+  }
+
+  public RaftReplica replica() {
+    return replica;
+  }
+
+  @Override
+  public void close() throws IOException {
+    var errors = new ArrayList<Exception>();
+    bootstrap.interrupt();
+    scheduler.close();
+    batcher.close();
+    try {
+      http.stop();
+    } catch (RuntimeException e) {
+      errors.add(e);
+    }
+    replica.close();
+    if (!errors.isEmpty()) {
+      throw new IOException("controller did not stop cleanly", errors.get(0));
+    }
+  }
+}

@@ -1,0 +1,111 @@
+package io.kairos.control.agent;
+
+import io.kairos.control.state.ControlState;
+import io.kairos.control.state.JobRecord;
+import io.kairos.protocol.JobState;
+import io.kairos.protocol.TaskPlacement;
+import io.kairos.protocol.agent.Heartbeat;
+import io.kairos.protocol.agent.TaskAssignment;
+import io.kairos.protocol.agent.TaskKill;
+import io.kairos.protocol.agent.TaskRef;
+import io.kairos.protocol.agent.TaskReport;
+import io.kairos.protocol.agent.TaskStatus;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Compares what an agent reports with what the state says should run on its node. Pure: reads
+ * the state (under the caller's read lock), returns what to do.
+ *
+ * <ul>
+ *   <li>a task of a running job, current attempt, placed here, not reported and not ended:
+ *       launch it (the agent ignores a launch it already holds);
+ *   <li>a reported live task the state does not expect here (cancelled, requeued, older
+ *       attempt): kill it;
+ *   <li>a reported exit the state has not recorded: record it (a {@code TaskEnded} command);
+ *   <li>a reported exit the state has recorded or no longer cares about: tell the agent to
+ *       forget it.
+ * </ul>
+ */
+public final class Reconciler {
+  /** What to send back, and which exits to commit first. */
+  public record Plan(
+      List<TaskAssignment> launch, List<TaskKill> kill, List<TaskRef> forget, List<TaskReport> toRecord) {
+    public boolean isEmpty() {
+      return launch.isEmpty() && kill.isEmpty() && forget.isEmpty() && toRecord.isEmpty();
+    }
+  }
+
+  private Reconciler() {}
+
+  public static Plan plan(ControlState state, Heartbeat hb) {
+    var launch = new ArrayList<TaskAssignment>();
+    var kill = new ArrayList<TaskKill>();
+    var forget = new ArrayList<TaskRef>();
+    var toRecord = new ArrayList<TaskReport>();
+    Set<TaskRef> held = new HashSet<>();
+    List<TaskReport> reports = hb.tasks() == null ? List.of() : hb.tasks();
+    for (TaskReport r : reports) {
+      var ref = new TaskRef(r.jobId(), r.attempt(), r.task());
+      held.add(ref);
+      JobRecord job = state.job(r.jobId()).orElse(null);
+      boolean current = isCurrent(job, r.attempt(), r.task(), hb.node());
+      if (r.status() == TaskStatus.EXITED) {
+        if (current && job.taskExits.get(r.task()) == null) {
+          toRecord.add(r);
+        } else {
+          forget.add(ref);
+        }
+      } else if (!current || job.taskExits.get(r.task()) != null) {
+        kill.add(new TaskKill(r.jobId(), r.attempt(), killReason(job)));
+      }
+    }
+    for (JobRecord job : state.activeJobs()) {
+      if (job.state != JobState.RUNNING) {
+        continue;
+      }
+      for (TaskPlacement t : job.placement) {
+        if (t.node().equals(hb.node())
+            && job.taskExits.get(t.task()) == null
+            && !held.contains(new TaskRef(job.id, job.attempt, t.task()))) {
+          launch.add(assignment(job, t));
+        }
+      }
+    }
+    return new Plan(launch, kill, forget, toRecord);
+  }
+
+  private static boolean isCurrent(JobRecord job, int attempt, int task, String node) {
+    return job != null
+        && job.state == JobState.RUNNING
+        && job.attempt == attempt
+        && task >= 0
+        && task < job.placement.size()
+        && job.placement.get(task).node().equals(node);
+  }
+
+  private static String killReason(JobRecord job) {
+    if (job == null) {
+      return "unknown job";
+    }
+    return switch (job.state) {
+      case CANCELLED -> "job cancelled";
+      case FAILED -> "job failed: " + job.message;
+      case PENDING -> "job requeued";
+      default -> "not expected on this node";
+    };
+  }
+
+  static TaskAssignment assignment(JobRecord job, TaskPlacement t) {
+    var r = job.request;
+    var nodes = new ArrayList<String>(job.placement.size());
+    for (TaskPlacement p : job.placement) {
+      nodes.add(p.node());
+    }
+    return new TaskAssignment(
+        job.id, job.attempt, t.task(), job.placement.size(), nodes, r.name(), r.user(),
+        r.command(), r.env(), r.workdir(), t.gpus(), r.cpus(), r.memoryMb(), r.timeLimitSec());
+  }
+}

@@ -1,0 +1,139 @@
+package io.kairos.control.api;
+
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.javalin.http.HttpStatus;
+import io.kairos.control.auth.Authenticator;
+import io.kairos.control.auth.Principal;
+import io.kairos.protocol.Problem;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Builds the Javalin app: routes per resource, authentication before every {@code /api/v1}
+ * route, and one mapper from exceptions to {@code application/problem+json}. A 500 means a bug:
+ * it is logged with a correlation id that the reply carries, and never shows a stack trace.
+ */
+public final class Api {
+  private static final Logger LOG = LoggerFactory.getLogger(Api.class);
+  static final String PRINCIPAL = "kairos.principal";
+  /** Bodies above this are refused with 413 before they are read. */
+  public static final long MAX_BODY_BYTES = 16L << 20;
+
+  private Api() {}
+
+  public static Javalin create(
+      Services services,
+      Authenticator auth,
+      java.util.function.Consumer<io.javalin.config.JavalinConfig> extra) {
+    return Javalin.create(
+        config -> {
+          config.startup.showJavalinBanner = false;
+          config.startup.showOldJavalinVersionWarning = false;
+          config.concurrency.useVirtualThreads = true;
+          config.http.maxRequestSize = MAX_BODY_BYTES;
+          config.http.defaultContentType = "application/json";
+          extra.accept(config);
+          config.routes.before("/api/v1/*", ctx -> authenticate(ctx, auth));
+          JobRoutes.register(config, services);
+          NodeRoutes.register(config, services);
+          AgentRoutes.register(config, services);
+          SystemRoutes.register(config, services);
+          config.routes.exception(ApiError.class, (e, ctx) -> problem(ctx, e));
+          config.routes.exception(
+              io.javalin.http.HttpResponseException.class,
+              (e, ctx) ->
+                  problem(ctx, new ApiError(e.getStatus(), "Request refused", e.getMessage(), null, null)));
+          config.routes.exception(
+              Exception.class,
+              (e, ctx) -> {
+                String id = UUID.randomUUID().toString();
+                LOG.error("internal error {} on {} {}", id, ctx.method(), ctx.path(), e);
+                ctx.status(500)
+                    .contentType("application/problem+json")
+                    .json(new Problem("about:blank", "Internal error", 500,
+                        "the controller failed to handle this request; its log names the error",
+                        null, null, id));
+              });
+          config.routes.error(404, ctx -> {
+            if (ctx.result() == null || ctx.result().isEmpty()) {
+              problem(ctx, ApiError.notFound("no endpoint " + ctx.method() + " " + ctx.path()));
+            }
+          });
+          config.routes.error(405, ctx -> {
+            if (ctx.result() == null || ctx.result().isEmpty()) {
+              problem(ctx, new ApiError(405, "Method not allowed",
+                  ctx.method() + " is not allowed on " + ctx.path(), null, null));
+            }
+          });
+          config.routes.error(413, ctx -> problem(ctx, new ApiError(413, "Body too large",
+              "the request body is larger than " + (MAX_BODY_BYTES >> 20) + " MiB", null,
+              "send fewer jobs per request")));
+        });
+  }
+
+  private static void authenticate(Context ctx, Authenticator auth) {
+    if (ctx.path().equals("/api/v1/openapi.json")) {
+      return;
+    }
+    Principal who =
+        auth.authenticate(ctx.header("Authorization"))
+            .orElseThrow(
+                () ->
+                    ctx.header("Authorization") == null
+                        ? ApiError.unauthorized("this endpoint needs a bearer token")
+                        : ApiError.unauthorized("the bearer token is not valid"));
+    ctx.attribute(PRINCIPAL, who);
+  }
+
+  static Principal principal(Context ctx) {
+    Principal p = ctx.attribute(PRINCIPAL);
+    if (p == null) {
+      throw ApiError.unauthorized("this endpoint needs a bearer token");
+    }
+    return p;
+  }
+
+  /** Users and admins; agents' join tokens do not reach the user API. */
+  static Principal user(Context ctx) {
+    Principal p = principal(ctx);
+    if (p.isAgent()) {
+      throw ApiError.forbidden("an agent token cannot use the user API");
+    }
+    return p;
+  }
+
+  static Principal admin(Context ctx) {
+    Principal p = principal(ctx);
+    if (!p.isAdmin()) {
+      throw ApiError.forbidden("this needs an admin token; '" + p.user() + "' is not an admin");
+    }
+    return p;
+  }
+
+  static Principal agent(Context ctx) {
+    Principal p = principal(ctx);
+    if (!p.isAgent()) {
+      throw ApiError.forbidden("this endpoint is for agents: use the join token");
+    }
+    return p;
+  }
+
+  static void problem(Context ctx, ApiError e) {
+    ctx.status(HttpStatus.forStatus(e.status()))
+        .contentType("application/problem+json")
+        .result(
+            Json.write(
+                new Problem(
+                    "/docs/api#" + slug(e.title()), e.title(), e.status(), e.getMessage(),
+                    e.field(), e.fix(), null)));
+    if (e.status() == 401) {
+      ctx.header("WWW-Authenticate", "Bearer realm=\"kairos\"");
+    }
+  }
+
+  private static String slug(String title) {
+    return title.toLowerCase(java.util.Locale.ROOT).replace(' ', '-');
+  }
+}

@@ -1,0 +1,78 @@
+package io.kairos.control.api;
+
+import io.javalin.config.JavalinConfig;
+import io.javalin.http.Context;
+import io.kairos.control.state.ControlCommand.DrainNode;
+import io.kairos.control.state.ControlCommand.ResumeNode;
+import io.kairos.control.state.JobRecord;
+import io.kairos.protocol.JobState;
+import io.kairos.protocol.QueueView;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** {@code /api/v1/nodes} (list, drain, resume) and {@code /api/v1/queues}. */
+final class NodeRoutes {
+  /** The body of a drain: why (shown in {@code kairos nodes}). */
+  record DrainRequest(String reason) {}
+
+  private NodeRoutes() {}
+
+  static void register(JavalinConfig config, Services s) {
+    config.routes.get("/api/v1/nodes", ctx -> {
+      Api.user(ctx);
+      ctx.json(s.read(st -> st.nodes().stream()
+          .map(n -> Views.node(st, n, s.agents().lastSeen(n.name))).toList()));
+    });
+    config.routes.post("/api/v1/nodes/{name}/drain", ctx -> {
+      Api.admin(ctx);
+      String name = name(ctx, s);
+      String reason = null;
+      if (ctx.bodyAsBytes().length > 0) {
+        reason = Json.read(ctx.bodyAsBytes(), DrainRequest.class).reason();
+        if (reason != null && (reason.length() > 256 || reason.chars().anyMatch(Character::isISOControl))) {
+          throw ApiError.invalid("reason", "reason must be at most 256 printable characters", null);
+        }
+      }
+      Services.check(s.commit(new DrainNode(s.clock().millis(), name, reason)));
+      reply(ctx, s, name);
+    });
+    config.routes.post("/api/v1/nodes/{name}/resume", ctx -> {
+      Api.admin(ctx);
+      String name = name(ctx, s);
+      Services.check(s.commit(new ResumeNode(s.clock().millis(), name)));
+      reply(ctx, s, name);
+    });
+    config.routes.get("/api/v1/queues", ctx -> {
+      Api.user(ctx);
+      ctx.json(s.read(st -> {
+        Map<String, int[]> byQueue = new TreeMap<>();
+        byQueue.put("default", new int[4]);
+        for (JobRecord j : st.activeJobs()) {
+          int[] q = byQueue.computeIfAbsent(j.request.queue(), k -> new int[4]);
+          if (j.state == JobState.PENDING) {
+            q[0]++;
+            q[3] += j.request.gpus();
+          } else {
+            q[1]++;
+            q[2] += j.request.gpus();
+          }
+        }
+        return byQueue.entrySet().stream()
+            .map(e -> new QueueView(e.getKey(), e.getValue()[0], e.getValue()[1], e.getValue()[2], e.getValue()[3]))
+            .toList();
+      }));
+    });
+  }
+
+  private static String name(Context ctx, Services s) {
+    String name = ctx.pathParam("name");
+    if (s.read(st -> st.node(name)).isEmpty()) {
+      throw ApiError.notFound("no node named '" + Submissions.clip(name) + "'; `kairos nodes` lists them");
+    }
+    return name;
+  }
+
+  private static void reply(Context ctx, Services s, String name) {
+    ctx.json(s.read(st -> Views.node(st, st.node(name).orElseThrow(), s.agents().lastSeen(name))));
+  }
+}

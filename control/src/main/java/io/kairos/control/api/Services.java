@@ -1,0 +1,55 @@
+package io.kairos.control.api;
+
+import io.kairos.control.agent.AgentService;
+import io.kairos.control.raft.RaftReplica;
+import io.kairos.control.raft.SubmitBatcher;
+import io.kairos.control.sched.SchedulerLoop;
+import io.kairos.control.state.ControlCommand;
+import io.kairos.control.state.ControlResult;
+import io.kairos.control.state.ControlState;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.net.http.HttpClient;
+import java.time.InstantSource;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+
+/** What the routes call: the replica (state and log), the batcher, the scheduler, the agents. */
+public record Services(
+    RaftReplica replica,
+    SubmitBatcher batcher,
+    SchedulerLoop scheduler,
+    AgentService agents,
+    InstantSource clock,
+    PrometheusMeterRegistry meters,
+    String joinToken,
+    HttpClient http) {
+
+  static final long COMMIT_TIMEOUT_SEC = 10;
+
+  <T> T read(Function<ControlState, T> reader) {
+    return replica.stateMachine().read(reader);
+  }
+
+  /** Proposes a command and waits for it to apply; 503 when no leader commits it in time. */
+  ControlResult commit(ControlCommand command) {
+    try {
+      return replica.propose(command).get(COMMIT_TIMEOUT_SEC, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw ApiError.unavailable("interrupted while committing");
+    } catch (ExecutionException | TimeoutException e) {
+      throw ApiError.unavailable("the change was not committed (no leader reachable?): " + e.getMessage());
+    }
+  }
+
+  static ControlResult check(ControlResult r) {
+    return switch (r.status()) {
+      case 200 -> r;
+      case 404 -> throw ApiError.notFound(r.error());
+      case 409 -> throw ApiError.conflict(r.error());
+      default -> throw new IllegalStateException("unexpected result " + r);
+    };
+  }
+}

@@ -1,0 +1,189 @@
+package io.kairos.control.api;
+
+import io.kairos.control.auth.Principal;
+import io.kairos.control.state.JobRequest;
+import io.kairos.protocol.JobSubmission;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+
+/**
+ * Turns a {@link JobSubmission} into a {@link JobRequest}: checks every field against its bounds
+ * and applies the defaults. Each error names the field and the fix.
+ */
+public final class Submissions {
+  public static final int MAX_ARGS = 1024;
+  public static final int MAX_ARG_CHARS = 8192;
+  public static final int MAX_ENV = 256;
+  public static final int MAX_ENV_VALUE_CHARS = 32_768;
+  public static final int MAX_GPUS = 4096;
+  public static final int MAX_GPUS_PER_NODE = 64;
+  public static final long MAX_TIME_LIMIT_SEC = 365L * 24 * 3600;
+  public static final long DEFAULT_TIME_LIMIT_SEC = 24 * 3600;
+
+  private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
+  private static final Pattern QUEUE = Pattern.compile("[a-z0-9][a-z0-9._-]{0,62}");
+  private static final Pattern USER = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._@-]{0,63}");
+  private static final Pattern TIME = Pattern.compile("(\\d{1,9})([smhd]?)");
+  private static final Pattern CLOCK = Pattern.compile("(?:(\\d{1,4})-)?(\\d{1,5}):(\\d{2})(?::(\\d{2}))?");
+
+  private Submissions() {}
+
+  public static JobRequest validate(JobSubmission s, Principal who) {
+    return validate(s, who, "");
+  }
+
+  /** {@code prefix} names the element in a batch ("[3].") so errors point at it. */
+  public static JobRequest validate(JobSubmission s, Principal who, String prefix) {
+    if (s == null) {
+      throw ApiError.invalid(prefix.isEmpty() ? null : prefix, "a job must be a JSON object", null);
+    }
+    List<String> command = command(s.command(), prefix);
+    Map<String, String> env = env(s.env(), prefix);
+    String workdir = s.workdir() == null ? "" : s.workdir();
+    check(workdir.isEmpty() || workdir.startsWith("/"), prefix + "workdir",
+        "workdir must be an absolute path, got '" + clip(workdir) + "'",
+        "give an absolute path, or leave it out to run in the job's own directory");
+    check(workdir.length() <= 4096 && workdir.indexOf('\0') < 0, prefix + "workdir",
+        "workdir is too long or contains NUL", "give a path under 4096 characters");
+
+    int gpus = s.gpus() == null ? 0 : s.gpus();
+    check(gpus >= 0 && gpus <= MAX_GPUS, prefix + "gpus",
+        "gpus must be between 0 and " + MAX_GPUS + ", got " + gpus, "ask for 0 to " + MAX_GPUS);
+    int perNode = 0;
+    if (s.gpusPerNode() != null) {
+      perNode = s.gpusPerNode();
+      check(perNode >= 1 && perNode <= MAX_GPUS_PER_NODE, prefix + "gpusPerNode",
+          "gpusPerNode must be between 1 and " + MAX_GPUS_PER_NODE + ", got " + perNode,
+          "set it to the GPUs each node gives the job, e.g. 8");
+      int p = perNode;
+      check(gpus > 0 && gpus % perNode == 0, prefix + "gpusPerNode",
+          "gpus (" + gpus + ") must be a positive multiple of gpusPerNode (" + p + ")",
+          "set gpus to nodes x gpusPerNode, e.g. " + (2 * p) + " for two nodes");
+    } else {
+      check(gpus <= MAX_GPUS_PER_NODE, prefix + "gpus",
+          gpus + " GPUs do not fit one node (at most " + MAX_GPUS_PER_NODE + ")",
+          "set gpusPerNode to spread the job over several nodes");
+    }
+    int cpus = s.cpus() == null ? (gpus == 0 ? 1 : 0) : s.cpus();
+    check(cpus >= 0 && cpus <= 4096, prefix + "cpus",
+        "cpus must be between 0 and 4096, got " + cpus, "ask for the CPUs each process needs");
+    long memoryMb = s.memoryMb() == null ? 0 : s.memoryMb();
+    check(memoryMb >= 0 && memoryMb <= (1L << 30), prefix + "memoryMb",
+        "memoryMb must be between 0 and " + (1L << 30) + ", got " + memoryMb,
+        "ask for the memory each process needs, in MiB");
+    check(gpus > 0 || cpus > 0 || memoryMb > 0, prefix + "cpus",
+        "a job must ask for at least one GPU, CPU or MiB of memory", "set gpus or cpus");
+
+    long timeLimit = s.timeLimit() == null ? DEFAULT_TIME_LIMIT_SEC : timeLimit(s.timeLimit(), prefix);
+    String queue = s.queue() == null ? "default" : s.queue();
+    check(QUEUE.matcher(queue).matches(), prefix + "queue",
+        "queue '" + clip(queue) + "' is not a valid queue name",
+        "use lower-case letters, digits, '.', '_' or '-' (at most 63)");
+    int priority = s.priority() == null ? 0 : s.priority();
+    check(Math.abs((long) priority) <= 1_000_000, prefix + "priority",
+        "priority must be between -1000000 and 1000000, got " + priority, null);
+    String model = s.gpuModel() == null ? "" : s.gpuModel();
+    check(model.length() <= 64 && model.indexOf('\0') < 0, prefix + "gpuModel",
+        "gpuModel is too long", "give a model name such as H100-80GB");
+    String user = who.user();
+    if (s.user() != null && !s.user().equals(who.user())) {
+      if (!who.isAdmin()) {
+        throw ApiError.forbidden(
+            "only an admin may submit for another user ('" + clip(s.user()) + "')");
+      }
+      check(USER.matcher(s.user()).matches(), prefix + "user",
+          "user '" + clip(s.user()) + "' is not a valid user name", null);
+      user = s.user();
+    }
+    String name = s.name() == null ? defaultName(command) : s.name();
+    check(!name.isBlank() && name.length() <= 128 && name.chars().noneMatch(Character::isISOControl),
+        prefix + "name", "name must be 1 to 128 printable characters", null);
+    return new JobRequest(name, command, env, workdir, gpus, perNode, cpus, memoryMb, timeLimit,
+        queue, priority, model, user);
+  }
+
+  private static List<String> command(List<String> command, String prefix) {
+    check(command != null && !command.isEmpty(), prefix + "command",
+        "command is required", "give the program and its arguments, e.g. [\"python3\", \"train.py\"]");
+    check(command.size() <= MAX_ARGS, prefix + "command",
+        "command has " + command.size() + " arguments, at most " + MAX_ARGS, null);
+    for (int i = 0; i < command.size(); i++) {
+      String arg = command.get(i);
+      check(arg != null, prefix + "command[" + i + "]", "arguments must be strings, not null", null);
+      check(arg.length() <= MAX_ARG_CHARS && arg.indexOf('\0') < 0, prefix + "command[" + i + "]",
+          "argument is longer than " + MAX_ARG_CHARS + " characters or contains NUL", null);
+    }
+    check(!command.get(0).isBlank(), prefix + "command[0]", "the program must not be blank",
+        "name the program to run");
+    return command;
+  }
+
+  private static Map<String, String> env(Map<String, String> env, String prefix) {
+    if (env == null) {
+      return Map.of();
+    }
+    check(env.size() <= MAX_ENV, prefix + "env", "env has more than " + MAX_ENV + " entries", null);
+    var out = new TreeMap<String, String>();
+    for (var e : env.entrySet()) {
+      check(ENV_NAME.matcher(e.getKey()).matches(), prefix + "env." + clip(e.getKey()),
+          "'" + clip(e.getKey()) + "' is not a valid environment variable name",
+          "use letters, digits and '_', not starting with a digit");
+      check(e.getValue() != null && e.getValue().length() <= MAX_ENV_VALUE_CHARS
+              && e.getValue().indexOf('\0') < 0,
+          prefix + "env." + e.getKey(), "value must be a string under 32 KiB without NUL", null);
+      out.put(e.getKey(), e.getValue());
+    }
+    return out;
+  }
+
+  /** Seconds from "3600", "90s", "30m", "2h", "1d", "1:30:00", "2-00:00:00" (Slurm's forms). */
+  public static long timeLimit(String text, String prefix) {
+    String t = text.trim();
+    long seconds = -1;
+    var m = TIME.matcher(t);
+    if (m.matches()) {
+      long n = Long.parseLong(m.group(1));
+      seconds = switch (m.group(2)) {
+        case "m" -> n * 60;
+        case "h" -> n * 3600;
+        case "d" -> n * 86400;
+        default -> n;
+      };
+    } else {
+      var c = CLOCK.matcher(t);
+      if (c.matches()) {
+        long days = c.group(1) == null ? 0 : Long.parseLong(c.group(1));
+        long a = Long.parseLong(c.group(2));
+        long b = Long.parseLong(c.group(3));
+        seconds = c.group(4) == null
+            ? days * 86400 + a * 60 + b
+            : days * 86400 + a * 3600 + b * 60 + Long.parseLong(c.group(4));
+      }
+    }
+    check(seconds >= 0, prefix + "timeLimit", "timeLimit '" + clip(text) + "' is not a duration",
+        "write seconds (\"3600\"), \"90s\", \"30m\", \"2h\", \"1d\" or \"H:MM:SS\"");
+    check(seconds >= 1 && seconds <= MAX_TIME_LIMIT_SEC, prefix + "timeLimit",
+        "timeLimit must be between 1 second and 365 days, got " + seconds + "s", null);
+    return seconds;
+  }
+
+  private static String defaultName(List<String> command) {
+    String first = command.get(0);
+    int slash = first.lastIndexOf('/');
+    String base = slash >= 0 ? first.substring(slash + 1) : first;
+    base = base.chars().anyMatch(Character::isISOControl) || base.isBlank() ? "job" : base;
+    return base.length() > 128 ? base.substring(0, 128) : base;
+  }
+
+  static void check(boolean ok, String field, String detail, String fix) {
+    if (!ok) {
+      throw ApiError.invalid(field, detail, fix);
+    }
+  }
+
+  static String clip(String s) {
+    return s.length() > 64 ? s.substring(0, 64) + "..." : s;
+  }
+}

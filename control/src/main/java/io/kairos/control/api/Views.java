@@ -1,0 +1,90 @@
+package io.kairos.control.api;
+
+import io.kairos.control.sched.SchedulerLoop;
+import io.kairos.control.state.ControlState;
+import io.kairos.control.state.JobRecord;
+import io.kairos.control.state.NodeRecord;
+import io.kairos.protocol.JobState;
+import io.kairos.protocol.JobView;
+import io.kairos.protocol.NodeView;
+import io.kairos.protocol.TaskPlacement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Optional;
+
+/** Records to API views. Callers hold the state's read lock. */
+final class Views {
+  private Views() {}
+
+  static JobView job(ControlState state, JobRecord j, SchedulerLoop scheduler) {
+    var r = j.request;
+    String reason = null;
+    String detail = null;
+    if (j.state == JobState.PENDING) {
+      if (state.isUnplaceable(j.id)) {
+        reason = "NO_NODE_CAN_HOLD";
+        detail = state.store() == null
+            ? "no node is registered yet"
+            : "no registered node can ever hold it (" + r.tasks() + " node(s) with "
+                + r.gpusPerTask() + " GPUs" + (r.gpuModel().isEmpty() ? "" : " of model " + r.gpuModel())
+                + ")";
+      } else {
+        var p = scheduler.pending(j.id);
+        if (p == null) {
+          reason = "NOT_YET_CONSIDERED";
+          detail = "submitted after the last scheduling pass";
+        } else {
+          reason = p.reason().name();
+          detail = describe(p);
+        }
+      }
+    }
+    return new JobView(
+        j.id, r.name(), r.user(), r.queue(), r.priority(), j.state, r.command(), r.env(),
+        r.workdir().isEmpty() ? null : r.workdir(), r.gpus(),
+        r.gpusPerNode() == 0 ? null : r.gpusPerNode(), r.tasks(), r.cpus(), r.memoryMb(),
+        r.timeLimitSec(), r.gpuModel().isEmpty() ? null : r.gpuModel(), time(j.submitMs),
+        j.attempt > 0 ? time(j.startMs) : null, j.state.isFinal() ? time(j.endMs) : null,
+        reason, detail, j.attempt, j.requeues, j.exitCode, j.message,
+        j.placement.isEmpty() ? null : j.placement);
+  }
+
+  private static String describe(SchedulerLoop.Pending p) {
+    String text = switch (p.reason()) {
+      case INSUFFICIENT_GPUS -> "fewer GPUs are free than the job needs";
+      case NO_PLACEMENT -> "enough GPUs are free, but no set of nodes holds the whole gang";
+      case WOULD_DELAY_RESERVATION -> "it fits, but starting it would delay a reserved job";
+      case RESERVED -> "holds a reservation";
+      case WAITING_FOR_EARLIER_JOB -> "an earlier job waits first (strict order)";
+    };
+    if (p.reservedStartSec() >= 0) {
+      text += "; predicted start " + Instant.ofEpochSecond(p.reservedStartSec());
+    }
+    return text;
+  }
+
+  static NodeView node(ControlState state, NodeRecord n, Optional<Long> lastSeenMs) {
+    var reg = n.registration;
+    var jobs = new ArrayList<Long>();
+    int used = 0;
+    for (JobRecord j : state.activeJobs()) {
+      if (j.state == JobState.RUNNING) {
+        for (TaskPlacement t : j.placement) {
+          if (t.node().equals(n.name)) {
+            jobs.add(j.id);
+            used += t.gpus().size();
+          }
+        }
+      }
+    }
+    return new NodeView(
+        n.name, n.state, n.reason,
+        reg.gpus().isEmpty() ? null : reg.gpus().get(0).model(),
+        reg.gpus().size(), used, reg.cpus(), reg.memoryBytes(), reg.zone(), reg.block(),
+        reg.rack(), reg.address(), n.epoch, jobs, lastSeenMs.map(Views::time).orElse(null));
+  }
+
+  static String time(long ms) {
+    return Instant.ofEpochMilli(ms).toString();
+  }
+}

@@ -1,0 +1,89 @@
+package io.kairos.control.raft;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.kairos.control.state.ControlCommand;
+import io.kairos.control.state.ControlResult;
+import io.kairos.control.state.StateImage;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.util.Arrays;
+
+/**
+ * Bytes for the log, replies and snapshots: a leading format byte, then JSON. The byte is there
+ * from the first entry so that the format can change while old log entries still decode.
+ */
+public final class CommandCodec {
+  /** Format 1: JSON of the sealed command hierarchy, with an {@code op} type tag. */
+  static final byte FORMAT_JSON = 1;
+
+  private static final ObjectMapper JSON =
+      JsonMapper.builder()
+          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+          .build();
+
+  private CommandCodec() {}
+
+  public static byte[] encode(ControlCommand command) {
+    return withFormat(write(command));
+  }
+
+  public static ControlCommand decode(byte[] bytes) {
+    return read(payload(bytes), ControlCommand.class);
+  }
+
+  public static byte[] encodeResult(ControlResult result) {
+    return withFormat(write(result));
+  }
+
+  public static ControlResult decodeResult(byte[] bytes) {
+    return read(payload(bytes), ControlResult.class);
+  }
+
+  public static void writeImage(StateImage image, OutputStream out) throws IOException {
+    out.write(FORMAT_JSON);
+    JSON.writeValue(out, image);
+  }
+
+  public static StateImage readImage(InputStream in) throws IOException {
+    int format = in.read();
+    if (format != FORMAT_JSON) {
+      throw new IOException("unknown snapshot format " + format);
+    }
+    return JSON.readValue(in, StateImage.class);
+  }
+
+  private static byte[] withFormat(byte[] json) {
+    byte[] out = new byte[json.length + 1];
+    out[0] = FORMAT_JSON;
+    System.arraycopy(json, 0, out, 1, json.length);
+    return out;
+  }
+
+  private static byte[] payload(byte[] bytes) {
+    if (bytes.length == 0 || bytes[0] != FORMAT_JSON) {
+      throw new IllegalArgumentException(
+          "unknown log entry format " + (bytes.length == 0 ? "(empty)" : bytes[0]));
+    }
+    return Arrays.copyOfRange(bytes, 1, bytes.length);
+  }
+
+  private static byte[] write(Object value) {
+    try {
+      return JSON.writeValueAsBytes(value);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static <T> T read(byte[] json, Class<T> type) {
+    try {
+      return JSON.readValue(json, type);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("undecodable log entry: " + e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,180 @@
+package io.kairos.control.raft;
+
+import io.kairos.control.state.ControlCommand;
+import io.kairos.control.state.ControlResult;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.stream.Collectors;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+
+/**
+ * One replica of the controller group: a Ratis server with the {@link KairosStateMachine} and
+ * its log under {@code DATA/raft}, plus a Ratis client for proposing commands. The client finds
+ * the leader itself, so a command proposed on a follower is forwarded to the leader.
+ *
+ * <p>Durability: the Ratis log is flushed (fsync) before an entry counts as committed, so an
+ * acknowledged command survives a crash of the single replica, and of any minority of a group.
+ */
+public final class RaftReplica implements Closeable {
+  /** One group per Kairos cluster; its id is fixed so that every replica agrees. */
+  static final RaftGroupId GROUP_ID =
+      RaftGroupId.valueOf(UUID.nameUUIDFromBytes("kairos-controller".getBytes(StandardCharsets.UTF_8)));
+
+  private final PeerAddress self;
+  private final List<PeerAddress> peers;
+  private final KairosStateMachine stateMachine = new KairosStateMachine();
+  private final Map<String, PeerAddress> peersById;
+  private final RaftServer server;
+  private final RaftClient client;
+
+  /**
+   * @param self this replica (one of {@code peers})
+   * @param peers the whole group (1, 3 or 5 replicas)
+   * @param dataDir where the log and snapshots live ({@code DATA/raft})
+   */
+  public RaftReplica(PeerAddress self, List<PeerAddress> peers, Path dataDir) throws IOException {
+    this.self = self;
+    this.peers = List.copyOf(peers);
+    this.peersById = peers.stream().collect(Collectors.toMap(PeerAddress::id, p -> p));
+    if (!peersById.containsKey(self.id())) {
+      throw new IllegalArgumentException("this replica " + self + " is not in the peers " + peers);
+    }
+    Path raftDir = dataDir.resolve("raft");
+    Files.createDirectories(raftDir);
+    var group =
+        RaftGroup.valueOf(
+            GROUP_ID,
+            peers.stream()
+                .map(p -> RaftPeer.newBuilder().setId(p.id()).setAddress(p.raftAddress()).build())
+                .toList());
+    RaftProperties properties = properties(raftDir, self.raftPort(), peers.size());
+    server =
+        RaftServer.newBuilder()
+            .setServerId(RaftPeerId.valueOf(self.id()))
+            .setGroup(group)
+            .setStateMachine(stateMachine)
+            .setProperties(properties)
+            .build();
+    client =
+        RaftClient.newBuilder()
+            .setProperties(properties)
+            .setRaftGroup(group)
+            .setLeaderId(null)
+            .setRetryPolicy(
+                RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+                    200, TimeDuration.valueOf(50, java.util.concurrent.TimeUnit.MILLISECONDS)))
+            .build();
+  }
+
+  private static RaftProperties properties(Path raftDir, int raftPort, int groupSize) {
+    var p = new RaftProperties();
+    RaftServerConfigKeys.setStorageDir(p, List.of(raftDir.toFile()));
+    GrpcConfigKeys.Server.setPort(p, raftPort);
+    // Snapshot every 20,000 entries and drop the log it covers; restart replays the rest.
+    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, 20_000);
+    RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+    RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf("32MB"));
+    RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, SizeInBytes.valueOf("8MB"));
+    RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf("9MB"));
+    GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf("16MB"));
+    // Elections: a new leader within a few seconds of losing the old one.
+    RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(600, java.util.concurrent.TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(1200, java.util.concurrent.TimeUnit.MILLISECONDS));
+    RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(3, java.util.concurrent.TimeUnit.SECONDS));
+    return p;
+  }
+
+  public void start() throws IOException {
+    server.start();
+  }
+
+  /** Proposes a command; completes with its result once committed and applied here or remotely. */
+  public CompletableFuture<ControlResult> propose(ControlCommand command) {
+    byte[] bytes = CommandCodec.encode(command);
+    return client
+        .async()
+        .send(Message.valueOf(ByteString.copyFrom(bytes)))
+        .thenApply(
+            reply -> {
+              if (!reply.isSuccess()) {
+                throw new CompletionException(
+                    new IOException("not committed: " + reply.getException()));
+              }
+              return CommandCodec.decodeResult(reply.getMessage().getContent().toByteArray());
+            });
+  }
+
+  public KairosStateMachine stateMachine() {
+    return stateMachine;
+  }
+
+  public PeerAddress self() {
+    return self;
+  }
+
+  public List<PeerAddress> peers() {
+    return peers;
+  }
+
+  private Optional<RaftServer.Division> division() {
+    try {
+      return Optional.of(server.getDivision(GROUP_ID));
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** Whether this replica leads and has applied its term's first entry (ready to schedule). */
+  public boolean isLeaderReady() {
+    return division().map(d -> d.getInfo().isLeader() && d.getInfo().isLeaderReady()).orElse(false);
+  }
+
+  public boolean isLeader() {
+    return division().map(d -> d.getInfo().isLeader()).orElse(false);
+  }
+
+  /** The leader's HTTP base URL, when one is known. */
+  public Optional<String> leaderUrl() {
+    return division()
+        .map(d -> d.getInfo().getLeaderId())
+        .map(id -> peersById.get(id.toString()))
+        .map(PeerAddress::httpUrl);
+  }
+
+  public long appliedIndex() {
+    return division().map(d -> d.getInfo().getLastAppliedIndex()).orElse(-1L);
+  }
+
+  @Override
+  public void close() throws IOException {
+    try {
+      client.close();
+    } finally {
+      server.close();
+    }
+  }
+}

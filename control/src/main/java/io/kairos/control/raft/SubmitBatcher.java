@@ -1,0 +1,117 @@
+package io.kairos.control.raft;
+
+import io.kairos.control.state.ControlCommand.SubmitJobs;
+import io.kairos.control.state.ControlResult;
+import io.kairos.control.state.JobRequest;
+import java.io.Closeable;
+import java.io.IOException;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Packs concurrent submissions into one {@link SubmitJobs} log entry, so that thousands of
+ * submits per second cost tens of log writes, not thousands (group commit).
+ *
+ * <p>A single thread drains the queue: it takes whatever is waiting (up to {@link
+ * #MAX_JOBS_PER_ENTRY} jobs), proposes it, and goes on without waiting for the commit; at most
+ * {@link #MAX_IN_FLIGHT} entries are in flight. Under light load each submit is its own entry
+ * and waits for nothing; under heavy load entries grow. Each caller's future completes with its
+ * own ids once the entry is committed and applied.
+ */
+public final class SubmitBatcher implements Closeable {
+  static final int MAX_JOBS_PER_ENTRY = 2_000;
+  static final int MAX_IN_FLIGHT = 8;
+
+  private record Pending(List<JobRequest> jobs, CompletableFuture<List<Long>> done) {}
+
+  private final RaftReplica replica;
+  private final InstantSource clock;
+  private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
+  private final Semaphore inFlight = new Semaphore(MAX_IN_FLIGHT);
+  private final Thread drainer;
+  private volatile boolean closed;
+
+  public SubmitBatcher(RaftReplica replica, InstantSource clock) {
+    this.replica = replica;
+    this.clock = clock;
+    this.drainer = Thread.ofPlatform().name("kairos-submit-batcher").daemon().start(this::drain);
+  }
+
+  /** Queues jobs for the next entry; completes with their ids, in order. */
+  public CompletableFuture<List<Long>> submit(List<JobRequest> jobs) {
+    var done = new CompletableFuture<List<Long>>();
+    if (closed) {
+      done.completeExceptionally(new IOException("the controller is shutting down"));
+      return done;
+    }
+    queue.add(new Pending(List.copyOf(jobs), done));
+    return done;
+  }
+
+  private void drain() {
+    var batch = new ArrayList<Pending>();
+    while (!closed) {
+      try {
+        Pending first = queue.poll(200, TimeUnit.MILLISECONDS);
+        if (first == null) {
+          continue;
+        }
+        inFlight.acquire();
+        batch.add(first);
+        int jobs = first.jobs().size();
+        Pending next;
+        while (jobs < MAX_JOBS_PER_ENTRY && (next = queue.poll()) != null) {
+          batch.add(next);
+          jobs += next.jobs().size();
+        }
+        propose(List.copyOf(batch), jobs);
+        batch.clear();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  private void propose(List<Pending> batch, int jobCount) {
+    var all = new ArrayList<JobRequest>(jobCount);
+    for (Pending p : batch) {
+      all.addAll(p.jobs());
+    }
+    replica
+        .propose(new SubmitJobs(clock.millis(), all))
+        .whenComplete(
+            (result, error) -> {
+              inFlight.release();
+              if (error != null) {
+                batch.forEach(p -> p.done().completeExceptionally(error));
+                return;
+              }
+              distribute(batch, result);
+            });
+  }
+
+  private static void distribute(List<Pending> batch, ControlResult result) {
+    int at = 0;
+    for (Pending p : batch) {
+      int n = p.jobs().size();
+      p.done().complete(List.copyOf(result.ids().subList(at, at + n)));
+      at += n;
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    drainer.interrupt();
+    Pending p;
+    while ((p = queue.poll()) != null) {
+      p.done().completeExceptionally(new IOException("the controller is shutting down"));
+    }
+  }
+}

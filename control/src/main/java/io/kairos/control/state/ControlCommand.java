@@ -1,0 +1,78 @@
+package io.kairos.control.state;
+
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import io.kairos.protocol.TaskPlacement;
+import io.kairos.protocol.agent.Registration;
+import java.util.List;
+
+/**
+ * The controller log's alphabet: every change to the replicated state. Each carries the time it
+ * happened ({@code atMs}, stamped by the replica that proposed it), so applying is
+ * deterministic: followers and replays never read a clock.
+ */
+@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "op")
+@JsonSubTypes({
+  @JsonSubTypes.Type(value = ControlCommand.SubmitJobs.class, name = "submit"),
+  @JsonSubTypes.Type(value = ControlCommand.CancelJob.class, name = "cancel"),
+  @JsonSubTypes.Type(value = ControlCommand.StartJobs.class, name = "start"),
+  @JsonSubTypes.Type(value = ControlCommand.TaskEnded.class, name = "taskEnded"),
+  @JsonSubTypes.Type(value = ControlCommand.RegisterNode.class, name = "register"),
+  @JsonSubTypes.Type(value = ControlCommand.DrainNode.class, name = "drain"),
+  @JsonSubTypes.Type(value = ControlCommand.ResumeNode.class, name = "resume"),
+  @JsonSubTypes.Type(value = ControlCommand.AddToken.class, name = "addToken"),
+})
+public sealed interface ControlCommand {
+  long atMs();
+
+  /** New jobs, in order; each gets the next id. One log entry for a whole batch. */
+  record SubmitJobs(long atMs, List<JobRequest> jobs) implements ControlCommand {
+    public SubmitJobs {
+      jobs = List.copyOf(jobs);
+    }
+  }
+
+  /** A user or an admin cancels a pending or running job. */
+  record CancelJob(long atMs, long jobId, String by) implements ControlCommand {}
+
+  /** The scheduler's decisions: each job's gang starts on the named nodes and GPUs. */
+  record StartJobs(long atMs, List<Start> starts) implements ControlCommand {
+    public StartJobs {
+      starts = List.copyOf(starts);
+    }
+  }
+
+  /** One start decision: the job's tasks in rank order. */
+  record Start(long jobId, List<TaskPlacement> tasks) {
+    public Start {
+      tasks = List.copyOf(tasks);
+    }
+  }
+
+  /**
+   * An agent reported a task's end. Counted only when {@code epoch} is the node's current one
+   * and {@code attempt} the job's current one (a fenced or stale report changes nothing).
+   *
+   * @param reason null for a normal exit; TIME_LIMIT, KILLED or LAUNCH_FAILED otherwise
+   */
+  record TaskEnded(
+      long atMs,
+      String node,
+      long epoch,
+      long jobId,
+      int attempt,
+      int task,
+      int exitCode,
+      String reason,
+      String message)
+      implements ControlCommand {}
+
+  /** An agent (re)registers: a new epoch; jobs it ran under an older epoch are requeued. */
+  record RegisterNode(long atMs, Registration registration) implements ControlCommand {}
+
+  record DrainNode(long atMs, String node, String reason) implements ControlCommand {}
+
+  record ResumeNode(long atMs, String node) implements ControlCommand {}
+
+  record AddToken(long atMs, TokenRecord token) implements ControlCommand {}
+}

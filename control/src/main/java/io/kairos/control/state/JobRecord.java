@@ -1,0 +1,51 @@
+package io.kairos.control.state;
+
+import io.kairos.protocol.JobState;
+import io.kairos.protocol.TaskPlacement;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One job's whole life in the replicated state. Mutable, and written only by {@link
+ * ControlState} on the apply thread; readers copy it into a view under the state's read lock.
+ * Fields are public for the snapshot codec (Jackson), not for other writers.
+ */
+public final class JobRecord {
+  public long id;
+  public JobRequest request;
+  public JobState state = JobState.PENDING;
+  public long submitMs;
+  public long startMs;
+  public long endMs;
+  /** Starts so far; the current attempt while RUNNING. */
+  public int attempt;
+  public int requeues;
+  public Integer exitCode;
+  public String message;
+  /** The current (or last) attempt's tasks, in rank order. */
+  public List<TaskPlacement> placement = List.of();
+  /** Per task of the current attempt: null while running, else its exit code. */
+  public List<Integer> taskExits = new ArrayList<>();
+
+  public JobRecord() {}
+
+  JobRecord(long id, JobRequest request, long submitMs) {
+    this.id = id;
+    this.request = request;
+    this.submitMs = submitMs;
+  }
+
+  public boolean isActive() {
+    return state == JobState.PENDING || state == JobState.RUNNING;
+  }
+
+  /** Whether the current attempt placed task {@code task} on {@code node}. */
+  public boolean runsOn(String node) {
+    for (var t : placement) {
+      if (t.node().equals(node)) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

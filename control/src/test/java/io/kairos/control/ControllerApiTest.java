@@ -1,0 +1,85 @@
+package io.kairos.control;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.kairos.protocol.GpuDevice;
+import io.kairos.protocol.JobState;
+import io.kairos.protocol.JobView;
+import io.kairos.protocol.SubmitResult;
+import io.kairos.protocol.agent.Heartbeat;
+import io.kairos.protocol.agent.HeartbeatReply;
+import io.kairos.protocol.agent.Registered;
+import io.kairos.protocol.agent.Registration;
+import io.kairos.protocol.agent.TaskReport;
+import io.kairos.protocol.agent.TaskStatus;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The API against a real single-replica controller (Ratis on a temp dir, HTTP on a free port). */
+class ControllerApiTest {
+  @TempDir static Path dir;
+  static Controller controller;
+  static TestApi api;
+  static TestApi agent;
+
+  @BeforeAll
+  static void start() throws Exception {
+    controller = Controller.start(Controller.Config.single(dir, "127.0.0.1", 0));
+    api = new TestApi(controller.url(), controller.adminToken());
+    agent = api.as(controller.joinToken());
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    controller.close();
+  }
+
+  static Registration node(String name, int gpus) {
+    var list = new ArrayList<GpuDevice>();
+    for (int i = 0; i < gpus; i++) {
+      list.add(new GpuDevice(i, "GPU-" + name + "-" + i, "H100", 80L << 30));
+    }
+    return new Registration(name, "http://127.0.0.1:1", list, 64, 512L << 30, Map.of(),
+        "z", "b", "r", gpus);
+  }
+
+  @Test
+  void aSubmittedJobRunsOnARegisteredNodeAndSucceedsWhenItsTaskExitsZero() {
+    var submitted = api.post("/api/v1/jobs", "{\"command\": [\"sleep\", \"60\"], \"gpus\": 2}");
+    assertThat(submitted.status()).as(submitted.body()).isEqualTo(201);
+    long id = submitted.as(SubmitResult.class).id();
+
+    var pending = api.get("/api/v1/jobs/" + id).as(JobView.class);
+    assertThat(pending.state()).isEqualTo(JobState.PENDING);
+
+    var reg = agent.post("/api/v1/agents/register", node("n1", 4));
+    assertThat(reg.status()).as(reg.body()).isEqualTo(200);
+    long epoch = reg.as(Registered.class).epoch();
+
+    await().atMost(Duration.ofSeconds(10)).until(
+        () -> api.get("/api/v1/jobs/" + id).as(JobView.class).state() == JobState.RUNNING);
+    var hb = agent.post("/api/v1/agents/heartbeat", new Heartbeat("n1", epoch, List.of(), 0))
+        .as(HeartbeatReply.class);
+    assertThat(hb.fenced()).isFalse();
+    assertThat(hb.launch()).hasSize(1);
+    var a = hb.launch().get(0);
+    assertThat(a.jobId()).isEqualTo(id);
+    assertThat(a.gpus()).hasSize(2);
+
+    var exited = new TaskReport(id, a.attempt(), 0, TaskStatus.EXITED, 0, null, null, 1L, 2L);
+    var hb2 = agent.post("/api/v1/agents/heartbeat", new Heartbeat("n1", epoch, List.of(exited), 0))
+        .as(HeartbeatReply.class);
+    assertThat(hb2.forget()).hasSize(1);
+    var done = api.get("/api/v1/jobs/" + id).as(JobView.class);
+    assertThat(done.state()).isEqualTo(JobState.SUCCEEDED);
+    assertThat(done.exitCode()).isZero();
+  }
+}

@@ -1,0 +1,48 @@
+package io.kairos.protocol;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The body of {@code POST /api/v1/jobs}. Only {@code command} is required; every other field has
+ * a default, applied by the controller (not here, so that "absent" stays visible).
+ *
+ * @param name a label for people; defaults to the command's first word
+ * @param command the program and its arguments, run as is on each node (no shell)
+ * @param env extra environment variables for the tasks
+ * @param workdir the working directory on the node; defaults to the agent's job directory
+ * @param gpus total GPUs; default 0. Without {@code gpusPerNode}, all on one node, one process
+ * @param gpusPerNode spreads {@code gpus} over {@code gpus / gpusPerNode} distinct nodes, one
+ *     process per node, started together (a gang)
+ * @param cpus CPUs per process (per node); default 1
+ * @param memoryMb memory per process in MiB; default 0 (not limited)
+ * @param timeLimit the longest the job may run: seconds ("3600") or "90s", "30m", "2h", "1d",
+ *     "1:30:00"; default 1 day
+ * @param queue default "default"
+ * @param priority higher first; default 0
+ * @param gpuModel the GPU model every node must have; default any
+ * @param user only an admin may submit on behalf of another user; default: the token's user
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record JobSubmission(
+    String name,
+    List<String> command,
+    Map<String, String> env,
+    String workdir,
+    Integer gpus,
+    Integer gpusPerNode,
+    Integer cpus,
+    Long memoryMb,
+    String timeLimit,
+    String queue,
+    Integer priority,
+    String gpuModel,
+    String user) {
+
+  /** The smallest valid submission: a command and a GPU count. */
+  public static JobSubmission of(List<String> command, int gpus) {
+    return new JobSubmission(
+        null, command, null, null, gpus, null, null, null, null, null, null, null, null);
+  }
+}

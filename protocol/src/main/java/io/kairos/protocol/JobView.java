@@ -1,0 +1,48 @@
+package io.kairos.protocol;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A job as the API shows it ({@code GET /api/v1/jobs/{id}}). Times are ISO-8601 instants (UTC),
+ * absent until they happen.
+ *
+ * @param tasks how many processes the gang starts (one per node used)
+ * @param pendingReason why a PENDING job waits (a stable code such as {@code INSUFFICIENT_GPUS}),
+ *     absent otherwise
+ * @param pendingDetail the same in words
+ * @param attempt how many times it started (1 after its first start); requeues = attempt - 1
+ * @param requeues how many times it went back to PENDING after starting
+ * @param exitCode of the first failed task, or 0, once final
+ * @param message how it ended, in words ("exit code 3 on node n1", "time limit 60s reached",
+ *     "cancelled by alice")
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record JobView(
+    long id,
+    String name,
+    String user,
+    String queue,
+    int priority,
+    JobState state,
+    List<String> command,
+    Map<String, String> env,
+    String workdir,
+    int gpus,
+    Integer gpusPerNode,
+    int tasks,
+    int cpus,
+    long memoryMb,
+    long timeLimitSec,
+    String gpuModel,
+    String submitTime,
+    String startTime,
+    String endTime,
+    String pendingReason,
+    String pendingDetail,
+    int attempt,
+    int requeues,
+    Integer exitCode,
+    String message,
+    List<TaskPlacement> placement) {}

@@ -1,0 +1,29 @@
+package io.kairos.protocol;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.List;
+
+/**
+ * A node as the API shows it ({@code GET /api/v1/nodes}).
+ *
+ * @param reason why it is DRAINED or DOWN
+ * @param jobs ids of the jobs running on it
+ * @param lastHeartbeat ISO-8601 instant of the last heartbeat this replica saw, if any
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record NodeView(
+    String name,
+    NodeState state,
+    String reason,
+    String gpuModel,
+    int gpus,
+    int gpusUsed,
+    int cpus,
+    long memoryBytes,
+    String zone,
+    String block,
+    String rack,
+    String address,
+    long epoch,
+    List<Long> jobs,
+    String lastHeartbeat) {}

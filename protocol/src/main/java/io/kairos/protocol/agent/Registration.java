@@ -1,0 +1,25 @@
+package io.kairos.protocol.agent;
+
+import io.kairos.protocol.GpuDevice;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * An agent announces its node. Registering again (after a restart) starts a new epoch: the
+ * controller fences the old one.
+ *
+ * @param address the base URL of the agent's own HTTP server (task logs), e.g.
+ *     {@code http://127.0.0.1:7101}
+ * @param nvlinkDomainSize GPUs per NVLink domain (equal to the GPU count when all share one)
+ */
+public record Registration(
+    String node,
+    String address,
+    List<GpuDevice> gpus,
+    int cpus,
+    long memoryBytes,
+    Map<String, String> labels,
+    String zone,
+    String block,
+    String rack,
+    int nvlinkDomainSize) {}
