@@ -1,6 +1,7 @@
 package io.kairos.cli;
 
 import io.kairos.sim.trace.TraceFormatException;
+import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -10,7 +11,24 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "kairos 0.1.0",
     description = "Kairos: a job scheduler for GPU clusters.",
-    subcommands = {SimulateCommand.class, AotTrainCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      UpCommand.class,
+      ServerCommand.class,
+      AgentCommand.class,
+      SimulateCommand.class,
+      SubmitCommand.class,
+      QueueCommand.class,
+      CancelCommand.class,
+      ShowCommand.class,
+      LogsCommand.class,
+      HistoryCommand.class,
+      NodesCommand.class,
+      TokenCommand.class,
+      WhoAmICommand.class,
+      BenchCommand.class,
+      AotTrainCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class Main implements Runnable {
   public static void main(String[] args) {
     System.exit(run(args));
@@ -18,6 +36,18 @@ public final class Main implements Runnable {
 
   /** Runs the command line and returns the exit code (for tests). */
   public static int run(String... args) {
+    return newCommandLine().execute(args);
+  }
+
+  /** Runs the command line printing to {@code out} and {@code err}; returns the exit code. */
+  public static int run(PrintWriter out, PrintWriter err, String... args) {
+    var cli = newCommandLine();
+    cli.setOut(out);
+    cli.setErr(err);
+    return cli.execute(args);
+  }
+
+  private static CommandLine newCommandLine() {
     var cli = new CommandLine(new Main());
     cli.setExecutionExceptionHandler(
         (e, cmd, parsed) -> {
@@ -29,7 +59,7 @@ public final class Main implements Runnable {
           }
           throw e;
         });
-    return cli.execute(args);
+    return cli;
   }
 
   @Override

@@ -15,13 +15,14 @@ import java.util.Map;
  * @param gpus total GPUs; default 0. Without {@code gpusPerNode}, all on one node, one process
  * @param gpusPerNode spreads {@code gpus} over {@code gpus / gpusPerNode} distinct nodes, one
  *     process per node, started together (a gang)
- * @param cpus CPUs per process (per node); default 1
+ * @param cpus CPUs reserved per process (per node); default 1 for a CPU-only job, 0 for a GPU job
  * @param memoryMb memory per process in MiB; default 0 (not limited)
  * @param timeLimit the longest the job may run: seconds ("3600") or "90s", "30m", "2h", "1d",
  *     "1:30:00"; default 1 day
  * @param queue default "default"
  * @param priority higher first; default 0
- * @param gpuModel the GPU model every node must have; default any
+ * @param gpuModel the GPU model every node must have (as its agent reports it, e.g. H100); default
+ *     any
  * @param user only an admin may submit on behalf of another user; default: the token's user
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)

@@ -12,9 +12,9 @@ import java.util.Map;
  * @param pendingReason why a PENDING job waits (a stable code such as {@code INSUFFICIENT_GPUS}),
  *     absent otherwise
  * @param pendingDetail the same in words
- * @param attempt how many times it started (1 after its first start); requeues = attempt - 1
+ * @param attempt how many times it started (1 after its first start)
  * @param requeues how many times it went back to PENDING after starting
- * @param exitCode of the first failed task, or 0, once final
+ * @param exitCode once SUCCEEDED (0) or FAILED (the failed task's code); absent when cancelled
  * @param message how it ended, in words ("exit code 3 on node n1", "time limit 60s reached",
  *     "cancelled by alice")
  */

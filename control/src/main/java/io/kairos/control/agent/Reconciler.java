@@ -70,7 +70,7 @@ public final class Reconciler {
         if (t.node().equals(hb.node())
             && job.taskExits.get(t.task()) == null
             && !held.contains(new TaskRef(job.id, job.attempt, t.task()))) {
-          launch.add(assignment(job, t));
+          launch.add(assignment(job, t, masterAddr(state, job)));
         }
       }
     }
@@ -98,7 +98,26 @@ public final class Reconciler {
     };
   }
 
-  static TaskAssignment assignment(JobRecord job, TaskPlacement t) {
+  /** The host of rank 0's node, from its agent's registered address; null when unknown. */
+  static String masterAddr(ControlState state, JobRecord job) {
+    if (job.placement.isEmpty()) {
+      return null;
+    }
+    return state.node(job.placement.get(0).node())
+        .map(n -> n.registration == null ? null : n.registration.address())
+        .map(Reconciler::host)
+        .orElse(null);
+  }
+
+  static String host(String url) {
+    try {
+      return java.net.URI.create(url).getHost();
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
+
+  static TaskAssignment assignment(JobRecord job, TaskPlacement t, String masterAddr) {
     var r = job.request;
     var nodes = new ArrayList<String>(job.placement.size());
     for (TaskPlacement p : job.placement) {
@@ -106,6 +125,7 @@ public final class Reconciler {
     }
     return new TaskAssignment(
         job.id, job.attempt, t.task(), job.placement.size(), nodes, r.name(), r.user(),
-        r.command(), r.env(), r.workdir(), t.gpus(), r.cpus(), r.memoryMb(), r.timeLimitSec());
+        r.command(), r.env(), r.workdir(), t.gpus(), r.cpus(), r.memoryMb(), r.timeLimitSec(),
+        masterAddr);
   }
 }

@@ -30,6 +30,12 @@ final class AgentRoutes {
       if (hb.node() == null || hb.tasks() == null) {
         throw ApiError.invalid(hb.node() == null ? "node" : "tasks", "node and tasks are required", null);
       }
+      for (int i = 0; i < hb.tasks().size(); i++) {
+        var t = hb.tasks().get(i);
+        if (t == null || t.status() == null) {
+          throw ApiError.invalid("tasks[" + i + "]", "each task needs a jobId, attempt, task and status", null);
+        }
+      }
       ctx.json(s.agents().heartbeat(hb));
     });
   }
@@ -51,8 +57,9 @@ final class AgentRoutes {
     Submissions.check(r.gpus() != null && r.gpus().size() <= 64, "gpus", "at most 64 GPUs per node", null);
     for (int i = 0; i < r.gpus().size(); i++) {
       GpuDevice g = r.gpus().get(i);
-      Submissions.check(g != null && g.index() == i && g.model() != null, "gpus[" + i + "]",
-          "GPUs must be listed by index 0..n-1, each with a model", null);
+      Submissions.check(g != null && g.index() == i && g.model() != null && g.memoryBytes() >= 0,
+          "gpus[" + i + "]", "GPUs must be listed by index 0..n-1, each with a model and memory >= 0",
+          null);
     }
     Submissions.check(r.cpus() >= 0 && r.memoryBytes() >= 0, "cpus", "cpus and memory must be >= 0", null);
     Submissions.check(r.zone() != null && r.block() != null && r.rack() != null, "rack",

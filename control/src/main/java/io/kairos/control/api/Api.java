@@ -33,8 +33,10 @@ public final class Api {
           config.startup.showOldJavalinVersionWarning = false;
           config.concurrency.useVirtualThreads = true;
           config.http.maxRequestSize = MAX_BODY_BYTES;
+          config.http.prefer405over404 = true;
           config.http.defaultContentType = "application/json";
           extra.accept(config);
+          config.routes.before(Api::refuseDeclaredOversizeBody);
           config.routes.before("/api/v1/*", ctx -> authenticate(ctx, auth));
           JobRoutes.register(config, services);
           NodeRoutes.register(config, services);
@@ -44,10 +46,16 @@ public final class Api {
           config.routes.exception(
               io.javalin.http.HttpResponseException.class,
               (e, ctx) ->
-                  problem(ctx, new ApiError(e.getStatus(), "Request refused", e.getMessage(), null, null)));
+                  problem(ctx, new ApiError(e.getStatus(), titleOf(e.getStatus()), e.getMessage(), null, null)));
           config.routes.exception(
               Exception.class,
               (e, ctx) -> {
+                if (endedEarly(e)) {
+                  problem(ctx, ApiError.invalid(null,
+                      "the request body ended before the length its Content-Length announced",
+                      "send the whole body"));
+                  return;
+                }
                 String id = UUID.randomUUID().toString();
                 LOG.error("internal error {} on {} {}", id, ctx.method(), ctx.path(), e);
                 ctx.status(500)
@@ -71,6 +79,38 @@ public final class Api {
               "the request body is larger than " + (MAX_BODY_BYTES >> 20) + " MiB", null,
               "send fewer jobs per request")));
         });
+  }
+
+  /**
+   * Refuses a body whose declared length is over the limit before reading any of it (Javalin
+   * itself reads up to the limit first, so a client announcing 100 MB would wait).
+   */
+  private static void refuseDeclaredOversizeBody(Context ctx) {
+    if (ctx.req().getContentLengthLong() > MAX_BODY_BYTES) {
+      throw new ApiError(413, "Body too large",
+          "the request body is larger than " + (MAX_BODY_BYTES >> 20) + " MiB", null,
+          "send fewer jobs per request");
+    }
+  }
+
+  /** A client that closed its side before sending the body it announced: its error, not ours. */
+  private static boolean endedEarly(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.io.EOFException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static String titleOf(int status) {
+    return switch (status) {
+      case 400 -> "Invalid request";
+      case 404 -> "Not found";
+      case 405 -> "Method not allowed";
+      case 413 -> "Body too large";
+      default -> "Request refused";
+    };
   }
 
   private static void authenticate(Context ctx, Authenticator auth) {

@@ -147,7 +147,7 @@ final class JobRoutes {
     if (!stream.equals("stdout") && !stream.equals("stderr")) {
       throw ApiError.invalid("stream", "stream must be stdout or stderr", null);
     }
-    record Where(String address, int attempt, boolean done) {}
+    record Where(String address, String token, int attempt, boolean done) {}
     Where where = s.read(st -> {
       JobRecord j = st.job(id).orElseThrow(() -> ApiError.notFound("no job " + id));
       if (j.attempt == 0 || j.placement.isEmpty()) {
@@ -157,11 +157,12 @@ final class JobRoutes {
         throw ApiError.invalid("task", "job " + id + " has " + j.placement.size() + " tasks", null);
       }
       String node = j.placement.get(task).node();
-      String address = st.node(node).map(n -> n.registration.address()).orElse(null);
-      if (address == null) {
+      var registration = st.node(node).map(n -> n.registration).orElse(null);
+      if (registration == null) {
         throw ApiError.conflict("node " + node + " is gone: its logs are not reachable");
       }
-      return new Where(address, j.attempt, j.state.isFinal());
+      String token = registration.logToken() != null ? registration.logToken() : s.joinToken();
+      return new Where(registration.address(), token, j.attempt, j.state.isFinal());
     });
     URI uri = URI.create(where.address() + "/logs/" + id + "/" + where.attempt() + "/" + task
         + "?stream=" + stream + "&offset=" + offset);
@@ -169,14 +170,21 @@ final class JobRoutes {
     try {
       reply = s.http().send(
           HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10))
-              .header("Authorization", "Bearer " + s.joinToken()).GET().build(),
+              .header("Authorization", "Bearer " + where.token()).GET().build(),
           HttpResponse.BodyHandlers.ofByteArray());
     } catch (java.io.IOException e) {
-      throw new ApiError(502, "Agent unreachable", "the agent holding the logs did not answer: "
-          + e.getMessage(), null, "retry; if the node is gone the logs went with it");
+      throw new ApiError(502, "Agent unreachable", "the agent holding the logs (" + where.address()
+          + ") did not answer: " + e.getClass().getSimpleName()
+          + (e.getMessage() == null ? "" : " " + e.getMessage()),
+          null, "retry; if the node is gone the logs went with it");
     }
     if (reply.statusCode() == 404) {
       throw ApiError.notFound("no logs for job " + id + " task " + task + " on its node");
+    }
+    if (reply.statusCode() == 400) {
+      throw ApiError.invalid("offset", "the agent refused the offset " + offset + ": "
+          + new String(reply.body(), java.nio.charset.StandardCharsets.UTF_8).strip(),
+          "use the Kairos-Log-Offset of the previous reply");
     }
     if (reply.statusCode() != 200) {
       throw new ApiError(502, "Agent error", "the agent answered " + reply.statusCode(), null, null);

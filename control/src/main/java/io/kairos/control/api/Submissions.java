@@ -37,7 +37,8 @@ public final class Submissions {
   /** {@code prefix} names the element in a batch ("[3].") so errors point at it. */
   public static JobRequest validate(JobSubmission s, Principal who, String prefix) {
     if (s == null) {
-      throw ApiError.invalid(prefix.isEmpty() ? null : prefix, "a job must be a JSON object", null);
+      throw ApiError.invalid(prefix.isEmpty() ? null : prefix.substring(0, prefix.length() - 1),
+          "a job must be a JSON object", null);
     }
     List<String> command = command(s.command(), prefix);
     Map<String, String> env = env(s.env(), prefix);
@@ -86,7 +87,7 @@ public final class Submissions {
         "priority must be between -1000000 and 1000000, got " + priority, null);
     String model = s.gpuModel() == null ? "" : s.gpuModel();
     check(model.length() <= 64 && model.indexOf('\0') < 0, prefix + "gpuModel",
-        "gpuModel is too long", "give a model name such as H100-80GB");
+        "gpuModel is too long", "give a model name as `kairos nodes` shows it, e.g. H100");
     String user = who.user();
     if (s.user() != null && !s.user().equals(who.user())) {
       if (!who.isAdmin()) {

@@ -26,6 +26,7 @@ import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
@@ -71,12 +72,15 @@ public final class RaftReplica implements Closeable {
                 .map(p -> RaftPeer.newBuilder().setId(p.id()).setAddress(p.raftAddress()).build())
                 .toList());
     RaftProperties properties = properties(raftDir, self.raftPort(), peers.size());
+    // A data directory that already holds this group's log recovers it; a new one is formatted.
+    boolean existing = Files.isDirectory(raftDir.resolve(GROUP_ID.getUuid().toString()));
     server =
         RaftServer.newBuilder()
             .setServerId(RaftPeerId.valueOf(self.id()))
             .setGroup(group)
             .setStateMachine(stateMachine)
             .setProperties(properties)
+            .setOption(existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
             .build();
     client =
         RaftClient.newBuilder()

@@ -117,7 +117,7 @@ public final class ControlState {
         continue;
       }
       Placement placement = toPlacement(s.tasks());
-      if (placement == null || s.tasks().size() != job.request.tasks()) {
+      if (placement == null || s.tasks().size() != job.request.tasks() || !ranked(s.tasks())) {
         continue;
       }
       var applied =
@@ -169,6 +169,9 @@ public final class ControlState {
     }
     if ("LAUNCH_FAILED".equals(c.reason())) {
       return "launch failed on node " + c.node() + ": " + c.message();
+    }
+    if ("OUTPUT_LIMIT".equals(c.reason())) {
+      return where + " was stopped: its output passed the agent's limit";
     }
     if ("KILLED".equals(c.reason())) {
       return where + " was killed" + (c.message() == null ? "" : ": " + c.message());
@@ -304,6 +307,16 @@ public final class ControlState {
     }
   }
 
+  /** Whether the tasks are listed in rank order 0..n-1 (agents index a gang by rank). */
+  private static boolean ranked(List<TaskPlacement> tasks) {
+    for (int i = 0; i < tasks.size(); i++) {
+      if (tasks.get(i).task() != i) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** Core placement from named tasks; null when a node is unknown or used twice. */
   private Placement toPlacement(List<TaskPlacement> tasks) {
     var cluster = store.cluster();
@@ -341,7 +354,10 @@ public final class ControlState {
     JobRequest r = job.request;
     var shape = new TaskShape(r.gpusPerTask(), r.cpus(), r.memoryMb() * MIB);
     var gang = new GangSpec(r.tasks(), shape, true);
-    var spec = new JobSpec(r.user(), r.queue(), r.priority(), gang, r.timeLimitSec(), r.gpuModel());
+    // A GPU model binds only tasks that take GPUs (as in the store and the placer): a CPU-only
+    // job that names one may run on any node, so a rebuild must not find it unplaceable.
+    String model = r.gpusPerTask() == 0 ? "" : r.gpuModel();
+    var spec = new JobSpec(r.user(), r.queue(), r.priority(), gang, r.timeLimitSec(), model);
     return new Job(JobId.of(job.id), spec, sec(job.submitMs));
   }
 

@@ -11,6 +11,8 @@ import java.util.Map;
  * @param address the base URL of the agent's own HTTP server (task logs), e.g.
  *     {@code http://127.0.0.1:7101}
  * @param nvlinkDomainSize GPUs per NVLink domain (equal to the GPU count when all share one)
+ * @param logToken a secret the agent made for this registration: its log server accepts it as a
+ *     bearer token, so any controller replica can fetch task logs; null to accept the join token
  */
 public record Registration(
     String node,
@@ -22,4 +24,21 @@ public record Registration(
     String zone,
     String block,
     String rack,
-    int nvlinkDomainSize) {}
+    int nvlinkDomainSize,
+    String logToken) {
+
+  /** A registration whose log server accepts the join token. */
+  public Registration(
+      String node,
+      String address,
+      List<GpuDevice> gpus,
+      int cpus,
+      long memoryBytes,
+      Map<String, String> labels,
+      String zone,
+      String block,
+      String rack,
+      int nvlinkDomainSize) {
+    this(node, address, gpus, cpus, memoryBytes, labels, zone, block, rack, nvlinkDomainSize, null);
+  }
+}

@@ -15,6 +15,8 @@ import java.util.Map;
  *     rendezvous variables)
  * @param workdir empty for the agent's per-job directory
  * @param timeLimitSec the agent stops the task after this long
+ * @param masterAddr the host of rank 0's node (its agent's address), for {@code MASTER_ADDR};
+ *     null when unknown
  */
 public record TaskAssignment(
     long jobId,
@@ -30,4 +32,26 @@ public record TaskAssignment(
     List<Integer> gpus,
     int cpus,
     long memoryMb,
-    long timeLimitSec) {}
+    long timeLimitSec,
+    String masterAddr) {
+
+  /** An assignment without a known rank-0 host. */
+  public TaskAssignment(
+      long jobId,
+      int attempt,
+      int task,
+      int tasks,
+      List<String> nodes,
+      String name,
+      String user,
+      List<String> command,
+      Map<String, String> env,
+      String workdir,
+      List<Integer> gpus,
+      int cpus,
+      long memoryMb,
+      long timeLimitSec) {
+    this(jobId, attempt, task, tasks, nodes, name, user, command, env, workdir, gpus, cpus,
+        memoryMb, timeLimitSec, null);
+  }
+}

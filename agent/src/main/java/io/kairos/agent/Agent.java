@@ -1,0 +1,544 @@
+package io.kairos.agent;
+
+import io.kairos.agent.ControllerClient.Outcome;
+import io.kairos.protocol.agent.Heartbeat;
+import io.kairos.protocol.agent.HeartbeatReply;
+import io.kairos.protocol.agent.Registered;
+import io.kairos.protocol.agent.Registration;
+import io.kairos.protocol.agent.TaskAssignment;
+import io.kairos.protocol.agent.TaskKill;
+import io.kairos.protocol.agent.TaskRef;
+import io.kairos.protocol.agent.TaskReport;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A node agent: registers the node, heartbeats, and runs what the controller assigns.
+ *
+ * <p>Use:
+ *
+ * <pre>{@code
+ * var agent = new Agent(config, InstantSource.system(), new SplittableRandom());
+ * agent.start();                       // binds the log server; registration runs in background
+ * Runtime.getRuntime().addShutdownHook(new Thread(agent::close));
+ * AgentExit exit = agent.awaitStop();  // until close(), or the controller refuses the token
+ * System.exit(exit.isFailure() ? 1 : 0);
+ * }</pre>
+ *
+ * <p>The loop, on one thread: register (retrying with {@link Backoff} until a controller answers),
+ * then heartbeat. A heartbeat carries every task's report and asks the controller to hold its reply
+ * (a long poll) up to {@code min(heartbeatWaitMs, heartbeatIntervalMs, leaseMs / 3)}, or not at all
+ * when there is news (a task started or exited). A task that changes state while a long poll is in
+ * flight abandons it and reports at once; the protocol being a reconciliation, the controller sends
+ * whatever that reply held again. Each reply is applied (launch, kill, forget). A reply saying
+ * {@code fenced} kills every task and registers again for a new epoch. A 421 moves to the leader it
+ * names; a connection failure to the next controller URL, after a backoff; a 401 or 403 stops the
+ * agent. With {@code heartbeatWaitMs} 0 it heartbeats every {@code heartbeatIntervalMs} instead,
+ * and at once on news.
+ *
+ * <p>Fencing on the agent's side: a ticker (every {@link #TICK}) enforces task limits and, when no
+ * heartbeat has been accepted for longer than the lease, kills every task at once, since the
+ * controller may already have given their GPUs to others.
+ *
+ * <p>Time for leases and limits comes from the injected {@link InstantSource}; jitter from the
+ * injected {@link RandomGenerator}, which only the loop thread uses. Pacing and backoff waits are
+ * real time. Thread-safe.
+ */
+public final class Agent implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Agent.class);
+
+  /** How often limits, grace periods and the lease are checked. */
+  public static final Duration TICK = Duration.ofMillis(100);
+
+  private final AgentConfig config;
+  private final InstantSource clock;
+  private final Backoff backoff;
+  private final ControllerClient client;
+  private final TaskTable table;
+  private final Wakeup wakeup = new Wakeup();
+  private final AtomicReference<AgentExit> exit = new AtomicReference<>();
+  private final AtomicBoolean shutDown = new AtomicBoolean();
+  private final CountDownLatch terminated = new CountDownLatch(1);
+  private volatile boolean stopping;
+
+  private LogServer logServer;
+  private ScheduledExecutorService ticker;
+  private Thread loop;
+  private volatile String address;
+
+  // Lease, guarded by this.
+  private long epoch;
+  private long heartbeatIntervalMs;
+  private long leaseMs;
+  private Instant renewedAt;
+  private boolean leaseLapsed;
+
+  // Retry state, used by the loop thread only.
+  private int failures;
+  /** The secret this agent's log server accepts from controllers, registered with the node. */
+  private final String logToken = newLogToken();
+
+  private int redirects;
+  private int fencesInARow;
+
+  private static String newLogToken() {
+    byte[] bytes = new byte[32];
+    new java.security.SecureRandom().nextBytes(bytes);
+    return "klog_" + java.util.HexFormat.of().formatHex(bytes);
+  }
+
+  public Agent(AgentConfig config, InstantSource clock, RandomGenerator random) {
+    this.config = Objects.requireNonNull(config, "config");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.backoff = new Backoff(random);
+    this.client = new ControllerClient(config.controllers(), config.joinToken());
+    this.table =
+        new TaskTable(
+            config.nodeName(),
+            config.dataDir(),
+            Duration.ofMillis(config.killGraceMs()),
+            config.maxTaskOutputBytes(),
+            System.getenv(),
+            new ProcessLauncher(),
+            clock,
+            wakeup::signal);
+  }
+
+  /**
+   * Starts the log server (so its address can be registered), the ticker and the loop, and returns;
+   * registration and heartbeats run in the background.
+   *
+   * @throws IOException when the log server cannot bind its host and port
+   */
+  public synchronized void start() throws IOException {
+    if (loop != null || stopping) {
+      throw new IllegalStateException(
+          "agent " + config.nodeName() + " was already started or closed");
+    }
+    logServer =
+        new LogServer(
+            config.listenHost(),
+            config.listenPort(),
+            config.joinToken(),
+            logToken,
+            config.dataDir(),
+            table);
+    address = "http://" + urlHost(config.listenHost()) + ":" + logServer.port();
+    ticker =
+        Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().name("kairos-agent-tick").daemon().factory());
+    ticker.scheduleWithFixedDelay(this::tick, 0, TICK.toMillis(), TimeUnit.MILLISECONDS);
+    loop = Thread.ofPlatform().name("kairos-agent-" + config.nodeName()).start(this::run);
+    log.info(
+        "agent {} started; logs at {}; controllers {}",
+        config.nodeName(),
+        address,
+        config.controllers());
+  }
+
+  /**
+   * Blocks until the agent has stopped and every task has been stopped.
+   *
+   * @return whether it was closed or failed (the controller refused the join token)
+   */
+  public AgentExit awaitStop() throws InterruptedException {
+    terminated.await();
+    return exit.get();
+  }
+
+  /**
+   * Stops the agent: ends the loop, stops every task (SIGTERM, then SIGKILL after the grace) and
+   * the log server. Blocks until done; idempotent.
+   */
+  @Override
+  public void close() {
+    exit.compareAndSet(null, AgentExit.closed());
+    stopping = true;
+    wakeup.signal();
+    boolean interrupted = false;
+    Thread running;
+    synchronized (this) {
+      running = loop;
+    }
+    if (running != null && running != Thread.currentThread()) {
+      try {
+        running.join();
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    shutdown();
+    try {
+      terminated.await();
+    } catch (InterruptedException e) {
+      interrupted = true;
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * The log server's base URL, as registered ({@code http://127.0.0.1:41234}); null before start.
+   */
+  public String address() {
+    return address;
+  }
+
+  /** The current lease epoch; 0 before the first registration. */
+  public synchronized long epoch() {
+    return epoch;
+  }
+
+  /** Every task held, as the next heartbeat will report them. */
+  public List<TaskReport> tasks() {
+    return table.reports();
+  }
+
+  // ---- the loop ----
+
+  private void run() {
+    try {
+      while (!stopping) {
+        if (register()) {
+          heartbeatUntilFenced();
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      log.error("agent {} loop failed", config.nodeName(), e);
+      fail("agent loop failed: " + e);
+    } finally {
+      if (exit.get() != null && exit.get().isFailure()) {
+        shutdown();
+      }
+    }
+  }
+
+  /** Registers until a controller accepts; false when stopping instead. */
+  private boolean register() throws InterruptedException {
+    var registration =
+        new Registration(
+            config.nodeName(),
+            address,
+            config.gpus().devices(config.nodeName()),
+            config.cpus(),
+            config.memoryBytes(),
+            config.labels(),
+            config.zone(),
+            config.block(),
+            config.rack(),
+            config.effectiveNvlinkDomainSize(),
+            logToken);
+    while (!stopping) {
+      Instant sentAt = clock.instant();
+      Optional<Outcome<Registered>> outcome =
+          call(ControllerClient.REGISTER, registration, Registered.class, 0, -1);
+      if (outcome.isEmpty()) {
+        return false;
+      }
+      if (outcome.get() instanceof Outcome.Ok<Registered>(Registered registered)) {
+        registered(registered, sentAt);
+        return true;
+      }
+      retryAfter(outcome.get());
+    }
+    return false;
+  }
+
+  /** Heartbeats until a reply says {@code fenced}, or the agent stops. */
+  private void heartbeatUntilFenced() throws InterruptedException {
+    long reported = -1;
+    while (!stopping) {
+      long version = table.version();
+      long waitMs = version == reported ? longPollMs() : 0;
+      long sentAtNanos = System.nanoTime();
+      Instant sentAt = clock.instant();
+      var heartbeat = new Heartbeat(config.nodeName(), epoch(), table.reports(), waitMs);
+      Optional<Outcome<HeartbeatReply>> outcome =
+          call(
+              ControllerClient.HEARTBEAT,
+              heartbeat,
+              HeartbeatReply.class,
+              waitMs,
+              waitMs > 0 ? version : -1);
+      if (outcome.isEmpty()) {
+        continue; // news while the long poll was held: report it at once
+      }
+      if (!(outcome.get() instanceof Outcome.Ok<HeartbeatReply>(HeartbeatReply reply))) {
+        retryAfter(outcome.get());
+        continue;
+      }
+      renewed(sentAt);
+      reported = version;
+      if (reply.fenced()) {
+        fenced();
+        return;
+      }
+      failures = 0;
+      fencesInARow = 0;
+      apply(reply);
+      // A long poll that came back early without news, or a periodic heartbeat: wait for the
+      // rest of the period (or news) so that a controller that does not hold replies is not
+      // flooded. After a news heartbeat (waitMs 0), the long poll follows at once.
+      long gapMs = waitMs > 0 ? waitMs : config.heartbeatWaitMs() == 0 ? heartbeatIntervalMs() : 0;
+      pace(sentAtNanos, gapMs, version);
+    }
+  }
+
+  private void apply(HeartbeatReply reply) {
+    for (TaskAssignment assignment : orEmpty(reply.launch())) {
+      table.launch(assignment);
+    }
+    for (TaskKill kill : orEmpty(reply.kill())) {
+      table.kill(kill);
+    }
+    for (TaskRef ref : orEmpty(reply.forget())) {
+      table.forget(ref);
+    }
+  }
+
+  private void fenced() throws InterruptedException {
+    long stale = epoch();
+    log.warn(
+        "agent {}: the controller fenced epoch {}: killing every task and registering again",
+        config.nodeName(),
+        stale);
+    table.killAll(ExitReason.KILLED, "fenced by the controller: epoch " + stale + " is stale");
+    // A controller that fences every new epoch at once would otherwise be hammered.
+    pause(backoff.delay(++fencesInARow));
+  }
+
+  /**
+   * Sends one call and waits for its outcome, or gives up on it (cancelling the exchange) when the
+   * agent stops or, if {@code watchVersion} is not -1, when the task table moves past it.
+   */
+  private <T> Optional<Outcome<T>> call(
+      String path, Object body, Class<T> type, long waitMs, long watchVersion)
+      throws InterruptedException {
+    CompletableFuture<Outcome<T>> future = client.post(path, body, type, waitMs);
+    future.whenComplete((o, e) -> wakeup.signal());
+    while (true) {
+      long generation = wakeup.generation();
+      if (future.isDone()) {
+        return Optional.of(future.join());
+      }
+      if (stopping || (watchVersion != -1 && table.version() != watchVersion)) {
+        future.cancel(true);
+        return Optional.empty();
+      }
+      wakeup.await(generation, TICK.toMillis());
+    }
+  }
+
+  /** After a call that did not succeed: follow a redirect at once, otherwise back off. */
+  private void retryAfter(Outcome<?> outcome) throws InterruptedException {
+    switch (outcome) {
+      case Outcome.Ok<?> _ -> throw new IllegalStateException("retry after success");
+      case Outcome.Redirected<?> r -> {
+        log.info("agent {}: following the leader to {}", config.nodeName(), r.leader());
+        // A redirect loop between replicas that disagree must not spin.
+        if (++redirects > config.controllers().size() + 1) {
+          pause(backoff.delay(++failures));
+        }
+      }
+      case Outcome.Unreachable<?> u -> {
+        log.warn(
+            "agent {}: controller {} unreachable ({}); next: {}",
+            config.nodeName(),
+            u.url(),
+            u.error(),
+            client.current());
+        pause(backoff.delay(++failures));
+      }
+      case Outcome.Failed<?> f -> {
+        // A 4xx other than 401, 403 and 421 means the controller will not take what the agent
+        // sends (an invalid registration): say so loudly, but keep trying (an upgrade may fix it).
+        boolean refused = f.status() >= 400 && f.status() < 500 && f.status() != 421;
+        String text = "agent {}: controller {} answered {}: {}";
+        if (refused) {
+          log.error(text, config.nodeName(), f.url(), f.status(), f.body());
+        } else {
+          log.warn(text, config.nodeName(), f.url(), f.status(), f.body());
+        }
+        pause(backoff.delay(++failures));
+      }
+      case Outcome.Rejected<?> r ->
+          fail(
+              "controller refused the join token (HTTP "
+                  + r.status()
+                  + "): check the agent's join token; stopping");
+    }
+  }
+
+  /** Waits until {@code sentAtNanos + gapMs}, or until the table moves past {@code version}. */
+  private void pace(long sentAtNanos, long gapMs, long version) throws InterruptedException {
+    long until = sentAtNanos + gapMs * 1_000_000;
+    while (true) {
+      long generation = wakeup.generation();
+      long leftMs = (until - System.nanoTime()) / 1_000_000;
+      if (stopping || table.version() != version || leftMs <= 0) {
+        return;
+      }
+      wakeup.await(generation, leftMs);
+    }
+  }
+
+  /** Sleeps {@code delay} of real time, or less if the agent stops. */
+  private void pause(Duration delay) throws InterruptedException {
+    long until = System.nanoTime() + delay.toNanos();
+    while (!stopping) {
+      long generation = wakeup.generation();
+      long leftMs = (until - System.nanoTime()) / 1_000_000;
+      if (leftMs <= 0) {
+        return;
+      }
+      wakeup.await(generation, leftMs);
+    }
+  }
+
+  private void fail(String message) {
+    log.error("agent {}: {}", config.nodeName(), message);
+    exit.compareAndSet(null, AgentExit.failed(message));
+    stopping = true;
+    wakeup.signal();
+  }
+
+  // ---- lease ----
+
+  private synchronized void registered(Registered registered, Instant sentAt) {
+    epoch = registered.epoch();
+    heartbeatIntervalMs = registered.heartbeatIntervalMs();
+    leaseMs = registered.leaseMs();
+    renewedAt = sentAt;
+    leaseLapsed = false;
+    failures = 0;
+    redirects = 0;
+    log.info(
+        "agent {} registered with {}: epoch {}, heartbeat every {} ms, lease {} ms",
+        config.nodeName(),
+        client.current(),
+        epoch,
+        heartbeatIntervalMs,
+        leaseMs);
+  }
+
+  /** A heartbeat sent at {@code sentAt} was accepted: the controller renewed the lease then. */
+  private synchronized void renewed(Instant sentAt) {
+    if (renewedAt == null || sentAt.isAfter(renewedAt)) {
+      renewedAt = sentAt;
+    }
+    leaseLapsed = false;
+    redirects = 0;
+  }
+
+  private synchronized long heartbeatIntervalMs() {
+    return heartbeatIntervalMs > 0 ? heartbeatIntervalMs : 1_000;
+  }
+
+  /**
+   * How long the controller may hold a heartbeat: the configured wait, but never longer than the
+   * interval, nor a third of the lease (a reply held longer would let the lease lapse here).
+   */
+  private synchronized long longPollMs() {
+    long wait = Math.min(config.heartbeatWaitMs(), heartbeatIntervalMs());
+    return leaseMs > 0 ? Math.min(wait, leaseMs / 3) : wait;
+  }
+
+  private void tick() {
+    try {
+      table.tick();
+      checkLease();
+    } catch (RuntimeException e) {
+      // An exception would cancel the ticker, and with it every limit and the lease.
+      log.error("agent {}: tick failed", config.nodeName(), e);
+    }
+  }
+
+  private void checkLease() {
+    long lapsedAfterMs;
+    synchronized (this) {
+      if (renewedAt == null || leaseLapsed || leaseMs <= 0) {
+        return;
+      }
+      if (!clock.instant().isAfter(renewedAt.plusMillis(leaseMs))) {
+        return;
+      }
+      leaseLapsed = true;
+      lapsedAfterMs = leaseMs;
+    }
+    log.error(
+        "agent {}: LEASE EXPIRED: no heartbeat accepted for more than {} ms; killing every task"
+            + " (the controller may have given their GPUs away)",
+        config.nodeName(),
+        lapsedAfterMs);
+    table.killAll(
+        ExitReason.KILLED, "lease expired: no heartbeat accepted for " + lapsedAfterMs + " ms");
+  }
+
+  // ---- shutdown ----
+
+  private void shutdown() {
+    if (!shutDown.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      table.killAll(ExitReason.KILLED, "agent " + config.nodeName() + " stopping");
+      if (!table.awaitAllExited(Duration.ofMillis(config.killGraceMs()))) {
+        log.warn("agent {}: tasks outlived the grace; sending SIGKILL", config.nodeName());
+      }
+      table.forceKillStopping();
+      table.awaitAllExited(Duration.ofSeconds(2));
+    } catch (InterruptedException e) {
+      table.forceKillStopping();
+      Thread.currentThread().interrupt();
+    } finally {
+      synchronized (this) {
+        if (ticker != null) {
+          ticker.shutdownNow();
+        }
+        if (logServer != null) {
+          logServer.close();
+        }
+      }
+      client.close();
+      log.info("agent {} stopped: {}", config.nodeName(), exit.get());
+      terminated.countDown();
+    }
+  }
+
+  private static <T> List<T> orEmpty(List<T> list) {
+    return list == null ? List.of() : list;
+  }
+
+  /** The host as a URL writes it: the machine's name for a wildcard, brackets for IPv6. */
+  private static String urlHost(String listenHost) {
+    String host = listenHost;
+    if (host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]")) {
+      try {
+        host = InetAddress.getLocalHost().getHostName();
+      } catch (UnknownHostException e) {
+        host = "127.0.0.1";
+      }
+    }
+    return host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
+  }
+}

@@ -1,0 +1,142 @@
+package io.kairos.agent;
+
+import io.kairos.protocol.agent.TaskAssignment;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * How to start one task: the program and its arguments (no shell), the full environment, the
+ * working directory and where stdout and stderr go. Built from an assignment by {@link #of}, a pure
+ * function: it touches no file and reads no environment of its own.
+ *
+ * <p>The environment is built in layers, later layers winning:
+ *
+ * <ol>
+ *   <li>the agent's own environment, less its {@code KAIROS_*} variables (which may hold the join
+ *       token);
+ *   <li>the rendezvous address: {@code MASTER_ADDR}, {@code MASTER_PORT};
+ *   <li>the job's own {@code env} (so a job may choose its rendezvous address);
+ *   <li>what the task is and may use, which the job cannot override: {@code CUDA_VISIBLE_DEVICES},
+ *       {@code NVIDIA_VISIBLE_DEVICES}, {@code KAIROS_*}, {@code RANK}, {@code WORLD_SIZE}, {@code
+ *       LOCAL_RANK}, {@code LOCAL_WORLD_SIZE}, {@code NODE_RANK}.
+ * </ol>
+ *
+ * <p>Example: task 1 of job 42 (attempt 2, 2 tasks on n1 and n2), GPUs 2 and 3, on n2 gives {@code
+ * CUDA_VISIBLE_DEVICES=2,3 RANK=1 WORLD_SIZE=2 NODE_RANK=1 KAIROS_NODES=n1,n2 MASTER_PORT=29542},
+ * in {@code <dataDir>/tasks/42-2-1/}.
+ *
+ * @param workdir where the process starts; the task directory unless the assignment names one
+ * @param taskDir {@code <dataDir>/tasks/<job>-<attempt>-<task>/}, holding the output files
+ */
+public record LaunchSpec(
+    TaskKey key,
+    List<String> argv,
+    Map<String, String> env,
+    Path workdir,
+    Path taskDir,
+    Path stdout,
+    Path stderr) {
+
+  /** The first rendezvous port; a job's port is this plus its id modulo 1000. */
+  public static final int MASTER_PORT_BASE = 29_500;
+
+  /** Used until assignments carry the address of the node hosting rank 0. */
+  static final String UNKNOWN_MASTER_ADDR = "127.0.0.1";
+
+  public LaunchSpec {
+    Objects.requireNonNull(key, "key");
+    argv = List.copyOf(argv);
+    env = Collections.unmodifiableSortedMap(new TreeMap<>(env));
+    Objects.requireNonNull(workdir, "workdir");
+    Objects.requireNonNull(taskDir, "taskDir");
+    Objects.requireNonNull(stdout, "stdout");
+    Objects.requireNonNull(stderr, "stderr");
+  }
+
+  /**
+   * The launch of {@code a} on node {@code node}.
+   *
+   * @param agentEnv the agent's own environment ({@code System.getenv()} in production)
+   * @throws IllegalArgumentException when the assignment cannot be launched (no command, a rank
+   *     outside the gang), naming the field
+   */
+  public static LaunchSpec of(
+      TaskAssignment a, String node, Path dataDir, Map<String, String> agentEnv) {
+    TaskKey key = TaskKey.of(a);
+    List<String> argv = a.command() == null ? List.of() : a.command();
+    if (argv.isEmpty() || argv.getFirst() == null || argv.getFirst().isBlank()) {
+      throw new IllegalArgumentException("command must not be empty");
+    }
+    if (argv.stream().anyMatch(Objects::isNull)) {
+      throw new IllegalArgumentException("command must not contain null arguments");
+    }
+    if (a.tasks() < 1 || a.task() >= a.tasks()) {
+      throw new IllegalArgumentException(
+          "task must be between 0 and tasks - 1 = " + (a.tasks() - 1) + ", got " + a.task());
+    }
+    Path taskDir = taskDir(dataDir, key);
+    Path workdir =
+        a.workdir() == null || a.workdir().isBlank() ? taskDir : taskDir.resolve(a.workdir());
+    return new LaunchSpec(
+        key,
+        argv,
+        environment(a, node, agentEnv),
+        workdir,
+        taskDir,
+        taskDir.resolve("stdout.log"),
+        taskDir.resolve("stderr.log"));
+  }
+
+  /** {@code <dataDir>/tasks/<job>-<attempt>-<task>}. */
+  public static Path taskDir(Path dataDir, TaskKey key) {
+    return dataDir.resolve("tasks").resolve(key.dirName());
+  }
+
+  private static Map<String, String> environment(
+      TaskAssignment a, String node, Map<String, String> agentEnv) {
+    var env = new TreeMap<String, String>();
+    // 1. The agent's environment, without its own settings.
+    agentEnv.forEach(
+        (k, v) -> {
+          if (!k.startsWith("KAIROS_")) {
+            env.put(k, v);
+          }
+        });
+    // 2. Rendezvous address, which a job may override.
+    env.put(
+        "MASTER_ADDR",
+        a.masterAddr() == null || a.masterAddr().isBlank() ? UNKNOWN_MASTER_ADDR : a.masterAddr());
+    env.put("MASTER_PORT", Integer.toString(MASTER_PORT_BASE + (int) (a.jobId() % 1000)));
+    // 3. The job's own variables.
+    if (a.env() != null) {
+      a.env().forEach((k, v) -> env.put(k, v == null ? "" : v));
+    }
+    // 4. Identity and devices, which it may not.
+    String gpus =
+        a.gpus() == null
+            ? ""
+            : a.gpus().stream().map(String::valueOf).collect(Collectors.joining(","));
+    env.put("CUDA_VISIBLE_DEVICES", gpus);
+    env.put("NVIDIA_VISIBLE_DEVICES", gpus);
+    List<String> nodes = a.nodes() == null ? List.of() : a.nodes();
+    env.put("KAIROS_JOB_ID", Long.toString(a.jobId()));
+    env.put("KAIROS_JOB_NAME", Objects.requireNonNullElse(a.name(), ""));
+    env.put("KAIROS_ATTEMPT", Integer.toString(a.attempt()));
+    env.put("KAIROS_TASK", Integer.toString(a.task()));
+    env.put("KAIROS_TASKS", Integer.toString(a.tasks()));
+    env.put("KAIROS_NODE", node);
+    env.put("KAIROS_NODES", String.join(",", nodes));
+    env.put("KAIROS_USER", Objects.requireNonNullElse(a.user(), ""));
+    env.put("RANK", Integer.toString(a.task()));
+    env.put("WORLD_SIZE", Integer.toString(a.tasks()));
+    env.put("LOCAL_RANK", "0");
+    env.put("LOCAL_WORLD_SIZE", "1");
+    env.put("NODE_RANK", Integer.toString(a.task()));
+    return env;
+  }
+}

@@ -1,0 +1,381 @@
+package io.kairos.agent;
+
+import io.kairos.protocol.agent.TaskAssignment;
+import io.kairos.protocol.agent.TaskKill;
+import io.kairos.protocol.agent.TaskRef;
+import io.kairos.protocol.agent.TaskReport;
+import io.kairos.protocol.agent.TaskStatus;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.SequencedSet;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The tasks this agent holds, keyed by (job, attempt, task), and their supervision: launch, stop on
+ * request, time and output limits, SIGKILL after the grace period, and reports.
+ *
+ * <p>Reconciliation rules (see {@code io.kairos.protocol.agent}): a launch for a key already held,
+ * or already forgotten, is ignored; a kill for a task not held is ignored; an exited task is
+ * reported until a reply's {@code forget} names it. A task the agent stopped keeps the first reason
+ * it was stopped for.
+ *
+ * <p>Time (start and end stamps, limits, grace) comes only from the injected {@link InstantSource};
+ * limits and grace are checked by {@link #tick}, which the owner calls every so often (tests call
+ * it after advancing a manual clock). Each process has a virtual thread of its own that waits for
+ * it to exit. Every change a heartbeat should carry (a launch, an exit) bumps {@link #version} and
+ * runs the {@code onChange} callback.
+ *
+ * <p>Thread-safe: every method locks the table. Persists nothing yet: a restarted agent starts
+ * empty. Recovery would save, per task, its key, pid and report, at the two places that call {@code
+ * changed()}.
+ */
+public final class TaskTable {
+  private static final Logger log = LoggerFactory.getLogger(TaskTable.class);
+
+  /** The exit code reported for a task whose process could not be started, as shells do. */
+  public static final int LAUNCH_FAILED_EXIT_CODE = 127;
+
+  /** How many forgotten keys are remembered, so a late repeated launch is still ignored. */
+  static final int FORGOTTEN_KEPT = 10_000;
+
+  private final String node;
+  private final Path dataDir;
+  private final Duration killGrace;
+  private final long maxOutputBytes;
+  private final Map<String, String> agentEnv;
+  private final ProcessLauncher launcher;
+  private final InstantSource clock;
+  private final Runnable onChange;
+
+  private final TreeMap<TaskKey, Task> tasks = new TreeMap<>();
+  private final SequencedSet<TaskKey> forgotten = new LinkedHashSet<>();
+  private long version;
+
+  /**
+   * @param maxOutputBytes stop a task whose stdout plus stderr pass this; 0 for no limit
+   * @param agentEnv the environment tasks inherit ({@code System.getenv()} in production)
+   * @param onChange called (under the table's lock: keep it short) after every change a heartbeat
+   *     should report
+   */
+  public TaskTable(
+      String node,
+      Path dataDir,
+      Duration killGrace,
+      long maxOutputBytes,
+      Map<String, String> agentEnv,
+      ProcessLauncher launcher,
+      InstantSource clock,
+      Runnable onChange) {
+    this.node = Objects.requireNonNull(node, "node");
+    this.dataDir = Objects.requireNonNull(dataDir, "dataDir");
+    this.killGrace = Objects.requireNonNull(killGrace, "killGrace");
+    this.maxOutputBytes = maxOutputBytes;
+    this.agentEnv = Map.copyOf(agentEnv);
+    this.launcher = Objects.requireNonNull(launcher, "launcher");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.onChange = Objects.requireNonNull(onChange, "onChange");
+  }
+
+  /**
+   * Starts the assigned task unless its key is already held or was forgotten. A task that cannot
+   * start is held as EXITED with reason {@link ExitReason#LAUNCH_FAILED}.
+   *
+   * @return false when the assignment was ignored
+   */
+  public boolean launch(TaskAssignment assignment) {
+    TaskKey key;
+    try {
+      key = TaskKey.of(assignment);
+    } catch (IllegalArgumentException e) {
+      log.warn("ignoring an assignment with a bad key: {}", e.getMessage());
+      return false;
+    }
+    Process process;
+    synchronized (this) {
+      if (tasks.containsKey(key) || forgotten.contains(key)) {
+        return false;
+      }
+      var task = new Task(key, assignment.timeLimitSec());
+      tasks.put(key, task);
+      try {
+        LaunchSpec spec = LaunchSpec.of(assignment, node, dataDir, agentEnv);
+        process = launcher.start(spec);
+        task.started(spec, process, clock.instant());
+        log.info("{}: started pid {}: {}", key, process.pid(), spec.argv());
+      } catch (IllegalArgumentException | IOException e) {
+        task.launchFailed(String.valueOf(e.getMessage()), clock.instant());
+        log.warn("{}: launch failed: {}", key, e.getMessage());
+        changed();
+        return true;
+      } catch (RuntimeException e) {
+        // A bug here must still end as a report, not as a task stuck in STARTING.
+        task.launchFailed("agent error: " + e, clock.instant());
+        log.error("{}: launch failed", key, e);
+        changed();
+        return true;
+      }
+      changed();
+    }
+    // A waiting thread of its own rather than onExit(), which completes on the common pool.
+    Thread.ofVirtual().name("kairos-task-" + key.dirName()).start(() -> awaitExit(key, process));
+    return true;
+  }
+
+  /**
+   * Stops every running task of the job attempt {@code kill} names (SIGTERM now, SIGKILL after the
+   * grace), with reason {@link ExitReason#KILLED}.
+   *
+   * @return how many tasks were asked to stop; 0 when none is held
+   */
+  public synchronized int kill(TaskKill kill) {
+    String message =
+        "killed by the controller" + (kill.reason() == null ? "" : ": " + kill.reason());
+    int stopped = 0;
+    for (Task task : tasks.values()) {
+      if (task.key.jobId() == kill.jobId() && task.key.attempt() == kill.attempt()) {
+        stopped += stop(task, ExitReason.KILLED, message) ? 1 : 0;
+      }
+    }
+    return stopped;
+  }
+
+  /** Stops every running task (fencing, a lost lease, shutdown). */
+  public synchronized void killAll(ExitReason reason, String message) {
+    for (Task task : tasks.values()) {
+      stop(task, reason, message);
+    }
+  }
+
+  /**
+   * Drops an exited task the controller has recorded. A running or unknown task is not affected.
+   *
+   * @return whether a task was dropped
+   */
+  public synchronized boolean forget(TaskRef ref) {
+    TaskKey key = TaskKey.of(ref);
+    Task task = tasks.get(key);
+    if (task == null || task.status != TaskStatus.EXITED) {
+      return false;
+    }
+    tasks.remove(key);
+    forgotten.add(key);
+    if (forgotten.size() > FORGOTTEN_KEPT) {
+      forgotten.removeFirst();
+    }
+    return true;
+  }
+
+  /**
+   * Enforces time and output limits and sends SIGKILL to tasks whose grace has run out. Call it
+   * every ~100 ms; it is cheap when nothing is due.
+   */
+  public synchronized void tick() {
+    Instant now = clock.instant();
+    for (Task task : tasks.values()) {
+      if (task.process == null) {
+        continue;
+      }
+      if (task.status == TaskStatus.RUNNING && task.stopRequestedAt == null) {
+        if (task.deadline != null && !now.isBefore(task.deadline)) {
+          stop(task, ExitReason.TIME_LIMIT, "time limit " + task.timeLimitSec + "s reached");
+        } else if (maxOutputBytes > 0 && outputBytes(task) > maxOutputBytes) {
+          stop(task, ExitReason.OUTPUT_LIMIT, "output passed " + maxOutputBytes + " bytes");
+        }
+      }
+      if (task.stopRequestedAt != null
+          && !task.forced
+          && !now.isBefore(task.stopRequestedAt.plus(killGrace))) {
+        forceKill(task);
+      }
+    }
+  }
+
+  /** Sends SIGKILL now to every task being stopped, without waiting for the grace (shutdown). */
+  public synchronized void forceKillStopping() {
+    for (Task task : tasks.values()) {
+      if (task.stopRequestedAt != null && !task.forced) {
+        forceKill(task);
+      }
+    }
+  }
+
+  /** Every task held, in key order: running ones and exited ones not yet forgotten. */
+  public synchronized List<TaskReport> reports() {
+    List<TaskReport> reports = new ArrayList<>(tasks.size());
+    for (Task task : tasks.values()) {
+      reports.add(task.report());
+    }
+    return reports;
+  }
+
+  public synchronized Optional<TaskReport> report(TaskKey key) {
+    return Optional.ofNullable(tasks.get(key)).map(Task::report);
+  }
+
+  /** Whether the task is held and has not exited (its output may still grow). */
+  public synchronized boolean isActive(TaskKey key) {
+    Task task = tasks.get(key);
+    return task != null && task.status != TaskStatus.EXITED;
+  }
+
+  /** Whether the task has been sent SIGTERM and has not exited yet. */
+  synchronized boolean isStopping(TaskKey key) {
+    Task task = tasks.get(key);
+    return task != null && task.status != TaskStatus.EXITED && task.stopRequestedAt != null;
+  }
+
+  /** Counts the changes a heartbeat should carry; a heartbeat that saw version v reported them. */
+  public synchronized long version() {
+    return version;
+  }
+
+  /**
+   * Waits, at most {@code max} of real time, until no held task is running.
+   *
+   * @return whether none is
+   */
+  public synchronized boolean awaitAllExited(Duration max) throws InterruptedException {
+    long deadline = System.nanoTime() + max.toNanos();
+    while (tasks.values().stream().anyMatch(t -> t.status != TaskStatus.EXITED)) {
+      long leftMs = Duration.ofNanos(deadline - System.nanoTime()).toMillis();
+      if (leftMs <= 0) {
+        return false;
+      }
+      wait(leftMs);
+    }
+    return true;
+  }
+
+  private void awaitExit(TaskKey key, Process process) {
+    while (true) {
+      try {
+        process.waitFor();
+        exited(key, process);
+        return;
+      } catch (InterruptedException e) {
+        // Nobody interrupts these threads; keep waiting: the exit must be recorded.
+      }
+    }
+  }
+
+  private synchronized void exited(TaskKey key, Process process) {
+    Task task = tasks.get(key);
+    if (task == null || task.process != process || task.status == TaskStatus.EXITED) {
+      return;
+    }
+    task.exited(process.exitValue(), clock.instant());
+    log.info(
+        "{}: exited with code {}{}",
+        key,
+        task.exitCode,
+        task.reason == null ? "" : " (" + task.reason + ")");
+    changed();
+  }
+
+  /** SIGTERM to the task's tree, unless it has exited or is already being stopped. */
+  private boolean stop(Task task, ExitReason reason, String message) {
+    if (task.status != TaskStatus.RUNNING || task.stopRequestedAt != null) {
+      return false;
+    }
+    task.reason = reason;
+    task.message = message;
+    task.stopRequestedAt = clock.instant();
+    task.tree = launcher.terminate(task.process.toHandle());
+    log.info("{}: stopping ({}: {})", task.key, reason, message);
+    if (killGrace.isZero()) {
+      forceKill(task);
+    }
+    return true;
+  }
+
+  private void forceKill(Task task) {
+    log.info("{}: grace of {} ms over, sending SIGKILL", task.key, killGrace.toMillis());
+    launcher.forceKill(task.process.toHandle(), task.tree);
+    task.forced = true;
+  }
+
+  private static long outputBytes(Task task) {
+    try {
+      return Files.size(task.spec.stdout()) + Files.size(task.spec.stderr());
+    } catch (IOException e) {
+      return 0;
+    }
+  }
+
+  private void changed() {
+    version++;
+    notifyAll();
+    onChange.run();
+  }
+
+  /** One held task. Guarded by the table's lock. */
+  private static final class Task {
+    final TaskKey key;
+    final long timeLimitSec;
+    TaskStatus status = TaskStatus.STARTING;
+    LaunchSpec spec;
+    Process process;
+    Instant deadline;
+    Instant startedAt;
+    Instant endedAt;
+    Integer exitCode;
+    ExitReason reason;
+    String message;
+    Instant stopRequestedAt;
+    List<ProcessHandle> tree = List.of();
+    boolean forced;
+
+    Task(TaskKey key, long timeLimitSec) {
+      this.key = key;
+      this.timeLimitSec = timeLimitSec;
+    }
+
+    void started(LaunchSpec spec, Process process, Instant at) {
+      this.spec = spec;
+      this.process = process;
+      this.status = TaskStatus.RUNNING;
+      this.startedAt = at;
+      this.deadline = timeLimitSec > 0 ? at.plusSeconds(timeLimitSec) : null;
+    }
+
+    void launchFailed(String why, Instant at) {
+      this.status = TaskStatus.EXITED;
+      this.exitCode = LAUNCH_FAILED_EXIT_CODE;
+      this.reason = ExitReason.LAUNCH_FAILED;
+      this.message = why;
+      this.endedAt = at;
+    }
+
+    void exited(int exitCode, Instant at) {
+      this.status = TaskStatus.EXITED;
+      this.exitCode = exitCode;
+      this.endedAt = at;
+    }
+
+    TaskReport report() {
+      boolean exited = status == TaskStatus.EXITED;
+      return new TaskReport(
+          key.jobId(),
+          key.attempt(),
+          key.task(),
+          status,
+          exited ? exitCode : null,
+          exited && reason != null ? reason.name() : null,
+          exited ? message : null,
+          startedAt == null ? null : startedAt.toEpochMilli(),
+          endedAt == null ? null : endedAt.toEpochMilli());
+    }
+  }
+}

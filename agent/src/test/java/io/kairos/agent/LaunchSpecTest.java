@@ -1,0 +1,219 @@
+package io.kairos.agent;
+
+import static io.kairos.agent.Assignments.gang;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+import io.kairos.protocol.agent.TaskAssignment;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class LaunchSpecTest {
+  private static final Path DATA = Path.of("/var/lib/kairos");
+  private static final Map<String, String> AGENT_ENV =
+      Map.of(
+          "PATH",
+          "/usr/bin",
+          "HOME",
+          "/home/agent",
+          "KAIROS_JOIN_TOKEN",
+          "secret",
+          "MASTER_PORT",
+          "1");
+
+  /** One row: an assignment on a node, and variables the task must (or must not) see. */
+  record Case(
+      String name,
+      TaskAssignment assignment,
+      String node,
+      Map<String, String> expected,
+      List<String> absent) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  static Stream<Case> environments() {
+    return Stream.of(
+        new Case(
+            "single task without GPUs sees none",
+            gang(7, 1, 0, List.of("n1"), List.of(), Map.of()),
+            "n1",
+            Map.ofEntries(
+                Map.entry("CUDA_VISIBLE_DEVICES", ""),
+                Map.entry("NVIDIA_VISIBLE_DEVICES", ""),
+                Map.entry("KAIROS_JOB_ID", "7"),
+                Map.entry("KAIROS_JOB_NAME", "train"),
+                Map.entry("KAIROS_ATTEMPT", "1"),
+                Map.entry("KAIROS_TASK", "0"),
+                Map.entry("KAIROS_TASKS", "1"),
+                Map.entry("KAIROS_NODE", "n1"),
+                Map.entry("KAIROS_NODES", "n1"),
+                Map.entry("KAIROS_USER", "bob"),
+                Map.entry("RANK", "0"),
+                Map.entry("WORLD_SIZE", "1"),
+                Map.entry("LOCAL_RANK", "0"),
+                Map.entry("LOCAL_WORLD_SIZE", "1"),
+                Map.entry("NODE_RANK", "0"),
+                Map.entry("MASTER_ADDR", "127.0.0.1"),
+                Map.entry("MASTER_PORT", "29507")),
+            List.of()),
+        new Case(
+            "rank 1 of a two-node gang sees its GPUs and the gang",
+            gang(1234, 2, 1, List.of("n1", "n2"), List.of(2, 3), Map.of()),
+            "n2",
+            Map.of(
+                "CUDA_VISIBLE_DEVICES", "2,3",
+                "NVIDIA_VISIBLE_DEVICES", "2,3",
+                "RANK", "1",
+                "NODE_RANK", "1",
+                "WORLD_SIZE", "2",
+                "KAIROS_ATTEMPT", "2",
+                "KAIROS_NODE", "n2",
+                "KAIROS_NODES", "n1,n2",
+                "MASTER_PORT", "29734"),
+            List.of()),
+        new Case(
+            "the agent's environment is inherited, but not its own settings",
+            gang(3, 1, 0, List.of("n1"), List.of(0), Map.of()),
+            "n1",
+            Map.of("PATH", "/usr/bin", "HOME", "/home/agent", "MASTER_PORT", "29503"),
+            List.of("KAIROS_JOIN_TOKEN")),
+        new Case(
+            "the job's variables override the agent's and the rendezvous address",
+            gang(
+                3,
+                1,
+                0,
+                List.of("n1"),
+                List.of(0),
+                Map.of(
+                    "HOME",
+                    "/scratch",
+                    "MASTER_ADDR",
+                    "10.0.0.5",
+                    "MASTER_PORT",
+                    "40000",
+                    "NCCL_DEBUG",
+                    "INFO")),
+            "n1",
+            Map.of(
+                "HOME",
+                "/scratch",
+                "MASTER_ADDR",
+                "10.0.0.5",
+                "MASTER_PORT",
+                "40000",
+                "NCCL_DEBUG",
+                "INFO"),
+            List.of()),
+        new Case(
+            "the job cannot change its devices or identity",
+            gang(
+                3,
+                1,
+                0,
+                List.of("n1"),
+                List.of(5),
+                Map.of(
+                    "CUDA_VISIBLE_DEVICES",
+                    "0,1,2,3",
+                    "RANK",
+                    "9",
+                    "KAIROS_USER",
+                    "root",
+                    "WORLD_SIZE",
+                    "64")),
+            "n1",
+            Map.of(
+                "CUDA_VISIBLE_DEVICES", "5", "RANK", "0", "KAIROS_USER", "bob", "WORLD_SIZE", "1"),
+            List.of()),
+        new Case(
+            "missing name, user and nodes become empty values",
+            new TaskAssignment(
+                9, 1, 0, 1, null, null, null, List.of("true"), null, null, null, 1, 0, 60),
+            "n1",
+            Map.of(
+                "KAIROS_JOB_NAME",
+                "",
+                "KAIROS_USER",
+                "",
+                "KAIROS_NODES",
+                "",
+                "CUDA_VISIBLE_DEVICES",
+                ""),
+            List.of()));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("environments")
+  void environment(Case c) {
+    LaunchSpec spec = LaunchSpec.of(c.assignment(), c.node(), DATA, AGENT_ENV);
+
+    assertThat(spec.env())
+        .containsAllEntriesOf(c.expected())
+        .doesNotContainKeys(c.absent().toArray(String[]::new));
+  }
+
+  @Test
+  void outputGoesToTheTaskDirectoryWhichIsAlsoTheDefaultWorkdir() {
+    LaunchSpec spec =
+        LaunchSpec.of(
+            gang(42, 2, 1, List.of("n1", "n2"), List.of(), Map.of()), "n2", DATA, Map.of());
+
+    Path dir = Path.of("/var/lib/kairos/tasks/42-2-1");
+    assertThat(spec.taskDir()).isEqualTo(dir);
+    assertThat(spec.workdir()).isEqualTo(dir);
+    assertThat(spec.stdout()).isEqualTo(dir.resolve("stdout.log"));
+    assertThat(spec.stderr()).isEqualTo(dir.resolve("stderr.log"));
+    assertThat(spec.argv()).containsExactly("python", "train.py");
+    assertThat(spec.key()).isEqualTo(new TaskKey(42, 2, 1));
+  }
+
+  @Test
+  void aGivenWorkdirIsUsedAsIs() {
+    var a = Assignments.withWorkdir(Assignments.assignment(5, "true"), "/data/project");
+
+    assertThat(LaunchSpec.of(a, "n1", DATA, Map.of()).workdir())
+        .isEqualTo(Path.of("/data/project"));
+  }
+
+  @Test
+  void anAssignmentWithoutACommandCannotBeLaunched() {
+    var a = Assignments.assignment(5);
+
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> LaunchSpec.of(a, "n1", DATA, Map.of()))
+        .withMessageStartingWith("command");
+  }
+
+  @Test
+  void aRankOutsideTheGangCannotBeLaunched() {
+    var a =
+        new TaskAssignment(
+            5,
+            1,
+            2,
+            2,
+            List.of("n1", "n2"),
+            "j",
+            "u",
+            List.of("true"),
+            Map.of(),
+            null,
+            List.of(),
+            1,
+            0,
+            60);
+
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> LaunchSpec.of(a, "n1", DATA, Map.of()))
+        .withMessageStartingWith("task");
+  }
+}

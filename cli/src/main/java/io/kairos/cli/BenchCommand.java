@@ -1,0 +1,25 @@
+package io.kairos.cli;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code kairos bench}: load and latency measurements against a running controller. */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    subcommands = {BenchSubmitCommand.class, BenchLatencyCommand.class},
+    description = {
+      "Measure a running controller: `bench submit` (submit throughput and latency under load),"
+          + " `bench latency` (submit to running, one job at a time).",
+      "Both submit real jobs: use a cluster you may load."
+    })
+final class BenchCommand implements Runnable {
+  @Spec CommandSpec spec;
+
+  @Override
+  public void run() {
+    throw new ParameterException(spec.commandLine(), "Missing subcommand: kairos bench submit | kairos bench latency");
+  }
+}

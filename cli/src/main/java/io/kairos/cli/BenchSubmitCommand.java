@@ -1,0 +1,214 @@
+package io.kairos.cli;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kairos.protocol.JobSubmission;
+import java.io.PrintWriter;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code kairos bench submit}: a load generator for {@code POST /api/v1/jobs}.
+ *
+ * <p>Design: one thread issues requests; {@link ApiClient#sendAsync} carries them; a semaphore
+ * caps the requests in flight. At a fixed {@code --rate} the load is an open loop: request i is
+ * due at {@code start + i * batch / rate}, and its latency is measured from that due time, not
+ * from when it was actually sent, so a stalled server is charged for the requests it delayed
+ * (no coordinated omission). With {@code --rate 0} it is a closed loop (as fast as the permits
+ * allow) and latency runs from the send. Every latency is kept; percentiles are exact
+ * ({@link Percentiles}).
+ */
+@Command(
+    name = "submit",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Submit many small jobs (command `true`) as fast as asked and report what the controller"
+          + " acknowledged, errors, the achieved rate and latency percentiles.",
+      "At a fixed --rate, latency runs from each request's scheduled send time (open loop: a"
+          + " slow server is charged for the requests it held back). --rate 0 sends as fast as"
+          + " --concurrency allows. Stops after --count jobs or --duration seconds (default:"
+          + " 1000 jobs), then waits for the replies.",
+      "Example: kairos bench submit --rate 2000 --duration 30 --concurrency 128",
+      ""
+    })
+final class BenchSubmitCommand extends ApiCommand {
+  static final long DEFAULT_COUNT = 1000;
+  static final long DRAIN_SECONDS = ApiClient.REQUEST_TIMEOUT.toSeconds() + 10;
+
+  @Option(names = "--rate", paramLabel = "JOBS_PER_S", defaultValue = "0", description = "Target submit rate in jobs/s; 0 = as fast as possible (default: ${DEFAULT-VALUE}).")
+  double rate;
+
+  @Option(names = "--duration", paramLabel = "SECONDS", description = "Stop sending after this many seconds.")
+  Double durationSeconds;
+
+  @Option(names = "--count", paramLabel = "N", description = "Stop after N jobs (default " + DEFAULT_COUNT + " when --duration is not given).")
+  Long count;
+
+  @Option(names = "--concurrency", paramLabel = "C", defaultValue = "64", description = "Requests in flight at most (default: ${DEFAULT-VALUE}).")
+  int concurrency;
+
+  @Option(names = "--batch", paramLabel = "B", defaultValue = "1", description = "Jobs per request; above 1, the body is a JSON array (default: ${DEFAULT-VALUE}).")
+  int batch;
+
+  @Option(names = "--gpus", paramLabel = "N", defaultValue = "1", description = "GPUs per job (default: ${DEFAULT-VALUE}).")
+  int gpus;
+
+  @Option(names = "--cpus", paramLabel = "N", description = "CPUs per job (default: the controller's, 1).")
+  Integer cpus;
+
+  @Option(names = "--queue", paramLabel = "QUEUE", description = "The queue to submit to.")
+  String queue;
+
+  /** What one run measured. */
+  record Result(
+      long requests,
+      long jobsAcknowledged,
+      long errors,
+      double seconds,
+      Percentiles latencyNanos,
+      String firstError) {
+    double rate() {
+      return seconds > 0 ? jobsAcknowledged / seconds : 0;
+    }
+  }
+
+  @Override
+  int run(ApiClient api, PrintWriter out) throws InterruptedException {
+    if (!(rate >= 0) || concurrency < 1 || batch < 1 || gpus < 0) {
+      throw new UsageException(
+          "--rate must be >= 0, --concurrency and --batch >= 1, --gpus >= 0");
+    }
+    if (count != null && count < 1 || durationSeconds != null && !(durationSeconds > 0)) {
+      throw new UsageException("--count and --duration must be > 0");
+    }
+    long jobs = count != null ? count : durationSeconds != null ? Long.MAX_VALUE : DEFAULT_COUNT;
+    // Before the clock starts: is a controller there, and does it take the token?
+    api.get("/api/v1/whoami");
+    Result r = load(api, jobs);
+    if (isJson()) {
+      ObjectNode o = Json.MAPPER.createObjectNode();
+      o.put("requests", r.requests());
+      o.put("jobs_acknowledged", r.jobsAcknowledged());
+      o.put("errors", r.errors());
+      o.put("duration_s", round(r.seconds()));
+      o.put("rate_jobs_per_s", round(r.rate()));
+      o.put("target_rate_jobs_per_s", rate);
+      o.put("concurrency", concurrency);
+      o.put("batch", batch);
+      ObjectNode latency = o.putObject("latency_ms");
+      latency.put("p50", ms(r.latencyNanos().value(50)));
+      latency.put("p90", ms(r.latencyNanos().value(90)));
+      latency.put("p99", ms(r.latencyNanos().value(99)));
+      latency.put("p99_9", ms(r.latencyNanos().value(99.9)));
+      latency.put("max", ms(r.latencyNanos().max()));
+      if (r.firstError() != null) {
+        o.put("first_error", r.firstError());
+      }
+      Json.print(out, o);
+    } else {
+      out.printf(Locale.ROOT, "submitted to %s: %d requests of up to %d jobs over %.2f s"
+              + " (target %s, concurrency %d)%n",
+          api.server(), r.requests(), batch, r.seconds(),
+          rate > 0 ? fmt(rate) + " jobs/s" : "as fast as possible", concurrency);
+      out.printf(Locale.ROOT, "acknowledged  %d jobs%n", r.jobsAcknowledged());
+      out.printf(Locale.ROOT, "errors        %d requests%n", r.errors());
+      out.printf(Locale.ROOT, "rate          %s jobs/s%n", fmt(r.rate()));
+      Percentiles p = r.latencyNanos();
+      out.printf(Locale.ROOT, "latency (ms)  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s%n",
+          fmt(ms(p.value(50))), fmt(ms(p.value(90))), fmt(ms(p.value(99))),
+          fmt(ms(p.value(99.9))), fmt(ms(p.max())));
+      if (r.firstError() != null) {
+        out.println("first error   " + r.firstError());
+      }
+    }
+    return r.errors() == 0 ? 0 : 1;
+  }
+
+  /** Sends {@code jobs} jobs (or until --duration), then waits for every reply. */
+  private Result load(ApiClient api, long jobs) throws InterruptedException {
+    byte[] full = body(batch);
+    long requests = jobs == Long.MAX_VALUE ? Long.MAX_VALUE : (jobs + batch - 1) / batch;
+    int lastBatch = jobs == Long.MAX_VALUE ? batch : (int) (jobs - (requests - 1) * batch);
+    byte[] last = lastBatch == batch ? full : body(lastBatch);
+    long durationNanos =
+        durationSeconds == null ? Long.MAX_VALUE : (long) (durationSeconds * 1e9);
+    double nanosPerRequest = rate > 0 ? batch * 1e9 / rate : 0;
+
+    var permits = new Semaphore(concurrency);
+    var latencies = new Samples();
+    var acknowledged = new AtomicLong();
+    var errors = new AtomicLong();
+    var firstError = new AtomicReference<String>();
+    long start = System.nanoTime();
+    var lastReply = new AtomicLong(start);
+    long sent = 0;
+    for (long i = 0; i < requests; i++) {
+      long due = rate > 0 ? start + (long) (i * nanosPerRequest) : System.nanoTime();
+      if (due - start >= durationNanos) {
+        break;
+      }
+      for (long wait = due - System.nanoTime(); wait > 0; wait = due - System.nanoTime()) {
+        LockSupport.parkNanos(wait);
+      }
+      permits.acquire();
+      long measuredFrom = rate > 0 ? due : System.nanoTime();
+      boolean isLast = i == requests - 1;
+      int n = isLast ? lastBatch : batch;
+      sent++;
+      api.sendAsync("POST", "/api/v1/jobs", isLast ? last : full)
+          .whenComplete(
+              (response, failure) -> {
+                long now = System.nanoTime();
+                lastReply.accumulateAndGet(now, Math::max);
+                if (failure == null && response.status() == 201) {
+                  latencies.add(now - measuredFrom);
+                  acknowledged.addAndGet(n);
+                } else {
+                  errors.incrementAndGet();
+                  String why =
+                      failure != null
+                          ? ApiClient.describe(failure.getCause() != null ? failure.getCause() : failure)
+                          : api.failure(response).getMessage();
+                  firstError.compareAndSet(null, why);
+                }
+                permits.release();
+              });
+    }
+    if (!permits.tryAcquire(concurrency, DRAIN_SECONDS, TimeUnit.SECONDS)) {
+      long missing = concurrency - permits.availablePermits();
+      errors.addAndGet(missing);
+      firstError.compareAndSet(null, missing + " requests got no reply within " + DRAIN_SECONDS + " s");
+    }
+    double seconds = (lastReply.get() - start) / 1e9;
+    return new Result(sent, acknowledged.get(), errors.get(), seconds, latencies.percentiles(), firstError.get());
+  }
+
+  /** One job (an object) or a JSON array of {@code n} of them. */
+  private byte[] body(int n) {
+    var job = new JobSubmission(
+        "bench", List.of("true"), null, null, gpus, null, cpus, null, null, queue, null, null, null);
+    return n == 1 ? Json.bytes(job) : Json.bytes(Collections.nCopies(n, job));
+  }
+
+  static double ms(long nanos) {
+    return round(nanos / 1e6);
+  }
+
+  private static double round(double v) {
+    return Math.round(v * 1000) / 1000.0;
+  }
+
+  static String fmt(double v) {
+    return v >= 100 ? String.format(Locale.ROOT, "%.0f", v)
+        : v >= 10 ? String.format(Locale.ROOT, "%.1f", v)
+        : String.format(Locale.ROOT, "%.2f", v);
+  }
+}

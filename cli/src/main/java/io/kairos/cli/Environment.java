@@ -1,0 +1,36 @@
+package io.kairos.cli;
+
+import java.nio.file.Path;
+import java.time.InstantSource;
+import java.time.ZoneId;
+import java.util.function.Function;
+
+/**
+ * What the client commands read from the machine they run on: environment variables, the clock,
+ * the time zone and the working directory. Commands read these here, never from {@code System}
+ * directly, so that tests can fix them; only tests assign the fields (and {@link #reset} them).
+ */
+final class Environment {
+  private Environment() {}
+
+  static volatile Function<String, String> variables = System::getenv;
+  static volatile InstantSource clock = InstantSource.system();
+  static volatile ZoneId zone = ZoneId.systemDefault();
+  static volatile Path workingDirectory = Path.of("").toAbsolutePath();
+  static volatile Path home = Path.of(System.getProperty("user.home"));
+
+  /** The variable's value, or null when it is unset or blank. */
+  static String variable(String name) {
+    String value = variables.apply(name);
+    return value == null || value.isBlank() ? null : value.strip();
+  }
+
+  /** Back to the real machine (tests call this after changing a field). */
+  static void reset() {
+    variables = System::getenv;
+    clock = InstantSource.system();
+    zone = ZoneId.systemDefault();
+    workingDirectory = Path.of("").toAbsolutePath();
+    home = Path.of(System.getProperty("user.home"));
+  }
+}

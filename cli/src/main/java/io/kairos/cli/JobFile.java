@@ -1,0 +1,190 @@
+package io.kairos.cli;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.kairos.protocol.JobSubmission;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.lang.reflect.RecordComponent;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * A job file for {@code kairos submit job.yaml}: YAML (or JSON) whose keys are the fields of
+ * {@link JobSubmission}, e.g.
+ *
+ * <pre>
+ * name: train-resnet
+ * command: [python, train.py, --epochs, "90"]
+ * gpus: 16
+ * gpusPerNode: 8
+ * timeLimit: 12h
+ * env: {NCCL_DEBUG: INFO}
+ * </pre>
+ *
+ * <p>Unknown keys are an error naming the key and listing the valid ones (a typo must not be
+ * silently dropped); so is a value of the wrong type. Also tells a script ({@code #!}) from a job
+ * file.
+ */
+final class JobFile {
+  private JobFile() {}
+
+  /** JobSubmission's fields in declaration order: the valid keys. */
+  static final List<String> KEYS =
+      Arrays.stream(JobSubmission.class.getRecordComponents()).map(RecordComponent::getName).toList();
+
+  private static final ObjectMapper YAML =
+      YAMLMapper.builder()
+          .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+          .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+          .build();
+
+  private static final ObjectMapper JSON =
+      JsonMapper.builder()
+          .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+          .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+          .build();
+
+  /** True when the file starts with {@code #!}: a program to run, not a job file. */
+  static boolean isScript(Path file) {
+    try (InputStream in = Files.newInputStream(file)) {
+      byte[] head = in.readNBytes(2);
+      return head.length == 2 && head[0] == '#' && head[1] == '!';
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The submission the file describes; bad content is a {@link UsageException} naming it. */
+  static JobSubmission read(Path file) {
+    String name = file.toString();
+    String text;
+    try {
+      text = Files.readString(file);
+    } catch (IOException e) {
+      throw new UsageException(name + ": cannot read: " + ApiClient.describe(e));
+    }
+    boolean json = name.endsWith(".json") || text.stripLeading().startsWith("{");
+    ObjectMapper mapper = json ? JSON : YAML;
+    JsonNode root;
+    try {
+      root = mapper.readTree(text);
+    } catch (JsonProcessingException e) {
+      throw new UsageException(
+          name + ": not valid " + (json ? "JSON" : "YAML") + ": " + located(e));
+    }
+    if (root == null || root.isMissingNode() || root.isNull()) {
+      throw new UsageException(name + ": empty; give at least: command: [prog, args...]");
+    }
+    if (!root.isObject()) {
+      throw new UsageException(
+          name + ": expected a mapping of job fields (" + String.join(", ", KEYS) + ")");
+    }
+    for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
+      String key = it.next();
+      if (!KEYS.contains(key)) {
+        String near = closest(key);
+        throw new UsageException(
+            name + ": unknown key '" + key + "'"
+                + (near == null ? "" : " (did you mean '" + near + "'?)")
+                + "; valid keys: " + String.join(", ", KEYS));
+      }
+    }
+    try {
+      return mapper.treeToValue(root, JobSubmission.class);
+    } catch (MismatchedInputException e) {
+      String path = path(e);
+      throw new UsageException(
+          name + ": " + path + ": expected " + expected(path, e.getTargetType()));
+    } catch (JsonMappingException e) {
+      throw new UsageException(name + ": " + path(e) + ": " + Json.firstLine(e.getOriginalMessage()));
+    } catch (JsonProcessingException e) {
+      throw new UsageException(name + ": " + Json.firstLine(e.getOriginalMessage()));
+    }
+  }
+
+  private static String expected(String path, Class<?> type) {
+    if (path.equals("command")) {
+      return "a list of strings, the program and its arguments, e.g. command: [python, train.py]";
+    }
+    if (type == null) {
+      return "another kind of value";
+    }
+    if (type == Integer.class || type == int.class || type == Long.class || type == long.class) {
+      return "a whole number";
+    }
+    if (List.class.isAssignableFrom(type)) {
+      return "a list";
+    }
+    if (Map.class.isAssignableFrom(type)) {
+      return "a mapping of names to values, e.g. env: {NCCL_DEBUG: INFO}";
+    }
+    if (type == String.class) {
+      return "a string";
+    }
+    return "a " + type.getSimpleName();
+  }
+
+  private static String path(JsonMappingException e) {
+    var parts = new ArrayList<String>();
+    for (JsonMappingException.Reference ref : e.getPath()) {
+      parts.add(ref.getFieldName() != null ? ref.getFieldName() : "[" + ref.getIndex() + "]");
+    }
+    return parts.isEmpty() ? "(top)" : String.join(".", parts).replace(".[", "[");
+  }
+
+  private static String located(JsonProcessingException e) {
+    var where = e.getLocation();
+    String message = Json.firstLine(e.getOriginalMessage());
+    return where == null || where.getLineNr() < 0
+        ? message
+        : "line " + where.getLineNr() + ", column " + where.getColumnNr() + ": " + message;
+  }
+
+  /** The valid key within two edits of {@code key} (case ignored), or null. */
+  static String closest(String key) {
+    String best = null;
+    int bestDistance = 3;
+    for (String k : KEYS) {
+      int d = distance(key.toLowerCase(Locale.ROOT), k.toLowerCase(Locale.ROOT));
+      if (d < bestDistance) {
+        bestDistance = d;
+        best = k;
+      }
+    }
+    return best;
+  }
+
+  private static int distance(String a, String b) {
+    int[] prev = new int[b.length() + 1];
+    int[] cur = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      prev[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      cur[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+        cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
+      }
+      int[] t = prev;
+      prev = cur;
+      cur = t;
+    }
+    return prev[b.length()];
+  }
+}

@@ -1,0 +1,47 @@
+package io.kairos.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.kairos.protocol.NodeView;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+
+/** {@code kairos nodes}: the cluster's nodes, like Slurm's sinfo; drain and resume below it. */
+@Command(
+    name = "nodes",
+    mixinStandardHelpOptions = true,
+    subcommands = {NodeDrainCommand.class, NodeResumeCommand.class},
+    description = {
+      "List nodes (like sinfo): state, GPUs in use of all, GPU model, the jobs running there and"
+          + " why a node is drained or down.",
+      "UP nodes take new work; DRAINED ones finish what they run and take nothing new; DOWN ones"
+          + " lost their agent.",
+      ""
+    })
+final class NodesCommand extends ApiCommand {
+  @Override
+  int run(ApiClient api, PrintWriter out) {
+    JsonNode reply = api.get("/api/v1/nodes");
+    List<NodeView> nodes = Json.list(reply, NodeView.class);
+    if (isJson()) {
+      Json.print(out, reply);
+      return 0;
+    }
+    var table = new Table("NODE", "STATE", "GPUS", "MODEL", "JOBS", "REASON");
+    for (NodeView n : nodes) {
+      table.row(n.name(), n.state(), n.gpusUsed() + "/" + n.gpus(), n.gpuModel(), jobs(n.jobs()), n.reason());
+    }
+    table.print(out);
+    return 0;
+  }
+
+  /** Job ids, at most four, then {@code +N}; "-" when none. */
+  static String jobs(List<Long> ids) {
+    if (ids == null || ids.isEmpty()) {
+      return "-";
+    }
+    String shown = ids.stream().limit(4).map(String::valueOf).collect(Collectors.joining(","));
+    return ids.size() > 4 ? shown + ",+" + (ids.size() - 4) : shown;
+  }
+}

@@ -1,0 +1,98 @@
+package io.kairos.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.kairos.protocol.JobState;
+import io.kairos.protocol.JobView;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code kairos queue}: the jobs waiting and running, like Slurm's squeue. */
+@Command(
+    name = "queue",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "List jobs, pending and running by default (like squeue).",
+      "NODES is the node list of a running job, else the number of nodes (tasks) it needs;"
+          + " AGE is the time since submission; REASON is why a pending job waits.",
+      ""
+    })
+final class QueueCommand extends ApiCommand {
+  @Option(names = "--all", description = "Jobs in every state, finished ones too.")
+  boolean all;
+
+  @Option(
+      names = "--state",
+      paramLabel = "STATE[,STATE...]",
+      split = ",",
+      description = "Only these states: PENDING, RUNNING, SUCCEEDED, FAILED, CANCELLED.")
+  List<String> states;
+
+  @Option(names = "--user", paramLabel = "USER", description = "Only this user's jobs.")
+  String user;
+
+  @Option(names = "--queue", paramLabel = "QUEUE", description = "Only this queue's jobs.")
+  String queue;
+
+  @Override
+  int run(ApiClient api, PrintWriter out) {
+    String stateFilter =
+        states != null && !states.isEmpty()
+            ? parseStates(states)
+            : all ? null : "PENDING,RUNNING";
+    var params = new LinkedHashMap<String, String>();
+    params.put("state", stateFilter);
+    params.put("user", user);
+    params.put("queue", queue);
+    JsonNode reply = api.get("/api/v1/jobs" + ApiClient.query(params));
+    List<JobView> jobs = Json.list(reply, JobView.class);
+    if (isJson()) {
+      Json.print(out, reply);
+      return 0;
+    }
+    Instant now = Environment.clock.instant();
+    var table = new Table("ID", "NAME", "USER", "QUEUE", "STATE", "GPUS", "NODES", "AGE", "REASON");
+    for (JobView j : jobs) {
+      Instant submitted = TimeFormat.parse(j.submitTime());
+      table.row(
+          j.id(),
+          j.name(),
+          j.user(),
+          j.queue(),
+          j.state(),
+          j.gpus(),
+          JobText.nodesColumn(j),
+          submitted == null ? "-" : TimeFormat.age(Duration.between(submitted, now)),
+          j.state() == JobState.PENDING ? j.pendingReason() : "");
+    }
+    table.print(out);
+    return 0;
+  }
+
+  /** {@code pending,Running} → {@code PENDING,RUNNING}; an unknown state is a usage error. */
+  static String parseStates(List<String> names) {
+    return names.stream()
+        .map(String::strip)
+        .filter(s -> !s.isEmpty())
+        .map(
+            s -> {
+              try {
+                return JobState.valueOf(s.toUpperCase(Locale.ROOT)).name();
+              } catch (IllegalArgumentException e) {
+                throw new UsageException(
+                    "--state: unknown state '" + s + "'; use "
+                        + Arrays.stream(JobState.values()).map(Enum::name).collect(Collectors.joining(", ")));
+              }
+            })
+        .distinct()
+        .collect(Collectors.joining(","));
+  }
+}

@@ -1,0 +1,82 @@
+package io.kairos.cli;
+
+import io.kairos.control.Controller;
+import io.kairos.control.ControllerMain;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code kairos server}: one controller replica, until stopped. */
+@Command(
+    name = "server",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Runs one controller replica: the replicated state (Apache Ratis log under --data),"
+          + " the REST API and the scheduler (on the leader).",
+      "",
+      "Alone it is a complete controller. With --peers it joins a group of 3 or 5 replicas;"
+          + " any replica accepts requests and forwards writes to the leader.",
+      "The first start writes DATA/admin.token and DATA/join.token (mode 0600)."
+    })
+final class ServerCommand implements Callable<Integer> {
+  @Option(names = "--data", paramLabel = "DIR",
+      description = "Data directory (default: $KAIROS_DATA or ~/.kairos).")
+  Path data;
+
+  @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:8080",
+      description = "Where the HTTP API listens (default: ${DEFAULT-VALUE}). The Raft transport"
+          + " listens on PORT+1000.")
+  String listen;
+
+  @Option(names = "--peers", paramLabel = "H:P,H:P,H:P", defaultValue = "",
+      description = "All replicas of the group (this one included), as their --listen"
+          + " addresses; H:P:RAFTPORT to choose the Raft port. Omit for a single replica.")
+  String peers;
+
+  @Option(names = "--policy", defaultValue = "kairos",
+      description = "Scheduling policy: fcfs, easy, conservative, sjf or kairos (default).")
+  String policy;
+
+  @Option(names = "--tls-keystore", paramLabel = "FILE",
+      description = "Serve HTTPS with the certificate and key in this PKCS#12 file.")
+  Path tlsKeystore;
+
+  @Option(names = "--tls-password-file", paramLabel = "FILE",
+      description = "File holding the keystore's password (default: empty password).")
+  Path tlsPasswordFile;
+
+  @Override
+  public Integer call() throws Exception {
+    ServerLogging.configure();
+    Path dir = DataDir.resolve(data);
+    Optional<Controller.Tls> tls = Optional.empty();
+    if (tlsKeystore != null) {
+      String password = tlsPasswordFile == null ? ""
+          : Files.readString(tlsPasswordFile, StandardCharsets.UTF_8).strip();
+      tls = Optional.of(new Controller.Tls(tlsKeystore, password));
+    }
+    var controller = Controller.start(ControllerMain.config(dir, listen, peers, policy, tls));
+    System.err.println("kairos: controller serving " + controller.url() + " (data " + dir + ")");
+    awaitShutdown(controller::close);
+    return 0;
+  }
+
+  /** Blocks until the JVM is asked to stop (Ctrl-C, SIGTERM), then runs {@code close}. */
+  static void awaitShutdown(AutoCloseable close) throws InterruptedException {
+    var stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      try {
+        close.close();
+      } catch (Exception e) {
+        System.err.println("kairos: shutdown: " + e.getMessage());
+      }
+      stopped.countDown();
+    }));
+    stopped.await();
+  }
+}

@@ -1,0 +1,242 @@
+package io.kairos.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.kairos.protocol.JobState;
+import io.kairos.protocol.JobSubmission;
+import io.kairos.protocol.JobView;
+import io.kairos.protocol.SubmitResult;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code kairos submit}: one job, from a job file ({@link JobFile}), a script, or a command after
+ * {@code --}. Options on the command line override the file's values.
+ */
+@Command(
+    name = "submit",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Submit a job: a program and its arguments (after --), a script starting with #!, or a job"
+          + " file (YAML or JSON whose keys are the API's JobSubmission fields).",
+      "Options given here override the job file's values.",
+      "",
+      "Examples:",
+      "  kairos submit --gpus 8 --time 2h -- python train.py --lr 0.1",
+      "  kairos submit --gpus 16 --gpus-per-node 8 --name llama -- torchrun train.py",
+      "  kairos submit train.sh",
+      "  kairos submit job.yaml --queue research --wait",
+      ""
+    },
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+      "0:submitted (with --wait: the job succeeded)",
+      "1:failed: no controller answered, or it refused; with --wait: the job was cancelled, or"
+          + " failed without an exit code in 1..255",
+      "2:bad input: a wrong option or job file, or the controller said the request was invalid",
+      "N:with --wait: the job failed with exit code N"
+    })
+final class SubmitCommand extends ApiCommand {
+  private static final Pattern MEMORY =
+      Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*([kmgt]?)(?:i?b)?", Pattern.CASE_INSENSITIVE);
+
+  @Parameters(
+      paramLabel = "JOB_FILE | SCRIPT | -- PROGRAM [ARG...]",
+      arity = "0..*",
+      description =
+          "A job file (job.yaml, job.json), a script whose first line starts with #! (run as"
+              + " is, with any arguments that follow), or, after --, the program and its"
+              + " arguments.")
+  List<String> args = new ArrayList<>();
+
+  @Option(names = "--name", paramLabel = "NAME", description = "A label for people (default: the program's name).")
+  String name;
+
+  @Option(names = "--gpus", paramLabel = "N", description = "GPUs in total (default 0). All on one node unless --gpus-per-node is given.")
+  Integer gpus;
+
+  @Option(names = "--gpus-per-node", paramLabel = "N", description = "Spread --gpus over --gpus / N nodes, one process per node, started together (a gang).")
+  Integer gpusPerNode;
+
+  @Option(names = "--cpus", paramLabel = "N", description = "CPUs reserved per process (default 1 for a CPU-only job, 0 for a GPU job).")
+  Integer cpus;
+
+  @Option(names = "--mem", paramLabel = "SIZE", description = "Memory per process: 512M, 4G, 1.5G, 1T; a bare number is MiB (default: not limited).")
+  String memory;
+
+  @Option(names = "--time", paramLabel = "LIMIT", description = "The longest the job may run: 3600 (seconds), 90s, 30m, 2h, 1d or 1:30:00 (default 1 day).")
+  String timeLimit;
+
+  @Option(names = "--queue", paramLabel = "QUEUE", description = "The queue (default: default).")
+  String queue;
+
+  @Option(names = "--priority", paramLabel = "N", description = "Higher runs first within its queue (default 0).")
+  Integer priority;
+
+  @Option(names = "--gpu-model", paramLabel = "MODEL", description = "The GPU model every node must have, e.g. H100 (default: any).")
+  String gpuModel;
+
+  @Option(names = "--env", paramLabel = "KEY=VALUE", description = "An environment variable for the tasks (repeatable).")
+  Map<String, String> env;
+
+  @Option(names = "--workdir", paramLabel = "DIR", description = "Working directory on the nodes (default: the current directory).")
+  Path workdir;
+
+  @Option(names = "--user", paramLabel = "USER", description = "Submit on behalf of USER (admins only; default: the token's user).")
+  String user;
+
+  @Option(names = "--wait", description = "Wait until the job ends, printing its state as it changes; exit with the job's exit code (1 if it was cancelled).")
+  boolean waitForEnd;
+
+  @Override
+  int run(ApiClient api, PrintWriter out) throws InterruptedException {
+    JobSubmission job = submission();
+    JsonNode reply = api.post("/api/v1/jobs", job);
+    long id = Json.convert(reply, SubmitResult.class).id();
+    if (!waitForEnd) {
+      if (isJson()) {
+        Json.print(out, reply);
+      } else {
+        out.println("Submitted job " + id);
+      }
+      return 0;
+    }
+    if (!isJson()) {
+      out.println("Submitted job " + id);
+      out.flush();
+    }
+    JsonNode end = waitUntilFinal(api, id, out);
+    JobView view = Json.convert(end, JobView.class);
+    if (isJson()) {
+      Json.print(out, end);
+    } else {
+      out.println(JobText.stateLine(view));
+    }
+    return JobText.exitCode(view);
+  }
+
+  /** Polls the job (100 ms, doubling to 1 s) until it is final; prints state changes. */
+  private JsonNode waitUntilFinal(ApiClient api, long id, PrintWriter out)
+      throws InterruptedException {
+    JobState last = null;
+    long sleepMs = 100;
+    while (true) {
+      JsonNode node = api.get("/api/v1/jobs/" + id);
+      JobView job = Json.convert(node, JobView.class);
+      if (job.state().isFinal()) {
+        return node;
+      }
+      if (!isJson() && job.state() != last) {
+        out.println(JobText.stateLine(job));
+        out.flush();
+      }
+      last = job.state();
+      Thread.sleep(sleepMs);
+      sleepMs = Math.min(1000, sleepMs * 2);
+    }
+  }
+
+  /** What to submit: the file, script or command, then the options over it. */
+  JobSubmission submission() {
+    JobSubmission base = base();
+    Map<String, String> mergedEnv = base.env() == null ? null : new LinkedHashMap<>(base.env());
+    if (env != null && !env.isEmpty()) {
+      mergedEnv = mergedEnv == null ? new LinkedHashMap<>() : mergedEnv;
+      mergedEnv.putAll(env);
+    }
+    String dir =
+        workdir != null
+            ? absolute(workdir.toString())
+            : base.workdir() != null ? absolute(base.workdir()) : Environment.workingDirectory.toString();
+    return new JobSubmission(
+        or(name, base.name()),
+        base.command(),
+        mergedEnv,
+        dir,
+        or(gpus, base.gpus()),
+        or(gpusPerNode, base.gpusPerNode()),
+        or(cpus, base.cpus()),
+        memory != null ? Long.valueOf(memoryMb(memory)) : base.memoryMb(),
+        or(timeLimit, base.timeLimit()),
+        or(queue, base.queue()),
+        or(priority, base.priority()),
+        or(gpuModel, base.gpuModel()),
+        or(user, base.user()));
+  }
+
+  private JobSubmission base() {
+    if (args.isEmpty()) {
+      throw new UsageException(
+          "nothing to run: give a program after -- (kairos submit -- python train.py),"
+              + " a script or a job file (kairos submit job.yaml)");
+    }
+    if (spec.commandLine().getParseResult().originalArgs().contains("--")) {
+      return command(List.copyOf(args), null);
+    }
+    Path file = Environment.workingDirectory.resolve(args.getFirst());
+    if (!Files.isRegularFile(file)) {
+      throw new UsageException(
+          "no such job file: " + args.getFirst() + " (to run a program, put it after --:"
+              + " kairos submit [options] -- " + String.join(" ", args) + ")");
+    }
+    if (JobFile.isScript(file)) {
+      var command = new ArrayList<String>();
+      command.add(file.toAbsolutePath().normalize().toString());
+      command.addAll(args.subList(1, args.size()));
+      return command(command, file.getFileName().toString());
+    }
+    if (args.size() > 1) {
+      throw new UsageException(
+          args.getFirst() + " is a job file: it takes no arguments (to run a program with"
+              + " arguments, put it after --: kairos submit [options] -- PROGRAM ARGS...)");
+    }
+    JobSubmission fromFile = JobFile.read(file);
+    if (fromFile.command() == null || fromFile.command().isEmpty()) {
+      throw new UsageException(
+          args.getFirst() + ": no command; add e.g. command: [python, train.py]");
+    }
+    return fromFile;
+  }
+
+  private static JobSubmission command(List<String> command, String name) {
+    return new JobSubmission(
+        name, command, null, null, null, null, null, null, null, null, null, null, null);
+  }
+
+  private static String absolute(String dir) {
+    return Environment.workingDirectory.resolve(dir).normalize().toString();
+  }
+
+  private static <T> T or(T option, T fromFile) {
+    return option != null ? option : fromFile;
+  }
+
+  /** {@code 4G} → 4096, {@code 512M} → 512, {@code 1.5G} → 1536; a bare number is MiB. */
+  static long memoryMb(String text) {
+    Matcher m = MEMORY.matcher(text.strip());
+    if (!m.matches()) {
+      throw new UsageException("--mem: cannot read '" + text + "'; use a size such as 512M or 4G");
+    }
+    double value = Double.parseDouble(m.group(1));
+    double factor =
+        switch (m.group(2).toLowerCase(Locale.ROOT)) {
+          case "k" -> 1.0 / 1024;
+          case "", "m" -> 1;
+          case "g" -> 1024;
+          case "t" -> 1024 * 1024;
+          default -> throw new IllegalStateException("unit " + m.group(2));
+        };
+    return (long) Math.ceil(value * factor);
+  }
+}
