@@ -59,6 +59,11 @@ final class ApiClient implements AutoCloseable {
   private final HttpClient http;
   private volatile int current;
 
+  /** The bearer token presented, or null. */
+  String token() {
+    return token;
+  }
+
   ApiClient(List<URI> servers, String token) {
     this.servers = List.copyOf(servers);
     this.token = token;

@@ -3,6 +3,7 @@ package io.kairos.cli;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kairos.protocol.JobSubmission;
 import java.io.PrintWriter;
+import java.net.URI;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
@@ -134,6 +135,145 @@ final class BenchSubmitCommand extends ApiCommand {
 
   /** Sends {@code jobs} jobs (or until --duration), then waits for every reply. */
   private Result load(ApiClient api, long jobs) throws InterruptedException {
+    URI server = URI.create(api.server().toString());
+    if ("http".equals(server.getScheme())) {
+      return rawLoad(server, api.token(), jobs);
+    }
+    return clientLoad(api, jobs);
+  }
+
+  /**
+   * The load over {@code --concurrency} keep-alive connections, one virtual thread each ({@link
+   * RawHttp}). At a fixed rate a dispatcher hands out due times and a worker measures from the
+   * due time it took, so time spent queued behind a slow server counts; at rate 0 each worker
+   * sends back to back.
+   */
+  private Result rawLoad(URI server, String token, long jobs) throws InterruptedException {
+    long requests = jobs == Long.MAX_VALUE ? Long.MAX_VALUE : (jobs + batch - 1) / batch;
+    int lastBatch = jobs == Long.MAX_VALUE ? batch : (int) (jobs - (requests - 1) * batch);
+    byte[] full = RawHttp.post(server, "/api/v1/jobs", token, body(batch));
+    byte[] last = lastBatch == batch ? full : RawHttp.post(server, "/api/v1/jobs", token, body(lastBatch));
+    long durationNanos =
+        durationSeconds == null ? Long.MAX_VALUE : (long) (durationSeconds * 1e9);
+    double nanosPerRequest = rate > 0 ? batch * 1e9 / rate : 0;
+    var latencies = new Samples();
+    var acknowledged = new AtomicLong();
+    var errors = new AtomicLong();
+    var firstError = new AtomicReference<String>();
+    var issued = new AtomicLong();
+    var sentRequests = new AtomicLong();
+    var tickets = new java.util.concurrent.LinkedBlockingQueue<Long>();
+    long stop = Long.MIN_VALUE;
+    long start = System.nanoTime();
+    var lastReply = new AtomicLong(start);
+    var workers = new java.util.ArrayList<Thread>();
+    for (int c = 0; c < concurrency; c++) {
+      workers.add(Thread.ofVirtual().start(() -> {
+        RawHttp conn = null;
+        try {
+          while (true) {
+            long due;
+            long i;
+            if (rate > 0) {
+              due = tickets.take();
+              if (due == stop) {
+                return;
+              }
+              i = issued.getAndIncrement();
+            } else {
+              i = issued.getAndIncrement();
+              due = System.nanoTime();
+              if (i >= requests || due - start >= durationNanos) {
+                return;
+              }
+            }
+            boolean isLast = i == requests - 1;
+            try {
+              if (conn == null) {
+                conn = new RawHttp(server);
+              }
+              sentRequests.incrementAndGet();
+              var reply = conn.send(isLast ? last : full);
+              long now = System.nanoTime();
+              lastReply.accumulateAndGet(now, Math::max);
+              if (reply.status() == 201) {
+                latencies.add(now - due);
+                acknowledged.addAndGet(isLast ? lastBatch : batch);
+              } else {
+                errors.incrementAndGet();
+                firstError.compareAndSet(null, problemDetail(reply));
+              }
+            } catch (java.io.IOException e) {
+              errors.incrementAndGet();
+              firstError.compareAndSet(null, e.toString());
+              closeQuietly(conn);
+              conn = null;
+            }
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        } finally {
+          closeQuietly(conn);
+        }
+      }));
+    }
+    if (rate > 0) {
+      for (long i = 0; i < requests; i++) {
+        long due = start + (long) (i * nanosPerRequest);
+        if (due - start >= durationNanos) {
+          break;
+        }
+        for (long wait = due - System.nanoTime(); wait > 0; wait = due - System.nanoTime()) {
+          LockSupport.parkNanos(wait);
+        }
+        tickets.add(due);
+      }
+      for (int c = 0; c < concurrency; c++) {
+        tickets.add(stop);
+      }
+    }
+    // Workers end by themselves (count or duration reached, or every request failing fast);
+    // the deadline only guards against a server that stops answering mid-request.
+    long deadline = (durationNanos == Long.MAX_VALUE ? Long.MAX_VALUE / 2 : start + durationNanos)
+        + TimeUnit.SECONDS.toNanos(DRAIN_SECONDS);
+    for (Thread w : workers) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0 || !w.join(java.time.Duration.ofNanos(left))) {
+        errors.incrementAndGet();
+        firstError.compareAndSet(null, "requests got no reply within " + DRAIN_SECONDS + " s");
+        w.interrupt();
+      }
+    }
+    double seconds = (lastReply.get() - start) / 1e9;
+    return new Result(sentRequests.get(), acknowledged.get(), errors.get(), seconds, latencies.percentiles(),
+        firstError.get());
+  }
+
+  /** The problem's detail, as the other commands print it, or the status and body. */
+  private static String problemDetail(RawHttp.Reply reply) {
+    try {
+      var node = Json.MAPPER.readTree(reply.errorBody());
+      if (node != null && node.hasNonNull("detail")) {
+        return node.get("detail").asText();
+      }
+    } catch (java.io.IOException | RuntimeException e) {
+      // not JSON: fall through
+    }
+    return "HTTP " + reply.status() + ": " + reply.errorBody();
+  }
+
+  private static void closeQuietly(RawHttp conn) {
+    if (conn != null) {
+      try {
+        conn.close();
+      } catch (java.io.IOException e) {
+        // the connection is gone either way
+      }
+    }
+  }
+
+  /** The same load through the JDK HttpClient (https, redirects). */
+  private Result clientLoad(ApiClient api, long jobs) throws InterruptedException {
     byte[] full = body(batch);
     long requests = jobs == Long.MAX_VALUE ? Long.MAX_VALUE : (jobs + batch - 1) / batch;
     int lastBatch = jobs == Long.MAX_VALUE ? batch : (int) (jobs - (requests - 1) * batch);

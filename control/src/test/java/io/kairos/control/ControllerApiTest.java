@@ -33,6 +33,7 @@ class ControllerApiTest {
   @BeforeAll
   static void start() throws Exception {
     controller = Controller.start(Controller.Config.single(dir, "127.0.0.1", 0));
+    Leaders.awaitLeader(controller, Duration.ofSeconds(30)); // agent endpoints answer on the leader
     api = new TestApi(controller.url(), controller.adminToken());
     agent = api.as(controller.joinToken());
   }
@@ -81,5 +82,24 @@ class ControllerApiTest {
     var done = api.get("/api/v1/jobs/" + id).as(JobView.class);
     assertThat(done.state()).isEqualTo(JobState.SUCCEEDED);
     assertThat(done.exitCode()).isZero();
+  }
+
+  @Test
+  void aCpuOnlyJobAndATwoNodeGangStartWithTheRightShape() {
+    var reg1 = agent.post("/api/v1/agents/register", node("g1", 8)).as(Registered.class);
+    var reg2 = agent.post("/api/v1/agents/register", node("g2", 8)).as(Registered.class);
+    long cpu = api.post("/api/v1/jobs", "{\"command\": [\"true\"]}").as(SubmitResult.class).id();
+    long gang = api.post("/api/v1/jobs", "{\"command\": [\"true\"], \"gpus\": 16, \"gpusPerNode\": 8}")
+        .as(SubmitResult.class).id();
+
+    await().atMost(Duration.ofSeconds(10)).until(
+        () -> api.get("/api/v1/jobs/" + cpu).as(JobView.class).state() == JobState.RUNNING
+            && api.get("/api/v1/jobs/" + gang).as(JobView.class).state() == JobState.RUNNING);
+    var g = api.get("/api/v1/jobs/" + gang).as(JobView.class);
+    assertThat(g.tasks()).isEqualTo(2);
+    assertThat(g.placement()).extracting(p -> p.node()).containsExactlyInAnyOrder("g1", "g2");
+    assertThat(g.placement()).allSatisfy(p -> assertThat(p.gpus()).hasSize(8));
+    assertThat(api.get("/api/v1/jobs/" + cpu).as(JobView.class).placement().get(0).gpus()).isEmpty();
+    assertThat(reg1.epoch()).isNotEqualTo(reg2.epoch());
   }
 }

@@ -48,6 +48,12 @@ public final class KairosStateMachine extends BaseStateMachine {
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
   private final StateWatch watch = new StateWatch();
   private ControlState state = new ControlState();
+  private final java.util.concurrent.ExecutorService snapshotWriter =
+      java.util.concurrent.Executors.newSingleThreadExecutor(
+          Thread.ofPlatform().name("kairos-snapshot-writer").daemon().factory());
+  /** Written by the apply thread only. */
+  private java.util.concurrent.Future<Void> writing;
+  private volatile long durableIndex = RaftLog.INVALID_LOG_INDEX;
 
   @Override
   public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage)
@@ -99,27 +105,75 @@ public final class KairosStateMachine extends BaseStateMachine {
         Message.valueOf(ByteString.copyFrom(CommandCodec.encodeResult(result))));
   }
 
+  /**
+   * Snapshots without stalling the log: Ratis calls this on its apply thread, so it only copies
+   * the records (under the read lock, milliseconds) and hands the encoding, fsync and rename to
+   * a background writer. It returns the index of the last snapshot that is durable on disk; that
+   * is what Ratis may purge the log up to, so a crash mid-write loses nothing. Ratis calls again
+   * while it is behind; a failed write is rethrown on the next call.
+   */
   @Override
   public long takeSnapshot() throws IOException {
-    byte[] image;
+    if (writing != null) {
+      if (!writing.isDone()) {
+        return durableIndex;
+      }
+      finishWrite();
+    }
+    StateImage copy;
     TermIndex last;
     lock.readLock().lock();
     try {
       last = getLastAppliedTermIndex();
-      if (last == null || last.getIndex() < 0) {
-        return RaftLog.INVALID_LOG_INDEX;
+      if (last == null || last.getIndex() <= durableIndex) {
+        return durableIndex;
       }
-      var bytes = new ByteArrayOutputStream(1 << 16);
-      CommandCodec.writeImage(state.image(), bytes);
-      image = bytes.toByteArray();
+      copy = state.image();
     } finally {
       lock.readLock().unlock();
     }
+    TermIndex at = last;
+    writing = snapshotWriter.submit(() -> {
+      writeSnapshot(copy, at);
+      return null;
+    });
+    return durableIndex;
+  }
+
+  private void finishWrite() throws IOException {
+    try {
+      writing.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while writing a snapshot", e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new IOException("writing a snapshot failed", e.getCause());
+    } finally {
+      writing = null;
+    }
+  }
+
+  private void writeSnapshot(StateImage copy, TermIndex last) throws IOException {
+    var bytes = new ByteArrayOutputStream(1 << 16);
+    CommandCodec.writeImage(copy, bytes);
     File target = storage.getSnapshotFile(last.getTerm(), last.getIndex());
-    writeAtomically(target.toPath(), image);
+    writeAtomically(target.toPath(), bytes.toByteArray());
     var md5 = MD5FileUtil.computeAndSaveMd5ForFile(target);
     storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(target.toPath(), md5), last));
-    return last.getIndex();
+    durableIndex = last.getIndex();
+  }
+
+  /** Waits for a snapshot being written, so a clean stop leaves it complete. */
+  @Override
+  public void close() throws IOException {
+    try {
+      if (writing != null) {
+        finishWrite();
+      }
+    } finally {
+      snapshotWriter.shutdown();
+      super.close();
+    }
   }
 
   /** Temp file, fsync, atomic rename, fsync of the directory. Every failure propagates. */
@@ -165,6 +219,7 @@ public final class KairosStateMachine extends BaseStateMachine {
     try {
       state = loaded;
       updateLastAppliedTermIndex(snapshot.getTermIndex());
+      durableIndex = snapshot.getIndex();
     } finally {
       lock.writeLock().unlock();
     }

@@ -23,6 +23,8 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
+import org.apache.ratis.protocol.exceptions.RaftRetryFailureException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
@@ -49,7 +51,11 @@ public final class RaftReplica implements Closeable {
   private final KairosStateMachine stateMachine = new KairosStateMachine();
   private final Map<String, PeerAddress> peersById;
   private final RaftServer server;
-  private final RaftClient client;
+  private final RaftProperties properties;
+  private final RaftGroup group;
+  /** Replaced when Ratis has failed its ordered sliding window (see {@link #propose}). */
+  private volatile RaftClient client;
+  private volatile boolean closed;
 
   /**
    * @param self this replica (one of {@code peers})
@@ -71,7 +77,8 @@ public final class RaftReplica implements Closeable {
             peers.stream()
                 .map(p -> RaftPeer.newBuilder().setId(p.id()).setAddress(p.raftAddress()).build())
                 .toList());
-    RaftProperties properties = properties(raftDir, self.raftPort(), peers.size());
+    this.group = group;
+    this.properties = properties(raftDir, self.raftPort(), peers.size());
     // A data directory that already holds this group's log recovers it; a new one is formatted.
     boolean existing = Files.isDirectory(raftDir.resolve(GROUP_ID.getUuid().toString()));
     server =
@@ -82,15 +89,18 @@ public final class RaftReplica implements Closeable {
             .setProperties(properties)
             .setOption(existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
             .build();
-    client =
-        RaftClient.newBuilder()
-            .setProperties(properties)
-            .setRaftGroup(group)
-            .setLeaderId(null)
-            .setRetryPolicy(
-                RetryPolicies.retryUpToMaximumCountWithFixedSleep(
-                    200, TimeDuration.valueOf(50, java.util.concurrent.TimeUnit.MILLISECONDS)))
-            .build();
+    client = newClient();
+  }
+
+  private RaftClient newClient() {
+    return RaftClient.newBuilder()
+        .setProperties(properties)
+        .setRaftGroup(group)
+        .setLeaderId(null)
+        .setRetryPolicy(
+            RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+                200, TimeDuration.valueOf(50, java.util.concurrent.TimeUnit.MILLISECONDS)))
+        .build();
   }
 
   private static RaftProperties properties(Path raftDir, int raftPort, int groupSize) {
@@ -116,12 +126,25 @@ public final class RaftReplica implements Closeable {
     server.start();
   }
 
-  /** Proposes a command; completes with its result once committed and applied here or remotely. */
+  /**
+   * Proposes a command; completes with its result once committed and applied here or remotely.
+   *
+   * <p>Ratis' ordered async client fails its sliding window for good once one request runs out
+   * of retries (no leader for ~10 s: a lone replica at startup, a minority partition): every
+   * later request then fails at once with AlreadyClosedException. So such a failure replaces
+   * the client; without this the replica could never commit again until restarted.
+   */
   public CompletableFuture<ControlResult> propose(ControlCommand command) {
     byte[] bytes = CommandCodec.encode(command);
-    return client
+    RaftClient used = client;
+    return used
         .async()
         .send(Message.valueOf(ByteString.copyFrom(bytes)))
+        .whenComplete((reply, error) -> {
+          if (error != null && windowFailed(error)) {
+            renewClient(used);
+          }
+        })
         .thenApply(
             reply -> {
               if (!reply.isSuccess()) {
@@ -130,6 +153,29 @@ public final class RaftReplica implements Closeable {
               }
               return CommandCodec.decodeResult(reply.getMessage().getContent().toByteArray());
             });
+  }
+
+  private static boolean windowFailed(Throwable error) {
+    for (Throwable t = error; t != null; t = t.getCause()) {
+      if (t instanceof AlreadyClosedException || t instanceof RaftRetryFailureException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void renewClient(RaftClient broken) {
+    synchronized (this) {
+      if (closed || client != broken) {
+        return;
+      }
+      client = newClient();
+    }
+    try {
+      broken.close();
+    } catch (IOException | RuntimeException e) {
+      // its requests have all failed already; nothing else to release
+    }
   }
 
   public KairosStateMachine stateMachine() {
@@ -175,8 +221,13 @@ public final class RaftReplica implements Closeable {
 
   @Override
   public void close() throws IOException {
+    RaftClient last;
+    synchronized (this) {
+      closed = true;
+      last = client;
+    }
     try {
-      client.close();
+      last.close();
     } finally {
       server.close();
     }

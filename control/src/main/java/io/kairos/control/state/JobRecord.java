@@ -35,6 +35,21 @@ public final class JobRecord {
     this.submitMs = submitMs;
   }
 
+  /** A copy that later changes to this record do not touch (for snapshots taken off-lock). */
+  public JobRecord copy() {
+    var c = new JobRecord(id, request, submitMs);
+    c.state = state;
+    c.startMs = startMs;
+    c.endMs = endMs;
+    c.attempt = attempt;
+    c.requeues = requeues;
+    c.exitCode = exitCode;
+    c.message = message;
+    c.placement = placement;
+    c.taskExits = new ArrayList<>(taskExits);
+    return c;
+  }
+
   public boolean isActive() {
     return state == JobState.PENDING || state == JobState.RUNNING;
   }

@@ -20,4 +20,15 @@ public final class NodeRecord {
   NodeRecord(String name) {
     this.name = name;
   }
+
+  /** A copy that later changes to this record do not touch. */
+  public NodeRecord copy() {
+    var c = new NodeRecord(name);
+    c.registration = registration;
+    c.state = state;
+    c.reason = reason;
+    c.epoch = epoch;
+    c.registeredMs = registeredMs;
+    return c;
+  }
 }

@@ -1,0 +1,171 @@
+package io.kairos.control.state;
+
+import io.kairos.core.model.JobId;
+import io.kairos.core.model.Placement;
+import io.kairos.protocol.JobState;
+import io.kairos.protocol.TaskPlacement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The controller state's invariants (DESIGN.md "Invariants" 1 and 6, plus the state's own
+ * bookkeeping), checked over a whole {@link ControlState}. Returns what is violated, in words, so
+ * that a property can print it with its seed.
+ */
+final class StateInvariants {
+  private StateInvariants() {}
+
+  static List<String> violations(ControlState s) {
+    var out = new ArrayList<String>();
+    // Ids: unique (a TreeMap) and increasing, all below nextJobId.
+    long previous = 0;
+    for (JobRecord j : s.jobs()) {
+      if (j.id <= previous) {
+        out.add("job ids not increasing: " + j.id + " after " + previous);
+      }
+      previous = j.id;
+      if (j.id >= s.nextJobId()) {
+        out.add("job " + j.id + " is not below nextJobId " + s.nextJobId());
+      }
+    }
+    // Active = PENDING + RUNNING, exactly.
+    var activeIds = new TreeMap<Long, JobState>();
+    for (JobRecord j : s.activeJobs()) {
+      activeIds.put(j.id, j.state);
+    }
+    var expectedActive = new TreeMap<Long, JobState>();
+    for (JobRecord j : s.jobs()) {
+      if (j.state == JobState.PENDING || j.state == JobState.RUNNING) {
+        expectedActive.put(j.id, j.state);
+      }
+    }
+    if (!activeIds.equals(expectedActive)) {
+      out.add("active jobs " + activeIds + " are not the PENDING+RUNNING jobs " + expectedActive);
+    }
+    // No (node, gpu) used twice among RUNNING jobs; each within its node's GPUs.
+    Map<String, Long> used = new HashMap<>();
+    for (JobRecord j : s.jobs()) {
+      if (j.state != JobState.RUNNING) {
+        if (j.state == JobState.PENDING && !j.placement.isEmpty()) {
+          out.add("pending job " + j.id + " keeps a placement " + j.placement);
+        }
+        continue;
+      }
+      if (j.placement.size() != j.request.tasks() || j.taskExits.size() != j.placement.size()) {
+        out.add("running job " + j.id + " has " + j.placement.size() + " tasks placed, "
+            + j.taskExits.size() + " exits tracked, wants " + j.request.tasks());
+      }
+      Set<String> nodesOfJob = new HashSet<>();
+      for (int t = 0; t < j.placement.size(); t++) {
+        TaskPlacement p = j.placement.get(t);
+        if (p.task() != t) {
+          out.add("running job " + j.id + " has task rank " + p.task() + " at position " + t);
+        }
+        if (!nodesOfJob.add(p.node())) {
+          out.add("running job " + j.id + " runs two tasks on " + p.node() + " (invariant 6)");
+        }
+        var node = s.node(p.node());
+        if (node.isEmpty()) {
+          out.add("running job " + j.id + " runs on unknown node " + p.node());
+          continue;
+        }
+        int count = node.get().registration.gpus().size();
+        for (int g : p.gpus()) {
+          if (g < 0 || g >= count) {
+            out.add("job " + j.id + " holds GPU " + g + " of " + p.node() + ", which has " + count);
+            continue;
+          }
+          long bit = 1L << g;
+          long before = used.getOrDefault(p.node(), 0L);
+          if ((before & bit) != 0) {
+            out.add("GPU " + p.node() + "/" + g + " is held by two running jobs (invariant 1)");
+          }
+          used.put(p.node(), before | bit);
+        }
+        if (p.gpus().size() != j.request.gpusPerTask()) {
+          out.add("job " + j.id + " task " + t + " holds " + p.gpus().size() + " GPUs, wants "
+              + j.request.gpusPerTask());
+        }
+      }
+    }
+    // The store agrees with the records.
+    var store = s.store();
+    if (store == null) {
+      for (JobRecord j : s.activeJobs()) {
+        if (j.state == JobState.RUNNING) {
+          out.add("job " + j.id + " runs but the store is empty");
+        }
+      }
+      return out;
+    }
+    var cluster = store.cluster();
+    for (int i = 0; i < cluster.nodeCount(); i++) {
+      String name = cluster.node(i).name();
+      long full = cluster.gpuCount(i) == 64 ? -1L : (1L << cluster.gpuCount(i)) - 1;
+      long expectedFree = full & ~used.getOrDefault(name, 0L);
+      if (store.freeMask(i) != expectedFree) {
+        out.add("store free mask of " + name + " is " + Long.toBinaryString(store.freeMask(i))
+            + ", records say " + Long.toBinaryString(expectedFree));
+      }
+    }
+    int running = 0;
+    int pendingInStore = 0;
+    for (JobRecord j : s.activeJobs()) {
+      if (j.state == JobState.RUNNING) {
+        running++;
+        var r = store.running(JobId.of(j.id));
+        if (r.isEmpty()) {
+          out.add("running job " + j.id + " is not running in the store");
+        } else if (!r.get().placement().equals(placement(s, j.placement))) {
+          out.add("job " + j.id + " placement " + j.placement + " differs from the store's "
+              + r.get().placement());
+        }
+      } else {
+        boolean inStore = store.pending(JobId.of(j.id)).isPresent();
+        if (inStore) {
+          pendingInStore++;
+        }
+        if (inStore == s.isUnplaceable(j.id)) {
+          out.add("pending job " + j.id + (inStore ? " is both in the store and unplaceable"
+              : " is neither in the store nor unplaceable"));
+        }
+      }
+    }
+    if (store.runningCount() != running) {
+      out.add("store runs " + store.runningCount() + " jobs, records " + running);
+    }
+    if (store.pendingCount() != pendingInStore) {
+      out.add("store holds " + store.pendingCount() + " pending jobs, records " + pendingInStore);
+    }
+    return out;
+  }
+
+  /** The core placement the records describe (ascending node index, one task per node). */
+  static Placement placement(ControlState s, List<TaskPlacement> tasks) {
+    var cluster = s.store().cluster();
+    var byNode = new TreeMap<Integer, Long>();
+    for (TaskPlacement t : tasks) {
+      long mask = 0;
+      for (int g : t.gpus()) {
+        mask |= 1L << g;
+      }
+      byNode.put(cluster.indexOf(t.node()).orElse(-1), mask);
+    }
+    int[] nodes = new int[byNode.size()];
+    int[] counts = new int[byNode.size()];
+    long[] masks = new long[byNode.size()];
+    int i = 0;
+    for (var e : byNode.entrySet()) {
+      nodes[i] = e.getKey();
+      counts[i] = 1;
+      masks[i] = e.getValue();
+      i++;
+    }
+    return Placement.of(nodes, counts, masks);
+  }
+}
