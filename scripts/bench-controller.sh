@@ -55,10 +55,18 @@ for i in 0 1 2; do
 done
 for i in 0 1 2; do ready "http://127.0.0.1:1860$i"; done
 sleep 5   # let every replica's bootstrap tokens commit
-urls=http://127.0.0.1:18600,http://127.0.0.1:18601,http://127.0.0.1:18602
-bench "warm-up (discarded)" "$work/g0/admin.token" http://127.0.0.1:18600 --duration 20 --concurrency 64 >/dev/null
+# Submit to the leader (a follower forwards each write to it: one more hop on the same 2 cores).
+leader="$(curl -sf -H "Authorization: Bearer $(cat "$work/g0/admin.token")" \
+  http://127.0.0.1:18600/api/v1/cluster | sed -E 's/.*"leader":"([^"]+)".*/\1/')"
+echo "leader: $leader"
+bench "warm-up (discarded)" "$work/g0/admin.token" "$leader" --duration 30 --concurrency 64 >/dev/null
 for i in $(seq 1 "$runs"); do
-  bench "closed loop, run $i" "$work/g0/admin.token" http://127.0.0.1:18600 --duration 10 --concurrency 64
+  bench "closed loop, run $i" "$work/g0/admin.token" "$leader" --duration 10 --concurrency 64
+done
+for i in $(seq 1 "$runs"); do
+  bench "closed loop via a follower, run $i" "$work/g0/admin.token" \
+    "$(for p in 18600 18601 18602; do [ "http://127.0.0.1:$p" != "$leader" ] && echo "http://127.0.0.1:$p" && break; done)" \
+    --duration 10 --concurrency 64
 done
 for p in "${pids[@]: -3}"; do kill "$p"; done
 wait 2>/dev/null || true

@@ -93,7 +93,7 @@ public final class Controller implements Closeable {
     var join = new TokenRecord(Tokens.hash(joinToken), "agent", TokenRecord.AGENT, 0);
 
     var meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    replica = new RaftReplica(self, peers, config.dataDir());
+    replica = new RaftReplica(self, peers, config.dataDir(), config.tls().isPresent() ? "https" : "http");
     replica.start();
     batcher = new SubmitBatcher(replica, clock);
     scheduler = new SchedulerLoop(replica, config.policy(), clock, meters);

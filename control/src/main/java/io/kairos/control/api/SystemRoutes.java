@@ -3,7 +3,6 @@ package io.kairos.control.api;
 import io.javalin.config.JavalinConfig;
 import io.kairos.control.auth.Principal;
 import io.kairos.control.auth.Tokens;
-import io.kairos.control.raft.PeerAddress;
 import io.kairos.control.state.ControlCommand.AddToken;
 import io.kairos.control.state.TokenRecord;
 import io.kairos.protocol.ClusterInfo;
@@ -47,8 +46,8 @@ final class SystemRoutes {
     config.routes.get("/api/v1/cluster", ctx -> {
       Api.user(ctx);
       var r = s.replica();
-      ctx.json(new ClusterInfo(r.self().httpUrl(), r.leaderUrl().orElse(null), r.isLeader(),
-          r.peers().stream().map(PeerAddress::httpUrl).toList(), s.scheduler().policy().name(),
+      ctx.json(new ClusterInfo(r.urlOf(r.self()), r.leaderUrl().orElse(null), r.isLeader(),
+          r.peers().stream().map(r::urlOf).toList(), s.scheduler().policy().name(),
           r.appliedIndex()));
     });
     config.routes.post("/api/v1/tokens", ctx -> {

@@ -47,6 +47,7 @@ public final class RaftReplica implements Closeable {
       RaftGroupId.valueOf(UUID.nameUUIDFromBytes("kairos-controller".getBytes(StandardCharsets.UTF_8)));
 
   private final PeerAddress self;
+  private final String scheme;
   private final List<PeerAddress> peers;
   private final KairosStateMachine stateMachine = new KairosStateMachine();
   private final Map<String, PeerAddress> peersById;
@@ -63,6 +64,13 @@ public final class RaftReplica implements Closeable {
    * @param dataDir where the log and snapshots live ({@code DATA/raft})
    */
   public RaftReplica(PeerAddress self, List<PeerAddress> peers, Path dataDir) throws IOException {
+    this(self, peers, dataDir, "http");
+  }
+
+  /** As above; {@code scheme} ("http" or "https") is how the replicas' APIs are reached. */
+  public RaftReplica(PeerAddress self, List<PeerAddress> peers, Path dataDir, String scheme)
+      throws IOException {
+    this.scheme = scheme;
     this.self = self;
     this.peers = List.copyOf(peers);
     this.peersById = peers.stream().collect(Collectors.toMap(PeerAddress::id, p -> p));
@@ -212,7 +220,12 @@ public final class RaftReplica implements Closeable {
     return division()
         .map(d -> d.getInfo().getLeaderId())
         .map(id -> peersById.get(id.toString()))
-        .map(PeerAddress::httpUrl);
+        .map(this::urlOf);
+  }
+
+  /** A replica's API base URL, with the scheme this group serves. */
+  public String urlOf(PeerAddress peer) {
+    return scheme + "://" + peer.host() + ":" + peer.httpPort();
   }
 
   public long appliedIndex() {
