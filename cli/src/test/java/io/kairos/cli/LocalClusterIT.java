@@ -181,6 +181,9 @@ class LocalClusterIT {
     assertThat(job(slow).message()).contains("time limit");
     Thread.sleep(6000); // longer than the cancelled job's own sleep: it must not have finished
     assertThat(marker).doesNotExist();
+    // The cancelled job held its GPU until its process was gone; now every GPU is free again.
+    waitFor("the local node has no job left", Duration.ofSeconds(20),
+        () -> get("/api/v1/nodes").contains("\"gpusUsed\":0"));
 
     var queue = kairos("queue");
     assertThat(queue.code()).isZero();

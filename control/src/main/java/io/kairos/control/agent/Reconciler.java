@@ -51,14 +51,16 @@ public final class Reconciler {
       var ref = new TaskRef(r.jobId(), r.attempt(), r.task());
       held.add(ref);
       JobRecord job = state.job(r.jobId()).orElse(null);
-      boolean current = isCurrent(job, r.attempt(), r.task(), hb.node());
+      // A task the state still waits on: of the current attempt, here, of a job that holds GPUs.
+      boolean awaited = isTracked(job, r.attempt(), r.task(), hb.node())
+          && job.taskExits.get(r.task()) == null;
       if (r.status() == TaskStatus.EXITED) {
-        if (current && job.taskExits.get(r.task()) == null) {
+        if (awaited) {
           toRecord.add(r);
         } else {
           forget.add(ref);
         }
-      } else if (!current || job.taskExits.get(r.task()) != null) {
+      } else if (!awaited || job.state != JobState.RUNNING) {
         kill.add(new TaskKill(r.jobId(), r.attempt(), killReason(job)));
       }
     }
@@ -77,9 +79,9 @@ public final class Reconciler {
     return new Plan(launch, kill, forget, toRecord);
   }
 
-  private static boolean isCurrent(JobRecord job, int attempt, int task, String node) {
+  private static boolean isTracked(JobRecord job, int attempt, int task, String node) {
     return job != null
-        && job.state == JobState.RUNNING
+        && job.holdsGpus()
         && job.attempt == attempt
         && task >= 0
         && task < job.placement.size()

@@ -67,8 +67,8 @@ final class Views {
     var reg = n.registration;
     var jobs = new ArrayList<Long>();
     int used = 0;
-    for (JobRecord j : state.activeJobs()) {
-      if (j.state == JobState.RUNNING) {
+    for (JobRecord j : state.jobsHoldingGpus()) {
+      {
         for (TaskPlacement t : j.placement) {
           if (t.node().equals(n.name)) {
             jobs.add(j.id);

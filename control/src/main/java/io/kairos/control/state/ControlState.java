@@ -51,6 +51,8 @@ public final class ControlState {
   private long nextEpoch = 1;
   private final TreeMap<Long, JobRecord> jobs = new TreeMap<>();
   private final TreeMap<Long, JobRecord> active = new TreeMap<>();
+  /** Ended jobs whose tasks are still stopping: they keep their GPUs (see JobRecord.releasing). */
+  private final TreeMap<Long, JobRecord> releasing = new TreeMap<>();
   private final TreeMap<String, NodeRecord> nodes = new TreeMap<>();
   private final TreeMap<String, TokenRecord> tokens = new TreeMap<>();
 
@@ -99,10 +101,14 @@ public final class ControlState {
     if (!job.isActive()) {
       return ControlResult.conflict("job " + c.jobId() + " already ended: " + job.state);
     }
-    if (unplaceable.remove(job.id) == null) {
+    boolean wasRunning = job.state == JobState.RUNNING;
+    if (!wasRunning && unplaceable.remove(job.id) == null) {
       mustApply(new Command.CancelJob(sec(c.atMs()), JobId.of(job.id), "cancelled"));
     }
     end(job, JobState.CANCELLED, c.atMs(), null, "cancelled by " + c.by());
+    if (wasRunning) {
+      holdUntilStopped(job, c.atMs());
+    }
     return ControlResult.OK;
   }
 
@@ -142,7 +148,7 @@ public final class ControlState {
       return ControlResult.conflict("stale epoch " + c.epoch() + " for node " + c.node());
     }
     if (job == null
-        || job.state != JobState.RUNNING
+        || !job.holdsGpus()
         || job.attempt != c.attempt()
         || c.task() < 0
         || c.task() >= job.placement.size()
@@ -151,10 +157,14 @@ public final class ControlState {
       return ControlResult.conflict("not a running task of the current attempt");
     }
     job.taskExits.set(c.task(), c.exitCode());
+    if (job.releasing) {
+      holdUntilStopped(job, c.atMs());
+      return ControlResult.OK;
+    }
     boolean failed = c.exitCode() != 0 || c.reason() != null;
     if (failed) {
-      finishInStore(job, c.atMs());
       end(job, JobState.FAILED, c.atMs(), c.exitCode(), failureMessage(c, job));
+      holdUntilStopped(job, c.atMs());
     } else if (!job.taskExits.contains(null)) {
       finishInStore(job, c.atMs());
       end(job, JobState.SUCCEEDED, c.atMs(), 0, "all " + job.taskExits.size() + " tasks exited 0");
@@ -186,6 +196,20 @@ public final class ControlState {
     for (JobRecord job : List.copyOf(active.values())) {
       if (job.state == JobState.RUNNING && job.runsOn(r.node())) {
         requeue(job, "node " + r.node() + " re-registered (agent restarted)");
+      }
+    }
+    // Tasks of ended jobs that were still stopping there died with that agent too. The job's
+    // GPUs are freed as a whole (the store frees gangs, not single tasks): a task of it still
+    // stopping on another node is killed there, as for any job that ended.
+    for (JobRecord job : List.copyOf(releasing.values())) {
+      if (job.runsOn(r.node())) {
+        for (TaskPlacement t : job.placement) {
+          if (job.taskExits.get(t.task()) == null) {
+            job.taskExits.set(t.task(), -1);
+          }
+        }
+        job.releasing = false;
+        releasing.remove(job.id);
       }
     }
     node.registration = r;
@@ -236,6 +260,21 @@ public final class ControlState {
     return ControlResult.OK;
   }
 
+  /**
+   * For a job that just ended, or one already releasing: keeps its GPUs while any task has not
+   * reported its end, and frees them once all have.
+   */
+  private void holdUntilStopped(JobRecord job, long atMs) {
+    if (job.taskExits.contains(null)) {
+      job.releasing = true;
+      releasing.put(job.id, job);
+    } else {
+      job.releasing = false;
+      releasing.remove(job.id);
+      finishInStore(job, atMs);
+    }
+  }
+
   private void end(JobRecord job, JobState state, long atMs, Integer exitCode, String message) {
     job.state = state;
     job.endMs = atMs;
@@ -269,6 +308,9 @@ public final class ControlState {
     unplaceable.clear();
     if (specs.isEmpty()) {
       store = null;
+      if (!releasing.isEmpty()) {
+        throw new IllegalStateException("jobs hold GPUs, but no node is registered");
+      }
       for (JobRecord job : active.values()) {
         if (job.state == JobState.RUNNING) {
           throw new IllegalStateException("job " + job.id + " runs, but no node is registered");
@@ -278,8 +320,15 @@ public final class ControlState {
       return;
     }
     store = new ClusterStore(Cluster.of(specs));
+    var holding = new ArrayList<JobRecord>();
     for (JobRecord job : active.values()) {
       if (job.state == JobState.RUNNING) {
+        holding.add(job);
+      }
+    }
+    holding.addAll(releasing.values());
+    for (JobRecord job : holding) {
+      {
         mustApply(new Command.SubmitJob(sec(job.submitMs), toCore(job)));
         Placement placement = toPlacement(job.placement);
         if (placement == null) {
@@ -398,6 +447,19 @@ public final class ControlState {
     return Collections.unmodifiableCollection(jobs.values());
   }
 
+  /** Jobs holding GPUs: running, and ended ones whose tasks are still stopping; by id. */
+  public List<JobRecord> jobsHoldingGpus() {
+    var out = new ArrayList<JobRecord>();
+    for (JobRecord j : active.values()) {
+      if (j.state == JobState.RUNNING) {
+        out.add(j);
+      }
+    }
+    out.addAll(releasing.values());
+    out.sort(java.util.Comparator.comparingLong(j -> j.id));
+    return out;
+  }
+
   /** Pending and running jobs, by id. */
   public Collection<JobRecord> activeJobs() {
     return Collections.unmodifiableCollection(active.values());
@@ -437,7 +499,7 @@ public final class ControlState {
   public StateImage image() {
     var jobCopies = new ArrayList<JobRecord>(jobs.size());
     for (JobRecord j : jobs.values()) {
-      jobCopies.add(j.isActive() ? j.copy() : j);
+      jobCopies.add(j.isActive() || j.releasing ? j.copy() : j);
     }
     var nodeCopies = new ArrayList<NodeRecord>(nodes.size());
     for (NodeRecord n : nodes.values()) {
@@ -463,6 +525,9 @@ public final class ControlState {
       state.jobs.put(job.id, job);
       if (job.isActive()) {
         state.active.put(job.id, job);
+      }
+      if (job.releasing) {
+        state.releasing.put(job.id, job);
       }
     }
     for (NodeRecord node : image.nodes()) {

@@ -26,6 +26,12 @@ public final class JobRecord {
   public List<TaskPlacement> placement = List.of();
   /** Per task of the current attempt: null while running, else its exit code. */
   public List<Integer> taskExits = new ArrayList<>();
+  /**
+   * The job ended (cancelled, or failed on one task) while other tasks of its gang were still
+   * running: its GPUs stay allocated until every task's end is recorded, so no new job lands on
+   * a GPU that a dying process still holds (Slurm's COMPLETING).
+   */
+  public boolean releasing;
 
   public JobRecord() {}
 
@@ -47,7 +53,13 @@ public final class JobRecord {
     c.message = message;
     c.placement = placement;
     c.taskExits = new ArrayList<>(taskExits);
+    c.releasing = releasing;
     return c;
+  }
+
+  /** Whether the job holds GPUs in the store: running, or ended with tasks still stopping. */
+  public boolean holdsGpus() {
+    return state == JobState.RUNNING || releasing;
   }
 
   public boolean isActive() {

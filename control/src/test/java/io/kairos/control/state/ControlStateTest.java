@@ -220,10 +220,26 @@ class ControlStateTest {
               assertThat(jobOf(s, 1).state).isEqualTo(JobState.SUCCEEDED);
               assertThat(s.store().freeGpus()).isEqualTo(16);
             }),
-        ok("one failing task fails the whole gang", gangRunning(), ended("n2", 2, 1, 1, 1, 137),
+        ok("one failing task fails the whole gang, which keeps its GPUs while task 0 stops",
+            gangRunning(), ended("n2", 2, 1, 1, 1, 137),
             List.of(), s -> {
               assertThat(jobOf(s, 1).state).isEqualTo(JobState.FAILED);
               assertThat(jobOf(s, 1).exitCode).isEqualTo(137);
+              assertThat(jobOf(s, 1).releasing).isTrue();
+              assertThat(s.store().freeGpus()).isEqualTo(8);
+            }),
+        ok("a failed gang frees its GPUs when its last task reports its end",
+            concat(gangRunning(), ended("n2", 2, 1, 1, 1, 137)), ended("n1", 1, 1, 1, 0, 143),
+            List.of(), s -> {
+              assertThat(jobOf(s, 1).state).isEqualTo(JobState.FAILED);
+              assertThat(jobOf(s, 1).exitCode).isEqualTo(137);
+              assertThat(jobOf(s, 1).releasing).isFalse();
+              assertThat(s.store().freeGpus()).isEqualTo(16);
+            }),
+        ok("a releasing job's GPUs are freed when its node's agent re-registers",
+            concat(gangRunning(), ended("n2", 2, 1, 1, 1, 137)), register("n1", 8), List.of(3L),
+            s -> {
+              assertThat(jobOf(s, 1).releasing).isFalse();
               assertThat(s.store().freeGpus()).isEqualTo(16);
             }),
         ignored("a task end with a stale epoch", concat(oneRunning(), register("n2", 8)),
@@ -249,8 +265,17 @@ class ControlStateTest {
               assertThat(jobOf(s, 2).state).isEqualTo(JobState.CANCELLED);
               assertThat(s.store().pending(JobId.of(2))).isEmpty();
             }),
-        ok("cancelling a running job frees its GPUs", oneRunning(), cancel(1), List.of(), s -> {
+        ok("cancelling a running job keeps its GPUs until its task has stopped", oneRunning(),
+            cancel(1), List.of(), s -> {
           assertThat(jobOf(s, 1).state).isEqualTo(JobState.CANCELLED);
+          assertThat(jobOf(s, 1).releasing).isTrue();
+          assertThat(s.store().freeMask(index(s, "n1"))).isEqualTo(0b1111_1100L);
+        }),
+        ok("a cancelled job frees its GPUs when its task reports its end",
+            concat(oneRunning(), cancel(1)), ended("n1", 1, 1, 1, 0, 143), List.of(), s -> {
+          assertThat(jobOf(s, 1).state).isEqualTo(JobState.CANCELLED);
+          assertThat(jobOf(s, 1).exitCode).isNull();
+          assertThat(jobOf(s, 1).releasing).isFalse();
           assertThat(s.store().freeMask(index(s, "n1"))).isEqualTo(0xFFL);
         }),
         ok("cancelling an unplaceable job", given(submit(4)), cancel(1), List.of(),

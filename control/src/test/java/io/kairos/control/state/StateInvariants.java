@@ -47,10 +47,14 @@ final class StateInvariants {
     if (!activeIds.equals(expectedActive)) {
       out.add("active jobs " + activeIds + " are not the PENDING+RUNNING jobs " + expectedActive);
     }
-    // No (node, gpu) used twice among RUNNING jobs; each within its node's GPUs.
+    // No (node, gpu) used twice among the jobs holding GPUs (running, or ended with tasks still
+    // stopping); each within its node's GPUs.
     Map<String, Long> used = new HashMap<>();
     for (JobRecord j : s.jobs()) {
-      if (j.state != JobState.RUNNING) {
+      if (j.releasing && (j.state == JobState.PENDING || j.state == JobState.RUNNING)) {
+        out.add("job " + j.id + " is releasing but " + j.state);
+      }
+      if (!j.holdsGpus()) {
         if (j.state == JobState.PENDING && !j.placement.isEmpty()) {
           out.add("pending job " + j.id + " keeps a placement " + j.placement);
         }
@@ -115,6 +119,14 @@ final class StateInvariants {
     }
     int running = 0;
     int pendingInStore = 0;
+    for (JobRecord j : s.jobsHoldingGpus()) {
+      if (j.state != JobState.RUNNING) {
+        running++;
+        if (store.running(JobId.of(j.id)).isEmpty()) {
+          out.add("releasing job " + j.id + " does not hold its GPUs in the store");
+        }
+      }
+    }
     for (JobRecord j : s.activeJobs()) {
       if (j.state == JobState.RUNNING) {
         running++;
