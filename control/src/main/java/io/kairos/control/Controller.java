@@ -86,6 +86,9 @@ public final class Controller implements Closeable {
       peers = List.of(self);
     }
     this.config = new Config(config.dataDir(), self, peers, config.policy(), config.tls());
+    ensureFree(self.host(), self.httpPort(), "the API (--listen)");
+    ensureFree("0.0.0.0", self.raftPort(), "the Raft transport (--listen port + "
+        + PeerAddress.RAFT_PORT_OFFSET + ")");
     InstantSource clock = InstantSource.system();
     adminToken = Tokens.readOrCreate(config.dataDir().resolve("admin.token"), "kadm");
     joinToken = Tokens.readOrCreate(config.dataDir().resolve("join.token"), "kjoin");
@@ -161,6 +164,21 @@ public final class Controller implements Closeable {
       }
     }
     return n;
+  }
+
+  /**
+   * Fails with a message naming the port when something already listens there (often another
+   * Kairos): Ratis would otherwise stop the JVM with its own exit on a failed bind.
+   */
+  private static void ensureFree(String host, int port, String what) {
+    try (var socket = new ServerSocket()) {
+      socket.setReuseAddress(true);
+      socket.bind(new java.net.InetSocketAddress(host, port));
+    } catch (IOException e) {
+      throw new IllegalArgumentException(
+          "port " + port + " on " + host + " for " + what + " is in use (another Kairos running?);"
+              + " stop it, or choose another port with --listen HOST:PORT");
+    }
   }
 
   private static int freePort() throws IOException {
