@@ -64,7 +64,7 @@ public final class Reconciler {
         kill.add(new TaskKill(r.jobId(), r.attempt(), killReason(job)));
       }
     }
-    for (JobRecord job : state.activeJobs()) {
+    for (JobRecord job : state.jobsHoldingGpusOn(hb.node())) {
       if (job.state != JobState.RUNNING) {
         continue;
       }

@@ -67,7 +67,7 @@ final class Views {
     var reg = n.registration;
     var jobs = new ArrayList<Long>();
     int used = 0;
-    for (JobRecord j : state.jobsHoldingGpus()) {
+    for (JobRecord j : state.jobsHoldingGpusOn(n.name)) {
       {
         for (TaskPlacement t : j.placement) {
           if (t.node().equals(n.name)) {

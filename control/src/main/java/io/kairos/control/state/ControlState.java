@@ -51,6 +51,8 @@ public final class ControlState {
   private long nextEpoch = 1;
   private final TreeMap<Long, JobRecord> jobs = new TreeMap<>();
   private final TreeMap<Long, JobRecord> active = new TreeMap<>();
+  /** Jobs holding GPUs (running or releasing), by node: what a heartbeat and a node view read. */
+  private final TreeMap<String, java.util.TreeSet<Long>> holdingByNode = new TreeMap<>();
   /** Ended jobs whose tasks are still stopping: they keep their GPUs (see JobRecord.releasing). */
   private final TreeMap<Long, JobRecord> releasing = new TreeMap<>();
   private final TreeMap<String, NodeRecord> nodes = new TreeMap<>();
@@ -135,6 +137,7 @@ public final class ControlState {
       job.attempt++;
       job.startMs = c.atMs();
       job.placement = s.tasks();
+      indexHolding(job);
       job.taskExits = new ArrayList<>(Collections.nCopies(s.tasks().size(), (Integer) null));
       started.add(job.id);
     }
@@ -283,7 +286,26 @@ public final class ControlState {
     active.remove(job.id);
   }
 
+  private void indexHolding(JobRecord job) {
+    for (TaskPlacement t : job.placement) {
+      holdingByNode.computeIfAbsent(t.node(), n -> new java.util.TreeSet<>()).add(job.id);
+    }
+  }
+
+  private void unindexHolding(JobRecord job) {
+    for (TaskPlacement t : job.placement) {
+      var ids = holdingByNode.get(t.node());
+      if (ids != null) {
+        ids.remove(job.id);
+        if (ids.isEmpty()) {
+          holdingByNode.remove(t.node());
+        }
+      }
+    }
+  }
+
   private void finishInStore(JobRecord job, long atMs) {
+    unindexHolding(job);
     mustApply(new Command.FinishJob(sec(atMs), JobId.of(job.id), job.exitCode == null ? 0 : 1));
   }
 
@@ -306,6 +328,15 @@ public final class ControlState {
       }
     }
     unplaceable.clear();
+    holdingByNode.clear();
+    for (JobRecord job : active.values()) {
+      if (job.state == JobState.RUNNING) {
+        indexHolding(job);
+      }
+    }
+    for (JobRecord job : releasing.values()) {
+      indexHolding(job);
+    }
     if (specs.isEmpty()) {
       store = null;
       if (!releasing.isEmpty()) {
@@ -457,6 +488,19 @@ public final class ControlState {
     }
     out.addAll(releasing.values());
     out.sort(java.util.Comparator.comparingLong(j -> j.id));
+    return out;
+  }
+
+  /** Jobs holding GPUs on {@code node} (running, or ended and still stopping), by id. */
+  public List<JobRecord> jobsHoldingGpusOn(String node) {
+    var ids = holdingByNode.get(node);
+    if (ids == null) {
+      return List.of();
+    }
+    var out = new ArrayList<JobRecord>(ids.size());
+    for (long id : ids) {
+      out.add(jobs.get(id));
+    }
     return out;
   }
 

@@ -117,6 +117,19 @@ final class StateInvariants {
             + ", records say " + Long.toBinaryString(expectedFree));
       }
     }
+    // The per-node index of jobs holding GPUs matches their placements.
+    for (var n : s.nodes()) {
+      var expected = new java.util.ArrayList<Long>();
+      for (JobRecord j : s.jobsHoldingGpus()) {
+        if (j.runsOn(n.name)) {
+          expected.add(j.id);
+        }
+      }
+      var indexed = s.jobsHoldingGpusOn(n.name).stream().map(j -> j.id).toList();
+      if (!indexed.equals(expected)) {
+        out.add("node " + n.name + " indexes jobs " + indexed + ", placements say " + expected);
+      }
+    }
     int running = 0;
     int pendingInStore = 0;
     for (JobRecord j : s.jobsHoldingGpus()) {
