@@ -44,9 +44,40 @@ public final class CommandCodec {
   }
 
   public static void writeImage(StateImage image, OutputStream out) throws IOException {
-    out.write(FORMAT_JSON);
-    JSON.writeValue(out, image);
+    writeImage(image, out, () -> {});
   }
+
+  /**
+   * Writes the image as one JSON object, job by job, calling {@code pace} every {@link
+   * #PACE_EVERY} jobs: the snapshot writer uses it to yield the CPU, so that encoding a large
+   * state does not starve the API on a small machine.
+   */
+  static void writeImage(StateImage image, OutputStream out, Runnable pace) throws IOException {
+    out.write(FORMAT_JSON);
+    try (var g = JSON.createGenerator(out)) {
+      g.writeStartObject();
+      g.writeNumberField("version", image.version());
+      g.writeNumberField("nextJobId", image.nextJobId());
+      g.writeNumberField("nextEpoch", image.nextEpoch());
+      g.writeArrayFieldStart("jobs");
+      int n = 0;
+      for (var job : image.jobs()) {
+        JSON.writeValue(g, job);
+        if (++n % PACE_EVERY == 0) {
+          g.flush();
+          pace.run();
+        }
+      }
+      g.writeEndArray();
+      g.writeFieldName("nodes");
+      JSON.writeValue(g, image.nodes());
+      g.writeFieldName("tokens");
+      JSON.writeValue(g, image.tokens());
+      g.writeEndObject();
+    }
+  }
+
+  static final int PACE_EVERY = 2_000;
 
   public static StateImage readImage(InputStream in) throws IOException {
     int format = in.read();
