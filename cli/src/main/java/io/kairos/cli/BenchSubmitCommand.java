@@ -133,6 +133,21 @@ final class BenchSubmitCommand extends ApiCommand {
     return r.errors() == 0 ? 0 : 1;
   }
 
+  /**
+   * How a run is cut into requests: how many ({@code Long.MAX_VALUE} until --duration), the last
+   * one's size, the duration, and the spacing of requests at a fixed rate (0 for as fast as
+   * possible).
+   */
+  private record Plan(long requests, int lastBatch, long durationNanos, double nanosPerRequest) {}
+
+  private Plan plan(long jobs) {
+    long requests = jobs == Long.MAX_VALUE ? Long.MAX_VALUE : (jobs + batch - 1) / batch;
+    int lastBatch = jobs == Long.MAX_VALUE ? batch : (int) (jobs - (requests - 1) * batch);
+    long durationNanos =
+        durationSeconds == null ? Long.MAX_VALUE : (long) (durationSeconds * 1e9);
+    return new Plan(requests, lastBatch, durationNanos, rate > 0 ? batch * 1e9 / rate : 0);
+  }
+
   /** Sends {@code jobs} jobs (or until --duration), then waits for every reply. */
   private Result load(ApiClient api, long jobs) throws InterruptedException {
     URI server = URI.create(api.server().toString());
@@ -149,13 +164,13 @@ final class BenchSubmitCommand extends ApiCommand {
    * sends back to back.
    */
   private Result rawLoad(URI server, String token, long jobs) throws InterruptedException {
-    long requests = jobs == Long.MAX_VALUE ? Long.MAX_VALUE : (jobs + batch - 1) / batch;
-    int lastBatch = jobs == Long.MAX_VALUE ? batch : (int) (jobs - (requests - 1) * batch);
+    Plan plan = plan(jobs);
+    long requests = plan.requests();
+    int lastBatch = plan.lastBatch();
+    long durationNanos = plan.durationNanos();
+    double nanosPerRequest = plan.nanosPerRequest();
     byte[] full = RawHttp.post(server, "/api/v1/jobs", token, body(batch));
     byte[] last = lastBatch == batch ? full : RawHttp.post(server, "/api/v1/jobs", token, body(lastBatch));
-    long durationNanos =
-        durationSeconds == null ? Long.MAX_VALUE : (long) (durationSeconds * 1e9);
-    double nanosPerRequest = rate > 0 ? batch * 1e9 / rate : 0;
     var latencies = new Samples();
     var acknowledged = new AtomicLong();
     var errors = new AtomicLong();
@@ -274,13 +289,13 @@ final class BenchSubmitCommand extends ApiCommand {
 
   /** The same load through the JDK HttpClient (https, redirects). */
   private Result clientLoad(ApiClient api, long jobs) throws InterruptedException {
+    Plan plan = plan(jobs);
+    long requests = plan.requests();
+    int lastBatch = plan.lastBatch();
+    long durationNanos = plan.durationNanos();
+    double nanosPerRequest = plan.nanosPerRequest();
     byte[] full = body(batch);
-    long requests = jobs == Long.MAX_VALUE ? Long.MAX_VALUE : (jobs + batch - 1) / batch;
-    int lastBatch = jobs == Long.MAX_VALUE ? batch : (int) (jobs - (requests - 1) * batch);
     byte[] last = lastBatch == batch ? full : body(lastBatch);
-    long durationNanos =
-        durationSeconds == null ? Long.MAX_VALUE : (long) (durationSeconds * 1e9);
-    double nanosPerRequest = rate > 0 ? batch * 1e9 / rate : 0;
 
     var permits = new Semaphore(concurrency);
     var latencies = new Samples();

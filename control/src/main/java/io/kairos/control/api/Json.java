@@ -41,24 +41,25 @@ public final class Json {
 
   /** Parses {@code body} as {@code type}, or throws an {@link ApiError} naming the field. */
   public static <T> T read(byte[] body, Class<T> type) {
-    if (body.length == 0) {
-      throw ApiError.invalid(null, "the request body is empty", "send a JSON object");
-    }
-    try {
-      return MAPPER.readValue(body, type);
-    } catch (IOException e) {
-      throw toApiError(e, type);
-    }
+    return read(body, () -> MAPPER.readValue(body, type));
   }
 
   public static <T> T read(byte[] body, com.fasterxml.jackson.core.type.TypeReference<T> type) {
+    return read(body, () -> MAPPER.readValue(body, type));
+  }
+
+  private interface Reader<T> {
+    T read() throws IOException;
+  }
+
+  private static <T> T read(byte[] body, Reader<T> reader) {
     if (body.length == 0) {
       throw ApiError.invalid(null, "the request body is empty", "send JSON");
     }
     try {
-      return MAPPER.readValue(body, type);
+      return reader.read();
     } catch (IOException e) {
-      throw toApiError(e, null);
+      throw toApiError(e);
     }
   }
 
@@ -71,7 +72,7 @@ public final class Json {
     }
   }
 
-  static ApiError toApiError(IOException e, Class<?> type) {
+  static ApiError toApiError(IOException e) {
     if (e instanceof UnrecognizedPropertyException u) {
       String valid =
           u.getKnownPropertyIds() == null

@@ -68,12 +68,10 @@ final class Views {
     var jobs = new ArrayList<Long>();
     int used = 0;
     for (JobRecord j : state.jobsHoldingGpusOn(n.name)) {
-      {
-        for (TaskPlacement t : j.placement) {
-          if (t.node().equals(n.name)) {
-            jobs.add(j.id);
-            used += t.gpus().size();
-          }
+      jobs.add(j.id);
+      for (TaskPlacement t : j.placement) {
+        if (t.node().equals(n.name)) {
+          used += t.gpus().size();
         }
       }
     }

@@ -329,44 +329,24 @@ public final class ControlState {
     }
     unplaceable.clear();
     holdingByNode.clear();
-    for (JobRecord job : active.values()) {
-      if (job.state == JobState.RUNNING) {
-        indexHolding(job);
-      }
-    }
-    for (JobRecord job : releasing.values()) {
-      indexHolding(job);
-    }
+    List<JobRecord> holding = jobsHoldingGpus();
+    holding.forEach(this::indexHolding);
     if (specs.isEmpty()) {
       store = null;
-      if (!releasing.isEmpty()) {
+      if (!holding.isEmpty()) {
         throw new IllegalStateException("jobs hold GPUs, but no node is registered");
       }
-      for (JobRecord job : active.values()) {
-        if (job.state == JobState.RUNNING) {
-          throw new IllegalStateException("job " + job.id + " runs, but no node is registered");
-        }
-        unplaceable.put(job.id, job);
-      }
+      unplaceable.putAll(active);
       return;
     }
     store = new ClusterStore(Cluster.of(specs));
-    var holding = new ArrayList<JobRecord>();
-    for (JobRecord job : active.values()) {
-      if (job.state == JobState.RUNNING) {
-        holding.add(job);
-      }
-    }
-    holding.addAll(releasing.values());
     for (JobRecord job : holding) {
-      {
-        mustApply(new Command.SubmitJob(sec(job.submitMs), toCore(job)));
-        Placement placement = toPlacement(job.placement);
-        if (placement == null) {
-          throw new IllegalStateException("job " + job.id + " runs on an unknown node");
-        }
-        mustApply(new Command.StartJob(sec(job.startMs), JobId.of(job.id), placement));
+      mustApply(new Command.SubmitJob(sec(job.submitMs), toCore(job)));
+      Placement placement = toPlacement(job.placement);
+      if (placement == null) {
+        throw new IllegalStateException("job " + job.id + " runs on an unknown node");
       }
+      mustApply(new Command.StartJob(sec(job.startMs), JobId.of(job.id), placement));
     }
     for (NodeRecord n : nodes.values()) {
       if (n.state == NodeState.DRAINED && n.registration != null) {
