@@ -1,0 +1,81 @@
+package io.kairos.agent.isolate;
+
+import io.kairos.agent.TaskKey;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The agent's side of fencing: publishes its lease and its tasks' processes for the {@link
+ * FenceWatchdogMain watchdog}.
+ *
+ * <p>The deadline is a CLOCK_MONOTONIC value: {@link System#nanoTime()} on Linux is {@code
+ * clock_gettime(CLOCK_MONOTONIC)} with no per-JVM offset, so another JVM on the same host reads the
+ * same clock (a test checks this with two JVMs). Unlike the wall clock it does not jump when NTP
+ * steps the time, which would fence too early or too late.
+ *
+ * <p>Call {@link #renewUntil} after each heartbeat the controller accepts, {@link #register} right
+ * after a task's process starts (before anything else can fail) and {@link #unregister} once it has
+ * been reaped. Each call is one small atomic file write. Thread-safe.
+ */
+public final class LeaseFile {
+  private final Path dataDir;
+  private final ProcessRef agent;
+
+  /**
+   * Writes an already expired lease naming {@code agent}, so a watchdog started now knows whom it
+   * guards but lets no task run until the first renewal.
+   */
+  public LeaseFile(Path dataDir, ProcessHandle agent) throws IOException {
+    this.dataDir = dataDir;
+    this.agent =
+        ProcessRef.of(agent)
+            .orElseThrow(() -> new IOException("agent process " + agent.pid() + " not found"));
+    Files.createDirectories(FenceFiles.tasksDir(dataDir));
+    FenceFiles.writeLease(dataDir, new FenceFiles.Lease(System.nanoTime(), this.agent, 0));
+  }
+
+  public static LeaseFile forThisAgent(Path dataDir) throws IOException {
+    return new LeaseFile(dataDir, ProcessHandle.current());
+  }
+
+  /** Extends the lease to {@code deadlineNanos}, a {@link System#nanoTime()} value. */
+  public void renewUntil(long deadlineNanos, long epoch) throws IOException {
+    FenceFiles.writeLease(dataDir, new FenceFiles.Lease(deadlineNanos, agent, epoch));
+  }
+
+  /** Extends the lease to {@code lease} from now. */
+  public void renewFor(Duration lease, long epoch) throws IOException {
+    renewUntil(System.nanoTime() + lease.toNanos(), epoch);
+  }
+
+  /** Ends the lease now: the watchdog fences within its next tick. */
+  public void expireNow(long epoch) throws IOException {
+    renewUntil(System.nanoTime(), epoch);
+  }
+
+  /**
+   * Registers a started task's process and its cgroup (if any) for the watchdog.
+   *
+   * @throws IOException also when the process has already exited (nothing to guard)
+   */
+  public void register(TaskKey key, ProcessHandle process, Optional<TaskCgroup> cgroup)
+      throws IOException {
+    ProcessRef ref =
+        ProcessRef.of(process)
+            .orElseThrow(() -> new IOException(key + ": process " + process.pid() + " is gone"));
+    List<Path> dirs = cgroup.map(TaskCgroup::dirs).orElse(List.of());
+    FenceFiles.writeRegistration(dataDir, new FenceFiles.Registration(key.dirName(), ref, dirs));
+  }
+
+  public void unregister(TaskKey key) throws IOException {
+    Files.deleteIfExists(FenceFiles.tasksDir(dataDir).resolve(key.dirName()));
+  }
+
+  public Path dataDir() {
+    return dataDir;
+  }
+}
