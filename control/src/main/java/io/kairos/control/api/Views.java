@@ -56,6 +56,8 @@ final class Views {
       case WOULD_DELAY_RESERVATION -> "it fits, but starting it would delay a reserved job";
       case RESERVED -> "holds a reservation";
       case WAITING_FOR_EARLIER_JOB -> "an earlier job waits first (strict order)";
+      case BEGIN_TIME -> "held until its begin time (a requested begin or a requeue backoff)";
+      case NEVER_FITS -> "the nodes it may use (not excluded) could never hold it";
     };
     if (p.reservedStartSec() >= 0) {
       text += "; predicted start " + Instant.ofEpochSecond(p.reservedStartSec());

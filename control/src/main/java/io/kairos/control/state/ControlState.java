@@ -312,7 +312,9 @@ public final class ControlState {
   /** Puts a pending job into the store, or aside when no registered node could hold it. */
   private void enqueue(JobRecord job) {
     Job core = toCore(job);
-    if (store == null || !store.cluster().canEverHold(core.spec().gang(), core.spec().gpuModel())) {
+    var spec = core.spec();
+    if (store == null
+        || !store.cluster().canEverHold(spec.gang(), spec.gpuModel(), spec.excludedNodes())) {
       unplaceable.put(job.id, job);
       return;
     }

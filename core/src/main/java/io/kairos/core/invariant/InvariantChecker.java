@@ -12,7 +12,9 @@ import io.kairos.core.state.ClusterStore;
  *   <li>a gang starts all its tasks together or none: every running job holds exactly its
  *       gang's tasks and GPUs, distinct nodes where asked ({@link #checkStore});
  *   <li>(4) backfill never delays a reservation when jobs run to their time limits ({@link
- *       #checkReservationKept}).
+ *       #checkReservationKept});
+ *   <li>no job started before its eligible time, and no task runs on a node its job excludes
+ *       ({@link #checkStore}).
  * </ol>
  *
  * <p>Violations throw {@link IllegalStateException}: a broken invariant is a bug.
@@ -20,7 +22,10 @@ import io.kairos.core.state.ClusterStore;
 public final class InvariantChecker {
   private InvariantChecker() {}
 
-  /** Invariants 1 and 2 on the current state. O(running jobs x nodes per job + nodes). */
+  /**
+   * Invariants 1 and 2, eligibility and exclusions on the current state. O(running jobs x nodes
+   * per job + nodes).
+   */
   public static void checkStore(ClusterStore store) {
     var cluster = store.cluster();
     long[] held = new long[cluster.nodeCount()];
@@ -28,6 +33,7 @@ public final class InvariantChecker {
     for (RunningJob job : store.runningJobs()) {
       var gang = job.job().spec().gang();
       var placement = job.placement();
+      checkEligibleAndNotExcluded(store, job);
       int tasks = 0;
       for (int i = 0; i < placement.nodeCount(); i++) {
         int node = placement.node(i);
@@ -67,6 +73,26 @@ public final class InvariantChecker {
     if (cluster.totalGpus() - heldGpus != store.freeGpus()) {
       throw new IllegalStateException(
           "free GPU count " + store.freeGpus() + " disagrees with held GPUs " + heldGpus);
+    }
+  }
+
+  private static void checkEligibleAndNotExcluded(ClusterStore store, RunningJob job) {
+    if (job.startSec() < job.job().eligibleSec()) {
+      throw new IllegalStateException(
+          "eligibility: job " + job.id() + " started at t=" + job.startSec()
+              + " but is held until t=" + job.job().eligibleSec());
+    }
+    var excluded = job.job().spec().excludedNodes();
+    if (excluded.isEmpty()) {
+      return;
+    }
+    var placement = job.placement();
+    for (int i = 0; i < placement.nodeCount(); i++) {
+      String name = store.cluster().node(placement.node(i)).name();
+      if (excluded.contains(name)) {
+        throw new IllegalStateException(
+            "exclusion: job " + job.id() + " runs on node " + name + ", which it excludes");
+      }
     }
   }
 

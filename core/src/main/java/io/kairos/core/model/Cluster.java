@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The static shape of a cluster: nodes with dense indexes and the topology tree above them.
@@ -253,21 +254,74 @@ public final class Cluster {
    * a job that fails this can never start and is rejected at submission.
    */
   public boolean canEverHold(GangSpec gang, String model) {
-    int perTask = gang.shape().gpus();
+    return maxTasksEver(gang.shape(), gang.distinctNodes(), modelIdOf(model), null, gang.tasks())
+        >= gang.tasks();
+  }
+
+  /**
+   * {@link #canEverHold(GangSpec, String)} without the nodes named in {@code excludedNodes}: a
+   * job whose exclusions leave too few nodes can never start either.
+   */
+  public boolean canEverHold(GangSpec gang, String model, Set<String> excludedNodes) {
+    long[] excluded = excludedMask(excludedNodes);
+    int modelId = modelIdOf(model);
+    return maxTasksEver(gang.shape(), gang.distinctNodes(), modelId, excluded, gang.tasks())
+        >= gang.tasks();
+  }
+
+  /**
+   * How many tasks of {@code shape} ({@code distinct}: one per node) the empty cluster could hold
+   * on GPUs of model {@code modelId} ({@link #modelIdOf}), leaving out the nodes set in {@code
+   * excluded} (a mask from {@link #excludedMask}, or null); counting stops at {@code cap}.
+   * O(nodes); CPU and memory are not counted (placement checks them).
+   */
+  public long maxTasksEver(
+      TaskShape shape, boolean distinct, int modelId, long[] excluded, long cap) {
+    if (modelId == -2) {
+      return 0;
+    }
+    int perTask = shape.gpus();
     long capacity = 0;
-    for (int i = 0; i < nodes.length; i++) {
-      if (!model.isEmpty() && !model.equals(gpuModel[i])) {
+    for (int i = 0; i < nodes.length && capacity < cap; i++) {
+      if (excluded != null && isSet(excluded, i)) {
+        continue;
+      }
+      if (modelId >= 0 && gpuModelId[i] != modelId) {
         continue;
       }
       if (perTask > gpuCount[i]) {
         continue;
       }
-      int fit = perTask == 0 ? gang.tasks() : gpuCount[i] / perTask;
-      capacity += gang.distinctNodes() ? Math.min(1, fit) : fit;
-      if (capacity >= gang.tasks()) {
-        return true;
+      long fit = perTask == 0 ? cap : gpuCount[i] / perTask;
+      capacity += distinct ? Math.min(1, fit) : fit;
+    }
+    return Math.min(capacity, cap);
+  }
+
+  /**
+   * The node indexes named in {@code names} as a bit set ({@code (mask[i >>> 6] >>> i & 1) ==
+   * 1} for node {@code i}), or null when none of the names is a node of this cluster: callers
+   * keep null as the "nothing excluded" fast path.
+   */
+  public long[] excludedMask(Set<String> names) {
+    if (names.isEmpty()) {
+      return null;
+    }
+    long[] mask = null;
+    for (String name : names) {
+      Integer index = indexByName.get(name);
+      if (index != null) {
+        if (mask == null) {
+          mask = new long[(nodes.length + 63) >>> 6];
+        }
+        mask[index >>> 6] |= 1L << index;
       }
     }
-    return false;
+    return mask;
+  }
+
+  /** Whether node {@code node} is set in a mask from {@link #excludedMask}. */
+  public static boolean isSet(long[] mask, int node) {
+    return (mask[node >>> 6] & (1L << node)) != 0;
   }
 }

@@ -1,7 +1,11 @@
 package io.kairos.core.model;
 
 import io.kairos.core.Checks;
+import java.util.Collections;
 import java.util.Objects;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
 
 /**
  * What a user asked for.
@@ -13,19 +17,58 @@ import java.util.Objects;
  * @param timeLimitSec the runtime estimate; the job is stopped when it runs this long, and
  *     reservations assume it runs exactly this long
  * @param gpuModel the GPU model every task needs, or empty for any
+ * @param excludedNodes names of nodes no task of the job may run on (Slurm's {@code --exclude};
+ *     the controller adds a failed node when it requeues the job). Sorted and immutable; names
+ *     the cluster does not have exclude nothing. A job whose exclusions leave too few nodes for
+ *     its gang is refused at submission, like a job larger than the cluster.
  */
 public record JobSpec(
-    String user, String queue, int priority, GangSpec gang, long timeLimitSec, String gpuModel) {
+    String user,
+    String queue,
+    int priority,
+    GangSpec gang,
+    long timeLimitSec,
+    String gpuModel,
+    Set<String> excludedNodes) {
+  private static final SortedSet<String> NONE = Collections.emptySortedSet();
+
   public JobSpec {
     Objects.requireNonNull(user, "user");
     Objects.requireNonNull(queue, "queue");
     Objects.requireNonNull(gang, "gang");
     Objects.requireNonNull(gpuModel, "gpuModel");
     Checks.positive(timeLimitSec, "timeLimitSec");
+    Objects.requireNonNull(excludedNodes, "excludedNodes");
+    if (excludedNodes.isEmpty()) {
+      excludedNodes = NONE; // the common case: one shared value, nothing copied
+    } else {
+      var sorted = new TreeSet<String>();
+      for (String name : excludedNodes) {
+        Objects.requireNonNull(name, "excludedNodes element");
+        Checks.argument(!name.isBlank(), () -> "excludedNodes must not hold a blank name");
+        sorted.add(name);
+      }
+      excludedNodes = Collections.unmodifiableSortedSet(sorted);
+    }
+  }
+
+  /** A spec that may use every node. */
+  public JobSpec(
+      String user, String queue, int priority, GangSpec gang, long timeLimitSec, String gpuModel) {
+    this(user, queue, priority, gang, timeLimitSec, gpuModel, NONE);
   }
 
   public static JobSpec of(GangSpec gang, long timeLimitSec) {
     return new JobSpec("nobody", "default", 0, gang, timeLimitSec, "");
+  }
+
+  /** This spec with {@code nodes} as its excluded nodes (replacing any it had). */
+  public JobSpec withExcludedNodes(Set<String> nodes) {
+    return new JobSpec(user, queue, priority, gang, timeLimitSec, gpuModel, nodes);
+  }
+
+  public boolean hasExclusions() {
+    return !excludedNodes.isEmpty();
   }
 
   public int totalGpus() {

@@ -2,7 +2,7 @@ package io.kairos.core.sched;
 
 /**
  * Why a pending job did not start in a pass. Stable codes: users see them in "why is my job
- * pending", metrics count them, tests assert on them.
+ * pending", metrics count them, tests assert on them. New values go at the end.
  */
 public enum Reason {
   /** Fewer GPUs are free than the job needs. */
@@ -14,7 +14,20 @@ public enum Reason {
   /** The job holds a reservation and starts when it is due. */
   RESERVED,
   /** Strict order (fcfs): an earlier job is waiting, so this one waits too. */
-  WAITING_FOR_EARLIER_JOB;
+  WAITING_FOR_EARLIER_JOB,
+  /**
+   * Held until its eligible time (Slurm's "BeginTime"): a begin time the user asked for, or the
+   * backoff of a job requeued after a failure. It neither starts, nor gets a reservation, nor
+   * holds back other jobs before then; {@code Job.eligibleSec()} says when it may start.
+   */
+  BEGIN_TIME,
+  /**
+   * The job can never start on this cluster: even with every node empty, the nodes it may use
+   * (of its GPU model, not excluded) cannot hold its gang. Such jobs are refused at submission;
+   * a pass reports it rather than letting the job wait forever in silence. It holds back no
+   * other job.
+   */
+  NEVER_FITS;
 
   private static final Reason[] VALUES = values();
 

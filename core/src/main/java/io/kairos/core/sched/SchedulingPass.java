@@ -26,6 +26,13 @@ import java.util.List;
  * <p>Steps, as in DESIGN.md: 1. order; 2. admit (quotas come with queues: issue 5; every job is
  * admitted today); 3. place now, respecting the reservations a job must not delay; 4. reserve
  * for the first blocked jobs; 5. preempt (not yet).
+ *
+ * <p>Two kinds of job are passed over before any of that, and hold back no other job (they are
+ * never the head of the line, never get a reservation, never stop FCFS): a job held until a
+ * later eligible time ({@link Reason#BEGIN_TIME}: a begin time, a requeue backoff), and a job
+ * whose excluded nodes leave too few to ever hold it ({@link Reason#NEVER_FITS}). Both checks
+ * read flat arrays; excluded nodes are resolved to a node mask once per gang shape per pass
+ * ({@link Exclusions}), and a job that excludes nothing is placed exactly as before.
  */
 public final class SchedulingPass {
   private final Policy policy;
@@ -57,6 +64,8 @@ public final class SchedulingPass {
     var pending = snapshot.pendingJobs();
     policy.starvationGuard().ifPresent(guard -> PassOrder.promoteOldest(order, pending, now, guard));
     int[] gpus = pending.gpus();
+    long[] eligibleSec = pending.eligibleSec();
+    var exclusions = new Exclusions(cluster, pending);
     int n = order.length;
     byte[] reasons = new byte[n];
     var starts = new ArrayList<Decision.Start>();
@@ -64,18 +73,30 @@ public final class SchedulingPass {
     var memo = new FailureMemo(pending.shapeCount());
     boolean blocked = false;
     final byte insufficient = (byte) Reason.INSUFFICIENT_GPUS.ordinal();
-    // smallestAfter[rank]: the fewest GPUs any job after this rank needs. A reservation past
-    // the first only matters if a later job could still start in the free GPUs.
+    // smallestAfter[rank]: the fewest GPUs any job after this rank that may start needs. A
+    // reservation past the first only matters if a later job could still start in the free GPUs.
     int[] smallestAfter = new int[n + 1];
     smallestAfter[n] = Integer.MAX_VALUE;
     for (int rank = n - 1; rank >= 0; rank--) {
-      smallestAfter[rank] = Math.min(smallestAfter[rank + 1], gpus[order[rank]]);
+      int slot = order[rank];
+      boolean passedOver = eligibleSec[slot] > now || exclusions.neverFits(slot);
+      smallestAfter[rank] =
+          passedOver ? smallestAfter[rank + 1] : Math.min(smallestAfter[rank + 1], gpus[slot]);
     }
 
     final boolean backfill = policy.backfill();
     final int maxReservations = policy.reservations();
     for (int rank = 0; rank < n; rank++) {
       int slot = order[rank];
+      // Passed over: it cannot start in this pass, so it neither blocks nor reserves.
+      if (exclusions.neverFits(slot)) {
+        reasons[rank] = (byte) Reason.NEVER_FITS.ordinal();
+        continue;
+      }
+      if (eligibleSec[slot] > now) {
+        reasons[rank] = (byte) Reason.BEGIN_TIME.ordinal();
+        continue;
+      }
       if (blocked && !backfill) {
         reasons[rank] = (byte) Reason.WAITING_FOR_EARLIER_JOB.ordinal();
         continue;
@@ -92,7 +113,8 @@ public final class SchedulingPass {
       }
       // 2. Admit: every job is admitted until queues with quotas exist.
       // 3. Place now, respecting the reservations that start before this job would end.
-      Reason reason = tryStart(pending, slot, ledger, placer, memo, starts);
+      long[] excluded = exclusions.mask(slot);
+      Reason reason = tryStart(pending, slot, excluded, ledger, placer, memo, starts);
       if (reason == null) {
         reasons[rank] = -1;
         continue;
@@ -102,7 +124,7 @@ public final class SchedulingPass {
       // 4. Reserve: the first blocked jobs get reservations; later jobs must not delay them.
       // Past the first, a reservation is only computed while it can still constrain a start.
       if (mayReserve) {
-        Reservation reservation = profile.earliestStart(job);
+        Reservation reservation = profile.earliestStart(job, excluded);
         if (reservation != null) {
           ledger.reserve(reservation);
           reserves.add(
@@ -123,6 +145,7 @@ public final class SchedulingPass {
   private static Reason tryStart(
       PendingJobs pending,
       int slot,
+      long[] excluded,
       Ledger ledger,
       GangPlacer placer,
       FailureMemo memo,
@@ -134,7 +157,7 @@ public final class SchedulingPass {
     int tasks = pending.tasks()[slot];
     long endSec = ledger.nowSec() + pending.limitSec()[slot];
     if (memo.knownToFail(shape, tasks, endSec)) {
-      return whyBlocked(pending, slot, ledger, placer, memo);
+      return whyBlocked(pending, slot, excluded, ledger, placer, memo);
     }
     Job job = pending.jobs()[slot];
     var gang = job.spec().gang();
@@ -142,13 +165,15 @@ public final class SchedulingPass {
     if (tasks > ledger.tasksUpperBound(gang.shape().gpus(), gang.distinctNodes())
         || (prefix > 0 && gang.totalGpus() > ledger.usableUpperBound(prefix))) {
       memo.recordFailure(shape, tasks, endSec);
-      return whyBlocked(pending, slot, ledger, placer, memo);
+      return whyBlocked(pending, slot, excluded, ledger, placer, memo);
     }
     int modelId = ledger.cluster().modelIdOf(job.spec().gpuModel());
-    Placement placement = placer.place(gang, modelId, ledger.now(prefix), true);
+    Placement placement = placer.place(gang, modelId, ledger.now(prefix), true, excluded);
     if (placement == null) {
       memo.recordFailure(shape, tasks, endSec);
-      return prefix > 0 ? whyBlocked(pending, slot, ledger, placer, memo) : Reason.NO_PLACEMENT;
+      return prefix > 0
+          ? whyBlocked(pending, slot, excluded, ledger, placer, memo)
+          : Reason.NO_PLACEMENT;
     }
     starts.add(new Decision.Start(job.id(), ledger.start(job, placement)));
     return null;
@@ -160,7 +185,12 @@ public final class SchedulingPass {
    * change, memoised both ways.
    */
   private static Reason whyBlocked(
-      PendingJobs pending, int slot, Ledger ledger, GangPlacer placer, FailureMemo memo) {
+      PendingJobs pending,
+      int slot,
+      long[] excluded,
+      Ledger ledger,
+      GangPlacer placer,
+      FailureMemo memo) {
     int shape = pending.shapeIds()[slot];
     int tasks = pending.tasks()[slot];
     int version = ledger.version();
@@ -176,19 +206,20 @@ public final class SchedulingPass {
     boolean withinBound =
         !ledger.reservations().isEmpty()
             && tasks <= ledger.tasksUpperBound(shapeSpec.gpus(), gang.distinctNodes());
-    // For a GPU-only gang on any model the bound is exact (placement succeeds exactly when the
-    // tasks the free GPUs hold add up to the gang); otherwise try a placement.
+    // For a GPU-only gang on any model and any node the bound is exact (placement succeeds
+    // exactly when the tasks the free GPUs hold add up to the gang); otherwise try a placement.
     boolean exact =
         shapeSpec.gpus() > 0
             && shapeSpec.cpus() == 0
             && shapeSpec.memoryBytes() == 0
-            && job.spec().gpuModel().isEmpty();
+            && job.spec().gpuModel().isEmpty()
+            && excluded == null;
     boolean fits =
         withinBound
             && (exact
                 || placer.place(
                         gang, ledger.cluster().modelIdOf(job.spec().gpuModel()), ledger.now(0),
-                        true)
+                        true, excluded)
                     != null);
     if (fits) {
       memo.recordFit(shape, tasks, version);

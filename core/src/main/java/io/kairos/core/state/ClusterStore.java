@@ -21,6 +21,9 @@ import java.util.Optional;
  * preconditions and refuses, changing nothing, when they do not hold: the scheduler may be
  * optimistic, the store is not.
  *
+ * <p>A start is refused before the job's eligible time and on any node the job excludes, so the
+ * store never holds a job that broke either (the invariant checker verifies it).
+ *
  * <p>Free GPUs per node are a 64-bit mask (bit i set = GPU i free), so "no GPU is allocated to
  * two running tasks" is a mask intersection.
  */
@@ -62,8 +65,15 @@ public final class ClusterStore {
     if (pending.contains(job.id()) || running.containsKey(job.id())) {
       return new Refused("job " + job.id() + " already exists");
     }
-    if (!cluster.canEverHold(job.spec().gang(), job.spec().gpuModel())) {
+    var spec = job.spec();
+    if (!cluster.canEverHold(spec.gang(), spec.gpuModel())) {
       return new Refused("job " + job.id() + " is larger than the cluster");
+    }
+    if (spec.hasExclusions()
+        && !cluster.canEverHold(spec.gang(), spec.gpuModel(), spec.excludedNodes())) {
+      return new Refused(
+          "job " + job.id() + " does not fit the cluster without its excluded nodes "
+              + spec.excludedNodes());
     }
     pending.add(job);
     return Applied.ACCEPTED;
@@ -74,7 +84,12 @@ public final class ClusterStore {
     if (job == null) {
       return new Refused("job " + id + " is not pending");
     }
+    if (atSec < job.eligibleSec()) {
+      return new Refused(
+          "job " + id + " is held until t=" + job.eligibleSec() + ", cannot start at t=" + atSec);
+    }
     var gang = job.spec().gang();
+    var excluded = job.spec().excludedNodes();
     if (placement.totalTasks() != gang.tasks()) {
       return new Refused(
           "job " + id + ": placement has " + placement.totalTasks() + " tasks, gang has "
@@ -90,6 +105,9 @@ public final class ClusterStore {
       }
       if (cordoned[node]) {
         return new Refused("job " + id + ": node " + cluster.node(node).name() + " is cordoned");
+      }
+      if (!excluded.isEmpty() && excluded.contains(cluster.node(node).name())) {
+        return new Refused("job " + id + ": node " + cluster.node(node).name() + " is excluded");
       }
       if (gang.distinctNodes() && tasks > 1) {
         return new Refused("job " + id + ": " + tasks + " tasks on one node, gang needs distinct");

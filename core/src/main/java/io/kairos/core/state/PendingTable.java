@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Pending jobs in arrival order, with the fields a pass reads for every job kept in parallel
@@ -22,7 +23,7 @@ import java.util.List;
 final class PendingTable {
   private Job[] jobs = new Job[64];
   private long[] ids = new long[64];
-  private long[] submitSec = new long[64];
+  private long[] eligibleSec = new long[64];
   private long[] limitSec = new long[64];
   private int[] gpus = new int[64];
   private int[] priority = new int[64];
@@ -31,11 +32,13 @@ final class PendingTable {
   private int end;
   private int live;
   private final HashMap<JobId, Integer> slots = new HashMap<>();
-  // Gang shapes seen so far (task shape, distinct nodes, GPU model) -> dense id. Interned once
-  // at submission, so a pass can memoise "this shape does not fit" in arrays.
+  // Gang shapes seen so far (task shape, distinct nodes, GPU model, excluded nodes) -> dense id.
+  // Interned once at submission, so a pass can memoise "this shape does not fit" in arrays.
+  // Excluded nodes are part of the shape: jobs with the same exclusions fit the same nodes.
   private final HashMap<ShapeKey, Integer> shapes = new HashMap<>();
 
-  private record ShapeKey(TaskShape shape, boolean distinct, String gpuModel) {}
+  private record ShapeKey(
+      TaskShape shape, boolean distinct, String gpuModel, Set<String> excludedNodes) {}
 
   int size() {
     return live;
@@ -60,7 +63,7 @@ final class PendingTable {
     }
     jobs[end] = job;
     ids[end] = job.id().value();
-    submitSec[end] = job.submitSec();
+    eligibleSec[end] = job.eligibleSec();
     limitSec[end] = job.timeLimitSec();
     gpus[end] = job.totalGpus();
     priority[end] = job.spec().priority();
@@ -68,7 +71,11 @@ final class PendingTable {
     tasks[end] = gang.tasks();
     shapeIds[end] =
         shapes.computeIfAbsent(
-            new ShapeKey(gang.shape(), gang.distinctNodes(), job.spec().gpuModel()),
+            new ShapeKey(
+                gang.shape(),
+                gang.distinctNodes(),
+                job.spec().gpuModel(),
+                job.spec().excludedNodes()),
             _ -> shapes.size());
     slots.put(job.id(), end);
     end++;
@@ -95,7 +102,7 @@ final class PendingTable {
     int capacity = jobs.length * 2;
     jobs = Arrays.copyOf(jobs, capacity);
     ids = Arrays.copyOf(ids, capacity);
-    submitSec = Arrays.copyOf(submitSec, capacity);
+    eligibleSec = Arrays.copyOf(eligibleSec, capacity);
     limitSec = Arrays.copyOf(limitSec, capacity);
     gpus = Arrays.copyOf(gpus, capacity);
     priority = Arrays.copyOf(priority, capacity);
@@ -110,7 +117,7 @@ final class PendingTable {
         if (to != from) {
           jobs[to] = jobs[from];
           ids[to] = ids[from];
-          submitSec[to] = submitSec[from];
+          eligibleSec[to] = eligibleSec[from];
           limitSec[to] = limitSec[from];
           gpus[to] = gpus[from];
           priority[to] = priority[from];
@@ -142,7 +149,7 @@ final class PendingTable {
       return new PendingJobs(
           Arrays.copyOf(jobs, live),
           Arrays.copyOf(ids, live),
-          Arrays.copyOf(submitSec, live),
+          Arrays.copyOf(eligibleSec, live),
           Arrays.copyOf(limitSec, live),
           Arrays.copyOf(gpus, live),
           Arrays.copyOf(priority, live),
@@ -169,7 +176,7 @@ final class PendingTable {
       if (length > 0) {
         System.arraycopy(jobs, run, out.jobs(), to, length);
         System.arraycopy(ids, run, out.ids(), to, length);
-        System.arraycopy(submitSec, run, out.submitSec(), to, length);
+        System.arraycopy(eligibleSec, run, out.eligibleSec(), to, length);
         System.arraycopy(limitSec, run, out.limitSec(), to, length);
         System.arraycopy(gpus, run, out.gpus(), to, length);
         System.arraycopy(priority, run, out.priority(), to, length);

@@ -62,6 +62,9 @@ class SchedulingProperties {
           assertThat(h.unfinished()).as("%s: jobs that never finished", h.context()).isEmpty();
           for (var job : h.jobs()) {
             assertThat(job.startSec().getAsLong()).isGreaterThanOrEqualTo(job.submitSec());
+            assertThat(job.startSec().getAsLong())
+                .as("%s: %s starts no earlier than it is eligible", h.context(), job)
+                .isGreaterThanOrEqualTo(job.eligibleSec());
             assertThat(job.finishSec().getAsLong() - job.startSec().getAsLong())
                 .isEqualTo(job.runtimeSec());
           }
@@ -202,7 +205,9 @@ class SchedulingProperties {
             .as("t=%d: job %s waits for GPUs", in.nowSec(), job.id())
             .isGreaterThan(ledger.freeTotal());
       } else if (reason == Reason.NO_PLACEMENT) {
-        assertThat(placer.place(gang, cluster.modelIdOf(job.spec().gpuModel()), ledger.now(0), true))
+        long[] excluded = cluster.excludedMask(job.spec().excludedNodes());
+        int modelId = cluster.modelIdOf(job.spec().gpuModel());
+        assertThat(placer.place(gang, modelId, ledger.now(0), true, excluded))
             .as("t=%d: job %s has no placement (%s)", in.nowSec(), job.id(), gang)
             .isNull();
       }
@@ -320,6 +325,52 @@ class SchedulingProperties {
   }
 
   /**
+   * Holds and exclusions, checked on the decisions themselves: no Start or Reserve for a job
+   * before its eligible time, and no node of a Start or Reserve that the job excludes (a
+   * reservation is for nodes the job may use). The store re-checks both on every start and the
+   * harness runs the invariant checker after each, so a job that started early or on an
+   * excluded node would also fail there.
+   */
+  @ParameterizedTest(name = "{0} seed {1}")
+  @MethodSource("allPolicies")
+  void holdsAndExclusionsAreRespected(Policy policy, long seed) {
+    Properties.check(
+        Generators.seeded(seed).randomCase(MAX_JOBS),
+        c ->
+            c.harness(policy, RuntimeModel.EXPLICIT)
+                .onPass((in, r) -> checkHoldsAndExclusions(in, r))
+                .runUntilIdle());
+  }
+
+  private static void checkHoldsAndExclusions(PassInput in, PassResult r) {
+    var snapshot = in.snapshot();
+    var pending = new HashMap<JobId, Job>();
+    for (int i = 0; i < snapshot.pendingCount(); i++) {
+      pending.put(snapshot.pending(i).id(), snapshot.pending(i));
+    }
+    var cluster = snapshot.cluster();
+    var decisions = new java.util.ArrayList<Decision>(r.starts());
+    decisions.addAll(r.reservations());
+    for (var decision : decisions) {
+      var job = pending.get(decision.job());
+      assertThat(job.eligibleSec())
+          .as("t=%d: %s for job %s held until t=%d", in.nowSec(), decision, job.id(),
+              job.eligibleSec())
+          .isLessThanOrEqualTo(in.nowSec());
+      var p =
+          switch (decision) {
+            case Decision.Start s -> s.placement();
+            case Decision.Reserve v -> v.placement();
+          };
+      for (int i = 0; i < p.nodeCount(); i++) {
+        assertThat(job.spec().excludedNodes())
+            .as("t=%d: job %s placed on a node it excludes", in.nowSec(), job.id())
+            .doesNotContain(cluster.node(p.node(i)).name());
+      }
+    }
+  }
+
+  /**
    * The diagnosis is truthful. It accounts for every pending job once, in the policy's order:
    * started jobs have no reason, reserved ones RESERVED; FCFS makes no reservations and, after
    * the first waiting job, starts nothing; no policy makes more reservations than it allows.
@@ -353,11 +404,18 @@ class SchedulingProperties {
                             .isEqualTo(Passes.start(r, id).isPresent());
                         assertThat(reason.filter(x -> x == Reason.RESERVED).isPresent())
                             .isEqualTo(Passes.reservation(r, id).isPresent());
+                        boolean held = d.job(rank).eligibleSec() > in.nowSec();
+                        assertThat(reason.filter(x -> x == Reason.BEGIN_TIME).isPresent())
+                            .as("%s waits for its begin time iff it is held", id)
+                            .isEqualTo(held);
+                        // The store refuses jobs that can never fit; none reaches a pass.
+                        assertThat(reason.orElse(null)).isNotEqualTo(Reason.NEVER_FITS);
                         if (!policy.backfill()) {
-                          if (waiting) {
+                          if (waiting && !held) {
                             assertThat(reason).contains(Reason.WAITING_FOR_EARLIER_JOB);
                           }
-                          waiting |= reason.isPresent();
+                          // A held job holds back no one.
+                          waiting |= reason.isPresent() && !held;
                         } else {
                           assertThat(reason.orElse(null)).isNotEqualTo(Reason.WAITING_FOR_EARLIER_JOB);
                         }

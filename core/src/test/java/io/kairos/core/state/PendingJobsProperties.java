@@ -12,6 +12,7 @@ import io.kairos.core.testkit.Clusters;
 import io.kairos.core.testkit.Properties;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.SplittableRandom;
 import java.util.stream.LongStream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -47,7 +48,10 @@ class PendingJobsProperties {
               var spec =
                   new JobSpec("u", "q", random.nextInt(3), GangSpec.flexible(1 + random.nextInt(2)),
                       1 + random.nextInt(1000), "");
-              var job = new Job(JobId.of(nextId++), spec, step);
+              if (random.nextInt(100) < 10) {
+                spec = spec.withExcludedNodes(java.util.Set.of("elsewhere"));
+              }
+              var job = new Job(JobId.of(nextId++), spec, step, step + random.nextInt(3) * 50L);
               assertThat(Reducer.apply(store, new Command.SubmitJob(step, job)).isAccepted())
                   .isTrue();
               model.put(job.id(), job);
@@ -55,7 +59,7 @@ class PendingJobsProperties {
               var ids = new ArrayList<>(model.keySet());
               var id = ids.get(random.nextInt(ids.size()));
               var job = model.remove(id);
-              if (op % 2 == 0 && store.freeGpus() >= job.totalGpus()) {
+              if (op % 2 == 0 && store.freeGpus() >= job.totalGpus() && job.isEligibleAt(step)) {
                 long mask = lowestFree(store.freeMask(0), job.totalGpus());
                 var p = Placement.of(new int[] {0}, new int[] {job.totalGpus()}, new long[] {mask});
                 assertThat(Reducer.apply(store, new Command.StartJob(step, id, p)).isAccepted())
@@ -86,11 +90,20 @@ class PendingJobsProperties {
     }
     var p = store.snapshot().pendingJobs();
     assertThat(p.size()).isEqualTo(model.size());
+    var shapes = new java.util.HashMap<Integer, List<Object>>();
     int i = 0;
     for (var job : model.values()) {
+      var gang = job.spec().gang();
+      var key =
+          List.<Object>of(
+              gang.shape(), gang.distinctNodes(), job.spec().gpuModel(),
+              job.spec().excludedNodes());
+      assertThat(shapes.computeIfAbsent(p.shapeIds()[i], _ -> key))
+          .as("jobs with shape id %d share task shape, model and exclusions", p.shapeIds()[i])
+          .isEqualTo(key);
       assertThat(p.jobs()[i]).isEqualTo(job);
       assertThat(p.ids()[i]).isEqualTo(job.id().value());
-      assertThat(p.submitSec()[i]).isEqualTo(job.submitSec());
+      assertThat(p.eligibleSec()[i]).isEqualTo(job.eligibleSec());
       assertThat(p.limitSec()[i]).isEqualTo(job.timeLimitSec());
       assertThat(p.gpus()[i]).isEqualTo(job.totalGpus());
       assertThat(p.priority()[i]).isEqualTo(job.spec().priority());

@@ -19,20 +19,32 @@ import java.util.SplittableRandom;
  *
  * <p>Workloads: jobs with flexible or per-node gangs that fit the empty cluster, from one GPU to
  * the whole cluster; limits 1..10,000 s; runtimes 1..limit; arrival times all at 0 or spread;
- * equal priorities (0).
+ * equal priorities (0). Some jobs are held until a later eligible time, and some exclude one or
+ * two nodes (or a name the cluster lacks) while still fitting the cluster without them: drawn
+ * from a second stream, so the shapes, limits and arrivals of a seed are what they were before
+ * holds and exclusions existed.
  */
 public final class Generators {
   /** GPU counts per node the generator uses. */
   static final int[] GPU_COUNTS = {1, 2, 4, 8};
 
-  /** One job of a workload: when it arrives, what it asks for, how long it really runs. */
-  public record Arrival(long atSec, JobSpec spec, long runtimeSec) {
+  /**
+   * One job of a workload: when it arrives, what it asks for, how long it really runs, and from
+   * when it may start ({@code atSec} unless held: a begin time, a requeue backoff).
+   */
+  public record Arrival(long atSec, JobSpec spec, long runtimeSec, long eligibleSec) {
+    public Arrival(long atSec, JobSpec spec, long runtimeSec) {
+      this(atSec, spec, runtimeSec, atSec);
+    }
+
     @Override
     public String toString() {
       var g = spec.gang();
       return "@" + atSec + " " + (g.distinctNodes() ? "perNode " : "tasks ") + g.tasks() + "x"
           + g.shape().gpus() + " limit=" + spec.timeLimitSec() + " run=" + runtimeSec
-          + (spec.priority() != 0 ? " prio=" + spec.priority() : "");
+          + (spec.priority() != 0 ? " prio=" + spec.priority() : "")
+          + (eligibleSec > atSec ? " eligible=" + eligibleSec : "")
+          + (spec.hasExclusions() ? " exclude=" + spec.excludedNodes() : "");
     }
   }
 
@@ -66,10 +78,12 @@ public final class Generators {
 
   private final long seed;
   private final SplittableRandom random;
+  private final SplittableRandom extras; // holds and exclusions
 
   private Generators(long seed) {
     this.seed = seed;
     this.random = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + 17);
+    this.extras = new SplittableRandom(seed * 0xC2B2AE3D27D4EB4FL + 91);
   }
 
   public static Generators seeded(long seed) {
@@ -154,8 +168,8 @@ public final class Generators {
       if (arrivals >= 30 && i > 0) {
         t += gap();
       }
-      JobSpec spec = job(cluster);
-      jobs.add(new Arrival(t, spec, runtime(spec.timeLimitSec())));
+      JobSpec spec = withExclusions(cluster, job(cluster));
+      jobs.add(new Arrival(t, spec, runtime(spec.timeLimitSec()), eligible(t)));
     }
     return jobs;
   }
@@ -172,8 +186,8 @@ public final class Generators {
       if (arriving && i > 0) {
         t += gap();
       }
-      JobSpec spec = job(cluster);
-      jobs.add(new Arrival(t, spec, spec.timeLimitSec()));
+      JobSpec spec = withExclusions(cluster, job(cluster));
+      jobs.add(new Arrival(t, spec, spec.timeLimitSec(), eligible(t)));
     }
     return jobs;
   }
@@ -194,6 +208,42 @@ public final class Generators {
   public JobSpec job(Cluster cluster) {
     GangSpec gang = random.nextBoolean() ? flexibleGang(cluster) : perNodeGang(cluster);
     return new JobSpec("u", "default", 0, gang, limit(), "");
+  }
+
+  /** Now and then a job held past its arrival: a begin time or a requeue backoff. */
+  private long eligible(long atSec) {
+    int kind = extras.nextInt(100);
+    if (kind < 8) {
+      return atSec + 1 + extras.nextInt(200);
+    }
+    if (kind < 14) {
+      // Round numbers, so that holds end when jobs end or reservations start.
+      return atSec + 100L * (1 + extras.nextInt(20));
+    }
+    return atSec;
+  }
+
+  /**
+   * Now and then the job excludes one or two nodes (as a requeue after a node failure does), or
+   * a name no node has; only exclusions that leave the job fitting the empty cluster are kept.
+   */
+  public JobSpec withExclusions(Cluster cluster, JobSpec spec) {
+    int kind = extras.nextInt(100);
+    if (kind >= 15) {
+      return spec;
+    }
+    var names = new java.util.TreeSet<String>();
+    if (kind < 2) {
+      names.add("no-such-node");
+    } else {
+      int count = 1 + extras.nextInt(2);
+      for (int i = 0; i < count; i++) {
+        names.add(cluster.node(extras.nextInt(cluster.nodeCount())).name());
+      }
+    }
+    return cluster.canEverHold(spec.gang(), spec.gpuModel(), names)
+        ? spec.withExcludedNodes(names)
+        : spec;
   }
 
   private GangSpec flexibleGang(Cluster cluster) {

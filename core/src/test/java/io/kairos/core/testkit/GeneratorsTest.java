@@ -133,4 +133,25 @@ class GeneratorsTest {
       assertThat(e.getMessage()).startsWith("seed=5: ").contains("to 2 jobs");
     }
   }
+
+  /** The workloads exercise holds and exclusions: some jobs are held, some exclude nodes. */
+  @Test
+  void someJobsAreHeldAndSomeExcludeNodes() {
+    int held = 0;
+    int excluding = 0;
+    for (long seed = 0; seed < SEEDS; seed++) {
+      var c = Generators.seeded(seed).randomCase(30);
+      for (var a : c.jobs()) {
+        assertThat(a.eligibleSec()).isGreaterThanOrEqualTo(a.atSec());
+        held += a.eligibleSec() > a.atSec() ? 1 : 0;
+        excluding += a.spec().hasExclusions() ? 1 : 0;
+        assertThat(
+                c.cluster().canEverHold(a.spec().gang(), a.spec().gpuModel(),
+                    a.spec().excludedNodes()))
+            .isTrue();
+      }
+    }
+    assertThat(held).isPositive();
+    assertThat(excluding).isPositive();
+  }
 }

@@ -3,6 +3,7 @@ package io.kairos.core.testkit;
 import io.kairos.core.model.GangSpec;
 import io.kairos.core.model.JobSpec;
 import io.kairos.core.model.TaskShape;
+import java.util.Set;
 
 /**
  * Job builders for tests: a test states only what matters to it, the defaults are valid and
@@ -46,6 +47,8 @@ public final class Jobs {
     private String queue = "default";
     private String model = "";
     private long runtimeSec = -1;
+    private long eligibleSec = -1;
+    private Set<String> excludedNodes = Set.of();
 
     private Builder(GangSpec gang) {
       this.gang = gang;
@@ -96,8 +99,28 @@ public final class Jobs {
       return runtimeSec;
     }
 
+    /**
+     * Holds the job until {@code sec} (absolute, like a begin time); not part of the spec, the
+     * harness puts it on the submitted {@code Job}.
+     */
+    public Builder eligibleAt(long sec) {
+      this.eligibleSec = sec;
+      return this;
+    }
+
+    /** The time set with {@link #eligibleAt}, or -1 for "when it arrives". */
+    public long eligibleSec() {
+      return eligibleSec;
+    }
+
+    /** Nodes no task of the job may run on (by name). */
+    public Builder exclude(String... nodes) {
+      this.excludedNodes = Set.of(nodes);
+      return this;
+    }
+
     public JobSpec build() {
-      return new JobSpec(user, queue, priority, gang, limitSec, model);
+      return new JobSpec(user, queue, priority, gang, limitSec, model, excludedNodes);
     }
   }
 }

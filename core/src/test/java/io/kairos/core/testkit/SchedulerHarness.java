@@ -44,7 +44,9 @@ import java.util.PriorityQueue;
  * <p>Job ids are dense from 1 in submission order. A job's runtime is fixed at submission (see
  * {@link RuntimeModel}); a started job finishes exactly {@code runtime} seconds after its start.
  * Jobs may be submitted for a later arrival time ({@link #submitAt}); arrivals must be submitted
- * in time order. At one instant, finishes are applied before arrivals, and both before a pass.
+ * in time order. At one instant, finishes are applied before arrivals, and both before a pass. A
+ * job may be held until a later eligible time ({@link #submitAt(long, JobSpec, long, long)},
+ * {@link Jobs.Builder#eligibleAt}); the event loop runs a pass when it becomes eligible.
  *
  * <p>Failures are {@link AssertionError}s whose message starts with the seed, the policy and the
  * time, so a generated case can be replayed.
@@ -65,6 +67,7 @@ public final class SchedulerHarness {
     private final JobId id;
     private final JobSpec spec;
     private final long submitSec;
+    private final long eligibleSec;
     private final long runtimeSec;
     private JobState state = JobState.ARRIVING;
     private long startSec = -1;
@@ -75,10 +78,11 @@ public final class SchedulerHarness {
     private Decision.Reserve lastReservation;
     private int reservationCount;
 
-    private JobRecord(JobId id, JobSpec spec, long submitSec, long runtimeSec) {
+    private JobRecord(JobId id, JobSpec spec, long submitSec, long eligibleSec, long runtimeSec) {
       this.id = id;
       this.spec = spec;
       this.submitSec = submitSec;
+      this.eligibleSec = eligibleSec;
       this.runtimeSec = runtimeSec;
     }
 
@@ -96,6 +100,11 @@ public final class SchedulerHarness {
 
     public long runtimeSec() {
       return runtimeSec;
+    }
+
+    /** When it may start: its submission unless it was held ({@code Job.eligibleSec()}). */
+    public long eligibleSec() {
+      return eligibleSec;
     }
 
     public JobState state() {
@@ -139,6 +148,8 @@ public final class SchedulerHarness {
     public String toString() {
       return "job " + id + " " + state + " gang=" + spec.gang() + " limit=" + spec.timeLimitSec()
           + " runtime=" + runtimeSec + " submit=" + submitSec
+          + (eligibleSec > submitSec ? " eligible=" + eligibleSec : "")
+          + (spec.hasExclusions() ? " exclude=" + spec.excludedNodes() : "")
           + (startSec >= 0 ? " start=" + startSec : "")
           + (firstReservation != null
               ? " firstReserve=" + firstReservation.startSec() + "@" + firstReservedAtSec
@@ -167,6 +178,10 @@ public final class SchedulerHarness {
       new PriorityQueue<>(
           Comparator.comparingLong((JobRecord r) -> r.startSec + r.runtimeSec)
               .thenComparing(JobRecord::id));
+  // Pending jobs held until a later time: the loop runs a pass when each becomes eligible.
+  private final PriorityQueue<JobRecord> holds =
+      new PriorityQueue<>(
+          Comparator.comparingLong((JobRecord r) -> r.eligibleSec).thenComparing(JobRecord::id));
   private final List<PassListener> listeners = new ArrayList<>();
   private final List<Command> log = new ArrayList<>();
   private int passes;
@@ -301,13 +316,13 @@ public final class SchedulerHarness {
     return submitAt(nowSec, spec, runtimeSec);
   }
 
-  /** Submits the built job now, with the builder's runtime if it has one. */
+  /** Submits the built job now, with the builder's runtime and eligible time if it has them. */
   public JobId submit(Jobs.Builder job) {
-    return submitAt(nowSec, job.build(), job.runtimeSec());
+    return submitAt(nowSec, job);
   }
 
   public JobId submitAt(long atSec, Jobs.Builder job) {
-    return submitAt(atSec, job.build(), job.runtimeSec());
+    return submitAt(atSec, job.build(), job.runtimeSec(), job.eligibleSec());
   }
 
   /**
@@ -316,6 +331,14 @@ public final class SchedulerHarness {
    * order so ids stay increasing in arrival order.
    */
   public JobId submitAt(long atSec, JobSpec spec, long runtimeSec) {
+    return submitAt(atSec, spec, runtimeSec, -1);
+  }
+
+  /**
+   * {@link #submitAt(long, JobSpec, long)} for a job held until {@code eligibleSec} (a begin
+   * time or a requeue backoff); a negative or earlier time means "when it arrives".
+   */
+  public JobId submitAt(long atSec, JobSpec spec, long runtimeSec, long eligibleSec) {
     if (atSec < nowSec) {
       throw new IllegalArgumentException(context() + ": arrival " + atSec + " is in the past");
     }
@@ -330,7 +353,8 @@ public final class SchedulerHarness {
       throw new IllegalArgumentException(
           context() + ": runtime " + runtime + " must be in 1.." + spec.timeLimitSec());
     }
-    var record = new JobRecord(JobId.of(nextId++), spec, atSec, runtime);
+    var record =
+        new JobRecord(JobId.of(nextId++), spec, atSec, Math.max(atSec, eligibleSec), runtime);
     jobs.put(record.id, record);
     if (atSec == nowSec && arrivals.isEmpty()) {
       arrive(record);
@@ -344,7 +368,7 @@ public final class SchedulerHarness {
   public List<JobId> submitAll(List<Generators.Arrival> workload) {
     var ids = new ArrayList<JobId>(workload.size());
     for (var a : workload) {
-      ids.add(submitAt(a.atSec(), a.spec(), a.runtimeSec()));
+      ids.add(submitAt(a.atSec(), a.spec(), a.runtimeSec(), a.eligibleSec()));
     }
     return ids;
   }
@@ -506,12 +530,19 @@ public final class SchedulerHarness {
     return this;
   }
 
-  /** When the next finish or arrival happens, or {@link Long#MAX_VALUE}. */
+  /**
+   * When the next finish, arrival or end of a hold (a pending job becoming eligible) happens, or
+   * {@link Long#MAX_VALUE}.
+   */
   public long nextEventSec() {
-    long next = NONE;
+    while (!holds.isEmpty()
+        && (holds.peek().state != JobState.PENDING || holds.peek().eligibleSec <= nowSec)) {
+      holds.poll(); // started, cancelled or already eligible: nothing left to wait for
+    }
+    long next = holds.isEmpty() ? NONE : holds.peek().eligibleSec;
     if (!finishes.isEmpty()) {
       var f = finishes.peek();
-      next = f.startSec + f.runtimeSec;
+      next = Math.min(next, f.startSec + f.runtimeSec);
     }
     if (!arrivals.isEmpty()) {
       next = Math.min(next, arrivals.peekFirst().submitSec);
@@ -535,9 +566,12 @@ public final class SchedulerHarness {
   }
 
   private void arrive(JobRecord record) {
-    var job = new Job(record.id, record.spec, record.submitSec);
+    var job = new Job(record.id, record.spec, record.submitSec, record.eligibleSec);
     apply(new Command.SubmitJob(nowSec, job), "submit " + record.id);
     record.state = JobState.PENDING;
+    if (record.eligibleSec > nowSec) {
+      holds.add(record);
+    }
     check("submit " + record.id);
   }
 

@@ -49,6 +49,15 @@ public final class AvailabilityProfile {
    * the cluster even when everything has ended).
    */
   public Reservation earliestStart(Job job) {
+    return earliestStart(job, cluster.excludedMask(job.spec().excludedNodes()));
+  }
+
+  /**
+   * {@link #earliestStart(Job)} with the job's excluded nodes already resolved ({@link
+   * Cluster#excludedMask}, null for none): excluded nodes hold none of its tasks at any instant,
+   * so the reservation is for nodes the job may use.
+   */
+  public Reservation earliestStart(Job job, long[] excluded) {
     long now = ledger.nowSec();
     var gang = job.spec().gang();
     int modelId = cluster.modelIdOf(job.spec().gpuModel());
@@ -58,25 +67,27 @@ public final class AvailabilityProfile {
     long taskCount = 0;
     for (int node = 0; node < n; node++) {
       free[node] = ledger.freeGpus(node);
-      taskCount += tasksOn(free[node], node, gang.distinctNodes(), gpusPerTask, modelId);
+      taskCount +=
+          tasksOn(free[node], node, gang.distinctNodes(), gpusPerTask, modelId, excluded);
     }
     // Events: (time, kind, index) packed in a long and sorted. Kinds: 0 release of a snapshot
     // job, 1 release of a job started in this pass, 2 reservation start, 3 reservation end.
     long[] events = events(now);
     List<Reservation> reservations = ledger.reservations();
-    var view = new ProfileCapacity(free, reservations);
+    var view = new ProfileCapacity(free, reservations, excluded);
     int e = 0;
     long t = now;
     while (true) {
       // Apply every event at or before t.
       while (e < events.length && timeOf(events[e]) <= t) {
-        taskCount += apply(events[e], free, +1, gang.distinctNodes(), gpusPerTask, modelId);
+        taskCount +=
+            apply(events[e], free, +1, gang.distinctNodes(), gpusPerTask, modelId, excluded);
         e++;
       }
       if (taskCount >= gang.tasks()
           && view.window(t, t + job.timeLimitSec(), gang.totalGpus())
           && view.holds(gang, modelId)) {
-        Placement placement = placer.place(gang, modelId, view, false);
+        Placement placement = placer.place(gang, modelId, view, false, excluded);
         if (placement != null) {
           int[] spare = free.clone();
           for (int i = 0; i < placement.nodeCount(); i++) {
@@ -150,7 +161,13 @@ public final class AvailabilityProfile {
 
   /** Applies one event to {@code free}; returns the change in the gang's feasible task count. */
   private long apply(
-      long event, int[] free, int sign, boolean distinct, int gpusPerTask, int modelId) {
+      long event,
+      int[] free,
+      int sign,
+      boolean distinct,
+      int gpusPerTask,
+      int modelId,
+      long[] excluded) {
     int kind = (int) ((event >>> INDEX_BITS) & 3);
     int index = (int) (event & ((1 << INDEX_BITS) - 1));
     Placement placement;
@@ -179,14 +196,18 @@ public final class AvailabilityProfile {
     long delta = 0;
     for (int i = 0; i < placement.nodeCount(); i++) {
       int node = placement.node(i);
-      int before = tasksOn(free[node], node, distinct, gpusPerTask, modelId);
+      int before = tasksOn(free[node], node, distinct, gpusPerTask, modelId, excluded);
       free[node] += sign * direction * placement.tasksOn(i) * perTask;
-      delta += tasksOn(free[node], node, distinct, gpusPerTask, modelId) - before;
+      delta += tasksOn(free[node], node, distinct, gpusPerTask, modelId, excluded) - before;
     }
     return delta;
   }
 
-  private int tasksOn(int freeGpus, int node, boolean distinct, int gpusPerTask, int modelId) {
+  private int tasksOn(
+      int freeGpus, int node, boolean distinct, int gpusPerTask, int modelId, long[] excluded) {
+    if (excluded != null && Cluster.isSet(excluded, node)) {
+      return 0;
+    }
     if (gpusPerTask == 0) {
       return Integer.MAX_VALUE / 4;
     }
@@ -204,12 +225,14 @@ public final class AvailabilityProfile {
   private final class ProfileCapacity implements Capacity {
     private final int[] free;
     private final List<Reservation> reservations;
+    private final long[] excluded;
     private int from;
     private int to;
 
-    ProfileCapacity(int[] free, List<Reservation> reservations) {
+    ProfileCapacity(int[] free, List<Reservation> reservations, long[] excluded) {
       this.free = free;
       this.reservations = reservations;
+      this.excluded = excluded;
     }
 
     /**
@@ -250,7 +273,8 @@ public final class AvailabilityProfile {
       int perTask = gang.shape().gpus();
       long tasks = 0;
       for (int node = 0; node < free.length && tasks < gang.tasks(); node++) {
-        tasks += tasksOn(usableGpus(node), node, gang.distinctNodes(), perTask, modelId);
+        tasks +=
+            tasksOn(usableGpus(node), node, gang.distinctNodes(), perTask, modelId, excluded);
       }
       return tasks >= gang.tasks();
     }

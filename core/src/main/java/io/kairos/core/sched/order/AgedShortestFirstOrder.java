@@ -1,7 +1,7 @@
 package io.kairos.core.sched.order;
 
 /**
- * Shortest job first with linear aging, as a static key: a job's key is its submission time
+ * Shortest job first with linear aging, as a static key: a job's key is its eligible time (its submission unless held)
  * plus {@code agingFactor} times its time limit (capped at {@code maxLimitSec}).
  *
  * <p>Reading: a job of limit {@code L} is ordered as if it had arrived {@code agingFactor * L}
@@ -22,7 +22,7 @@ public record AgedShortestFirstOrder(double agingFactor, long maxLimitSec) imple
   }
 
   @Override
-  public long key(long submitSec, long limitSec, int gpus, long nowSec) {
-    return submitSec + (long) (agingFactor * Math.min(limitSec, maxLimitSec));
+  public long key(long eligibleSec, long limitSec, int gpus, long nowSec) {
+    return eligibleSec + (long) (agingFactor * Math.min(limitSec, maxLimitSec));
   }
 }

@@ -3,7 +3,7 @@ package io.kairos.core.sched.order;
 /**
  * Largest expansion factor first.
  *
- * <p>A job waiting {@code w} seconds with time limit {@code L} has expansion factor {@code (w +
+ * <p>A job waiting {@code w} seconds (counted from its eligible time) with time limit {@code L} has expansion factor {@code (w +
  * L) / L}: its slowdown if it started now. Ordering by it, largest first, lets short jobs go
  * quickly (a short job's factor grows fast), which cuts mean wait and slowdown, while every
  * job's factor grows while it waits. Growth alone does not bound a long job's wait under a
@@ -22,9 +22,9 @@ public record ExpansionFactorOrder(long minLimitSec) implements JobOrder {
   }
 
   @Override
-  public long key(long submitSec, long limitSec, int gpus, long nowSec) {
+  public long key(long eligibleSec, long limitSec, int gpus, long nowSec) {
     double limit = Math.max(limitSec, minLimitSec);
-    double factor = (Math.max(0, nowSec - submitSec) + limit) / limit;
+    double factor = (Math.max(0, nowSec - eligibleSec) + limit) / limit;
     return -(long) Math.min(factor * 1000, MAX_FACTOR_KEY);
   }
 

@@ -16,18 +16,19 @@ public interface JobOrder {
   String name();
 
   /**
-   * The key of a job submitted at {@code submitSec} with time limit {@code limitSec} and {@code
-   * gpus} GPUs, at time {@code nowSec}; lower goes first. Called once per pending job per pass
+   * The key of a job eligible since {@code eligibleSec} (its submission, unless it was held: a
+   * begin time or a requeue backoff; waiting counts from it, as Slurm's age does) with time limit
+   * {@code limitSec} and {@code gpus} GPUs, at time {@code nowSec}; lower goes first. Called once per pending job per pass
    * (primitive arguments keep that loop on flat arrays); must be pure and must not allocate.
    */
-  long key(long submitSec, long limitSec, int gpus, long nowSec);
+  long key(long eligibleSec, long limitSec, int gpus, long nowSec);
 
   /** Whether {@link #key} ignores {@code nowSec}, so arrival-sorted input often stays sorted. */
   default boolean isStatic() {
     return true;
   }
 
-  /** First come, first served: earlier submission first. */
+  /** First come, first served: earlier eligible time (submission, unless held) first. */
   JobOrder ARRIVAL =
       new JobOrder() {
         @Override
@@ -36,12 +37,12 @@ public interface JobOrder {
         }
 
         @Override
-        public long key(long submitSec, long limitSec, int gpus, long nowSec) {
-          return submitSec;
+        public long key(long eligibleSec, long limitSec, int gpus, long nowSec) {
+          return eligibleSec;
         }
       };
 
-  /** Shortest time limit (runtime estimate) first, then earlier submission. */
+  /** Shortest time limit (runtime estimate) first, then earlier eligible time. */
   JobOrder SHORTEST_LIMIT =
       new JobOrder() {
         @Override
@@ -50,9 +51,9 @@ public interface JobOrder {
         }
 
         @Override
-        public long key(long submitSec, long limitSec, int gpus, long nowSec) {
-          // Limits fit in 31 bits (68 years); submission breaks ties.
-          return (Math.min(limitSec, Integer.MAX_VALUE) << 32) | Math.min(submitSec, 0xFFFF_FFFFL);
+        public long key(long eligibleSec, long limitSec, int gpus, long nowSec) {
+          // Limits fit in 31 bits (68 years); the eligible time breaks ties.
+          return (Math.min(limitSec, Integer.MAX_VALUE) << 32) | Math.min(eligibleSec, 0xFFFF_FFFFL);
         }
       };
 }

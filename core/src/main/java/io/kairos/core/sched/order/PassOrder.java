@@ -16,7 +16,8 @@ public final class PassOrder {
     var pending = snapshot.pendingJobs();
     int n = pending.size();
     int[] prio = pending.priority();
-    long[] submit = pending.submitSec();
+    // Keys count from the eligible time (Slurm's age): a held or requeued job queues from then.
+    long[] eligible = pending.eligibleSec();
     long[] limit = pending.limitSec();
     int[] gpus = pending.gpus();
     long[] id = pending.ids();
@@ -26,7 +27,7 @@ public final class PassOrder {
     boolean sorted = true;
     for (int i = 0; i < n; i++) {
       priority[i] = -prio[i];
-      key[i] = order.key(submit[i], limit[i], gpus[i], nowSec);
+      key[i] = order.key(eligible[i], limit[i], gpus[i], nowSec);
       index[i] = i;
       if (i > 0 && sorted && compare(i - 1, i, priority, key, id) > 0) {
         sorted = false;
@@ -73,8 +74,9 @@ public final class PassOrder {
   }
 
   /**
-   * Moves the longest-waiting job (earliest submission, then lowest id) to the front of its
-   * priority level if the guard says it is starving. O(n).
+   * Moves the longest-waiting job (earliest eligible time, then lowest id) to the front of its
+   * priority level if the guard says it is starving. Waiting counts from the eligible time, so a
+   * job held until later (a begin time, a requeue backoff) is not waiting yet. O(n).
    */
   public static void promoteOldest(
       int[] order, PendingJobs pending, long nowSec, Policy.StarvationGuard guard) {
@@ -82,15 +84,17 @@ public final class PassOrder {
     if (n < 2) {
       return;
     }
-    long[] submit = pending.submitSec();
+    long[] eligible = pending.eligibleSec();
     long[] id = pending.ids();
     int oldest = 0;
     for (int i = 1; i < n; i++) {
-      if (submit[i] < submit[oldest] || (submit[i] == submit[oldest] && id[i] < id[oldest])) {
+      if (eligible[i] < eligible[oldest]
+          || (eligible[i] == eligible[oldest] && id[i] < id[oldest])) {
         oldest = i;
       }
     }
-    if (!guard.isStarving(nowSec - submit[oldest], pending.limitSec()[oldest])) {
+    if (eligible[oldest] > nowSec
+        || !guard.isStarving(nowSec - eligible[oldest], pending.limitSec()[oldest])) {
       return;
     }
     int at = 0;

@@ -50,11 +50,21 @@ public final class GangPlacer {
    * called on the pass's hot path.
    */
   public Placement place(GangSpec gang, int modelId, Capacity capacity, boolean checkCpuMemory) {
+    return place(gang, modelId, capacity, checkCpuMemory, null);
+  }
+
+  /**
+   * {@link #place(GangSpec, int, Capacity, boolean)} on nodes not set in {@code excluded} (a
+   * mask from {@link Cluster#excludedMask}; null when the job excludes no node, which costs one
+   * null check per node visited). No task of the placement is on an excluded node.
+   */
+  public Placement place(
+      GangSpec gang, int modelId, Capacity capacity, boolean checkCpuMemory, long[] excluded) {
     if (modelId == -2) {
       return null;
     }
     if (strategy == PlacementStrategy.FIRST_FIT) {
-      return firstFit(gang, modelId, capacity, checkCpuMemory);
+      return firstFit(gang, modelId, capacity, checkCpuMemory, excluded);
     }
     int tasks = gang.tasks();
     int gpusPerTask = gang.shape().gpus();
@@ -62,7 +72,7 @@ public final class GangPlacer {
         tasks == 1
             || (!gang.distinctNodes() && (long) tasks * gpusPerTask <= cluster.maxGpusPerNode());
     if (oneNodeMayHold) {
-      int node = bestSingleNode(gang, modelId, capacity, checkCpuMemory);
+      int node = bestSingleNode(gang, modelId, capacity, checkCpuMemory, excluded);
       if (node >= 0) {
         return Placement.adopt(new int[] {node}, new int[] {tasks}, new long[1]);
       }
@@ -81,7 +91,7 @@ public final class GangPlacer {
       if (domains == 1) {
         // One domain is the whole cluster: no choice to make, select (null if it cannot hold).
         return selectNodes(
-            gang, modelId, capacity, checkCpuMemory, 0, cluster.nodeCount());
+            gang, modelId, capacity, checkCpuMemory, excluded, 0, cluster.nodeCount());
       }
       int bestDomain = -1;
       long bestLeftover = Long.MAX_VALUE;
@@ -93,7 +103,7 @@ public final class GangPlacer {
         long usable = 0;
         int end = cluster.domainEnd(level, d);
         for (int node = cluster.domainStart(level, d); node < end; node++) {
-          int f = tasksFit(node, gang, modelId, capacity, checkCpuMemory);
+          int f = tasksFit(node, gang, modelId, capacity, checkCpuMemory, excluded);
           if (f > 0) {
             fit += f;
             usable += capacity.usableGpus(node);
@@ -110,6 +120,7 @@ public final class GangPlacer {
             modelId,
             capacity,
             checkCpuMemory,
+            excluded,
             cluster.domainStart(level, bestDomain),
             cluster.domainEnd(level, bestDomain));
       }
@@ -118,13 +129,14 @@ public final class GangPlacer {
   }
 
   private Placement firstFit(
-      GangSpec gang, int modelId, Capacity capacity, boolean checkCpuMemory) {
+      GangSpec gang, int modelId, Capacity capacity, boolean checkCpuMemory, long[] excluded) {
     int remaining = gang.tasks();
     int[] nodes = new int[Math.min(remaining, cluster.nodeCount())];
     int[] tasks = new int[nodes.length];
     int used = 0;
     for (int node = 0; node < cluster.nodeCount() && remaining > 0; node++) {
-      int fit = Math.min(remaining, tasksFit(node, gang, modelId, capacity, checkCpuMemory));
+      int fit =
+          Math.min(remaining, tasksFit(node, gang, modelId, capacity, checkCpuMemory, excluded));
       if (fit > 0) {
         nodes[used] = node;
         tasks[used++] = fit;
@@ -134,8 +146,20 @@ public final class GangPlacer {
     return remaining > 0 ? null : sortedPlacement(nodes, tasks, used);
   }
 
-  /** How many tasks of the gang {@code node} can take now, at most the gang's size. */
-  int tasksFit(int node, GangSpec gang, int modelId, Capacity capacity, boolean checkCpuMemory) {
+  /**
+   * How many tasks of the gang {@code node} can take now, at most the gang's size; 0 on a node
+   * set in {@code excluded}. Every placement decision goes through here.
+   */
+  int tasksFit(
+      int node,
+      GangSpec gang,
+      int modelId,
+      Capacity capacity,
+      boolean checkCpuMemory,
+      long[] excluded) {
+    if (excluded != null && Cluster.isSet(excluded, node)) {
+      return 0;
+    }
     var shape = gang.shape();
     int fit = gang.tasks();
     if (shape.gpus() > 0) {
@@ -156,7 +180,7 @@ public final class GangPlacer {
   }
 
   private int bestSingleNode(
-      GangSpec gang, int modelId, Capacity capacity, boolean checkCpuMemory) {
+      GangSpec gang, int modelId, Capacity capacity, boolean checkCpuMemory, long[] excluded) {
     int tasks = gang.tasks();
     int needed = tasks * gang.shape().gpus();
     if (capacity.hasBuckets() && needed > 0) {
@@ -166,7 +190,7 @@ public final class GangPlacer {
         for (int node = capacity.nextNodeWithFree(k, 0);
             node >= 0;
             node = capacity.nextNodeWithFree(k, node + 1)) {
-          if (tasksFit(node, gang, modelId, capacity, checkCpuMemory) >= tasks) {
+          if (tasksFit(node, gang, modelId, capacity, checkCpuMemory, excluded) >= tasks) {
             return node;
           }
         }
@@ -176,7 +200,7 @@ public final class GangPlacer {
     int best = -1;
     int bestLeftover = Integer.MAX_VALUE;
     for (int node = 0; node < cluster.nodeCount(); node++) {
-      if (tasksFit(node, gang, modelId, capacity, checkCpuMemory) >= tasks) {
+      if (tasksFit(node, gang, modelId, capacity, checkCpuMemory, excluded) >= tasks) {
         int leftover = capacity.usableGpus(node) - needed;
         if (leftover < bestLeftover) {
           best = node;
@@ -191,12 +215,18 @@ public final class GangPlacer {
   }
 
   private Placement selectNodes(
-      GangSpec gang, int modelId, Capacity capacity, boolean checkCpuMemory, int start, int end) {
+      GangSpec gang,
+      int modelId,
+      Capacity capacity,
+      boolean checkCpuMemory,
+      long[] excluded,
+      int start,
+      int end) {
     int gpusPerTask = gang.shape().gpus();
     long[] keys = new long[end - start];
     int count = 0;
     for (int node = start; node < end; node++) {
-      int fit = tasksFit(node, gang, modelId, capacity, checkCpuMemory);
+      int fit = tasksFit(node, gang, modelId, capacity, checkCpuMemory, excluded);
       if (fit > 0) {
         int leftover = Math.min(255, Math.max(0, capacity.usableGpus(node) - fit * gpusPerTask));
         // Most tasks first, then least left over, then lowest index.
@@ -212,7 +242,7 @@ public final class GangPlacer {
     int remaining = gang.tasks();
     for (int i = 0; i < count && remaining > 0; i++) {
       int node = start + (int) (keys[i] & 0xFF_FFFF);
-      int fit = tasksFit(node, gang, modelId, capacity, checkCpuMemory);
+      int fit = tasksFit(node, gang, modelId, capacity, checkCpuMemory, excluded);
       if (fit <= remaining) {
         chosenNodes[used] = node;
         chosenTasks[used++] = fit;
@@ -224,7 +254,7 @@ public final class GangPlacer {
       int bestLeftover = Integer.MAX_VALUE;
       for (int j = i; j < count; j++) {
         int candidate = start + (int) (keys[j] & 0xFF_FFFF);
-        if (tasksFit(candidate, gang, modelId, capacity, checkCpuMemory) >= remaining) {
+        if (tasksFit(candidate, gang, modelId, capacity, checkCpuMemory, excluded) >= remaining) {
           int leftover = capacity.usableGpus(candidate) - remaining * gpusPerTask;
           if (leftover < bestLeftover || (leftover == bestLeftover && candidate < bestNode)) {
             bestLeftover = leftover;

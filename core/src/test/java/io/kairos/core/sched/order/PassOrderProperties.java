@@ -59,7 +59,11 @@ class PassOrderProperties {
                     new long[] {1, 60, 100, 3600}[random.nextInt(4)], "");
             long id = shape == 0 ? 1 + random.nextInt(1_000_000) : shape == 1 ? i + 1 : n - i;
             long submit = shape == 0 ? random.nextInt(4) * 1000L : shape == 1 ? i : n - i;
-            jobs.add(new Job(JobId.of(id), spec, submit));
+            // Some jobs are held (a begin time or a requeue backoff): keys count from then.
+            // (Not in shape 1, which keeps the input sorted for the shortcut.)
+            long eligible =
+                shape != 1 && random.nextInt(100) < 20 ? submit + random.nextInt(5_000) : submit;
+            jobs.add(new Job(JobId.of(id), spec, submit, eligible));
           }
           // Ids must be unique; keep the first of each.
           var unique = jobs.stream().filter(distinctById()).toList();
@@ -74,7 +78,7 @@ class PassOrderProperties {
               unique.stream()
                   .sorted(
                       Comparator.comparingInt((Job j) -> -j.spec().priority())
-                          .thenComparingLong(j -> order.key(j.submitSec(), j.timeLimitSec(), j.totalGpus(), now))
+                          .thenComparingLong(j -> order.key(j.eligibleSec(), j.timeLimitSec(), j.totalGpus(), now))
                           .thenComparing(Job::id))
                   .map(Job::id)
                   .toList();
@@ -102,7 +106,7 @@ class PassOrderProperties {
     for (int i = 0; i < n; i++) {
       var j = jobs.get(i);
       p.ids()[i] = j.id().value();
-      p.submitSec()[i] = j.submitSec();
+      p.eligibleSec()[i] = j.eligibleSec();
       p.limitSec()[i] = j.timeLimitSec();
       p.gpus()[i] = j.totalGpus();
       p.priority()[i] = j.spec().priority();

@@ -1,0 +1,67 @@
+package io.kairos.core.sched;
+
+import io.kairos.core.model.Cluster;
+import io.kairos.core.model.GangSpec;
+import io.kairos.core.state.PendingJobs;
+
+/**
+ * One pass's excluded nodes, resolved once per gang shape: the node mask a placement must avoid,
+ * and how many tasks of the shape the nodes left could ever hold.
+ *
+ * <p>Design note. Excluded nodes are part of the shape interned at submission (jobs with equal
+ * shape ids exclude the same nodes), so the first job of a shape the pass visits resolves the
+ * names to node indexes and later jobs read two arrays. A shape that excludes nothing, the
+ * common case, costs one look at its first job's spec and then nothing: its mask stays null, so
+ * placement takes the same path as before exclusions existed.
+ */
+final class Exclusions {
+  private static final long[] NOTHING = new long[0];
+
+  private final Cluster cluster;
+  private final PendingJobs pending;
+  private final long[][] masks; // per shape: null until resolved, NOTHING when nothing excluded
+  private final long[] maxTasks; // per shape: tasks the non-excluded nodes could ever hold
+
+  Exclusions(Cluster cluster, PendingJobs pending) {
+    this.cluster = cluster;
+    this.pending = pending;
+    this.masks = new long[pending.shapeCount()][];
+    this.maxTasks = new long[pending.shapeCount()];
+  }
+
+  /** The nodes the job in {@code slot} must not use (see {@link Cluster#isSet}), or null. */
+  long[] mask(int slot) {
+    long[] mask = resolve(slot);
+    return mask == NOTHING ? null : mask;
+  }
+
+  /** Whether the job in {@code slot} could not fit even the empty cluster without its exclusions. */
+  boolean neverFits(int slot) {
+    int shape = pending.shapeIds()[slot];
+    return resolve(slot) != NOTHING && pending.tasks()[slot] > maxTasks[shape];
+  }
+
+  private long[] resolve(int slot) {
+    int shape = pending.shapeIds()[slot];
+    long[] mask = masks[shape];
+    if (mask != null) {
+      return mask;
+    }
+    var spec = pending.jobs()[slot].spec();
+    mask = spec.hasExclusions() ? cluster.excludedMask(spec.excludedNodes()) : null;
+    if (mask == null) {
+      mask = NOTHING;
+    } else {
+      var gang = spec.gang();
+      maxTasks[shape] =
+          cluster.maxTasksEver(
+              gang.shape(),
+              gang.distinctNodes(),
+              cluster.modelIdOf(spec.gpuModel()),
+              mask,
+              GangSpec.MAX_TASKS);
+    }
+    masks[shape] = mask;
+    return mask;
+  }
+}
