@@ -9,17 +9,17 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
-    subcommands = {BenchSubmitCommand.class, BenchLatencyCommand.class},
+    subcommands = {BenchSubmitCommand.class, BenchLatencyCommand.class, BenchHeartbeatsCommand.class},
     description = {
       "Measure a running controller: `bench submit` (submit throughput and latency under load),"
-          + " `bench latency` (submit to running, one job at a time).",
-      "Both submit real jobs: use a cluster you may load."
+          + " `bench latency` (submit to running, one job at a time), `bench heartbeats` (many agents' heartbeats).",
+      "submit and latency submit real jobs; heartbeats registers fake agents: use a cluster you may load."
     })
 final class BenchCommand implements Runnable {
   @Spec CommandSpec spec;
 
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "Missing subcommand: kairos bench submit | kairos bench latency");
+    throw new ParameterException(spec.commandLine(), "Missing subcommand: kairos bench submit | latency | heartbeats");
   }
 }
