@@ -72,6 +72,9 @@ public final class Agent implements AutoCloseable {
   private final Backoff backoff;
   private final ControllerClient client;
   private final TaskTable table;
+  private final NodeHealth health;
+  private volatile NodeIsolation isolation;
+  private ScheduledExecutorService healthChecks;
   private final Wakeup wakeup = new Wakeup();
   private final AtomicReference<AgentExit> exit = new AtomicReference<>();
   private final AtomicBoolean shutDown = new AtomicBoolean();
@@ -109,6 +112,11 @@ public final class Agent implements AutoCloseable {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.backoff = new Backoff(random);
     this.client = new ControllerClient(config.controllers(), config.joinToken());
+    try {
+      this.health = NodeHealth.of(config);
+    } catch (io.kairos.agent.gpu.NvidiaSmiException e) {
+      throw new IllegalStateException("GPU discovery failed: " + e.getMessage(), e);
+    }
     this.table =
         new TaskTable(
             config.nodeName(),
@@ -118,7 +126,34 @@ public final class Agent implements AutoCloseable {
             System.getenv(),
             new ProcessLauncher(),
             clock,
-            wakeup::signal);
+            wakeup::signal,
+            new TaskHooks() {
+              // The isolation opens in start(); no task arrives before that.
+              @Override
+              public List<String> healthProblems() {
+                return isolation.healthProblems();
+              }
+
+              @Override
+              public LaunchSpec isolate(LaunchSpec spec, TaskAssignment a) throws IOException {
+                return isolation.isolate(spec, a);
+              }
+
+              @Override
+              public void started(TaskKey key, Process process) {
+                isolation.started(key, process);
+              }
+
+              @Override
+              public void forceKilled(TaskKey key) {
+                isolation.forceKilled(key);
+              }
+
+              @Override
+              public void ended(TaskKey key) {
+                isolation.ended(key);
+              }
+            });
   }
 
   /**
@@ -132,6 +167,7 @@ public final class Agent implements AutoCloseable {
       throw new IllegalStateException(
           "agent " + config.nodeName() + " was already started or closed");
     }
+    isolation = NodeIsolation.open(config, health);
     logServer =
         new LogServer(
             config.listenHost(),
@@ -145,6 +181,13 @@ public final class Agent implements AutoCloseable {
         Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name("kairos-agent-tick").daemon().factory());
     ticker.scheduleWithFixedDelay(this::tick, 0, TICK.toMillis(), TimeUnit.MILLISECONDS);
+    if (health.checks()) {
+      healthChecks =
+          Executors.newSingleThreadScheduledExecutor(
+              Thread.ofPlatform().name("kairos-agent-health").daemon().factory());
+      healthChecks.scheduleWithFixedDelay(
+          this::checkHealth, 0, config.healthIntervalMs(), TimeUnit.MILLISECONDS);
+    }
     loop = Thread.ofPlatform().name("kairos-agent-" + config.nodeName()).start(this::run);
     log.info(
         "agent {} started; logs at {}; controllers {}",
@@ -239,17 +282,18 @@ public final class Agent implements AutoCloseable {
         new Registration(
             config.nodeName(),
             address,
-            config.gpus().devices(config.nodeName()),
+            health.devices(config),
             config.cpus(),
             config.memoryBytes(),
             config.labels(),
             config.zone(),
             config.block(),
             config.rack(),
-            config.effectiveNvlinkDomainSize(),
+            health.nvlinkDomainSize(config),
             logToken);
     while (!stopping) {
       Instant sentAt = clock.instant();
+      long sentAtNanos = System.nanoTime();
       Optional<Outcome<Registered>> outcome =
           call(ControllerClient.REGISTER, registration, Registered.class, 0, -1);
       if (outcome.isEmpty()) {
@@ -257,6 +301,7 @@ public final class Agent implements AutoCloseable {
       }
       if (outcome.get() instanceof Outcome.Ok<Registered>(Registered registered)) {
         registered(registered, sentAt);
+        isolation.renewed(sentAtNanos, registered.leaseMs(), registered.epoch());
         return true;
       }
       retryAfter(outcome.get());
@@ -272,7 +317,14 @@ public final class Agent implements AutoCloseable {
       long waitMs = version == reported ? longPollMs() : 0;
       long sentAtNanos = System.nanoTime();
       Instant sentAt = clock.instant();
-      var heartbeat = new Heartbeat(config.nodeName(), epoch(), table.reports(), waitMs);
+      List<String> problems = health.latest();
+      var heartbeat =
+          new Heartbeat(
+              config.nodeName(),
+              epoch(),
+              table.reports(),
+              waitMs,
+              problems.isEmpty() ? null : problems);
       Optional<Outcome<HeartbeatReply>> outcome =
           call(
               ControllerClient.HEARTBEAT,
@@ -288,6 +340,7 @@ public final class Agent implements AutoCloseable {
         continue;
       }
       renewed(sentAt);
+      isolation.renewed(sentAtNanos, leaseMs(), epoch());
       reported = version;
       if (reply.fenced()) {
         fenced();
@@ -314,6 +367,9 @@ public final class Agent implements AutoCloseable {
     for (TaskRef ref : orEmpty(reply.forget())) {
       table.forget(ref);
     }
+    for (TaskRef ref : orEmpty(reply.go())) {
+      table.go(ref);
+    }
   }
 
   private void fenced() throws InterruptedException {
@@ -322,7 +378,7 @@ public final class Agent implements AutoCloseable {
         "agent {}: the controller fenced epoch {}: killing every task and registering again",
         config.nodeName(),
         stale);
-    table.killAll(ExitReason.KILLED, "fenced by the controller: epoch " + stale + " is stale");
+    table.killAllNow(ExitReason.KILLED, "fenced by the controller: epoch " + stale + " is stale");
     // A controller that fences every new epoch at once would otherwise be hammered.
     pause(backoff.delay(++fencesInARow));
   }
@@ -450,6 +506,10 @@ public final class Agent implements AutoCloseable {
     redirects = 0;
   }
 
+  private synchronized long leaseMs() {
+    return leaseMs;
+  }
+
   private synchronized long heartbeatIntervalMs() {
     return heartbeatIntervalMs > 0 ? heartbeatIntervalMs : 1_000;
   }
@@ -461,6 +521,18 @@ public final class Agent implements AutoCloseable {
   private synchronized long longPollMs() {
     long wait = Math.min(config.heartbeatWaitMs(), heartbeatIntervalMs());
     return leaseMs > 0 ? Math.min(wait, leaseMs / 3) : wait;
+  }
+
+  /** A scheduled health check; a change in the problems goes out with the next heartbeat at once. */
+  private void checkHealth() {
+    try {
+      List<String> before = health.latest();
+      if (!health.checkNow().equals(before)) {
+        table.newsOutsideTheTable();
+      }
+    } catch (RuntimeException e) {
+      log.error("agent {}: health check failed", config.nodeName(), e);
+    }
   }
 
   private void tick() {
@@ -490,7 +562,7 @@ public final class Agent implements AutoCloseable {
             + " (the controller may have given their GPUs away)",
         config.nodeName(),
         lapsedAfterMs);
-    table.killAll(
+    table.killAllNow(
         ExitReason.KILLED, "lease expired: no heartbeat accepted for " + lapsedAfterMs + " ms");
   }
 
@@ -514,6 +586,12 @@ public final class Agent implements AutoCloseable {
       synchronized (this) {
         if (ticker != null) {
           ticker.shutdownNow();
+        }
+        if (healthChecks != null) {
+          healthChecks.shutdownNow();
+        }
+        if (isolation != null) {
+          isolation.close();
         }
         if (logServer != null) {
           logServer.close();

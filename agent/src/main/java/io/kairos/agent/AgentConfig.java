@@ -35,6 +35,17 @@ import java.util.regex.Pattern;
  * @param killGraceMs how long a task gets between SIGTERM and SIGKILL
  * @param maxTaskOutputBytes a task whose stdout and stderr together grow past this is stopped
  *     (reason {@code OUTPUT_LIMIT}); 0 for no limit
+ * @param nvidiaSmi the nvidia-smi binary to discover real GPUs with (and check their health);
+ *     null to emulate {@code gpus} instead
+ * @param healthCheckProgram a site check run with every health check (Slurm's
+ *     HealthCheckProgram, NHC): exit 0 is healthy, anything else drains the node with the first
+ *     line it printed; empty for none
+ * @param healthIntervalMs how often the node's health is checked (it is also checked before each
+ *     task starts)
+ * @param cgroups whether to put each task in a cgroup of its own with CPU, memory and pids
+ *     limits, where the kernel lets the agent write them
+ * @param fenceWatchdog whether to run the fence watchdog, a small process that kills the tasks
+ *     when the lease runs out even if the agent itself is frozen or dead
  */
 public record AgentConfig(
     List<String> controllers,
@@ -53,7 +64,12 @@ public record AgentConfig(
     Map<String, String> labels,
     long heartbeatWaitMs,
     long killGraceMs,
-    long maxTaskOutputBytes) {
+    long maxTaskOutputBytes,
+    String nvidiaSmi,
+    List<String> healthCheckProgram,
+    long healthIntervalMs,
+    boolean cgroups,
+    boolean fenceWatchdog) {
 
   public static final long MAX_HEARTBEAT_WAIT_MS = 60_000;
   public static final long MAX_KILL_GRACE_MS = 3_600_000;
@@ -93,6 +109,11 @@ public record AgentConfig(
     inRange(heartbeatWaitMs, 0, MAX_HEARTBEAT_WAIT_MS, "heartbeatWaitMs");
     inRange(killGraceMs, 0, MAX_KILL_GRACE_MS, "killGraceMs");
     inRange(maxTaskOutputBytes, 0, Long.MAX_VALUE, "maxTaskOutputBytes");
+    if (nvidiaSmi != null && nvidiaSmi.isBlank()) {
+      throw new IllegalArgumentException("nvidiaSmi must name the nvidia-smi binary, or be absent");
+    }
+    healthCheckProgram = List.copyOf(Objects.requireNonNull(healthCheckProgram, "healthCheckProgram"));
+    inRange(healthIntervalMs, 1_000, 86_400_000, "healthIntervalMs");
   }
 
   /** A builder with the required fields; every other field has a default. */
@@ -237,6 +258,11 @@ public record AgentConfig(
     private long heartbeatWaitMs = 1_000;
     private long killGraceMs = 10_000;
     private long maxTaskOutputBytes;
+    private String nvidiaSmi;
+    private List<String> healthCheckProgram = List.of();
+    private long healthIntervalMs = 30_000;
+    private boolean cgroups = true;
+    private boolean fenceWatchdog = true;
 
     private Builder(List<String> controllers, String joinToken, String nodeName, Path dataDir) {
       this.controllers = controllers;
@@ -303,6 +329,32 @@ public record AgentConfig(
       return this;
     }
 
+    /** Discover GPUs with this nvidia-smi rather than emulating them. */
+    public Builder nvidiaSmi(String binary) {
+      this.nvidiaSmi = binary;
+      return this;
+    }
+
+    public Builder healthCheckProgram(List<String> argv) {
+      this.healthCheckProgram = argv;
+      return this;
+    }
+
+    public Builder healthIntervalMs(long healthIntervalMs) {
+      this.healthIntervalMs = healthIntervalMs;
+      return this;
+    }
+
+    public Builder cgroups(boolean cgroups) {
+      this.cgroups = cgroups;
+      return this;
+    }
+
+    public Builder fenceWatchdog(boolean fenceWatchdog) {
+      this.fenceWatchdog = fenceWatchdog;
+      return this;
+    }
+
     public AgentConfig build() {
       return new AgentConfig(
           controllers,
@@ -321,7 +373,12 @@ public record AgentConfig(
           labels,
           heartbeatWaitMs,
           killGraceMs,
-          maxTaskOutputBytes);
+          maxTaskOutputBytes,
+          nvidiaSmi,
+          healthCheckProgram,
+          healthIntervalMs,
+          cgroups,
+          fenceWatchdog);
     }
 
     private static long physicalMemoryBytes() {

@@ -15,5 +15,10 @@ public enum ExitReason {
   /** The process could not be started; the report's message says why. */
   LAUNCH_FAILED,
   /** Its stdout and stderr together grew past the agent's {@code maxTaskOutputBytes}. */
-  OUTPUT_LIMIT
+  OUTPUT_LIMIT,
+  /**
+   * The node's health check failed just before the start, so the task was never started; the
+   * controller requeues the job elsewhere rather than failing it.
+   */
+  NODE_UNHEALTHY
 }

@@ -21,9 +21,11 @@ import java.util.stream.Collectors;
  *       token);
  *   <li>the rendezvous address: {@code MASTER_ADDR}, {@code MASTER_PORT};
  *   <li>the job's own {@code env} (so a job may choose its rendezvous address);
- *   <li>what the task is and may use, which the job cannot override: {@code CUDA_VISIBLE_DEVICES},
- *       {@code NVIDIA_VISIBLE_DEVICES}, {@code KAIROS_*}, {@code RANK}, {@code WORLD_SIZE}, {@code
- *       LOCAL_RANK}, {@code LOCAL_WORLD_SIZE}, {@code NODE_RANK}.
+ *   <li>what the task is and may use, which the job cannot override: {@code CUDA_VISIBLE_DEVICES}
+ *       and {@code NVIDIA_VISIBLE_DEVICES} (GPU UUIDs when the node reported them, else indexes),
+ *       {@code KAIROS_*} (including {@code KAIROS_GPUS}, the indexes, {@code KAIROS_RESTART_COUNT}
+ *       and {@code KAIROS_CHECKPOINT_DIR}), {@code RANK}, {@code WORLD_SIZE}, {@code LOCAL_RANK},
+ *       {@code LOCAL_WORLD_SIZE}, {@code NODE_RANK}.
  * </ol>
  *
  * <p>Example: task 1 of job 42 (attempt 2, 2 tasks on n1 and n2), GPUs 2 and 3, on n2 gives {@code
@@ -117,12 +119,25 @@ public record LaunchSpec(
       a.env().forEach((k, v) -> env.put(k, v == null ? "" : v));
     }
     // 4. Identity and devices, which it may not.
-    String gpus =
+    String indexes =
         a.gpus() == null
             ? ""
             : a.gpus().stream().map(String::valueOf).collect(Collectors.joining(","));
+    // By UUID when known: CUDA renumbers the visible devices from 0, and a UUID names the same
+    // device whatever the enumeration order (CUDA_DEVICE_ORDER) or a GPU falling off the bus.
+    String gpus =
+        a.gpuUuids() != null && a.gpus() != null && a.gpuUuids().size() == a.gpus().size()
+            ? String.join(",", a.gpuUuids())
+            : indexes;
     env.put("CUDA_VISIBLE_DEVICES", gpus);
     env.put("NVIDIA_VISIBLE_DEVICES", gpus);
+    env.put("KAIROS_GPUS", indexes);
+    env.put("KAIROS_RESTART_COUNT", Integer.toString(a.restarts()));
+    if (a.checkpointDir() != null && !a.checkpointDir().isBlank()) {
+      env.put("KAIROS_CHECKPOINT_DIR", a.checkpointDir());
+    } else {
+      env.remove("KAIROS_CHECKPOINT_DIR");
+    }
     List<String> nodes = a.nodes() == null ? List.of() : a.nodes();
     env.put("KAIROS_JOB_ID", Long.toString(a.jobId()));
     env.put("KAIROS_JOB_NAME", Objects.requireNonNullElse(a.name(), ""));

@@ -3,6 +3,7 @@ package io.kairos.agent;
 import java.io.File;
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -49,6 +50,48 @@ public final class ProcessLauncher {
     builder.environment().putAll(spec.env());
     return builder.start();
   }
+
+  /**
+   * Sends {@code signal} (TERM, INT, HUP, QUIT, USR1 or USR2) to {@code root} and all its
+   * descendants. SIGTERM goes through {@link ProcessHandle#destroy}; the others through {@code
+   * kill -s}, since the JDK sends no other signal.
+   *
+   * @return the tree as it was before the signal (root first), for {@link #forceKill}
+   */
+  public List<ProcessHandle> signal(ProcessHandle root, String signal) {
+    if (signal == null || signal.equals("TERM")) {
+      return terminate(root);
+    }
+    if (!SIGNALS.contains(signal)) {
+      throw new IllegalArgumentException("signal " + signal + " is not one of " + SIGNALS);
+    }
+    List<ProcessHandle> tree = new ArrayList<>();
+    tree.add(root);
+    root.descendants().forEach(tree::add);
+    var argv = new ArrayList<String>(List.of("kill", "-s", signal));
+    for (ProcessHandle p : tree) {
+      if (p.isAlive()) {
+        argv.add(Long.toString(p.pid()));
+      }
+    }
+    if (argv.size() > 3) {
+      try {
+        Process kill = new ProcessBuilder(argv).redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        if (!kill.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) {
+          kill.destroyForcibly();
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("could not run kill -s " + signal, e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    return List.copyOf(tree);
+  }
+
+  /** The signals a job may choose for a stop or a warning. */
+  public static final List<String> SIGNALS = List.of("TERM", "INT", "HUP", "QUIT", "USR1", "USR2");
 
   /**
    * Sends SIGTERM to {@code root} and all its descendants.

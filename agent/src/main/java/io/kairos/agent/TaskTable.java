@@ -58,6 +58,7 @@ public final class TaskTable {
   private final ProcessLauncher launcher;
   private final InstantSource clock;
   private final Runnable onChange;
+  private final TaskHooks hooks;
 
   private final TreeMap<TaskKey, Task> tasks = new TreeMap<>();
   private final SequencedSet<TaskKey> forgotten = new LinkedHashSet<>();
@@ -78,6 +79,24 @@ public final class TaskTable {
       ProcessLauncher launcher,
       InstantSource clock,
       Runnable onChange) {
+    this(node, dataDir, killGrace, maxOutputBytes, agentEnv, launcher, clock, onChange, TaskHooks.NONE);
+  }
+
+  /**
+   * @param hooks the health check before each start, the process's isolation (cgroup) and its
+   *     registration with the fence watchdog
+   */
+  public TaskTable(
+      String node,
+      Path dataDir,
+      Duration killGrace,
+      long maxOutputBytes,
+      Map<String, String> agentEnv,
+      ProcessLauncher launcher,
+      InstantSource clock,
+      Runnable onChange,
+      TaskHooks hooks) {
+    this.hooks = Objects.requireNonNull(hooks, "hooks");
     this.node = Objects.requireNonNull(node, "node");
     this.dataDir = Objects.requireNonNull(dataDir, "dataDir");
     this.killGrace = Objects.requireNonNull(killGrace, "killGrace");
@@ -89,8 +108,11 @@ public final class TaskTable {
   }
 
   /**
-   * Starts the assigned task unless its key is already held or was forgotten. A task that cannot
-   * start is held as EXITED with reason {@link ExitReason#LAUNCH_FAILED}.
+   * Takes the assigned task unless its key is already held or was forgotten. The node's health
+   * is checked first: on an unhealthy node the task is held as EXITED with reason {@link
+   * ExitReason#NODE_UNHEALTHY} and never started. A task of a gang with a barrier is prepared and
+   * held READY until {@link #go}; any other starts at once. A task that cannot start is held as
+   * EXITED with reason {@link ExitReason#LAUNCH_FAILED}.
    *
    * @return false when the assignment was ignored
    */
@@ -102,35 +124,79 @@ public final class TaskTable {
       log.warn("ignoring an assignment with a bad key: {}", e.getMessage());
       return false;
     }
-    Process process;
     synchronized (this) {
       if (tasks.containsKey(key) || forgotten.contains(key)) {
         return false;
       }
-      var task = new Task(key, assignment.timeLimitSec());
+    }
+    // Outside the lock: a real health check runs nvidia-smi.
+    List<String> problems = hooks.healthProblems();
+    synchronized (this) {
+      if (tasks.containsKey(key) || forgotten.contains(key)) {
+        return false;
+      }
+      var task = new Task(key, assignment, killGrace);
       tasks.put(key, task);
-      try {
-        LaunchSpec spec = LaunchSpec.of(assignment, node, dataDir, agentEnv);
-        process = launcher.start(spec);
-        task.started(spec, process, clock.instant());
-        log.info("{}: started pid {}: {}", key, process.pid(), spec.argv());
-      } catch (IllegalArgumentException | IOException e) {
-        task.launchFailed(String.valueOf(e.getMessage()), clock.instant());
-        log.warn("{}: launch failed: {}", key, e.getMessage());
-        changed();
-        return true;
-      } catch (RuntimeException e) {
-        // A bug here must still end as a report, not as a task stuck in STARTING.
-        task.launchFailed("agent error: " + e, clock.instant());
-        log.error("{}: launch failed", key, e);
+      if (!problems.isEmpty()) {
+        task.refused(ExitReason.NODE_UNHEALTHY, String.join("; ", problems), clock.instant());
+        log.warn("{}: not started, the node is unhealthy: {}", key, problems);
         changed();
         return true;
       }
-      changed();
+      try {
+        task.spec = LaunchSpec.of(assignment, node, dataDir, agentEnv);
+      } catch (IllegalArgumentException e) {
+        task.refused(ExitReason.LAUNCH_FAILED, String.valueOf(e.getMessage()), clock.instant());
+        log.warn("{}: launch failed: {}", key, e.getMessage());
+        changed();
+        return true;
+      }
+      if (assignment.barrier()) {
+        task.status = TaskStatus.READY;
+        log.info("{}: ready, waiting for the rest of its gang", key);
+        changed();
+        return true;
+      }
+      startProcess(task);
+      return true;
     }
-    // A waiting thread of its own rather than onExit(), which completes on the common pool.
-    Thread.ofVirtual().name("kairos-task-" + key.dirName()).start(() -> awaitExit(key, process));
+  }
+
+  /**
+   * Starts a READY task: its whole gang is ready.
+   *
+   * @return false when the task is not held or not READY
+   */
+  public synchronized boolean go(TaskRef ref) {
+    Task task = tasks.get(TaskKey.of(ref));
+    if (task == null || task.status != TaskStatus.READY) {
+      return false;
+    }
+    startProcess(task);
     return true;
+  }
+
+  /** Starts the task's process; called under the lock. */
+  private void startProcess(Task task) {
+    TaskKey key = task.key;
+    try {
+      LaunchSpec spec = hooks.isolate(task.spec, task.assignment);
+      Files.createDirectories(spec.taskDir());
+      Process process = launcher.start(spec);
+      task.started(spec, process, clock.instant());
+      hooks.started(key, process);
+      log.info("{}: started pid {}: {}", key, process.pid(), task.spec.argv());
+      // A waiting thread of its own rather than onExit(), which completes on the common pool.
+      Thread.ofVirtual().name("kairos-task-" + key.dirName()).start(() -> awaitExit(key, process));
+    } catch (IllegalArgumentException | IOException e) {
+      task.refused(ExitReason.LAUNCH_FAILED, String.valueOf(e.getMessage()), clock.instant());
+      log.warn("{}: launch failed: {}", key, e.getMessage());
+    } catch (RuntimeException e) {
+      // A bug here must still end as a report, not as a task stuck in STARTING.
+      task.refused(ExitReason.LAUNCH_FAILED, "agent error: " + e, clock.instant());
+      log.error("{}: launch failed", key, e);
+    }
+    changed();
   }
 
   /**
@@ -151,10 +217,23 @@ public final class TaskTable {
     return stopped;
   }
 
-  /** Stops every running task (fencing, a lost lease, shutdown). */
+  /** Stops every running task (fencing, shutdown): the stop signal now, SIGKILL after the grace. */
   public synchronized void killAll(ExitReason reason, String message) {
     for (Task task : tasks.values()) {
       stop(task, reason, message);
+    }
+  }
+
+  /**
+   * SIGKILLs every task now, without a grace (the lease ran out: the controller may already have
+   * given the GPUs to another job).
+   */
+  public synchronized void killAllNow(ExitReason reason, String message) {
+    for (Task task : tasks.values()) {
+      stop(task, reason, message);
+      if (task.process != null && task.status != TaskStatus.EXITED && !task.forced) {
+        forceKill(task);
+      }
     }
   }
 
@@ -188,6 +267,12 @@ public final class TaskTable {
         continue;
       }
       if (task.status == TaskStatus.RUNNING && task.stopRequestedAt == null) {
+        if (task.warnAt != null && !task.warned && !now.isBefore(task.warnAt)) {
+          task.warned = true;
+          log.info("{}: SIG{} as warned, {} s before the time limit", task.key,
+              task.assignment.warnSignal(), task.assignment.warnBeforeSec());
+          launcher.signal(task.process.toHandle(), task.assignment.warnSignal());
+        }
         if (task.deadline != null && !now.isBefore(task.deadline)) {
           stop(task, ExitReason.TIME_LIMIT, "time limit " + task.timeLimitSec + "s reached");
         } else if (maxOutputBytes > 0 && outputBytes(task) > maxOutputBytes) {
@@ -196,7 +281,7 @@ public final class TaskTable {
       }
       if (task.stopRequestedAt != null
           && !task.forced
-          && !now.isBefore(task.stopRequestedAt.plus(killGrace))) {
+          && !now.isBefore(task.stopRequestedAt.plus(task.grace))) {
         forceKill(task);
       }
     }
@@ -234,6 +319,14 @@ public final class TaskTable {
   synchronized boolean isStopping(TaskKey key) {
     Task task = tasks.get(key);
     return task != null && task.status != TaskStatus.EXITED && task.stopRequestedAt != null;
+  }
+
+  /**
+   * Marks news for the next heartbeat that is not a task's (the node's health changed), so a held
+   * long poll is cut short and the news goes out at once.
+   */
+  public synchronized void newsOutsideTheTable() {
+    changed();
   }
 
   /** Counts the changes a heartbeat should carry; a heartbeat that saw version v reported them. */
@@ -276,6 +369,7 @@ public final class TaskTable {
       return;
     }
     task.exited(process.exitValue(), clock.instant());
+    hooks.ended(key);
     log.info(
         "{}: exited with code {}{}",
         key,
@@ -284,25 +378,38 @@ public final class TaskTable {
     changed();
   }
 
-  /** SIGTERM to the task's tree, unless it has exited or is already being stopped. */
+  /**
+   * The job's stop signal (SIGTERM unless it chose another) to the task's tree, unless it has
+   * exited or is already being stopped; a READY task, which has no process, just ends.
+   */
   private boolean stop(Task task, ExitReason reason, String message) {
+    if (task.status == TaskStatus.READY) {
+      task.refused(reason, message, clock.instant());
+      task.exitCode = 128 + 15;
+      log.info("{}: dropped before it started ({}: {})", task.key, reason, message);
+      changed();
+      return true;
+    }
     if (task.status != TaskStatus.RUNNING || task.stopRequestedAt != null) {
       return false;
     }
     task.reason = reason;
     task.message = message;
     task.stopRequestedAt = clock.instant();
-    task.tree = launcher.terminate(task.process.toHandle());
-    log.info("{}: stopping ({}: {})", task.key, reason, message);
-    if (killGrace.isZero()) {
+    String signal = task.assignment.killSignal();
+    task.tree = launcher.signal(task.process.toHandle(), signal);
+    log.info("{}: SIG{} ({}: {}); SIGKILL in {} ms", task.key, signal == null ? "TERM" : signal,
+        reason, message, task.grace.toMillis());
+    if (task.grace.isZero()) {
       forceKill(task);
     }
     return true;
   }
 
   private void forceKill(Task task) {
-    log.info("{}: grace of {} ms over, sending SIGKILL", task.key, killGrace.toMillis());
+    log.info("{}: sending SIGKILL to its process tree", task.key);
     launcher.forceKill(task.process.toHandle(), task.tree);
+    hooks.forceKilled(task.key);
     task.forced = true;
   }
 
@@ -323,8 +430,13 @@ public final class TaskTable {
   /** One held task. Guarded by the table's lock. */
   private static final class Task {
     final TaskKey key;
+    final TaskAssignment assignment;
     final long timeLimitSec;
+    /** From the stop signal to SIGKILL: the job's grace, else the agent's. */
+    final Duration grace;
     TaskStatus status = TaskStatus.STARTING;
+    Instant warnAt;
+    boolean warned;
     LaunchSpec spec;
     Process process;
     Instant deadline;
@@ -337,9 +449,11 @@ public final class TaskTable {
     List<ProcessHandle> tree = List.of();
     boolean forced;
 
-    Task(TaskKey key, long timeLimitSec) {
+    Task(TaskKey key, TaskAssignment assignment, Duration agentGrace) {
       this.key = key;
-      this.timeLimitSec = timeLimitSec;
+      this.assignment = assignment;
+      this.timeLimitSec = assignment.timeLimitSec();
+      this.grace = assignment.graceSec() > 0 ? Duration.ofSeconds(assignment.graceSec()) : agentGrace;
     }
 
     void started(LaunchSpec spec, Process process, Instant at) {
@@ -348,13 +462,17 @@ public final class TaskTable {
       this.status = TaskStatus.RUNNING;
       this.startedAt = at;
       this.deadline = timeLimitSec > 0 ? at.plusSeconds(timeLimitSec) : null;
+      if (deadline != null && assignment.warnSignal() != null && assignment.warnBeforeSec() > 0) {
+        this.warnAt = deadline.minusSeconds(assignment.warnBeforeSec());
+      }
     }
 
-    void launchFailed(String why, Instant at) {
+    /** Ends a task that never started: it could not, or should not. */
+    void refused(ExitReason why, String text, Instant at) {
       this.status = TaskStatus.EXITED;
       this.exitCode = LAUNCH_FAILED_EXIT_CODE;
-      this.reason = ExitReason.LAUNCH_FAILED;
-      this.message = why;
+      this.reason = why;
+      this.message = text;
       this.endedAt = at;
     }
 

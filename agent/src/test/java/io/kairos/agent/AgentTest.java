@@ -66,7 +66,9 @@ class AgentTest {
                     .cpus(16)
                     .memoryBytes(64L << 30)
                     .heartbeatWaitMs(200)
-                    .killGraceMs(1_000))
+                    .killGraceMs(1_000)
+                    .cgroups(false)
+                    .fenceWatchdog(false))
             .build();
     var agent = new Agent(config, clock, new SplittableRandom(42));
     closeables.add(agent);

@@ -20,7 +20,11 @@ import picocli.CommandLine.Option;
       "Runs the node agent: registers this node's GPUs with the controller, heartbeats, and"
           + " runs the tasks it is given as processes (CUDA_VISIBLE_DEVICES set to their GPUs).",
       "",
-      "This release emulates GPUs (--emulate-gpus); discovery through nvidia-smi comes next."
+      "GPUs are found with nvidia-smi (index, UUID, model, memory, ECC, temperature, NVLink"
+          + " topology), and checked every --health-interval and before each task starts; an"
+          + " unhealthy node is drained with the reason. Without a GPU, --emulate-gpus models"
+          + " them. Each task runs in a cgroup of its own where the kernel allows, and a fence"
+          + " watchdog kills the tasks if the agent loses its lease, even while it is frozen."
     })
 final class AgentCommand implements java.util.concurrent.Callable<Integer> {
   @Option(names = "--controller", required = true, paramLabel = "URL[,URL...]",
@@ -43,9 +47,25 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
       description = "Where task directories and logs go (default: ~/.kairos/agent-NAME).")
   Path data;
 
-  @Option(names = "--emulate-gpus", required = true, paramLabel = "SPEC",
-      description = "GPUs to emulate: a count or COUNTxMODEL, e.g. 8 or 8xH100-80GB.")
+  @Option(names = "--emulate-gpus", paramLabel = "SPEC",
+      description = "GPUs to emulate instead of discovering them: a count or COUNTxMODEL, e.g. 8 or 8xH100-80GB.")
   String gpus;
+
+  @Option(names = "--nvidia-smi", paramLabel = "PATH", defaultValue = "nvidia-smi",
+      description = "The nvidia-smi to discover and check GPUs with (default: ${DEFAULT-VALUE} on the PATH).")
+  String nvidiaSmi;
+
+  @Option(names = "--health-check-program", paramLabel = "PROGRAM",
+      description = "A site check run with every health check (like Slurm's HealthCheckProgram or NHC):"
+          + " exit 0 is healthy; otherwise the node is drained with the first line it printed.")
+  String healthCheckProgram;
+
+  @Option(names = "--health-interval", paramLabel = "TIME", defaultValue = "30s",
+      description = "How often to check the node's health (default: ${DEFAULT-VALUE}).")
+  String healthInterval;
+
+  @Option(names = "--no-cgroups", description = "Do not put tasks in cgroups of their own.")
+  boolean noCgroups;
 
   @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:0",
       description = "Where the agent's log server listens (default: ${DEFAULT-VALUE}, any port).")
@@ -60,10 +80,26 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
     String token = token(joinToken, joinTokenFile);
     String name = nodeName != null ? nodeName : InetAddress.getLocalHost().getHostName().split("\\.")[0];
     Path dir = data != null ? data : Environment.home.resolve(".kairos").resolve("agent-" + name);
-    var config = config(AgentConfig.parseControllers(controllers), token, name, dir, gpus, listen, rack);
-    var agent = new Agent(config, InstantSource.system(), new Random());
+    var builder = builder(AgentConfig.parseControllers(controllers), token, name, dir, gpus, listen, rack);
+    if (gpus == null) {
+      builder.nvidiaSmi(nvidiaSmi);
+    }
+    if (healthCheckProgram != null) {
+      builder.healthCheckProgram(java.util.List.of(healthCheckProgram));
+    }
+    builder.healthIntervalMs(Durations.millis(healthInterval, "--health-interval"));
+    builder.cgroups(!noCgroups);
+    var config = builder.build();
+    Agent agent;
+    try {
+      agent = new Agent(config, InstantSource.system(), new Random());
+    } catch (IllegalStateException e) {
+      throw new UsageException(e.getMessage()
+          + (gpus == null ? "\n(no GPU here? run with --emulate-gpus N to emulate them)" : ""));
+    }
     agent.start();
-    System.err.println("kairos: agent " + name + " running " + config.gpus() + " for " + controllers);
+    System.err.println("kairos: agent " + name + " running "
+        + (gpus == null ? "the GPUs nvidia-smi found" : config.gpus()) + " for " + controllers);
     Runtime.getRuntime().addShutdownHook(new Thread(agent::close));
     var exit = agent.awaitStop();
     System.err.println("kairos: agent stopped: " + exit);
@@ -72,6 +108,11 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
 
   static AgentConfig config(java.util.List<String> controllers, String token, String name, Path dir,
       String gpus, String listen, String rack) {
+    return builder(controllers, token, name, dir, gpus, listen, rack).build();
+  }
+
+  static AgentConfig.Builder builder(java.util.List<String> controllers, String token, String name,
+      Path dir, String gpus, String listen, String rack) {
     int colon = listen.lastIndexOf(':');
     if (colon <= 0) {
       throw new UsageException("--listen " + listen + " must be HOST:PORT");
@@ -82,11 +123,13 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
     } catch (NumberFormatException e) {
       throw new UsageException("--listen " + listen + ": the port is not a number");
     }
-    return AgentConfig.builder(controllers, token, name, dir)
-        .gpus(gpus)
+    var builder = AgentConfig.builder(controllers, token, name, dir)
         .listen(listen.substring(0, colon), port)
-        .topology("zone-0", "block-0", rack)
-        .build();
+        .topology("zone-0", "block-0", rack);
+    if (gpus != null) {
+      builder.gpus(gpus);
+    }
+    return builder;
   }
 
   static String token(String token, Path file) throws java.io.IOException {

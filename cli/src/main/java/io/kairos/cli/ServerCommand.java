@@ -2,6 +2,7 @@ package io.kairos.cli;
 
 import io.kairos.control.Controller;
 import io.kairos.control.ControllerMain;
+import io.kairos.control.health.PhiAccrualDetector;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,6 +51,35 @@ final class ServerCommand implements Callable<Integer> {
       description = "File holding the keystore's password (default: empty password).")
   Path tlsPasswordFile;
 
+  @Option(names = "--phi-threshold", paramLabel = "PHI", defaultValue = "8.0",
+      description = "Failure detector: an agent whose phi passes this is DOWN and its jobs are"
+          + " requeued (default ${DEFAULT-VALUE}, Akka's; with 1 s heartbeats about 5 s of silence).")
+  double phiThreshold;
+
+  @Option(names = "--phi-window", paramLabel = "N", defaultValue = "1000",
+      description = "Failure detector: heartbeat intervals remembered per agent (default ${DEFAULT-VALUE}).")
+  int phiWindow;
+
+  @Option(names = "--phi-min-std-dev", paramLabel = "TIME", defaultValue = "100ms",
+      description = "Failure detector: the least standard deviation assumed (default ${DEFAULT-VALUE}).")
+  String phiMinStdDev;
+
+  @Option(names = "--acceptable-heartbeat-pause", paramLabel = "TIME", defaultValue = "3s",
+      description = "Failure detector: a pause this long is not yet suspicious (default ${DEFAULT-VALUE}).")
+  String acceptablePause;
+
+  /** The failure detector's settings from the options. */
+  PhiAccrualDetector.Settings detection() {
+    try {
+      return new PhiAccrualDetector.Settings(phiThreshold, phiWindow,
+          Durations.millis(phiMinStdDev, "--phi-min-std-dev"),
+          Durations.millis(acceptablePause, "--acceptable-heartbeat-pause"),
+          PhiAccrualDetector.Settings.AKKA_DEFAULTS.firstHeartbeatEstimateMs());
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("failure detector: " + e.getMessage());
+    }
+  }
+
   @Override
   public Integer call() throws Exception {
     ServerLogging.configure();
@@ -60,7 +90,8 @@ final class ServerCommand implements Callable<Integer> {
           : Files.readString(tlsPasswordFile, StandardCharsets.UTF_8).strip();
       tls = Optional.of(new Controller.Tls(tlsKeystore, password));
     }
-    var controller = Controller.start(ControllerMain.config(dir, listen, peers, policy, tls));
+    var controller = Controller.start(
+        ControllerMain.config(dir, listen, peers, policy, tls).withDetection(detection()));
     System.err.println("kairos: controller serving " + controller.url() + " (data " + dir + ")");
     awaitShutdown(controller::close);
     return 0;

@@ -96,6 +96,24 @@ final class SubmitCommand extends ApiCommand {
   @Option(names = "--user", paramLabel = "USER", description = "Submit on behalf of USER (admins only; default: the token's user).")
   String user;
 
+  @Option(names = "--kill-signal", paramLabel = "SIG", description = "The first signal of a cancel, time limit or preemption: TERM (default), INT, HUP, QUIT, USR1 or USR2; SIGKILL follows after --grace.")
+  String killSignal;
+
+  @Option(names = "--grace", paramLabel = "TIME", description = "Time to checkpoint and exit after the kill signal, before SIGKILL (default 30s).")
+  String grace;
+
+  @Option(names = "--signal", paramLabel = "SIG[@SECONDS]", description = "Like Slurm's --signal: send SIG this many seconds before the time limit (default 60), e.g. USR1@120.")
+  String warnSignal;
+
+  @Option(names = "--checkpoint-dir", paramLabel = "DIR", description = "Passed to every task as KAIROS_CHECKPOINT_DIR and kept across requeues, so a requeued job resumes from its checkpoint.")
+  Path checkpointDir;
+
+  @Option(names = "--max-restarts", paramLabel = "N", description = "Restart the whole gang up to N times when a task fails (default 0). A lost node always requeues the job.")
+  Integer maxRestarts;
+
+  @Option(names = {"--exclude", "-x"}, paramLabel = "NODE[,NODE...]", split = ",", description = "Nodes the job must not run on.")
+  List<String> exclude;
+
   @Option(names = "--wait", description = "Wait until the job ends, printing its state as it changes; exit with the job's exit code (1 if it was cancelled).")
   boolean waitForEnd;
 
@@ -172,7 +190,13 @@ final class SubmitCommand extends ApiCommand {
         or(queue, base.queue()),
         or(priority, base.priority()),
         or(gpuModel, base.gpuModel()),
-        or(user, base.user()));
+        or(user, base.user()),
+        or(killSignal, base.killSignal()),
+        or(grace, base.gracePeriod()),
+        or(warnSignal, base.warnSignal()),
+        checkpointDir != null ? absolute(checkpointDir.toString()) : base.checkpointDir(),
+        or(maxRestarts, base.maxRestarts()),
+        or(exclude, base.excludeNodes()));
   }
 
   private JobSubmission base() {

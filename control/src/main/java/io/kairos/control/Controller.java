@@ -2,6 +2,7 @@ package io.kairos.control;
 
 import io.javalin.Javalin;
 import io.kairos.control.agent.AgentService;
+import io.kairos.control.health.PhiAccrualDetector;
 import io.kairos.control.api.Api;
 import io.kairos.control.api.Services;
 import io.kairos.control.auth.Authenticator;
@@ -49,10 +50,28 @@ public final class Controller implements Closeable {
    * @param peers the whole group, {@code self} included; empty for a single replica
    * @param tls an optional PKCS#12 keystore and its password for HTTPS
    */
+  /**
+   * @param detection the agents' failure detector (phi threshold, window, minimum standard
+   *     deviation, acceptable pause)
+   */
   public record Config(
-      Path dataDir, PeerAddress self, List<PeerAddress> peers, Policy policy, Optional<Tls> tls) {
+      Path dataDir,
+      PeerAddress self,
+      List<PeerAddress> peers,
+      Policy policy,
+      Optional<Tls> tls,
+      PhiAccrualDetector.Settings detection) {
     public Config {
       peers = List.copyOf(peers);
+    }
+
+    public Config(
+        Path dataDir, PeerAddress self, List<PeerAddress> peers, Policy policy, Optional<Tls> tls) {
+      this(dataDir, self, peers, policy, tls, PhiAccrualDetector.Settings.AKKA_DEFAULTS);
+    }
+
+    public Config withDetection(PhiAccrualDetector.Settings detection) {
+      return new Config(dataDir, self, peers, policy, tls, detection);
     }
 
     public static Config single(Path dataDir, String host, int port) {
@@ -68,6 +87,7 @@ public final class Controller implements Closeable {
   private final RaftReplica replica;
   private final SubmitBatcher batcher;
   private final SchedulerLoop scheduler;
+  private final AgentService agents;
   private final Javalin http;
   private final String adminToken;
   private final String joinToken;
@@ -85,7 +105,7 @@ public final class Controller implements Closeable {
       }
       peers = List.of(self);
     }
-    this.config = new Config(config.dataDir(), self, peers, config.policy(), config.tls());
+    this.config = new Config(config.dataDir(), self, peers, config.policy(), config.tls(), config.detection());
     ensureFree(self.host(), self.httpPort(), "the API (--listen)");
     ensureFree("0.0.0.0", self.raftPort(), "the Raft transport (--listen port + "
         + PeerAddress.RAFT_PORT_OFFSET + ")");
@@ -100,7 +120,7 @@ public final class Controller implements Closeable {
     replica.start();
     batcher = new SubmitBatcher(replica, clock);
     scheduler = new SchedulerLoop(replica, config.policy(), clock, meters);
-    var agents = new AgentService(replica, clock);
+    agents = new AgentService(replica, clock, config.detection());
     registerGauges(meters);
     var services = new Services(replica, batcher, scheduler, agents, clock, meters, joinToken,
         HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build());
@@ -114,6 +134,7 @@ public final class Controller implements Closeable {
       http.start(self.host(), self.httpPort());
     }
     scheduler.start();
+    agents.start();
     bootstrap = Thread.ofVirtual().name("kairos-token-bootstrap").start(() -> addTokens(List.of(admin, join)));
     LOG.info("controller {} serving {} (peers {})", self.id(), url(), peers);
   }
@@ -212,6 +233,7 @@ public final class Controller implements Closeable {
   public void close() throws IOException {
     var errors = new ArrayList<Exception>();
     bootstrap.interrupt();
+    agents.close();
     scheduler.close();
     batcher.close();
     try {

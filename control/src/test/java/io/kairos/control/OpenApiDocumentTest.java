@@ -286,6 +286,9 @@ class OpenApiDocumentTest {
     } else if (type == long.class || type == Long.class) {
       expected = "integer";
       format = "int64";
+    } else if (type == double.class || type == Double.class) {
+      expected = "number";
+      format = "double";
     } else if (type == boolean.class || type == Boolean.class) {
       expected = "boolean";
     } else if (type == String.class) {

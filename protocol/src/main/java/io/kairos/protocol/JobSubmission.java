@@ -24,6 +24,17 @@ import java.util.Map;
  * @param gpuModel the GPU model every node must have (as its agent reports it, e.g. H100); default
  *     any
  * @param user only an admin may submit on behalf of another user; default: the token's user
+ * @param killSignal the signal a cancel, time limit or preemption sends first: TERM (default),
+ *     INT, HUP, QUIT, USR1 or USR2; SIGKILL follows after {@code gracePeriod}
+ * @param gracePeriod how long the job has to checkpoint and exit after {@code killSignal},
+ *     before SIGKILL of its whole process tree; a duration as for {@code timeLimit}; default 30s
+ * @param warnSignal a signal sent ahead of the time limit, Slurm's {@code --signal}: "USR1@120"
+ *     sends SIGUSR1 120 seconds before the limit; "USR1" alone means 60 seconds
+ * @param checkpointDir an absolute path handed to every task as {@code KAIROS_CHECKPOINT_DIR}
+ *     and kept across requeues, so a requeued job resumes from its last checkpoint
+ * @param maxRestarts how often a failed task (non-zero exit) restarts the whole gang before the
+ *     job fails; default 0. Losing a node never counts: such a job is always requeued
+ * @param excludeNodes nodes the job must not run on (Slurm's {@code --exclude})
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobSubmission(
@@ -39,7 +50,32 @@ public record JobSubmission(
     String queue,
     Integer priority,
     String gpuModel,
-    String user) {
+    String user,
+    String killSignal,
+    String gracePeriod,
+    String warnSignal,
+    String checkpointDir,
+    Integer maxRestarts,
+    List<String> excludeNodes) {
+
+  /** A submission with the fields of the first API version; the rest take their defaults. */
+  public JobSubmission(
+      String name,
+      List<String> command,
+      Map<String, String> env,
+      String workdir,
+      Integer gpus,
+      Integer gpusPerNode,
+      Integer cpus,
+      Long memoryMb,
+      String timeLimit,
+      String queue,
+      Integer priority,
+      String gpuModel,
+      String user) {
+    this(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb, timeLimit, queue,
+        priority, gpuModel, user, null, null, null, null, null, null);
+  }
 
   /** The smallest valid submission: a command and a GPU count. */
   public static JobSubmission of(List<String> command, int gpus) {

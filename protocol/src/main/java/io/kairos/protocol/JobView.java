@@ -14,6 +14,9 @@ import java.util.Map;
  * @param pendingDetail the same in words
  * @param attempt how many times it started (1 after its first start)
  * @param requeues how many times it went back to PENDING after starting
+ * @param eligibleTime a requeued job waits (backoff) until then; absent when it may start now
+ * @param checkpointDir handed to its tasks as KAIROS_CHECKPOINT_DIR, kept across requeues
+ * @param excludeNodes nodes it will not run on: asked for, or nodes that failed it
  * @param exitCode once SUCCEEDED (0) or FAILED (the failed task's code); absent when cancelled
  * @param message how it ended, in words ("exit code 3 on node n1", "time limit 60s reached",
  *     "cancelled by alice")
@@ -45,4 +48,7 @@ public record JobView(
     int requeues,
     Integer exitCode,
     String message,
-    List<TaskPlacement> placement) {}
+    List<TaskPlacement> placement,
+    String eligibleTime,
+    String checkpointDir,
+    List<String> excludeNodes) {}

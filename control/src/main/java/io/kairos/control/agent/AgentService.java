@@ -1,15 +1,28 @@
 package io.kairos.control.agent;
 
+import io.kairos.control.api.ApiError;
+import io.kairos.control.health.FailureDetectors;
+import io.kairos.control.health.PhiAccrualDetector;
 import io.kairos.control.raft.RaftReplica;
+import io.kairos.control.state.ControlCommand;
+import io.kairos.control.state.ControlCommand.DrainNode;
+import io.kairos.control.state.ControlCommand.NodeDown;
 import io.kairos.control.state.ControlCommand.RegisterNode;
 import io.kairos.control.state.ControlCommand.TaskEnded;
-
+import io.kairos.control.state.ControlResult;
+import io.kairos.control.state.NodeRecord;
+import io.kairos.protocol.JobState;
+import io.kairos.protocol.NodeState;
 import io.kairos.protocol.agent.Heartbeat;
 import io.kairos.protocol.agent.HeartbeatReply;
 import io.kairos.protocol.agent.Registered;
 import io.kairos.protocol.agent.Registration;
+import io.kairos.protocol.agent.TaskRef;
 import io.kairos.protocol.agent.TaskReport;
+import io.kairos.protocol.agent.TaskStatus;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -17,33 +30,108 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Serves agents on the leader: registers them through the log, answers heartbeats with a
- * reconciliation plan, and commits the task ends they report. A heartbeat with nothing to send
- * back is held (long poll) until the state changes or the agent's wait runs out, so that a new
- * assignment reaches its agent within milliseconds without agents polling fast.
+ * reconciliation plan, commits the task ends they report, and watches their liveness.
+ *
+ * <p><b>Long poll.</b> A heartbeat with nothing to send back is held until the state changes or
+ * the agent's wait runs out, so that a new assignment reaches its agent within milliseconds
+ * without agents polling fast. Agents hold it at most one heartbeat interval, so arrivals stay
+ * about a second apart, which is what the failure detector learns.
+ *
+ * <p><b>Failure detection.</b> Each heartbeat feeds a phi-accrual detector per node ({@link
+ * FailureDetectors}). A monitor thread evaluates them every {@link #MONITOR_PERIOD_MS}: a node
+ * whose phi passes the suspect level shows SUSPECT in {@code kairos nodes}; past the threshold it
+ * is DOWN, and the leader commits {@link NodeDown}, which fences the node's epoch and requeues its
+ * jobs, not before the lost agent's lease has run out ({@code safeAfterMs}). Liveness is leader
+ * state, not replicated: a new leader starts every node afresh, as if heard from when it took
+ * over, so its first verdicts come a detection time later.
+ *
+ * <p><b>Gang barrier.</b> Tasks of a multi-node gang are assigned with {@code barrier}: each agent
+ * prepares its task and reports it READY; once every task of the attempt has reported READY, the
+ * replies to each agent name its tasks in {@code go}, and the processes start together. The ready
+ * sets are leader state too: agents keep reporting READY until told to go, so a new leader
+ * rebuilds them from the next heartbeats.
+ *
+ * <p><b>Health.</b> A heartbeat that carries problems (a failed GPU health check) drains its node
+ * through the log, with the problems as the reason, and requeues the jobs running there.
  */
-public final class AgentService {
+public final class AgentService implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(AgentService.class);
+
   /** How long an agent's lease lasts without a heartbeat; the agent fences itself after it. */
-  public static final long LEASE_MS = 15_000;
+  public static final long LEASE_MS = 10_000;
+  /**
+   * Added to the lease before a lost node's jobs may start elsewhere: covers the agent's clock
+   * running slow against ours and its fence watchdog's polling.
+   */
+  public static final long LEASE_MARGIN_MS = 1_000;
 
   public static final long HEARTBEAT_INTERVAL_MS = 1_000;
   static final long MAX_WAIT_MS = 5_000;
+  static final long MONITOR_PERIOD_MS = 100;
+
+  /** What the leader's detector says of one node, for the API. */
+  public record Liveness(String state, double phi) {}
 
   private final RaftReplica replica;
   private final InstantSource clock;
   private final Map<String, Long> lastSeenMs = new ConcurrentHashMap<>();
+  private final FailureDetectors detectors;
+  /** Ready tasks of barrier gangs, by job; the attempt they belong to is kept with them. */
+  private final Map<Long, Ready> ready = new ConcurrentHashMap<>();
+  private final Thread monitor;
+  private volatile boolean closed;
+  private boolean wasLeader;
+  private long leaderSinceMs;
+
+  private static final class Ready {
+    final int attempt;
+    final int tasks;
+    final BitSet ranks = new BitSet();
+    boolean released;
+
+    Ready(int attempt, int tasks) {
+      this.attempt = attempt;
+      this.tasks = tasks;
+    }
+  }
 
   public AgentService(RaftReplica replica, InstantSource clock) {
+    this(replica, clock, PhiAccrualDetector.Settings.AKKA_DEFAULTS);
+  }
+
+  public AgentService(RaftReplica replica, InstantSource clock, PhiAccrualDetector.Settings detection) {
     this.replica = replica;
     this.clock = clock;
+    this.detectors = new FailureDetectors(
+        detection, Math.min(FailureDetectors.DEFAULT_SUSPECT_THRESHOLD, detection.threshold()));
+    this.monitor = Thread.ofPlatform().name("kairos-liveness").daemon().unstarted(this::monitor);
+  }
+
+  /** Starts the liveness monitor. */
+  public AgentService start() {
+    monitor.start();
+    return this;
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    monitor.interrupt();
   }
 
   public Registered register(Registration r) throws InterruptedException {
     var result = commit(new RegisterNode(clock.millis(), r));
     long epoch = result.ids().get(0);
-    lastSeenMs.put(r.node(), clock.millis());
+    long now = clock.millis();
+    lastSeenMs.put(r.node(), now);
+    synchronized (detectors) {
+      detectors.reset(r.node(), now);
+    }
     return new Registered(r.node(), epoch, HEARTBEAT_INTERVAL_MS, LEASE_MS);
   }
 
@@ -51,14 +139,20 @@ public final class AgentService {
     var watch = replica.stateMachine().watch();
     long waitMs = Math.max(0, Math.min(MAX_WAIT_MS, hb.waitMs()));
     long deadline = System.nanoTime() + waitMs * 1_000_000L;
+    boolean first = true;
     while (true) {
       long seen = watch.version();
-      Optional<Long> epoch =
-          replica.stateMachine().read(s -> s.node(hb.node()).map(n -> n.epoch));
-      if (epoch.isEmpty() || epoch.get() != hb.epoch()) {
-        return new HeartbeatReply(epoch.orElse(0L), true, List.of(), List.of(), List.of());
+      Optional<NodeRecord> node = replica.stateMachine().read(s -> s.node(hb.node()).map(NodeRecord::copy));
+      if (node.isEmpty() || node.get().epoch != hb.epoch()) {
+        return new HeartbeatReply(node.map(n -> n.epoch).orElse(0L), true, List.of(), List.of(), List.of());
       }
-      lastSeenMs.put(hb.node(), clock.millis());
+      if (first) {
+        first = false;
+        arrived(hb.node());
+        if (hb.problems() != null && !hb.problems().isEmpty() && node.get().state == NodeState.UP) {
+          drainUnhealthy(hb);
+        }
+      }
       var plan = replica.stateMachine().read(s -> Reconciler.plan(s, hb));
       if (!plan.toRecord().isEmpty()) {
         for (TaskReport r : plan.toRecord()) {
@@ -66,12 +160,71 @@ public final class AgentService {
         }
         plan = replica.stateMachine().read(s -> Reconciler.plan(s, hb));
       }
+      List<TaskRef> go = barrier(hb);
       long left = (deadline - System.nanoTime()) / 1_000_000L;
-      if (!plan.launch().isEmpty() || !plan.kill().isEmpty() || !plan.forget().isEmpty() || left <= 0) {
-        return new HeartbeatReply(hb.epoch(), false, plan.launch(), plan.kill(), plan.forget());
+      if (!plan.launch().isEmpty() || !plan.kill().isEmpty() || !plan.forget().isEmpty()
+          || !go.isEmpty() || left <= 0) {
+        return new HeartbeatReply(hb.epoch(), false, plan.launch(), plan.kill(), plan.forget(), go);
       }
       watch.awaitChange(seen, left);
     }
+  }
+
+  private void arrived(String node) {
+    long now = clock.millis();
+    lastSeenMs.put(node, now);
+    synchronized (detectors) {
+      detectors.heartbeat(node, now);
+    }
+  }
+
+  private void drainUnhealthy(Heartbeat hb) throws InterruptedException {
+    String reason = "unhealthy: " + String.join("; ", hb.problems());
+    if (reason.length() > 1000) {
+      reason = reason.substring(0, 1000) + "...";
+    }
+    log.warn("node {} reports problems, draining it and requeueing its jobs: {}", hb.node(), reason);
+    commit(new DrainNode(clock.millis(), hb.node(), reason, true));
+  }
+
+  /**
+   * Records this heartbeat's READY tasks and returns those whose gang is complete. A gang that
+   * just completed wakes every other held heartbeat, so its other agents hear at once.
+   */
+  private List<TaskRef> barrier(Heartbeat hb) {
+    List<TaskRef> go = null;
+    boolean completed = false;
+    for (TaskReport r : hb.tasks()) {
+      if (r.status() != TaskStatus.READY) {
+        continue;
+      }
+      Optional<int[]> current = replica.stateMachine().read(s -> s.job(r.jobId())
+          .filter(j -> j.state == JobState.RUNNING && !j.requeueing && j.attempt == r.attempt())
+          .map(j -> new int[] {j.attempt, j.placement.size()}));
+      if (current.isEmpty()) {
+        continue; // the reconciler kills it
+      }
+      Ready set;
+      synchronized (ready) {
+        set = ready.compute(r.jobId(), (id, old) ->
+            old == null || old.attempt != current.get()[0] ? new Ready(current.get()[0], current.get()[1]) : old);
+        set.ranks.set(r.task());
+        if (!set.released && set.ranks.cardinality() == set.tasks) {
+          set.released = true;
+          completed = true;
+        }
+      }
+      if (set.released) {
+        if (go == null) {
+          go = new ArrayList<>();
+        }
+        go.add(new TaskRef(r.jobId(), r.attempt(), r.task()));
+      }
+    }
+    if (completed) {
+      replica.stateMachine().watch().poke();
+    }
+    return go == null ? List.of() : go;
   }
 
   private TaskEnded ended(Heartbeat hb, TaskReport r) {
@@ -81,12 +234,11 @@ public final class AgentService {
         r.exitCode() == null ? -1 : r.exitCode(), r.reason(), r.message());
   }
 
-  private io.kairos.control.state.ControlResult commit(io.kairos.control.state.ControlCommand c)
-      throws InterruptedException {
+  private ControlResult commit(ControlCommand c) throws InterruptedException {
     try {
       return replica.propose(c).get(10, TimeUnit.SECONDS);
     } catch (ExecutionException | TimeoutException e) {
-      throw io.kairos.control.api.ApiError.unavailable(
+      throw ApiError.unavailable(
           "could not commit " + c.getClass().getSimpleName() + ": " + e.getMessage());
     }
   }
@@ -96,4 +248,106 @@ public final class AgentService {
     return Optional.ofNullable(lastSeenMs.get(node));
   }
 
+  /** The failure detector's verdict on {@code node}; empty on a follower or for a node not watched. */
+  public Optional<Liveness> liveness(String node) {
+    if (!replica.isLeader()) {
+      return Optional.empty();
+    }
+    long now = clock.millis();
+    synchronized (detectors) {
+      return detectors.liveness(node)
+          .map(l -> new Liveness(l.name(), Math.min(1000.0, detectors.phi(node, now).orElse(0.0))));
+    }
+  }
+
+  // ---- the monitor ----
+
+  private void monitor() {
+    while (!closed) {
+      try {
+        Thread.sleep(MONITOR_PERIOD_MS);
+        evaluate();
+      } catch (InterruptedException e) {
+        return;
+      } catch (RuntimeException e) {
+        if (!closed) {
+          log.warn("liveness monitor: {}", e.toString());
+        }
+      }
+    }
+  }
+
+  private void evaluate() throws InterruptedException {
+    boolean leader = replica.isLeader();
+    long now = clock.millis();
+    if (leader && !wasLeader) {
+      adoptNodes(now);
+    }
+    wasLeader = leader;
+    if (!leader) {
+      return;
+    }
+    List<FailureDetectors.Transition> transitions;
+    synchronized (detectors) {
+      transitions = detectors.evaluate(now);
+    }
+    for (var t : transitions) {
+      if (t.to() == FailureDetectors.Liveness.SUSPECT) {
+        log.warn("node {} is suspect: phi {} ({} ms since its last heartbeat)", t.node(),
+            String.format("%.1f", t.phi()), now - lastSeenMs.getOrDefault(t.node(), now));
+      } else if (t.to() == FailureDetectors.Liveness.DOWN) {
+        down(t, now);
+      }
+    }
+    pruneReady();
+  }
+
+  /** A new leader watches every live node as if it had just heard from it. */
+  private void adoptNodes(long now) {
+    leaderSinceMs = now;
+    List<String> live = replica.stateMachine().read(s -> s.nodes().stream()
+        .filter(n -> n.state != NodeState.DOWN && n.registration != null)
+        .map(n -> n.name).toList());
+    synchronized (detectors) {
+      for (String n : live) {
+        detectors.reset(n, now);
+      }
+    }
+    for (String n : live) {
+      lastSeenMs.putIfAbsent(n, now);
+    }
+    log.info("leader: watching {} nodes' heartbeats", live.size());
+  }
+
+  private void down(FailureDetectors.Transition t, long now) throws InterruptedException {
+    Optional<Long> epoch = replica.stateMachine().read(s -> s.node(t.node())
+        .filter(n -> n.state != NodeState.DOWN).map(n -> n.epoch));
+    if (epoch.isEmpty()) {
+      return;
+    }
+    long last = Math.max(lastSeenMs.getOrDefault(t.node(), leaderSinceMs), leaderSinceMs);
+    String reason = String.format(
+        "no heartbeat for %.1f s (phi %.1f)", (now - last) / 1000.0, t.phi());
+    log.warn("node {} is down: {}; requeueing its jobs", t.node(), reason);
+    var result = commit(new NodeDown(now, t.node(), epoch.get(), reason, last + LEASE_MS + LEASE_MARGIN_MS));
+    if (!result.isOk()) {
+      log.info("node {}: {}", t.node(), result.error());
+    }
+  }
+
+  private void pruneReady() {
+    if (ready.isEmpty()) {
+      return;
+    }
+    synchronized (ready) {
+      ready.entrySet().removeIf(e -> replica.stateMachine().read(s -> s.job(e.getKey())
+          .map(j -> j.state != JobState.RUNNING || j.requeueing || j.attempt != e.getValue().attempt)
+          .orElse(true)));
+    }
+  }
+
+  /** Jobs whose tasks are waiting at the barrier; for tests and metrics. */
+  int gangsAtBarrier() {
+    return ready.size();
+  }
 }

@@ -60,19 +60,19 @@ public final class Reconciler {
         } else {
           forget.add(ref);
         }
-      } else if (!awaited || job.state != JobState.RUNNING) {
+      } else if (!awaited || job.state != JobState.RUNNING || job.requeueing) {
         kill.add(new TaskKill(r.jobId(), r.attempt(), killReason(job)));
       }
     }
     for (JobRecord job : state.jobsHoldingGpusOn(hb.node())) {
-      if (job.state != JobState.RUNNING) {
+      if (job.state != JobState.RUNNING || job.requeueing) {
         continue;
       }
       for (TaskPlacement t : job.placement) {
         if (t.node().equals(hb.node())
             && job.taskExits.get(t.task()) == null
             && !held.contains(new TaskRef(job.id, job.attempt, t.task()))) {
-          launch.add(assignment(job, t, masterAddr(state, job)));
+          launch.add(assignment(job, t, masterAddr(state, job), uuids(state, t)));
         }
       }
     }
@@ -91,6 +91,9 @@ public final class Reconciler {
   private static String killReason(JobRecord job) {
     if (job == null) {
       return "unknown job";
+    }
+    if (job.requeueing) {
+      return "job " + job.message;
     }
     return switch (job.state) {
       case CANCELLED -> "job cancelled";
@@ -119,7 +122,24 @@ public final class Reconciler {
     }
   }
 
-  static TaskAssignment assignment(JobRecord job, TaskPlacement t, String masterAddr) {
+  /** The UUIDs of the task's GPUs, from its node's registration; null when one is unknown. */
+  static List<String> uuids(ControlState state, TaskPlacement t) {
+    var reg = state.node(t.node()).map(n -> n.registration).orElse(null);
+    if (reg == null) {
+      return null;
+    }
+    var out = new ArrayList<String>(t.gpus().size());
+    for (int g : t.gpus()) {
+      if (g < 0 || g >= reg.gpus().size() || reg.gpus().get(g).uuid() == null) {
+        return null;
+      }
+      out.add(reg.gpus().get(g).uuid());
+    }
+    return out;
+  }
+
+  static TaskAssignment assignment(
+      JobRecord job, TaskPlacement t, String masterAddr, List<String> gpuUuids) {
     var r = job.request;
     var nodes = new ArrayList<String>(job.placement.size());
     for (TaskPlacement p : job.placement) {
@@ -128,6 +148,8 @@ public final class Reconciler {
     return new TaskAssignment(
         job.id, job.attempt, t.task(), job.placement.size(), nodes, r.name(), r.user(),
         r.command(), r.env(), r.workdir(), t.gpus(), r.cpus(), r.memoryMb(), r.timeLimitSec(),
-        masterAddr);
+        masterAddr, gpuUuids, r.killSignal(), r.graceSec(), r.warnSignal(), r.warnBeforeSec(),
+        r.checkpointDir().isEmpty() ? null : r.checkpointDir(), job.placement.size() > 1,
+        job.requeues);
   }
 }

@@ -21,7 +21,7 @@ final class NodeRoutes {
     config.routes.get("/api/v1/nodes", ctx -> {
       Api.user(ctx);
       ctx.json(s.read(st -> st.nodes().stream()
-          .map(n -> Views.node(st, n, s.agents().lastSeen(n.name))).toList()));
+          .map(n -> Views.node(st, n, s.agents().lastSeen(n.name), s.agents().liveness(n.name))).toList()));
     });
     config.routes.post("/api/v1/nodes/{name}/drain", ctx -> {
       Api.admin(ctx);
@@ -73,6 +73,6 @@ final class NodeRoutes {
   }
 
   private static void reply(Context ctx, Services s, String name) {
-    ctx.json(s.read(st -> Views.node(st, st.node(name).orElseThrow(), s.agents().lastSeen(name))));
+    ctx.json(s.read(st -> Views.node(st, st.node(name).orElseThrow(), s.agents().lastSeen(name), s.agents().liveness(name))));
   }
 }

@@ -21,6 +21,10 @@ public final class Submissions {
   public static final int MAX_GPUS_PER_NODE = 64;
   public static final long MAX_TIME_LIMIT_SEC = 365L * 24 * 3600;
   public static final long DEFAULT_TIME_LIMIT_SEC = 24 * 3600;
+  public static final long MAX_GRACE_SEC = 3600;
+  public static final long DEFAULT_WARN_BEFORE_SEC = 60;
+  public static final int MAX_RESTARTS = 100;
+  private static final Pattern NODE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
 
   private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
   private static final Pattern QUEUE = Pattern.compile("[a-z0-9][a-z0-9._-]{0,62}");
@@ -101,8 +105,66 @@ public final class Submissions {
     String name = s.name() == null ? defaultName(command) : s.name();
     check(!name.isBlank() && name.length() <= 128 && name.chars().noneMatch(Character::isISOControl),
         prefix + "name", "name must be 1 to 128 printable characters", null);
+    String killSignal = s.killSignal() == null ? JobRequest.DEFAULT_KILL_SIGNAL
+        : signal(s.killSignal(), prefix + "killSignal");
+    long grace = s.gracePeriod() == null ? JobRequest.DEFAULT_GRACE_SEC
+        : duration(s.gracePeriod(), prefix + "gracePeriod");
+    check(grace >= 1 && grace <= MAX_GRACE_SEC, prefix + "gracePeriod",
+        "gracePeriod must be between 1 second and 1 hour, got " + grace + "s",
+        "give the time the job needs to write a checkpoint, e.g. \"2m\"");
+    String warnSignal = null;
+    long warnBefore = 0;
+    if (s.warnSignal() != null) {
+      String w = s.warnSignal().trim();
+      int at = w.indexOf('@');
+      warnSignal = signal(at < 0 ? w : w.substring(0, at), prefix + "warnSignal");
+      warnBefore = at < 0 ? DEFAULT_WARN_BEFORE_SEC : duration(w.substring(at + 1), prefix + "warnSignal");
+      check(warnBefore >= 1 && warnBefore < timeLimit, prefix + "warnSignal",
+          "the warning must come between 1 second and the time limit (" + timeLimit
+              + "s) before the limit, got " + warnBefore + "s",
+          "write SIGNAL@SECONDS, e.g. \"USR1@120\"");
+    }
+    String checkpointDir = s.checkpointDir() == null ? "" : s.checkpointDir();
+    check(checkpointDir.isEmpty()
+            || (checkpointDir.startsWith("/") && checkpointDir.length() <= 4096
+                && checkpointDir.indexOf('\0') < 0),
+        prefix + "checkpointDir", "checkpointDir must be an absolute path, got '"
+            + clip(checkpointDir) + "'", "give an absolute path on shared storage, e.g. /ckpt/run1");
+    int maxRestarts = s.maxRestarts() == null ? 0 : s.maxRestarts();
+    check(maxRestarts >= 0 && maxRestarts <= MAX_RESTARTS, prefix + "maxRestarts",
+        "maxRestarts must be between 0 and " + MAX_RESTARTS + ", got " + maxRestarts, null);
+    List<String> exclude = s.excludeNodes() == null ? List.of() : s.excludeNodes();
+    check(exclude.size() <= 4096, prefix + "excludeNodes", "at most 4096 nodes may be excluded",
+        null);
+    for (int i = 0; i < exclude.size(); i++) {
+      String n = exclude.get(i);
+      check(n != null && NODE.matcher(n).matches(), prefix + "excludeNodes[" + i + "]",
+          "'" + (n == null ? "null" : clip(n)) + "' is not a node name",
+          "name nodes as `kairos nodes` lists them");
+    }
     return new JobRequest(name, command, env, workdir, gpus, perNode, cpus, memoryMb, timeLimit,
-        queue, priority, model, user);
+        queue, priority, model, user, killSignal, grace, warnSignal, warnBefore, checkpointDir,
+        maxRestarts, exclude);
+  }
+
+  /** The signals a job may ask for, by name without "SIG". */
+  public static final List<String> SIGNALS = List.of("TERM", "INT", "HUP", "QUIT", "USR1", "USR2");
+
+  private static String signal(String text, String field) {
+    String name = text.trim().toUpperCase(java.util.Locale.ROOT);
+    name = name.startsWith("SIG") ? name.substring(3) : name;
+    check(SIGNALS.contains(name), field, "'" + clip(text) + "' is not a signal a job may ask for",
+        "use one of " + String.join(", ", SIGNALS));
+    return name;
+  }
+
+  private static long duration(String text, String field) {
+    try {
+      return timeLimit(text, "");
+    } catch (ApiError e) {
+      throw ApiError.invalid(field, "'" + clip(text) + "' is not a duration",
+          "write seconds (\"30\"), \"90s\", \"2m\" or \"H:MM:SS\"");
+    }
   }
 
   private static List<String> command(List<String> command, String prefix) {

@@ -1,5 +1,6 @@
 package io.kairos.control.api;
 
+import io.kairos.control.agent.AgentService;
 import io.kairos.control.sched.SchedulerLoop;
 import io.kairos.control.state.ControlState;
 import io.kairos.control.state.JobRecord;
@@ -10,6 +11,7 @@ import io.kairos.protocol.NodeView;
 import io.kairos.protocol.TaskPlacement;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /** Records to API views. Callers hold the state's read lock. */
@@ -46,7 +48,10 @@ final class Views {
         r.timeLimitSec(), r.gpuModel().isEmpty() ? null : r.gpuModel(), time(j.submitMs),
         j.attempt > 0 ? time(j.startMs) : null, j.state.isFinal() ? time(j.endMs) : null,
         reason, detail, j.attempt, j.requeues, j.exitCode, j.message,
-        j.placement.isEmpty() ? null : j.placement);
+        j.placement.isEmpty() ? null : j.placement,
+        j.state == JobState.PENDING && j.eligibleMs > 0 ? time(j.eligibleMs) : null,
+        r.checkpointDir().isEmpty() ? null : r.checkpointDir(),
+        excluded(r.excludeNodes(), j.avoidNodes));
   }
 
   private static String describe(SchedulerLoop.Pending p) {
@@ -65,7 +70,18 @@ final class Views {
     return text;
   }
 
-  static NodeView node(ControlState state, NodeRecord n, Optional<Long> lastSeenMs) {
+  private static List<String> excluded(List<String> asked, List<String> avoided) {
+    if (asked.isEmpty() && avoided.isEmpty()) {
+      return null;
+    }
+    var all = new java.util.TreeSet<>(asked);
+    all.addAll(avoided);
+    return List.copyOf(all);
+  }
+
+  static NodeView node(
+      ControlState state, NodeRecord n, Optional<Long> lastSeenMs,
+      Optional<AgentService.Liveness> live) {
     var reg = n.registration;
     var jobs = new ArrayList<Long>();
     int used = 0;
@@ -81,7 +97,9 @@ final class Views {
         n.name, n.state, n.reason,
         reg.gpus().isEmpty() ? null : reg.gpus().get(0).model(),
         reg.gpus().size(), used, reg.cpus(), reg.memoryBytes(), reg.zone(), reg.block(),
-        reg.rack(), reg.address(), n.epoch, jobs, lastSeenMs.map(Views::time).orElse(null));
+        reg.rack(), reg.address(), n.epoch, jobs, lastSeenMs.map(Views::time).orElse(null),
+        live.map(AgentService.Liveness::state).orElse(null),
+        live.map(l -> Math.round(l.phi() * 100) / 100.0).orElse(null));
   }
 
   static String time(long ms) {

@@ -12,6 +12,11 @@ public final class StateWatch {
     notifyAll();
   }
 
+  /** Wakes every waiter without a state change (a gang's barrier opened). */
+  public void poke() {
+    changed();
+  }
+
   public synchronized long version() {
     return version;
   }

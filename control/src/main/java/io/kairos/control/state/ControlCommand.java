@@ -21,6 +21,7 @@ import java.util.List;
   @JsonSubTypes.Type(value = ControlCommand.DrainNode.class, name = "drain"),
   @JsonSubTypes.Type(value = ControlCommand.ResumeNode.class, name = "resume"),
   @JsonSubTypes.Type(value = ControlCommand.AddToken.class, name = "addToken"),
+  @JsonSubTypes.Type(value = ControlCommand.NodeDown.class, name = "nodeDown"),
 })
 public sealed interface ControlCommand {
   long atMs();
@@ -70,7 +71,32 @@ public sealed interface ControlCommand {
   /** An agent (re)registers: a new epoch; jobs it ran under an older epoch are requeued. */
   record RegisterNode(long atMs, Registration registration) implements ControlCommand {}
 
-  record DrainNode(long atMs, String node, String reason) implements ControlCommand {}
+  /**
+   * Takes a node out of service.
+   *
+   * @param requeue also requeue the jobs running there (a health check failed: their tasks are
+   *     killed, and each job restarts elsewhere once all its tasks have stopped); false for an
+   *     admin's drain, which lets running jobs finish
+   */
+  record DrainNode(long atMs, String node, String reason, boolean requeue)
+      implements ControlCommand {
+    public DrainNode(long atMs, String node, String reason) {
+      this(atMs, node, reason, false);
+    }
+  }
+
+  /**
+   * The leader's failure detector gave up on a node's agent. Its epoch is fenced (a late
+   * heartbeat or report under it changes nothing, and the agent is told to kill its tasks and
+   * register again), its tasks count as lost, and its jobs are requeued.
+   *
+   * @param epoch the epoch the detector watched; a newer registration makes the command stale
+   * @param safeAfterMs when the agent's lease has surely run out (its last heartbeat plus the
+   *     lease and a margin): by then the agent, or its fence watchdog, has killed its tasks, so
+   *     no requeued job starts elsewhere before that
+   */
+  record NodeDown(long atMs, String node, long epoch, String reason, long safeAfterMs)
+      implements ControlCommand {}
 
   record ResumeNode(long atMs, String node) implements ControlCommand {}
 

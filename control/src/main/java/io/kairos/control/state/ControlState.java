@@ -3,6 +3,7 @@ package io.kairos.control.state;
 import io.kairos.control.state.ControlCommand.AddToken;
 import io.kairos.control.state.ControlCommand.CancelJob;
 import io.kairos.control.state.ControlCommand.DrainNode;
+import io.kairos.control.state.ControlCommand.NodeDown;
 import io.kairos.control.state.ControlCommand.RegisterNode;
 import io.kairos.control.state.ControlCommand.ResumeNode;
 import io.kairos.control.state.ControlCommand.Start;
@@ -47,8 +48,19 @@ import java.util.TreeMap;
 public final class ControlState {
   private static final long MIB = 1L << 20;
 
+  /** The exit code recorded for a task lost with its node. */
+  public static final int LOST_EXIT_CODE = -1;
+  /** A task's end reason when the node refused to start it because its health check failed. */
+  public static final String NODE_UNHEALTHY = "NODE_UNHEALTHY";
+  static final long BACKOFF_BASE_MS = 2_000;
+  static final long BACKOFF_MAX_MS = 300_000;
+  static final int SUSPECT_JOBS = 3;
+  static final long SUSPECT_WINDOW_MS = 3_600_000;
+
   private long nextJobId = 1;
   private long nextEpoch = 1;
+  /** Derived: one past the highest {@link JobRecord#queuedSeq}. */
+  private long nextQueueSeq = 1;
   private final TreeMap<Long, JobRecord> jobs = new TreeMap<>();
   private final TreeMap<Long, JobRecord> active = new TreeMap<>();
   /** Jobs holding GPUs (running or releasing), by node: what a heartbeat and a node view read. */
@@ -80,6 +92,7 @@ public final class ControlState {
       case DrainNode c -> drain(c);
       case ResumeNode c -> resume(c);
       case AddToken c -> addToken(c);
+      case NodeDown c -> nodeDown(c);
     };
   }
 
@@ -87,6 +100,7 @@ public final class ControlState {
     var ids = new ArrayList<Long>(c.jobs().size());
     for (JobRequest request : c.jobs()) {
       var job = new JobRecord(nextJobId++, request, c.atMs());
+      job.queuedSeq = nextQueueSeq++;
       jobs.put(job.id, job);
       active.put(job.id, job);
       enqueue(job);
@@ -164,8 +178,22 @@ public final class ControlState {
       holdUntilStopped(job, c.atMs());
       return ControlResult.OK;
     }
+    if (job.requeueing) {
+      completeRequeueWhenStopped(job, c.atMs());
+      return ControlResult.OK;
+    }
     boolean failed = c.exitCode() != 0 || c.reason() != null;
-    if (failed) {
+    if (failed && NODE_UNHEALTHY.equals(c.reason())) {
+      // The node refused the task (its health check failed): not the job's fault.
+      blame(node, job, c.atMs());
+      requeue(job, c.atMs(), c.atMs(), "node " + c.node() + " is unhealthy: " + c.message(),
+          c.node());
+    } else if (failed && !"KILLED".equals(c.reason()) && job.restarts < job.request.maxRestarts()) {
+      job.restarts++;
+      blame(node, job, c.atMs());
+      requeue(job, c.atMs(), c.atMs(), failureMessage(c, job) + "; restart " + job.restarts
+          + " of " + job.request.maxRestarts(), c.node());
+    } else if (failed) {
       end(job, JobState.FAILED, c.atMs(), c.exitCode(), failureMessage(c, job));
       holdUntilStopped(job, c.atMs());
     } else if (!job.taskExits.contains(null)) {
@@ -195,24 +223,26 @@ public final class ControlState {
   private ControlResult register(RegisterNode c) {
     Registration r = c.registration();
     NodeRecord node = nodes.computeIfAbsent(r.node(), NodeRecord::new);
-    // Jobs that ran on this node under its previous epoch died with that agent: requeue them.
-    for (JobRecord job : List.copyOf(active.values())) {
-      if (job.state == JobState.RUNNING && job.runsOn(r.node())) {
-        requeue(job, "node " + r.node() + " re-registered (agent restarted)");
-      }
-    }
-    // Tasks of ended jobs that were still stopping there died with that agent too. The job's
-    // GPUs are freed as a whole (the store frees gangs, not single tasks): a task of it still
-    // stopping on another node is killed there, as for any job that ended.
-    for (JobRecord job : List.copyOf(releasing.values())) {
-      if (job.runsOn(r.node())) {
-        for (TaskPlacement t : job.placement) {
-          if (job.taskExits.get(t.task()) == null) {
-            job.taskExits.set(t.task(), -1);
+    // Tasks that ran there under the previous epoch died with that agent (a restarted agent
+    // kills its orphans before it registers): requeue their jobs, and let ended gangs free
+    // their GPUs once their other tasks have stopped.
+    String why = "node " + r.node() + " re-registered (agent restarted)";
+    loseTasksOn(r.node(), c.atMs(), c.atMs(), why);
+    if (node.registration != null && !sameResources(node.registration, r)) {
+      // The node came back with other GPUs, CPUs or memory: the placements there no longer
+      // describe it, so gangs still holding GPUs there let go of all of them now (their tasks
+      // elsewhere are killed, as for any ended job).
+      for (JobRecord job : jobsHoldingGpusOn(r.node())) {
+        for (int t = 0; t < job.taskExits.size(); t++) {
+          if (job.taskExits.get(t) == null) {
+            job.taskExits.set(t, LOST_EXIT_CODE);
           }
         }
-        job.releasing = false;
-        releasing.remove(job.id);
+        if (job.releasing) {
+          holdUntilStopped(job, c.atMs());
+        } else {
+          completeRequeueWhenStopped(job, c.atMs());
+        }
       }
     }
     node.registration = r;
@@ -226,12 +256,140 @@ public final class ControlState {
     return ControlResult.ok(List.of(node.epoch));
   }
 
-  private void requeue(JobRecord job, String why) {
-    job.state = JobState.PENDING;
+  private static boolean sameResources(Registration a, Registration b) {
+    return a.gpus().equals(b.gpus()) && a.cpus() == b.cpus() && a.memoryBytes() == b.memoryBytes();
+  }
+
+  private ControlResult nodeDown(NodeDown c) {
+    NodeRecord node = nodes.get(c.node());
+    if (node == null) {
+      return ControlResult.notFound("no node " + c.node());
+    }
+    if (node.epoch != c.epoch() || node.state == NodeState.DOWN) {
+      return ControlResult.conflict("node " + c.node() + " re-registered or is already down");
+    }
+    node.state = NodeState.DOWN;
+    node.reason = c.reason();
+    node.epoch = nextEpoch++; // fences the lost agent: it must register again
+    mustApply(new Command.CordonNode(sec(c.atMs()), c.node(), true));
+    loseTasksOn(c.node(), c.atMs(), c.safeAfterMs(), "node " + c.node() + " is down (" + c.reason() + ")");
+    return ControlResult.OK;
+  }
+
+  /**
+   * Every task on {@code nodeName} counts as ended (lost). Running jobs there are requeued,
+   * not before {@code safeAfterMs}; ended jobs still stopping free their GPUs once their tasks
+   * elsewhere have stopped too.
+   */
+  private void loseTasksOn(String nodeName, long atMs, long safeAfterMs, String why) {
+    for (JobRecord job : jobsHoldingGpusOn(nodeName)) {
+      for (TaskPlacement t : job.placement) {
+        if (t.node().equals(nodeName) && job.taskExits.get(t.task()) == null) {
+          job.taskExits.set(t.task(), LOST_EXIT_CODE);
+        }
+      }
+      if (job.releasing) {
+        holdUntilStopped(job, atMs);
+      } else if (job.requeueing) {
+        job.nextEligibleMs = Math.max(job.nextEligibleMs, safeAfterMs);
+        job.nextAvoidNodes = avoiding(job, job.nextAvoidNodes, nodeName);
+        completeRequeueWhenStopped(job, atMs);
+      } else if (job.state == JobState.RUNNING) {
+        requeue(job, atMs, safeAfterMs, why, nodeName);
+      }
+    }
+  }
+
+  /**
+   * Starts a requeue: the job's tasks are stopped (the reconciler kills them), and once all have
+   * stopped it goes back to PENDING, eligible after the backoff and {@code safeAfterMs}, away
+   * from {@code failedNode}.
+   */
+  private void requeue(JobRecord job, long atMs, long safeAfterMs, String why, String failedNode) {
+    job.requeueing = true;
     job.requeues++;
     job.message = "requeued: " + why;
+    job.nextEligibleMs = Math.max(safeAfterMs, atMs + backoffMs(job.id, job.requeues));
+    job.nextAvoidNodes = failedNode == null ? job.avoidNodes : avoiding(job, job.avoidNodes, failedNode);
+    completeRequeueWhenStopped(job, atMs);
+  }
+
+  private void completeRequeueWhenStopped(JobRecord job, long atMs) {
+    if (job.taskExits.contains(null)) {
+      return;
+    }
+    finishInStore(job, atMs);
+    job.requeueing = false;
+    job.eligibleMs = job.nextEligibleMs;
+    job.avoidNodes = job.nextAvoidNodes;
+    job.nextEligibleMs = 0;
+    job.nextAvoidNodes = List.of();
+    job.state = JobState.PENDING;
     job.placement = List.of();
     job.taskExits = new ArrayList<>();
+    job.queuedSeq = nextQueueSeq++;
+    enqueue(job);
+  }
+
+  /**
+   * Exponential backoff with equal jitter: 2 s, 4 s, 8 s ... up to 5 minutes, each between half
+   * and all of that. The jitter is a hash of (job, requeue count), so every replica and every
+   * replay computes the same delay, and jobs requeued together do not restart in lockstep.
+   */
+  static long backoffMs(long jobId, int requeues) {
+    int n = Math.max(0, Math.min(requeues - 1, 20));
+    long ceiling = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS << n);
+    long half = ceiling / 2;
+    long mix = splitMix64(jobId * 0x9E3779B97F4A7C15L + requeues);
+    return half + Math.floorMod(mix, half + 1);
+  }
+
+  private static long splitMix64(long z) {
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    return z ^ (z >>> 31);
+  }
+
+  /**
+   * Places the job away from {@code node} from now on, unless that would leave too few nodes for
+   * its gang: a small cluster must not strand a job that some node could still run.
+   */
+  private List<String> avoiding(JobRecord job, List<String> avoid, String node) {
+    if (avoid.contains(node) || job.request.excludeNodes().contains(node)) {
+      return avoid;
+    }
+    long usable = nodes.values().stream()
+        .filter(n -> n.registration != null && !n.name.equals(node)
+            && !avoid.contains(n.name) && !job.request.excludeNodes().contains(n.name))
+        .count();
+    if (usable < job.request.tasks()) {
+      return avoid;
+    }
+    var more = new java.util.TreeSet<>(avoid);
+    more.add(node);
+    return List.copyOf(more);
+  }
+
+  /**
+   * Records a job failure on a node. Failures of {@value #SUSPECT_JOBS} different jobs within
+   * an hour make the node suspect: it is drained (running jobs finish), with the jobs named,
+   * until an admin resumes it. One job failing repeatedly only moves that job away.
+   */
+  private void blame(NodeRecord node, JobRecord job, long atMs) {
+    node.failures.removeIf(f -> f[0] < atMs - SUSPECT_WINDOW_MS);
+    node.failures.add(new long[] {atMs, job.id});
+    if (node.failures.size() > 64) {
+      node.failures.removeFirst();
+    }
+    var jobsFailed = new java.util.TreeSet<Long>();
+    for (long[] f : node.failures) {
+      jobsFailed.add(f[1]);
+    }
+    if (jobsFailed.size() >= SUSPECT_JOBS && node.state == NodeState.UP) {
+      node.state = NodeState.DRAINED;
+      node.reason = "suspect: jobs " + jobsFailed + " failed here within an hour";
+      mustApply(new Command.CordonNode(sec(atMs), node.name, true));
+    }
   }
 
   private ControlResult drain(DrainNode c) {
@@ -239,9 +397,20 @@ public final class ControlState {
     if (node == null) {
       return ControlResult.notFound("no node " + c.node());
     }
-    node.state = NodeState.DRAINED;
+    if (node.state == NodeState.UP) {
+      mustApply(new Command.CordonNode(sec(c.atMs()), c.node(), true));
+    }
+    if (node.state != NodeState.DOWN) {
+      node.state = NodeState.DRAINED;
+    }
     node.reason = c.reason() == null || c.reason().isBlank() ? "drained by an admin" : c.reason();
-    mustApply(new Command.CordonNode(sec(c.atMs()), c.node(), true));
+    if (c.requeue()) {
+      for (JobRecord job : jobsHoldingGpusOn(c.node())) {
+        if (job.state == JobState.RUNNING && !job.requeueing) {
+          requeue(job, c.atMs(), c.atMs(), "node " + c.node() + " drained: " + node.reason, c.node());
+        }
+      }
+    }
     return ControlResult.OK;
   }
 
@@ -253,6 +422,7 @@ public final class ControlState {
     if (node.state == NodeState.DRAINED) {
       node.state = NodeState.UP;
       node.reason = null;
+      node.failures.clear();
       mustApply(new Command.CordonNode(sec(c.atMs()), c.node(), false));
     }
     return ControlResult.OK;
@@ -279,6 +449,7 @@ public final class ControlState {
   }
 
   private void end(JobRecord job, JobState state, long atMs, Integer exitCode, String message) {
+    job.requeueing = false;
     job.state = state;
     job.endMs = atMs;
     job.exitCode = exitCode;
@@ -325,7 +496,7 @@ public final class ControlState {
   private void rebuildStore() {
     var specs = new ArrayList<NodeSpec>();
     for (NodeRecord n : nodes.values()) {
-      if (n.state != NodeState.DOWN && n.registration != null) {
+      if (n.registration != null) {
         specs.add(toNodeSpec(n.registration));
       }
     }
@@ -351,15 +522,18 @@ public final class ControlState {
       mustApply(new Command.StartJob(sec(job.startMs), JobId.of(job.id), placement));
     }
     for (NodeRecord n : nodes.values()) {
-      if (n.state == NodeState.DRAINED && n.registration != null) {
+      if (n.state != NodeState.UP && n.registration != null) {
         mustApply(new Command.CordonNode(0, n.name, true));
       }
     }
+    var queued = new ArrayList<JobRecord>();
     for (JobRecord job : active.values()) {
       if (job.state == JobState.PENDING) {
-        enqueue(job);
+        queued.add(job);
       }
     }
+    queued.sort(java.util.Comparator.comparingLong((JobRecord j) -> j.queuedSeq).thenComparingLong(j -> j.id));
+    queued.forEach(this::enqueue);
   }
 
   private void mustApply(Command command) {
@@ -419,8 +593,18 @@ public final class ControlState {
     // A GPU model binds only tasks that take GPUs (as in the store and the placer): a CPU-only
     // job that names one may run on any node, so a rebuild must not find it unplaceable.
     String model = r.gpusPerTask() == 0 ? "" : r.gpuModel();
-    var spec = new JobSpec(r.user(), r.queue(), r.priority(), gang, r.timeLimitSec(), model);
-    return new Job(JobId.of(job.id), spec, sec(job.submitMs));
+    java.util.Set<String> excluded = job.avoidNodes.isEmpty() && r.excludeNodes().isEmpty()
+        ? java.util.Set.of()
+        : new java.util.TreeSet<>(r.excludeNodes());
+    if (!job.avoidNodes.isEmpty()) {
+      excluded.addAll(job.avoidNodes);
+    }
+    var spec = new JobSpec(
+        r.user(), r.queue(), r.priority(), gang, r.timeLimitSec(), model, excluded);
+    var core = new Job(JobId.of(job.id), spec, sec(job.submitMs));
+    // Rounded up: a job held until 12.3 s must not start at 12 s.
+    long eligibleSec = Math.floorDiv(job.eligibleMs + 999, 1000);
+    return eligibleSec > core.submitSec() ? core.withEligibleSec(eligibleSec) : core;
   }
 
   static NodeSpec toNodeSpec(Registration r) {
@@ -548,6 +732,7 @@ public final class ControlState {
     state.nextJobId = image.nextJobId();
     state.nextEpoch = image.nextEpoch();
     for (JobRecord job : image.jobs()) {
+      state.nextQueueSeq = Math.max(state.nextQueueSeq, job.queuedSeq + 1);
       state.jobs.put(job.id, job);
       if (job.isActive()) {
         state.active.put(job.id, job);

@@ -32,6 +32,31 @@ public final class JobRecord {
    * a GPU that a dying process still holds (Slurm's COMPLETING).
    */
   public boolean releasing;
+  /**
+   * The job goes back to PENDING once every task of the current attempt has stopped (a node was
+   * lost or drained, or a task failed with restarts left). Until then it stays RUNNING and keeps
+   * its GPUs, so no task of the gang runs twice at once.
+   */
+  public boolean requeueing;
+  /** Not before this (epoch millis): the requeue backoff, and the lease of a lost node. */
+  public long eligibleMs;
+  /** Restarts used after task failures (counted against the request's maxRestarts). */
+  public int restarts;
+  /** Nodes that failed this job (lost, unhealthy, or a task failed there): placed elsewhere. */
+  public List<String> avoidNodes = List.of();
+  /**
+   * While {@link #requeueing}: the eligible time and the nodes to avoid that the requeue will
+   * set once every task has stopped. Kept apart so that the running attempt's own eligible time
+   * and exclusions (which the scheduler's store holds) stay as they were when it started.
+   */
+  public long nextEligibleMs;
+
+  public List<String> nextAvoidNodes = List.of();
+  /**
+   * When the job last joined the queue (submitted or requeued), as a state-wide sequence number:
+   * a rebuilt store queues pending jobs in this order, as the live one did.
+   */
+  public long queuedSeq;
 
   public JobRecord() {}
 
@@ -54,6 +79,13 @@ public final class JobRecord {
     c.placement = placement;
     c.taskExits = new ArrayList<>(taskExits);
     c.releasing = releasing;
+    c.requeueing = requeueing;
+    c.eligibleMs = eligibleMs;
+    c.restarts = restarts;
+    c.avoidNodes = avoidNodes;
+    c.nextEligibleMs = nextEligibleMs;
+    c.nextAvoidNodes = nextAvoidNodes;
+    c.queuedSeq = queuedSeq;
     return c;
   }
 

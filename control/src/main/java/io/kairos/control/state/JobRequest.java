@@ -9,6 +9,12 @@ import java.util.Objects;
  *
  * @param gpusPerNode 0 when the job runs as one process on one node
  * @param memoryMb per process; 0 = not limited
+ * @param killSignal the first signal of a stop: TERM, INT, HUP, QUIT, USR1 or USR2
+ * @param graceSec seconds from {@code killSignal} to SIGKILL
+ * @param warnSignal sent {@code warnBeforeSec} before the time limit; null for none
+ * @param checkpointDir handed to every task as KAIROS_CHECKPOINT_DIR; empty for none
+ * @param maxRestarts how often a failed task restarts the gang before the job fails
+ * @param excludeNodes nodes the job must not run on, sorted
  */
 public record JobRequest(
     String name,
@@ -23,8 +29,41 @@ public record JobRequest(
     String queue,
     int priority,
     String gpuModel,
-    String user) {
+    String user,
+    String killSignal,
+    long graceSec,
+    String warnSignal,
+    long warnBeforeSec,
+    String checkpointDir,
+    int maxRestarts,
+    List<String> excludeNodes) {
+  public static final String DEFAULT_KILL_SIGNAL = "TERM";
+  public static final long DEFAULT_GRACE_SEC = 30;
+
+  /** A request with the fields of the first log format; the others take their defaults. */
+  public JobRequest(
+      String name,
+      List<String> command,
+      Map<String, String> env,
+      String workdir,
+      int gpus,
+      int gpusPerNode,
+      int cpus,
+      long memoryMb,
+      long timeLimitSec,
+      String queue,
+      int priority,
+      String gpuModel,
+      String user) {
+    this(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb, timeLimitSec, queue,
+        priority, gpuModel, user, null, DEFAULT_GRACE_SEC, null, 0, null, 0, null);
+  }
+
   public JobRequest {
+    // Entries written before these fields existed read them as null or 0.
+    killSignal = killSignal == null ? DEFAULT_KILL_SIGNAL : killSignal;
+    checkpointDir = checkpointDir == null ? "" : checkpointDir;
+    excludeNodes = excludeNodes == null ? List.of() : List.copyOf(new java.util.TreeSet<>(excludeNodes));
     Objects.requireNonNull(name, "name");
     command = List.copyOf(command);
     env = Map.copyOf(env);

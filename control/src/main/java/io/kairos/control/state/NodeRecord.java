@@ -2,6 +2,8 @@ package io.kairos.control.state;
 
 import io.kairos.protocol.NodeState;
 import io.kairos.protocol.agent.Registration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One node in the replicated state: what its agent registered, its lease epoch and whether it
@@ -14,6 +16,8 @@ public final class NodeRecord {
   public String reason;
   public long epoch;
   public long registeredMs;
+  /** Recent job failures blamed on this node (epoch millis, job id), oldest first. */
+  public List<long[]> failures = new ArrayList<>();
 
   public NodeRecord() {}
 
@@ -29,6 +33,7 @@ public final class NodeRecord {
     c.reason = reason;
     c.epoch = epoch;
     c.registeredMs = registeredMs;
+    c.failures = new ArrayList<>(failures);
     return c;
   }
 }

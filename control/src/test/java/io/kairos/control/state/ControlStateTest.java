@@ -7,6 +7,7 @@ import static io.kairos.control.state.StateFixtures.ended;
 import static io.kairos.control.state.StateFixtures.gang;
 import static io.kairos.control.state.StateFixtures.job;
 import static io.kairos.control.state.StateFixtures.register;
+import static io.kairos.control.state.StateFixtures.restartable;
 import static io.kairos.control.state.StateFixtures.resume;
 import static io.kairos.control.state.StateFixtures.start;
 import static io.kairos.control.state.StateFixtures.startTasks;
@@ -18,6 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.kairos.control.raft.CommandCodec;
+import io.kairos.control.state.ControlCommand.DrainNode;
+import io.kairos.control.state.ControlCommand.NodeDown;
 import io.kairos.control.state.ControlCommand.RegisterNode;
 import io.kairos.control.state.ControlCommand.Start;
 import io.kairos.control.state.ControlCommand.StartJobs;
@@ -128,8 +131,11 @@ class ControlStateTest {
         ok("re-registering another node leaves the running job alone", oneRunning(),
             register("n2", 8), List.of(3L),
             s -> assertThat(jobOf(s, 1).state).isEqualTo(JobState.RUNNING)),
-        ok("a requeued job starts again as attempt 2",
-            concat(oneRunning(), register("n1", 8)), start(1, "n2", 6, 7), List.of(1L), s -> {
+        refusedStart("a requeued job does not start again before its backoff",
+            concat(oneRunning(), register("n1", 8)), start(1, "n2", 6, 7)),
+        ok("a requeued job starts again as attempt 2 after its backoff",
+            concat(oneRunning(), register("n1", 8)),
+            new StartJobs(T0 + 10_000, List.of(new Start(1, List.of(task(0, "n2", 6, 7))))), List.of(1L), s -> {
               assertThat(jobOf(s, 1).attempt).isEqualTo(2);
               assertThat(jobOf(s, 1).placement).containsExactly(task(0, "n2", 6, 7));
             }),
@@ -139,6 +145,85 @@ class ControlStateTest {
                 submit(job("cpu", 0, 0, "A100")), start(1, "n1")),
             new RegisterNode(T0, StateFixtures.node("n2", 0, "A100")), List.of(3L),
             s -> assertThat(jobOf(s, 1).state).isEqualTo(JobState.RUNNING)),
+        // node failure, health, restarts
+        ok("a node found down: its epoch is fenced, its job requeued not before the lease ends",
+            oneRunning(), new NodeDown(T0 + 6_000, "n1", 1, "no heartbeat for 5.4 s", T0 + 11_000),
+            List.of(), s -> {
+              var n = node(s, "n1");
+              assertThat(n.state).isEqualTo(NodeState.DOWN);
+              assertThat(n.reason).contains("no heartbeat");
+              assertThat(n.epoch).isEqualTo(3);
+              assertThat(s.store().isCordoned(index(s, "n1"))).isTrue();
+              var j = jobOf(s, 1);
+              assertThat(j.state).isEqualTo(JobState.PENDING);
+              assertThat(j.requeues).isEqualTo(1);
+              assertThat(j.eligibleMs).isGreaterThanOrEqualTo(T0 + 11_000);
+              assertThat(j.message).contains("n1 is down");
+              assertThat(s.store().pending(JobId.of(1)).orElseThrow().eligibleSec())
+                  .isEqualTo(Math.floorDiv(j.eligibleMs + 999, 1000));
+            }),
+        ignored("a node-down report for an older epoch changes nothing",
+            oneRunning(), new NodeDown(T0 + 6_000, "n1", 0, "late", T0 + 11_000), 409),
+        ok("a gang that lost one node keeps its GPUs on the other until that task stops",
+            given(register("n1", 8), register("n2", 8), submit(gang(4, 2)),
+                startTasks(1, task(0, "n1", 0, 1), task(1, "n2", 0, 1))),
+            new NodeDown(T0 + 6_000, "n1", 1, "lost", T0 + 11_000), List.of(), s -> {
+              var j = jobOf(s, 1);
+              assertThat(j.state).isEqualTo(JobState.RUNNING);
+              assertThat(j.requeueing).isTrue();
+              assertThat(j.taskExits).containsExactly(ControlState.LOST_EXIT_CODE, null);
+              assertThat(s.store().freeMask(index(s, "n2"))).isEqualTo(0xFCL);
+            }),
+        ok("... and goes back to pending once it has",
+            given(register("n1", 8), register("n2", 8), submit(gang(4, 2)),
+                startTasks(1, task(0, "n1", 0, 1), task(1, "n2", 0, 1)),
+                new NodeDown(T0 + 6_000, "n1", 1, "lost", T0 + 11_000)),
+            new TaskEnded(T0 + 7_000, "n2", 2, 1, 1, 1, 143, "KILLED", "job requeued"), List.of(), s -> {
+              var j = jobOf(s, 1);
+              assertThat(j.state).isEqualTo(JobState.PENDING);
+              assertThat(j.requeueing).isFalse();
+              assertThat(s.store().freeMask(index(s, "n2"))).isEqualTo(0xFFL);
+            }),
+        ok("a failed task with restarts left requeues the job away from that node",
+            given(register("n1", 8), register("n2", 8), submit(restartable(2, 0, 2)), start(1, "n1", 0, 1)),
+            new TaskEnded(T0 + 5_000, "n1", 1, 1, 1, 0, 3, null, null), List.of(), s -> {
+              var j = jobOf(s, 1);
+              assertThat(j.state).isEqualTo(JobState.PENDING);
+              assertThat(j.restarts).isEqualTo(1);
+              assertThat(j.message).contains("exited with code 3").contains("restart 1 of 2");
+              assertThat(j.avoidNodes).containsExactly("n1");
+              assertThat(s.store().pending(JobId.of(1)).orElseThrow().spec().excludedNodes())
+                  .containsExactly("n1");
+            }),
+        ok("a failed task with no restarts left fails the job",
+            given(register("n1", 8), submit(restartable(2, 0, 0)), start(1, "n1", 0, 1)),
+            new TaskEnded(T0 + 5_000, "n1", 1, 1, 1, 0, 3, null, null), List.of(),
+            s -> assertThat(jobOf(s, 1).state).isEqualTo(JobState.FAILED)),
+        ok("a task refused by an unhealthy node requeues its job, whatever its restarts",
+            given(register("n1", 8), register("n2", 8), submit(restartable(2, 0, 0)), start(1, "n1", 0, 1)),
+            new TaskEnded(T0 + 5_000, "n1", 1, 1, 1, 0, 127, ControlState.NODE_UNHEALTHY, "ECC"),
+            List.of(), s -> {
+              var j = jobOf(s, 1);
+              assertThat(j.state).isEqualTo(JobState.PENDING);
+              assertThat(j.restarts).isZero();
+              assertThat(j.avoidNodes).containsExactly("n1");
+            }),
+        ok("a job is not kept away from the only node that can run it",
+            given(register("n1", 8), submit(restartable(2, 0, 1)), start(1, "n1", 0, 1)),
+            new TaskEnded(T0 + 5_000, "n1", 1, 1, 1, 0, 3, null, null), List.of(), s -> {
+              assertThat(jobOf(s, 1).state).isEqualTo(JobState.PENDING);
+              assertThat(jobOf(s, 1).avoidNodes).isEmpty();
+            }),
+        ok("a drain for a failed health check requeues the node's running jobs",
+            oneRunning(), new DrainNode(T0 + 3_000, "n1", "unhealthy: GPU 3: ECC", true), List.of(), s -> {
+              assertThat(node(s, "n1").state).isEqualTo(NodeState.DRAINED);
+              assertThat(node(s, "n1").reason).contains("ECC");
+              assertThat(jobOf(s, 1).requeueing).isTrue();
+              assertThat(jobOf(s, 1).nextAvoidNodes).containsExactly("n1");
+            }),
+        ok("an admin's drain lets running jobs finish",
+            oneRunning(), drain("n1"), List.of(),
+            s -> assertThat(jobOf(s, 1).requeueing).isFalse()),
         // start
         ok("a start on free GPUs runs the job", given(register("n1", 8), submit(2)),
             start(1, "n1", 0, 1), List.of(1L), s -> {
@@ -514,8 +599,14 @@ class ControlStateTest {
       if (pick < 88) {
         return new ControlCommand.CancelJob(now, 1 + rnd.nextInt((int) s.nextJobId() + 1), "u");
       }
+      if (pick < 91) {
+        return new ControlCommand.DrainNode(now, randomNode(), rnd.nextBoolean() ? null : "why",
+            rnd.nextInt(3) == 0);
+      }
       if (pick < 93) {
-        return new ControlCommand.DrainNode(now, randomNode(), rnd.nextBoolean() ? null : "why");
+        String name = randomNode();
+        long epoch = s.node(name).map(n -> n.epoch).orElse(0L) - (rnd.nextInt(5) == 0 ? 1 : 0);
+        return new NodeDown(now, name, epoch, "lost", now + rnd.nextInt(15_000));
       }
       if (pick < 98) {
         return new ControlCommand.ResumeNode(now, randomNode());
@@ -549,7 +640,8 @@ class ControlStateTest {
         } else if (kind == 2) {
           r = job("big", 9 + rnd.nextInt(8), 0, model);
         } else {
-          r = job("job", rnd.nextInt(5), 0, model);
+          r = rnd.nextInt(4) == 0 ? restartable(rnd.nextInt(5), 0, rnd.nextInt(3))
+              : job("job", rnd.nextInt(5), 0, model);
         }
         jobs.add(r);
       }
@@ -626,7 +718,9 @@ class ControlStateTest {
         attempt--;
       }
       int exit = rnd.nextInt(4) == 0 ? 1 + rnd.nextInt(255) : 0;
-      String reason = rnd.nextInt(12) == 0 ? "TIME_LIMIT" : null;
+      int why = rnd.nextInt(24);
+      String reason = why == 0 ? "TIME_LIMIT" : why == 1 ? ControlState.NODE_UNHEALTHY
+          : why == 2 ? "KILLED" : null;
       return new TaskEnded(now, node, epoch, j.id, attempt, t, exit, reason, null);
     }
   }

@@ -58,6 +58,13 @@ final class StateFixtures {
         gpus == 0 ? 1 : 0, 0, 3600, "default", 0, model, "alice");
   }
 
+  /** A job whose failed task restarts the gang up to {@code maxRestarts} times. */
+  static JobRequest restartable(int gpus, int perNode, int maxRestarts) {
+    return new JobRequest("restartable", List.of("sleep", "60"), Map.of(), "", gpus, perNode,
+        gpus == 0 ? 1 : 0, 0,
+        3600, "default", 0, "", "alice", "TERM", 30, null, 0, "", maxRestarts, List.of());
+  }
+
   static SubmitJobs submit(JobRequest... jobs) {
     return new SubmitJobs(T0, List.of(jobs));
   }

@@ -3,6 +3,7 @@ package io.kairos.control.state;
 import io.kairos.core.model.JobId;
 import io.kairos.core.model.Placement;
 import io.kairos.protocol.JobState;
+import io.kairos.protocol.NodeState;
 import io.kairos.protocol.TaskPlacement;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -97,6 +98,29 @@ final class StateInvariants {
         }
       }
     }
+    // A requeue in progress: the job still runs (holding its GPUs) and waits for a task to stop.
+    for (JobRecord j : s.jobs()) {
+      if (j.requeueing && (j.state != JobState.RUNNING || j.releasing || !j.taskExits.contains(null))) {
+        out.add("job " + j.id + " is requeueing but " + j.state + (j.releasing ? ", releasing" : "")
+            + ", task exits " + j.taskExits);
+      }
+      if (j.avoidNodes.stream().anyMatch(n -> s.node(n).isEmpty())) {
+        out.add("job " + j.id + " avoids unknown nodes " + j.avoidNodes);
+      }
+    }
+    // No task counts as running on a node that is DOWN: it was lost with the node.
+    for (var n : s.nodes()) {
+      if (n.state != NodeState.DOWN) {
+        continue;
+      }
+      for (JobRecord j : s.jobsHoldingGpusOn(n.name)) {
+        for (TaskPlacement t : j.placement) {
+          if (t.node().equals(n.name) && j.taskExits.get(t.task()) == null) {
+            out.add("job " + j.id + " task " + t.task() + " still runs on DOWN node " + n.name);
+          }
+        }
+      }
+    }
     // The store agrees with the records.
     var store = s.store();
     if (store == null) {
@@ -108,6 +132,14 @@ final class StateInvariants {
       return out;
     }
     var cluster = store.cluster();
+    for (var n : s.nodes()) {
+      var index = cluster.indexOf(n.name);
+      if (n.registration != null && index.isEmpty()) {
+        out.add("registered node " + n.name + " is not in the store");
+      } else if (index.isPresent() && store.isCordoned(index.get()) != (n.state != NodeState.UP)) {
+        out.add("node " + n.name + " is " + n.state + " but cordoned=" + store.isCordoned(index.get()));
+      }
+    }
     for (int i = 0; i < cluster.nodeCount(); i++) {
       String name = cluster.node(i).name();
       long full = cluster.gpuCount(i) == 64 ? -1L : (1L << cluster.gpuCount(i)) - 1;
@@ -151,9 +183,21 @@ final class StateInvariants {
               + r.get().placement());
         }
       } else {
-        boolean inStore = store.pending(JobId.of(j.id)).isPresent();
+        var pendingJob = store.pending(JobId.of(j.id));
+        boolean inStore = pendingJob.isPresent();
         if (inStore) {
           pendingInStore++;
+          long eligibleSec = Math.floorDiv(j.eligibleMs + 999, 1000);
+          if (eligibleSec > pendingJob.get().submitSec() && pendingJob.get().eligibleSec() != eligibleSec) {
+            out.add("pending job " + j.id + " is eligible at " + j.eligibleMs + " ms, the store says "
+                + pendingJob.get().eligibleSec() + " s");
+          }
+          var excluded = new java.util.TreeSet<>(j.request.excludeNodes());
+          excluded.addAll(j.avoidNodes);
+          if (!pendingJob.get().spec().excludedNodes().equals(excluded)) {
+            out.add("pending job " + j.id + " excludes " + excluded + ", the store says "
+                + pendingJob.get().spec().excludedNodes());
+          }
         }
         if (inStore == s.isUnplaceable(j.id)) {
           out.add("pending job " + j.id + (inStore ? " is both in the store and unplaceable"

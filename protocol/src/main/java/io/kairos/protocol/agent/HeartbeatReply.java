@@ -10,10 +10,23 @@ import java.util.List;
  * @param launch tasks to start (ignored when already held)
  * @param kill tasks to stop
  * @param forget exited tasks whose end the controller has recorded
+ * @param go READY tasks whose whole gang is READY: start their processes now
  */
 public record HeartbeatReply(
     long epoch,
     boolean fenced,
     List<TaskAssignment> launch,
     List<TaskKill> kill,
-    List<TaskRef> forget) {}
+    List<TaskRef> forget,
+    List<TaskRef> go) {
+
+  /** A reply without barrier releases. */
+  public HeartbeatReply(
+      long epoch,
+      boolean fenced,
+      List<TaskAssignment> launch,
+      List<TaskKill> kill,
+      List<TaskRef> forget) {
+    this(epoch, fenced, launch, kill, forget, List.of());
+  }
+}

@@ -17,6 +17,15 @@ import java.util.Map;
  * @param timeLimitSec the agent stops the task after this long
  * @param masterAddr the host of rank 0's node (its agent's address), for {@code MASTER_ADDR};
  *     null when unknown
+ * @param gpuUuids the UUIDs of {@code gpus}, in the same order, as the node registered them
+ *     (CUDA_VISIBLE_DEVICES names GPUs by UUID, which survives renumbering); null when unknown
+ * @param killSignal the first signal of a stop (TERM, INT, HUP, QUIT, USR1, USR2); null = TERM
+ * @param graceSec seconds between {@code killSignal} and SIGKILL; 0 = the agent's default
+ * @param warnSignal a signal sent {@code warnBeforeSec} before the time limit; null for none
+ * @param checkpointDir handed to the task as KAIROS_CHECKPOINT_DIR; null for none
+ * @param barrier true when the gang starts together: the agent prepares the task, reports it
+ *     READY, and starts the process only when a reply's {@code go} names it
+ * @param restarts how many times the job was requeued before this attempt
  */
 public record TaskAssignment(
     long jobId,
@@ -33,7 +42,36 @@ public record TaskAssignment(
     int cpus,
     long memoryMb,
     long timeLimitSec,
-    String masterAddr) {
+    String masterAddr,
+    List<String> gpuUuids,
+    String killSignal,
+    long graceSec,
+    String warnSignal,
+    long warnBeforeSec,
+    String checkpointDir,
+    boolean barrier,
+    int restarts) {
+
+  /** An assignment with the fields of the first protocol version. */
+  public TaskAssignment(
+      long jobId,
+      int attempt,
+      int task,
+      int tasks,
+      List<String> nodes,
+      String name,
+      String user,
+      List<String> command,
+      Map<String, String> env,
+      String workdir,
+      List<Integer> gpus,
+      int cpus,
+      long memoryMb,
+      long timeLimitSec,
+      String masterAddr) {
+    this(jobId, attempt, task, tasks, nodes, name, user, command, env, workdir, gpus, cpus,
+        memoryMb, timeLimitSec, masterAddr, null, null, 0, null, 0, null, false, 0);
+  }
 
   /** An assignment without a known rank-0 host. */
   public TaskAssignment(

@@ -4,6 +4,11 @@ package io.kairos.protocol.agent;
 public enum TaskStatus {
   /** Received, process starting. */
   STARTING,
+  /**
+   * Prepared (directories, limits, health check) and waiting at the gang's barrier: the process
+   * starts when the controller says go.
+   */
+  READY,
   RUNNING,
   /** The process ended (exit code, or killed: see the reason). */
   EXITED

@@ -1,0 +1,164 @@
+package io.kairos.agent;
+
+import io.kairos.agent.isolate.Cgroups;
+import io.kairos.agent.isolate.FenceWatchdog;
+import io.kairos.agent.isolate.LeaseFile;
+import io.kairos.agent.isolate.Orphans;
+import io.kairos.agent.isolate.TaskCgroup;
+import io.kairos.agent.isolate.TaskLimits;
+import io.kairos.protocol.agent.TaskAssignment;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The agent's hooks around each task: the health check before a start ({@link NodeHealth}), the
+ * task's own cgroup (CPU, memory and pids limits, GPU device rules on cgroup v1), and the fence
+ * watchdog's registry, so that a task still runs only while the agent holds its lease, even if
+ * the agent is frozen or killed.
+ *
+ * <p>{@link #open} is the agent's start-up: it kills what a previous agent on this data
+ * directory left running (orphans, which the controller has already given up on), removes stale
+ * cgroups, and starts the watchdog. Thread-safe.
+ */
+final class NodeIsolation implements TaskHooks, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(NodeIsolation.class);
+  private static final long MIB = 1L << 20;
+
+  private final AgentConfig config;
+  private final NodeHealth health;
+  private final Cgroups cgroups;
+  private final LeaseFile lease;
+  private final FenceWatchdog watchdog;
+  private final Map<TaskKey, TaskCgroup> groups = new ConcurrentHashMap<>();
+
+  private NodeIsolation(AgentConfig config, NodeHealth health, Cgroups cgroups, LeaseFile lease,
+      FenceWatchdog watchdog) {
+    this.config = config;
+    this.health = health;
+    this.cgroups = cgroups;
+    this.lease = lease;
+    this.watchdog = watchdog;
+  }
+
+  static NodeIsolation open(AgentConfig config, NodeHealth health) throws IOException {
+    LeaseFile lease = null;
+    FenceWatchdog watchdog = null;
+    if (config.fenceWatchdog()) {
+      for (Orphans.Killed k : Orphans.killAll(config.dataDir())) {
+        log.warn("agent {}: killed {} left by a previous agent (pids {})", config.nodeName(), k.what(), k.pids());
+      }
+    }
+    Cgroups cgroups = null;
+    if (config.cgroups()) {
+      cgroups = Cgroups.detect(config.nodeName());
+      if (cgroups.enforcing()) {
+        log.info("agent {}: {}", config.nodeName(), cgroups.describe());
+        for (String stale : cgroups.cleanStale()) {
+          log.warn("agent {}: removed a stale cgroup: {}", config.nodeName(), stale);
+        }
+      } else {
+        log.warn("agent {}: {}", config.nodeName(), cgroups.describe());
+      }
+    } else {
+      log.warn("agent {}: cgroups off (--no-cgroups): tasks run without CPU, memory or pids limits;"
+          + " they are isolated only by GPU visibility and the kill of their process tree", config.nodeName());
+    }
+    if (config.fenceWatchdog()) {
+      lease = LeaseFile.forThisAgent(config.dataDir());
+      watchdog = FenceWatchdog.start(config.dataDir());
+      log.info("agent {}: fence watchdog pid {} kills the tasks if the lease runs out",
+          config.nodeName(), watchdog.process().map(ProcessHandle::pid).orElse(-1L));
+    }
+    return new NodeIsolation(config, health, cgroups, lease, watchdog);
+  }
+
+  /** The controller accepted a heartbeat sent at {@code sentAtNanos}: the lease runs from then. */
+  void renewed(long sentAtNanos, long leaseMs, long epoch) {
+    if (lease == null) {
+      return;
+    }
+    try {
+      lease.renewUntil(sentAtNanos + leaseMs * 1_000_000L, epoch);
+      watchdog.ensureRunning();
+    } catch (IOException e) {
+      log.error("agent {}: could not renew the fence lease: {}", config.nodeName(), e.toString());
+    }
+  }
+
+  @Override
+  public List<String> healthProblems() {
+    return health.checks() ? health.checkNow() : List.of();
+  }
+
+  @Override
+  public LaunchSpec isolate(LaunchSpec spec, TaskAssignment a) throws IOException {
+    if (cgroups == null || !cgroups.enforcing()) {
+      return spec;
+    }
+    var limits = new TaskLimits(a.cpus(), a.memoryMb() * MIB, 0,
+        a.gpus() == null ? List.of() : a.gpus());
+    Optional<TaskCgroup> group = cgroups.create(spec.key(), limits);
+    if (group.isEmpty()) {
+      return spec;
+    }
+    groups.put(spec.key(), group.get());
+    for (String note : group.get().notes()) {
+      log.info("{}: cgroup: {}", spec.key(), note);
+    }
+    return new LaunchSpec(spec.key(), group.get().wrap(spec.argv()), spec.env(), spec.workdir(),
+        spec.taskDir(), spec.stdout(), spec.stderr());
+  }
+
+  @Override
+  public void started(TaskKey key, Process process) {
+    if (lease == null) {
+      return;
+    }
+    try {
+      lease.register(key, process.toHandle(), Optional.ofNullable(groups.get(key)));
+    } catch (IOException e) {
+      log.warn("{}: not registered with the fence watchdog: {}", key, e.getMessage());
+    }
+  }
+
+  @Override
+  public void forceKilled(TaskKey key) {
+    TaskCgroup group = groups.get(key);
+    if (group != null) {
+      group.killAll();
+    }
+  }
+
+  @Override
+  public void ended(TaskKey key) {
+    if (lease != null) {
+      try {
+        lease.unregister(key);
+      } catch (IOException e) {
+        log.warn("{}: could not unregister from the fence watchdog: {}", key, e.getMessage());
+      }
+    }
+    TaskCgroup group = groups.remove(key);
+    if (group != null) {
+      // Not under the task table's lock: removal waits for the cgroup to empty.
+      Thread.ofVirtual().name("kairos-cgroup-rm").start(() -> {
+        group.killAll();
+        if (!group.remove(5_000)) {
+          log.warn("{}: cgroup {} could not be removed", key, group.dirs());
+        }
+      });
+    }
+  }
+
+  @Override
+  public void close() {
+    if (watchdog != null) {
+      watchdog.close();
+    }
+  }
+}

@@ -1,0 +1,41 @@
+package io.kairos.agent;
+
+import io.kairos.protocol.agent.TaskAssignment;
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * What the {@link TaskTable} asks of the node around each task: a health check before the start,
+ * the isolation of the process (its cgroup), and its registration with the fence watchdog that
+ * kills it should the agent lose its lease while frozen. The table calls them in this order:
+ * {@link #healthProblems}, {@link #isolate}, {@link #started}, and {@link #ended} once the
+ * process has exited.
+ */
+public interface TaskHooks {
+  /** Nothing checked, nothing isolated: emulated nodes and unit tests. */
+  TaskHooks NONE = new TaskHooks() {};
+
+  /** The node's problems right now; empty when healthy. Called outside the table's lock. */
+  default List<String> healthProblems() {
+    return List.of();
+  }
+
+  /**
+   * The spec to start: the same, or one whose argv first moves the process into the task's
+   * cgroup.
+   *
+   * @throws IOException when the isolation cannot be set up (the launch fails, naming why)
+   */
+  default LaunchSpec isolate(LaunchSpec spec, TaskAssignment assignment) throws IOException {
+    return spec;
+  }
+
+  /** The process started. */
+  default void started(TaskKey key, Process process) {}
+
+  /** The grace ran out and the task's tree got SIGKILL: kill what escaped the tree too. */
+  default void forceKilled(TaskKey key) {}
+
+  /** The process exited; its cgroup may be removed and the watchdog forget it. */
+  default void ended(TaskKey key) {}
+}

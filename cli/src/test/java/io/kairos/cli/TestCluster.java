@@ -1,0 +1,233 @@
+package io.kairos.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.kairos.protocol.JobState;
+import io.kairos.protocol.JobSubmission;
+import io.kairos.protocol.JobView;
+import io.kairos.protocol.NodeView;
+import io.kairos.protocol.SubmitResult;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * A cluster of real processes on this machine: {@code kairos server} and several {@code kairos
+ * agent}s, each agent on its own loopback address (127.0.0.2, 127.0.0.3, ...) with its own data
+ * directory and emulated GPUs, started from the test's class path. Tests talk to it over HTTP as
+ * an admin, and kill, freeze and thaw agents with real signals.
+ */
+final class TestCluster implements AutoCloseable {
+  static final ObjectMapper JSON = JsonMapper.builder().build();
+
+  final Path dir;
+  final String url;
+  final String adminToken;
+  private final Process server;
+  private final Map<String, Process> agents = new LinkedHashMap<>();
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+  private TestCluster(Path dir, String url, Process server, String adminToken) {
+    this.dir = dir;
+    this.url = url;
+    this.server = server;
+    this.adminToken = adminToken;
+  }
+
+  /** Starts a controller and waits until it serves. */
+  static TestCluster start(Path dir) throws Exception {
+    int port = freePort();
+    var server = java(dir.resolve("server.log"), List.of(
+        "server", "--data", dir.resolve("ctl").toString(), "--listen", "127.0.0.1:" + port));
+    String url = "http://127.0.0.1:" + port;
+    Path token = dir.resolve("ctl/admin.token");
+    waitFor("the controller writes its admin token", Duration.ofSeconds(60),
+        () -> Files.exists(token) && readQuietly(token).strip().length() > 10, () -> readQuietly(dir.resolve("server.log")));
+    var cluster = new TestCluster(dir, url, server, Files.readString(token).strip());
+    waitFor("the controller serves", Duration.ofSeconds(60), () -> cluster.status("/api/v1/nodes") == 200,
+        () -> readQuietly(dir.resolve("server.log")));
+    return cluster;
+  }
+
+  /**
+   * Starts agent {@code name} on loopback address 127.0.0.{@code host} with {@code gpus} emulated
+   * GPUs and the extra arguments given, and waits until it registers.
+   */
+  Process agent(String name, int host, String gpus, String... extra) throws Exception {
+    var args = new ArrayList<>(List.of(
+        "agent", "--controller", url, "--join-token-file", dir.resolve("ctl/join.token").toString(),
+        "--node-name", name, "--data", dir.resolve("agent-" + name).toString(),
+        "--emulate-gpus", gpus, "--listen", "127.0.0." + host + ":0"));
+    args.addAll(Arrays.asList(extra));
+    var p = java(dir.resolve("agent-" + name + ".log"), args);
+    agents.put(name, p);
+    waitFor("agent " + name + " registers", Duration.ofSeconds(60),
+        () -> node(name).map(n -> n.state() == io.kairos.protocol.NodeState.UP).orElse(false),
+        () -> agentLog(name));
+    return p;
+  }
+
+  Process agentProcess(String name) {
+    return agents.get(name);
+  }
+
+  String agentLog(String name) {
+    return readQuietly(dir.resolve("agent-" + name + ".log"));
+  }
+
+  String serverLog() {
+    return readQuietly(dir.resolve("server.log"));
+  }
+
+  void signal(String agent, String signal) throws Exception {
+    var p = new ProcessBuilder("kill", "-" + signal, Long.toString(agents.get(agent).pid())).start();
+    if (p.waitFor() != 0) {
+      throw new IllegalStateException("kill -" + signal + " " + agent + " failed");
+    }
+  }
+
+  long submit(JobSubmission job) throws Exception {
+    var r = http.send(HttpRequest.newBuilder(URI.create(url + "/api/v1/jobs"))
+            .header("Authorization", "Bearer " + adminToken)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(job))).build(),
+        HttpResponse.BodyHandlers.ofString());
+    if (r.statusCode() != 201 && r.statusCode() != 200) {
+      throw new AssertionError("submit got " + r.statusCode() + ": " + r.body());
+    }
+    return JSON.readValue(r.body(), SubmitResult.class).id();
+  }
+
+  JobView job(long id) {
+    try {
+      return JSON.readValue(get("/api/v1/jobs/" + id), JobView.class);
+    } catch (IOException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  java.util.Optional<NodeView> node(String name) {
+    return nodes().stream().filter(n -> n.name().equals(name)).findFirst();
+  }
+
+  List<NodeView> nodes() {
+    try {
+      String body = get("/api/v1/nodes");
+      if (!body.startsWith("[")) {
+        return List.of();
+      }
+      return List.of(JSON.readValue(body, NodeView[].class));
+    } catch (IOException e) {
+      return List.of();
+    }
+  }
+
+  void waitState(long id, JobState state, Duration limit) throws InterruptedException {
+    waitFor("job " + id + " is " + state, limit, () -> job(id).state() == state,
+        () -> "job: " + job(id) + "\nserver log tail:\n" + tail(serverLog()));
+  }
+
+  int status(String path) {
+    try {
+      return http.send(HttpRequest.newBuilder(URI.create(url + path))
+          .header("Authorization", "Bearer " + adminToken).build(),
+          HttpResponse.BodyHandlers.discarding()).statusCode();
+    } catch (IOException e) {
+      return -1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return -1;
+    }
+  }
+
+  String get(String path) {
+    try {
+      return http.send(HttpRequest.newBuilder(URI.create(url + path))
+          .header("Authorization", "Bearer " + adminToken).build(),
+          HttpResponse.BodyHandlers.ofString()).body();
+    } catch (IOException e) {
+      return "";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "";
+    }
+  }
+
+  String post(String path, String body) throws Exception {
+    return http.send(HttpRequest.newBuilder(URI.create(url + path))
+        .header("Authorization", "Bearer " + adminToken)
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+        HttpResponse.BodyHandlers.ofString()).body();
+  }
+
+  @Override
+  public void close() throws Exception {
+    for (var p : agents.values()) {
+      new ProcessBuilder("kill", "-CONT", Long.toString(p.pid())).start().waitFor();
+      p.destroy();
+    }
+    for (var p : agents.values()) {
+      if (!p.waitFor(20, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+      }
+    }
+    server.destroy();
+    if (!server.waitFor(20, TimeUnit.SECONDS)) {
+      server.destroyForcibly();
+    }
+  }
+
+  static Process java(Path log, List<String> args) throws IOException {
+    var cmd = new ArrayList<String>();
+    cmd.add(ProcessHandle.current().info().command().orElse("java"));
+    cmd.addAll(List.of("--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED",
+        "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+        "io.kairos.cli.Main"));
+    cmd.addAll(args);
+    return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+  }
+
+  static int freePort() throws IOException {
+    try (var s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  static String readQuietly(Path p) {
+    try {
+      return Files.readString(p);
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  static String tail(String s) {
+    return s.length() > 6000 ? s.substring(s.length() - 6000) : s;
+  }
+
+  static void waitFor(String what, Duration limit, BooleanSupplier condition,
+      java.util.function.Supplier<String> context) throws InterruptedException {
+    long deadline = System.nanoTime() + limit.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out after " + limit + " waiting until " + what + "\n"
+            + tail(context.get()));
+      }
+      Thread.sleep(50);
+    }
+  }
+}
