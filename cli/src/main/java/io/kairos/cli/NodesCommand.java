@@ -28,12 +28,26 @@ final class NodesCommand extends ApiCommand {
       Json.print(out, reply);
       return 0;
     }
-    var table = new Table("NODE", "STATE", "GPUS", "MODEL", "JOBS", "REASON");
+    var table = new Table("NODE", "STATE", "GPUS", "MODEL", "JOBS", "LIVENESS", "REASON");
     for (NodeView n : nodes) {
-      table.row(n.name(), n.state(), n.gpusUsed() + "/" + n.gpus(), n.gpuModel(), jobs(n.jobs()), n.reason());
+      table.row(n.name(), n.state(), n.gpusUsed() + "/" + n.gpus(), n.gpuModel(), jobs(n.jobs()),
+          liveness(n), n.reason());
     }
     table.print(out);
     return 0;
+  }
+
+  /**
+   * The leader's failure detector: "ALIVE", or "SUSPECT phi=4.2" when heartbeats are late; "-" on
+   * a follower.
+   */
+  static String liveness(NodeView n) {
+    if (n.liveness() == null) {
+      return "-";
+    }
+    return n.liveness().equals("SUSPECT") && n.phi() != null
+        ? String.format(java.util.Locale.ROOT, "SUSPECT phi=%.1f", n.phi())
+        : n.liveness();
   }
 
   /** Job ids, at most four, then {@code +N}; "-" when none. */

@@ -68,6 +68,16 @@ final class ShowCommand extends ApiCommand {
     Instant submitted = TimeFormat.parse(j.submitTime());
     rows.add(row("submitted", TimeFormat.full(j.submitTime(), Environment.zone)
         + (submitted == null ? "" : " (" + TimeFormat.age(Duration.between(submitted, now)) + " ago)")));
+    if (j.eligibleTime() != null) {
+      rows.add(row("eligible", TimeFormat.full(j.eligibleTime(), Environment.zone)
+          + " (requeue backoff)"));
+    }
+    if (j.checkpointDir() != null) {
+      rows.add(row("checkpoints", j.checkpointDir()));
+    }
+    if (j.excludeNodes() != null && !j.excludeNodes().isEmpty()) {
+      rows.add(row("excluded", String.join(",", j.excludeNodes())));
+    }
     if (j.startTime() != null) {
       rows.add(row("started", TimeFormat.full(j.startTime(), Environment.zone)));
     }

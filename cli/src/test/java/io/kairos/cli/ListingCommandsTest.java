@@ -97,14 +97,14 @@ class ListingCommandsTest extends ClientTestSupport {
   void nodesShowsGpusUsedOfTotalAndJobs() {
     server.on("GET", "/api/v1/nodes", 200, """
         [{"name":"n1","state":"UP","gpuModel":"H100","gpus":8,"gpusUsed":3,"cpus":64,
-          "memoryBytes":0,"epoch":1,"jobs":[7,8]},
+          "memoryBytes":0,"epoch":1,"jobs":[7,8],"liveness":"SUSPECT","phi":4.23},
          {"name":"n2","state":"DRAINED","reason":"bad fan","gpuModel":"H100","gpus":8,
           "gpusUsed":0,"cpus":64,"memoryBytes":0,"epoch":1,"jobs":[]}]""");
     var r = kairos("nodes").assertOk();
     assertThat(r.out().lines()).containsExactly(
-        "NODE  STATE    GPUS  MODEL  JOBS  REASON",
-        "n1    UP       3/8   H100   7,8",
-        "n2    DRAINED  0/8   H100   -     bad fan");
+        "NODE  STATE    GPUS  MODEL  JOBS  LIVENESS         REASON",
+        "n1    UP       3/8   H100   7,8   SUSPECT phi=4.2",
+        "n2    DRAINED  0/8   H100   -     -                bad fan");
   }
 
   @Test

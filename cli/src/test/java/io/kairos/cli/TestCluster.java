@@ -67,12 +67,24 @@ final class TestCluster implements AutoCloseable {
    * GPUs and the extra arguments given, and waits until it registers.
    */
   Process agent(String name, int host, String gpus, String... extra) throws Exception {
+    return agent(name, host, gpus, Map.of(), extra);
+  }
+
+  /**
+   * As {@link #agent(String, int, String, String...)}, with extra environment variables; {@code
+   * gpus} null discovers GPUs with the nvidia-smi that {@code extra} names.
+   */
+  Process agent(String name, int host, String gpus, Map<String, String> env, String... extra)
+      throws Exception {
     var args = new ArrayList<>(List.of(
         "agent", "--controller", url, "--join-token-file", dir.resolve("ctl/join.token").toString(),
         "--node-name", name, "--data", dir.resolve("agent-" + name).toString(),
-        "--emulate-gpus", gpus, "--listen", "127.0.0." + host + ":0"));
+        "--listen", "127.0.0." + host + ":0"));
+    if (gpus != null) {
+      args.addAll(List.of("--emulate-gpus", gpus));
+    }
     args.addAll(Arrays.asList(extra));
-    var p = java(dir.resolve("agent-" + name + ".log"), args);
+    var p = java(dir.resolve("agent-" + name + ".log"), args, env);
     agents.put(name, p);
     waitFor("agent " + name + " registers", Duration.ofSeconds(60),
         () -> node(name).map(n -> n.state() == io.kairos.protocol.NodeState.UP).orElse(false),
@@ -192,13 +204,19 @@ final class TestCluster implements AutoCloseable {
   }
 
   static Process java(Path log, List<String> args) throws IOException {
+    return java(log, args, Map.of());
+  }
+
+  static Process java(Path log, List<String> args, Map<String, String> env) throws IOException {
     var cmd = new ArrayList<String>();
     cmd.add(ProcessHandle.current().info().command().orElse("java"));
     cmd.addAll(List.of("--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED",
         "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
         "io.kairos.cli.Main"));
     cmd.addAll(args);
-    return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    var builder = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+    builder.environment().putAll(env);
+    return builder.start();
   }
 
   static int freePort() throws IOException {
