@@ -10,7 +10,6 @@ import io.kairos.control.state.ControlCommand.NodeDown;
 import io.kairos.control.state.ControlCommand.RegisterNode;
 import io.kairos.control.state.ControlCommand.TaskEnded;
 import io.kairos.control.state.ControlResult;
-import io.kairos.control.state.NodeRecord;
 import io.kairos.protocol.JobState;
 import io.kairos.protocol.NodeState;
 import io.kairos.protocol.agent.Heartbeat;
@@ -142,14 +141,16 @@ public final class AgentService implements AutoCloseable {
     boolean first = true;
     while (true) {
       long seen = watch.version();
-      Optional<NodeRecord> node = replica.stateMachine().read(s -> s.node(hb.node()).map(NodeRecord::copy));
-      if (node.isEmpty() || node.get().epoch != hb.epoch()) {
-        return new HeartbeatReply(node.map(n -> n.epoch).orElse(0L), true, List.of(), List.of(), List.of());
+      // The node's epoch, and whether it is UP (1) or not (0).
+      long[] node = replica.stateMachine().read(s -> s.node(hb.node())
+          .map(n -> new long[] {n.epoch, n.state == NodeState.UP ? 1 : 0}).orElse(null));
+      if (node == null || node[0] != hb.epoch()) {
+        return new HeartbeatReply(node == null ? 0L : node[0], true, List.of(), List.of(), List.of());
       }
       if (first) {
         first = false;
         arrived(hb.node());
-        if (hb.problems() != null && !hb.problems().isEmpty() && node.get().state == NodeState.UP) {
+        if (hb.problems() != null && !hb.problems().isEmpty() && node[1] == 1) {
           drainUnhealthy(hb);
         }
       }

@@ -183,14 +183,20 @@ public final class ControlState {
       return ControlResult.OK;
     }
     boolean failed = c.exitCode() != 0 || c.reason() != null;
+    // Failures that may be the node's: a non-zero exit, a launch failure, a refused start.
+    boolean suspicious = failed && (c.reason() == null || "LAUNCH_FAILED".equals(c.reason())
+        || NODE_UNHEALTHY.equals(c.reason()));
+    boolean madeSuspect = suspicious && blame(node, job, c.atMs());
     if (failed && NODE_UNHEALTHY.equals(c.reason())) {
       // The node refused the task (its health check failed): not the job's fault.
-      blame(node, job, c.atMs());
       requeue(job, c.atMs(), c.atMs(), "node " + c.node() + " is unhealthy: " + c.message(),
           c.node());
+    } else if (madeSuspect) {
+      // This failure made the node suspect: the node is blamed, not the job.
+      requeue(job, c.atMs(), c.atMs(), failureMessage(c, job) + "; node " + c.node()
+          + " is now suspect (" + node.reason + ")", c.node());
     } else if (failed && !"KILLED".equals(c.reason()) && job.restarts < job.request.maxRestarts()) {
       job.restarts++;
-      blame(node, job, c.atMs());
       requeue(job, c.atMs(), c.atMs(), failureMessage(c, job) + "; restart " + job.restarts
           + " of " + job.request.maxRestarts(), c.node());
     } else if (failed) {
@@ -371,25 +377,34 @@ public final class ControlState {
   }
 
   /**
-   * Records a job failure on a node. Failures of {@value #SUSPECT_JOBS} different jobs within
-   * an hour make the node suspect: it is drained (running jobs finish), with the jobs named,
-   * until an admin resumes it. One job failing repeatedly only moves that job away.
+   * Records a job failure on a node. The node becomes suspect when, within an hour, one job
+   * failed there twice (it came back because no other node could take it) or {@value
+   * #SUSPECT_JOBS} different jobs failed there: it is drained (running jobs finish), with the
+   * jobs named, until an admin resumes it.
+   *
+   * @return whether this failure made the node suspect
    */
-  private void blame(NodeRecord node, JobRecord job, long atMs) {
+  private boolean blame(NodeRecord node, JobRecord job, long atMs) {
     node.failures.removeIf(f -> f[0] < atMs - SUSPECT_WINDOW_MS);
     node.failures.add(new long[] {atMs, job.id});
     if (node.failures.size() > 64) {
       node.failures.removeFirst();
     }
     var jobsFailed = new java.util.TreeSet<Long>();
+    int sameJob = 0;
     for (long[] f : node.failures) {
       jobsFailed.add(f[1]);
+      sameJob += f[1] == job.id ? 1 : 0;
     }
-    if (jobsFailed.size() >= SUSPECT_JOBS && node.state == NodeState.UP) {
-      node.state = NodeState.DRAINED;
-      node.reason = "suspect: jobs " + jobsFailed + " failed here within an hour";
-      mustApply(new Command.CordonNode(sec(atMs), node.name, true));
+    if (node.state != NodeState.UP || (jobsFailed.size() < SUSPECT_JOBS && sameJob < 2)) {
+      return false;
     }
+    node.state = NodeState.DRAINED;
+    node.reason = sameJob >= 2
+        ? "suspect: job " + job.id + " failed here " + sameJob + " times within an hour"
+        : "suspect: jobs " + jobsFailed + " failed here within an hour";
+    mustApply(new Command.CordonNode(sec(atMs), node.name, true));
+    return true;
   }
 
   private ControlResult drain(DrainNode c) {
