@@ -50,6 +50,17 @@ class SubmitCommandTest extends ClientTestSupport {
   }
 
   @Test
+  void checkpointAndSignalFlagsBecomeTheSubmission() throws IOException {
+    kairos("submit", "--gpus", "8", "--kill-signal", "INT", "--grace", "2m", "--signal", "USR1@300",
+        "--checkpoint-dir", "ckpt", "--max-restarts", "3", "--exclude", "n4,n7", "--",
+        "torchrun", "train.py").assertOk();
+    assertSent("""
+        {"command":["torchrun","train.py"],"workdir":"%s","gpus":8,"killSignal":"INT",
+         "gracePeriod":"2m","warnSignal":"USR1@300","checkpointDir":"%s","maxRestarts":3,
+         "excludeNodes":["n4","n7"]}""".formatted(dir, dir.resolve("ckpt")));
+  }
+
+  @Test
   void onlyTheCommandAndWorkdirWhenNoFlags() throws IOException {
     kairos("submit", "--", "hostname").assertOk();
     assertSent("{\"command\":[\"hostname\"],\"workdir\":\"" + dir + "\"}");
