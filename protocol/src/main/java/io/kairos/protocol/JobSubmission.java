@@ -35,6 +35,10 @@ import java.util.Map;
  * @param maxRestarts how often a failed task (non-zero exit) restarts the whole gang before the
  *     job fails; default 0. Losing a node never counts: such a job is always requeued
  * @param excludeNodes nodes the job must not run on (Slurm's {@code --exclude})
+ * @param array Slurm's {@code --array}: "0-15", "1,3,5", "0-15%4" (at most 4 at once), "0-20:2";
+ *     one job per index, each with KAIROS_ARRAY_TASK_ID (and SLURM_ARRAY_TASK_ID) set
+ * @param dependency Slurm's {@code --dependency}: "afterok:12:13", "afterany:14",
+ *     "afternotok:15", "after:16", several joined by ','; the job waits until they hold
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobSubmission(
@@ -56,7 +60,35 @@ public record JobSubmission(
     String warnSignal,
     String checkpointDir,
     Integer maxRestarts,
-    List<String> excludeNodes) {
+    List<String> excludeNodes,
+    String array,
+    String dependency) {
+
+  /** A submission without array or dependency. */
+  public JobSubmission(
+      String name,
+      List<String> command,
+      Map<String, String> env,
+      String workdir,
+      Integer gpus,
+      Integer gpusPerNode,
+      Integer cpus,
+      Long memoryMb,
+      String timeLimit,
+      String queue,
+      Integer priority,
+      String gpuModel,
+      String user,
+      String killSignal,
+      String gracePeriod,
+      String warnSignal,
+      String checkpointDir,
+      Integer maxRestarts,
+      List<String> excludeNodes) {
+    this(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb, timeLimit, queue,
+        priority, gpuModel, user, killSignal, gracePeriod, warnSignal, checkpointDir, maxRestarts,
+        excludeNodes, null, null);
+  }
 
   /** A submission with the fields of the first API version; the rest take their defaults. */
   public JobSubmission(
@@ -74,7 +106,7 @@ public record JobSubmission(
       String gpuModel,
       String user) {
     this(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb, timeLimit, queue,
-        priority, gpuModel, user, null, null, null, null, null, null);
+        priority, gpuModel, user, null, null, null, null, null, null, null, null);
   }
 
   /** The smallest valid submission: a command and a GPU count. */

@@ -105,6 +105,10 @@ public final class Submissions {
     String name = s.name() == null ? defaultName(command) : s.name();
     check(!name.isBlank() && name.length() <= 128 && name.chars().noneMatch(Character::isISOControl),
         prefix + "name", "name must be 1 to 128 printable characters", null);
+    check(s.array() == null, prefix + "array", "job arrays are not supported by this controller yet",
+        "submit one job per index");
+    check(s.dependency() == null, prefix + "dependency",
+        "dependencies are not supported by this controller yet", "submit the job once the others end");
     String killSignal = s.killSignal() == null ? JobRequest.DEFAULT_KILL_SIGNAL
         : signal(s.killSignal(), prefix + "killSignal");
     long grace = s.gracePeriod() == null ? JobRequest.DEFAULT_GRACE_SEC
