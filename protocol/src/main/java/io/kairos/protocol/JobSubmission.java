@@ -39,6 +39,10 @@ import java.util.Map;
  *     one job per index, each with KAIROS_ARRAY_TASK_ID (and SLURM_ARRAY_TASK_ID) set
  * @param dependency Slurm's {@code --dependency}: "afterok:12:13", "afterany:14",
  *     "afternotok:15", "after:16", several joined by ','; the job waits until they hold
+ * @param output where each task's stdout goes (Slurm's {@code --output}), an absolute path with
+ *     Slurm's patterns: %j job id, %A array job id, %a array index, %t task rank, %N node, %u
+ *     user, %x job name, %% a '%'; default the task's own directory on its node
+ * @param error where each task's stderr goes (Slurm's {@code --error}), as {@code output}
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobSubmission(
@@ -62,7 +66,9 @@ public record JobSubmission(
     Integer maxRestarts,
     List<String> excludeNodes,
     String array,
-    String dependency) {
+    String dependency,
+    String output,
+    String error) {
 
   /** A submission without array or dependency. */
   public JobSubmission(
@@ -87,7 +93,7 @@ public record JobSubmission(
       List<String> excludeNodes) {
     this(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb, timeLimit, queue,
         priority, gpuModel, user, killSignal, gracePeriod, warnSignal, checkpointDir, maxRestarts,
-        excludeNodes, null, null);
+        excludeNodes, null, null, null, null);
   }
 
   /** A submission with the fields of the first API version; the rest take their defaults. */
@@ -106,7 +112,7 @@ public record JobSubmission(
       String gpuModel,
       String user) {
     this(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb, timeLimit, queue,
-        priority, gpuModel, user, null, null, null, null, null, null, null, null);
+        priority, gpuModel, user, null, null, null, null, null, null, null, null, null, null);
   }
 
   /** The smallest valid submission: a command and a GPU count. */

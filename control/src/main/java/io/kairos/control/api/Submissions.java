@@ -109,6 +109,9 @@ public final class Submissions {
         "submit one job per index");
     check(s.dependency() == null, prefix + "dependency",
         "dependencies are not supported by this controller yet", "submit the job once the others end");
+    check(s.output() == null && s.error() == null, prefix + (s.output() != null ? "output" : "error"),
+        "output and error paths are not supported by this controller yet",
+        "read the task's output with kairos logs");
     String killSignal = s.killSignal() == null ? JobRequest.DEFAULT_KILL_SIGNAL
         : signal(s.killSignal(), prefix + "killSignal");
     long grace = s.gracePeriod() == null ? JobRequest.DEFAULT_GRACE_SEC
