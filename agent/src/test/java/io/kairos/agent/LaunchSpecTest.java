@@ -289,4 +289,35 @@ class LaunchSpecTest {
         .isThrownBy(() -> LaunchSpec.of(a, "n1", DATA, Map.of()))
         .withMessageStartingWith("task");
   }
+
+  static Stream<TaskAssignment> badSignals() {
+    var a = Assignments.assignment(5, "true");
+    return Stream.of(
+        Assignments.withKillSignal(a, "KILL", 0),
+        Assignments.withKillSignal(a, "SIGTERM", 0),
+        Assignments.withKillSignal(a, "usr1", 0),
+        Assignments.withWarning(a, "STOP", 60),
+        Assignments.withWarning(a, "", 60));
+  }
+
+  @ParameterizedTest
+  @MethodSource("badSignals")
+  void aSignalNotOnTheListCannotBeLaunched(TaskAssignment a) {
+    String field = a.killSignal() != null ? "killSignal" : "warnSignal";
+
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> LaunchSpec.of(a, "n1", DATA, Map.of()))
+        .withMessageStartingWith(field);
+  }
+
+  @Test
+  void everySignalOnTheListCanBeLaunched() {
+    var a = Assignments.assignment(5, "true");
+    for (String signal : ProcessLauncher.SIGNALS) {
+      assertThat(LaunchSpec.of(Assignments.withKillSignal(a, signal, 0), "n1", DATA, Map.of()))
+          .isNotNull();
+      assertThat(LaunchSpec.of(Assignments.withWarning(a, signal, 60), "n1", DATA, Map.of()))
+          .isNotNull();
+    }
+  }
 }

@@ -61,9 +61,12 @@ class TaskTableBarrierTest {
     table.killAllNow(ExitReason.KILLED, "test over");
   }
 
-  /** A barrier task that touches {@code started} in its task directory, then sleeps. */
+  /**
+   * A barrier task that touches {@code started} in its task directory, then becomes {@code sleep}
+   * (an exec, not a child: a child forked just as the test ends could escape the kill of the tree).
+   */
   private static TaskAssignment marking(long jobId) {
-    return withBarrier(script(jobId, "touch started; sleep 60"));
+    return withBarrier(script(jobId, "touch started; exec sleep 60"));
   }
 
   private Path marker(TaskAssignment a) {

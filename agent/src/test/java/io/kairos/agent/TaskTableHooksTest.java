@@ -1,5 +1,6 @@
 package io.kairos.agent;
 
+import static io.kairos.agent.Assignments.assignment;
 import static io.kairos.agent.Assignments.script;
 import static io.kairos.agent.Assignments.withBarrier;
 import static io.kairos.agent.Processes.PROCESS_WAIT;
@@ -133,6 +134,16 @@ class TaskTableHooksTest {
     assertThat(report.exitCode()).isEqualTo(TaskTable.LAUNCH_FAILED_EXIT_CODE);
     assertThat(hooks.any("started")).isFalse();
     assertThat(dir(a).resolve("started")).doesNotExist();
+  }
+
+  @Test
+  void aTaskIsolatedButNotStartedIsEndedSoItsIsolationIsUndone() {
+    var a = assignment(59, "/no/such/program");
+
+    table.launch(a);
+
+    assertThat(table.report(TaskKey.of(a)).orElseThrow().reason()).isEqualTo("LAUNCH_FAILED");
+    assertThat(hooks.calls).containsExactly("health", "isolate 59-1-0", "ended 59-1-0");
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.kairos.agent;
 
+import static io.kairos.agent.Assignments.assignment;
 import static io.kairos.agent.Assignments.script;
 import static io.kairos.agent.Assignments.withKillSignal;
 import static io.kairos.agent.Assignments.withTimeLimit;
@@ -237,6 +238,35 @@ class TaskTableSignalsTest {
 
     assertThat(report.exitCode()).isEqualTo(137);
     assertThat(report.message()).as("the first reason stays").contains("cancelled");
+  }
+
+  @Test
+  void aKillOrWarningSignalNotOnTheListFailsTheLaunchNamingIt() {
+    var badKill = withKillSignal(assignment(48, "sleep", "60"), "KILL", 0);
+    var badWarning = withWarning(assignment(49, "sleep", "60"), "STOP", 60);
+
+    table.launch(badKill);
+    table.launch(badWarning);
+
+    TaskReport kill = table.report(TaskKey.of(badKill)).orElseThrow();
+    assertThat(kill.reason()).isEqualTo("LAUNCH_FAILED");
+    assertThat(kill.message()).contains("killSignal").contains("KILL");
+    TaskReport warning = table.report(TaskKey.of(badWarning)).orElseThrow();
+    assertThat(warning.reason()).isEqualTo("LAUNCH_FAILED");
+    assertThat(warning.message()).contains("warnSignal").contains("STOP");
+    assertThat(hooks.any("started")).isFalse();
+  }
+
+  @Test
+  void killAllNowKillsEveryTaskEvenAfterAnAssignmentWithABadSignal() {
+    table.launch(withKillSignal(assignment(50, "sleep", "60"), "KILL", 0));
+    var good = assignment(51, "sleep", "60");
+    table.launch(good);
+
+    table.killAllNow(ExitReason.KILLED, "fenced");
+
+    // SIGTERM and SIGKILL go out together: sleep may die of either.
+    assertThat(awaitExited(TaskKey.of(good)).exitCode()).isIn(137, 143);
   }
 
   /** The task carries on: it writes more beats, and is reported RUNNING. */
