@@ -65,7 +65,8 @@ public record LaunchSpec(
    *
    * @param agentEnv the agent's own environment ({@code System.getenv()} in production)
    * @throws IllegalArgumentException when the assignment cannot be launched (no command, a rank
-   *     outside the gang), naming the field
+   *     outside the gang, a kill or warning signal not in {@link ProcessLauncher#SIGNALS}), naming
+   *     the field
    */
   public static LaunchSpec of(
       TaskAssignment a, String node, Path dataDir, Map<String, String> agentEnv) {
@@ -81,6 +82,10 @@ public record LaunchSpec(
       throw new IllegalArgumentException(
           "task must be between 0 and tasks - 1 = " + (a.tasks() - 1) + ", got " + a.task());
     }
+    // Refused here, not when the signal is due: a stop that throws would leave the task running
+    // and abort a killAll or killAllNow half way, with the other tasks still running too.
+    checkSignal(a.killSignal(), "killSignal");
+    checkSignal(a.warnSignal(), "warnSignal");
     Path taskDir = taskDir(dataDir, key);
     Path workdir =
         a.workdir() == null || a.workdir().isBlank() ? taskDir : taskDir.resolve(a.workdir());
@@ -92,6 +97,13 @@ public record LaunchSpec(
         taskDir,
         taskDir.resolve("stdout.log"),
         taskDir.resolve("stderr.log"));
+  }
+
+  private static void checkSignal(String signal, String field) {
+    if (signal != null && !ProcessLauncher.SIGNALS.contains(signal)) {
+      throw new IllegalArgumentException(
+          field + " must be one of " + ProcessLauncher.SIGNALS + ", got " + signal);
+    }
   }
 
   /** {@code <dataDir>/tasks/<job>-<attempt>-<task>}. */

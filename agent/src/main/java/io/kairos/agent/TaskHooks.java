@@ -9,7 +9,7 @@ import java.util.List;
  * the isolation of the process (its cgroup), and its registration with the fence watchdog that
  * kills it should the agent lose its lease while frozen. The table calls them in this order:
  * {@link #healthProblems}, {@link #isolate}, {@link #started}, and {@link #ended} once the
- * process has exited.
+ * process has exited (or, after {@link #isolate}, once its start has failed).
  */
 public interface TaskHooks {
   /** Nothing checked, nothing isolated: emulated nodes and unit tests. */
@@ -36,6 +36,9 @@ public interface TaskHooks {
   /** The grace ran out and the task's tree got SIGKILL: kill what escaped the tree too. */
   default void forceKilled(TaskKey key) {}
 
-  /** The process exited; its cgroup may be removed and the watchdog forget it. */
+  /**
+   * The process exited, or the task was isolated but its process could not start; its cgroup may
+   * be removed and the watchdog forget it.
+   */
   default void ended(TaskKey key) {}
 }

@@ -179,8 +179,10 @@ public final class TaskTable {
   /** Starts the task's process; called under the lock. */
   private void startProcess(Task task) {
     TaskKey key = task.key;
+    boolean isolated = false;
     try {
       LaunchSpec spec = hooks.isolate(task.spec, task.assignment);
+      isolated = true;
       Files.createDirectories(spec.taskDir());
       Process process = launcher.start(spec);
       task.started(spec, process, clock.instant());
@@ -195,6 +197,10 @@ public final class TaskTable {
       // A bug here must still end as a report, not as a task stuck in STARTING.
       task.refused(ExitReason.LAUNCH_FAILED, "agent error: " + e, clock.instant());
       log.error("{}: launch failed", key, e);
+    }
+    if (isolated && task.status == TaskStatus.EXITED) {
+      // Isolated but never started: its cgroup must still be removed.
+      hooks.ended(key);
     }
     changed();
   }

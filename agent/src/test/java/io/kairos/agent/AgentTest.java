@@ -2,12 +2,14 @@ package io.kairos.agent;
 
 import static io.kairos.agent.Assignments.assignment;
 import static io.kairos.agent.Assignments.script;
+import static io.kairos.agent.Assignments.withBarrier;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.kairos.protocol.agent.Heartbeat;
 import io.kairos.protocol.agent.Registration;
 import io.kairos.protocol.agent.TaskKill;
+import io.kairos.protocol.agent.TaskRef;
 import io.kairos.protocol.agent.TaskReport;
 import io.kairos.protocol.agent.TaskStatus;
 import java.io.IOException;
@@ -17,6 +19,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -254,6 +257,82 @@ class AgentTest {
     assertThat(report(agent, key).status()).isEqualTo(TaskStatus.EXITED);
     assertThat(report(agent, key).reason()).isEqualTo("KILLED");
     assertThat(agent.awaitStop().isFailure()).isFalse();
+  }
+
+  @Test
+  void aGoInAReplyStartsAReadyTask() throws Exception {
+    var fake = controller();
+    agent(List.of(fake.url()), InstantSource.system());
+    var a = withBarrier(script(27, "touch started; exit 5"));
+    var key = TaskKey.of(a);
+    Path marker = LaunchSpec.taskDir(dataDir, key).resolve("started");
+    fake.assign(a);
+    await()
+        .atMost(WAIT)
+        .until(() -> fake.lastReport(key).map(r -> r.status() == TaskStatus.READY).orElse(false));
+    assertThat(marker).as("held at the barrier").doesNotExist();
+
+    fake.go(new TaskRef(27, 1, 0));
+    await().atMost(WAIT).until(() -> fake.exited.containsKey(key));
+
+    TaskReport report = fake.exited.get(key);
+    assertThat(report.exitCode()).isEqualTo(5);
+    assertThat(report.reason()).isNull();
+    assertThat(report.startedAtMs()).isNotNull();
+    assertThat(marker).exists();
+  }
+
+  @Test
+  void aFailingHealthCheckRidesOnHeartbeatsAndRefusesTasks() throws Exception {
+    var fake = controller();
+    agent(
+        List.of(fake.url()),
+        InstantSource.system(),
+        b ->
+            b.healthCheckProgram(List.of("/bin/sh", "-c", "echo disk full; exit 1"))
+                .healthIntervalMs(1_000));
+
+    await()
+        .atMost(WAIT)
+        .alias("a heartbeat reports the failed check")
+        .until(
+            () ->
+                fake.heartbeats.stream()
+                    .anyMatch(
+                        hb ->
+                            hb.problems() != null
+                                && hb.problems().stream().anyMatch(p -> p.contains("disk full"))));
+    var a = script(28, "touch started");
+    var key = TaskKey.of(a);
+    fake.assign(a);
+    await().atMost(WAIT).until(() -> fake.exited.containsKey(key));
+
+    TaskReport report = fake.exited.get(key);
+    assertThat(report.reason()).isEqualTo("NODE_UNHEALTHY");
+    assertThat(report.message()).contains("disk full");
+    assertThat(report.startedAtMs()).isNull();
+    assertThat(LaunchSpec.taskDir(dataDir, key).resolve("started")).doesNotExist();
+  }
+
+  @Test
+  void aFencedReplySigkillsEveryTaskWithoutAGrace() throws Exception {
+    var fake = controller();
+    // The clock never moves, so a stop's grace never ends: only an immediate SIGKILL ends the task.
+    var agent = agent(List.of(fake.url()), new ManualClock(), b -> b.killGraceMs(30_000));
+    var a = script(29, "trap '' TERM; touch ready; while :; do sleep 0.1; done");
+    var key = TaskKey.of(a);
+    fake.assign(a);
+    Path ready = LaunchSpec.taskDir(dataDir, key).resolve("ready");
+    await().atMost(WAIT).until(() -> Files.exists(ready));
+
+    fake.fenceNext();
+    await().atMost(WAIT).until(() -> fake.exited.containsKey(key));
+
+    TaskReport report = fake.exited.get(key);
+    assertThat(report.exitCode()).as("128 + SIGKILL").isEqualTo(137);
+    assertThat(report.reason()).isEqualTo("KILLED");
+    assertThat(report.message()).contains("fenced");
+    assertThat(agent.epoch()).isEqualTo(2);
   }
 
   private static TaskReport report(Agent agent, TaskKey key) {

@@ -33,39 +33,35 @@ final class Assignments {
   }
 
   static TaskAssignment withWorkdir(TaskAssignment a, String workdir) {
-    return new TaskAssignment(
-        a.jobId(),
-        a.attempt(),
-        a.task(),
-        a.tasks(),
-        a.nodes(),
-        a.name(),
-        a.user(),
-        a.command(),
-        a.env(),
+    return copy(
+        a,
         workdir,
+        a.timeLimitSec(),
         a.gpus(),
-        a.cpus(),
-        a.memoryMb(),
-        a.timeLimitSec());
+        a.gpuUuids(),
+        a.killSignal(),
+        a.graceSec(),
+        a.warnSignal(),
+        a.warnBeforeSec(),
+        a.checkpointDir(),
+        a.barrier(),
+        a.restarts());
   }
 
   static TaskAssignment withTimeLimit(TaskAssignment a, long timeLimitSec) {
-    return new TaskAssignment(
-        a.jobId(),
-        a.attempt(),
-        a.task(),
-        a.tasks(),
-        a.nodes(),
-        a.name(),
-        a.user(),
-        a.command(),
-        a.env(),
+    return copy(
+        a,
         a.workdir(),
+        timeLimitSec,
         a.gpus(),
-        a.cpus(),
-        a.memoryMb(),
-        timeLimitSec);
+        a.gpuUuids(),
+        a.killSignal(),
+        a.graceSec(),
+        a.warnSignal(),
+        a.warnBeforeSec(),
+        a.checkpointDir(),
+        a.barrier(),
+        a.restarts());
   }
 
   static TaskAssignment gang(
@@ -90,5 +86,130 @@ final class Assignments {
         4,
         1024,
         60);
+  }
+
+  /** A task of a gang with a barrier: held READY until a {@code go} names it. */
+  static TaskAssignment withBarrier(TaskAssignment a) {
+    return copy(
+        a,
+        a.workdir(),
+        a.timeLimitSec(),
+        a.gpus(),
+        a.gpuUuids(),
+        a.killSignal(),
+        a.graceSec(),
+        a.warnSignal(),
+        a.warnBeforeSec(),
+        a.checkpointDir(),
+        true,
+        a.restarts());
+  }
+
+  /** A job that asks for {@code signal} first on a stop, and SIGKILL {@code graceSec} later. */
+  static TaskAssignment withKillSignal(TaskAssignment a, String signal, long graceSec) {
+    return copy(
+        a,
+        a.workdir(),
+        a.timeLimitSec(),
+        a.gpus(),
+        a.gpuUuids(),
+        signal,
+        graceSec,
+        a.warnSignal(),
+        a.warnBeforeSec(),
+        a.checkpointDir(),
+        a.barrier(),
+        a.restarts());
+  }
+
+  /** A job warned with {@code signal} {@code beforeSec} before its time limit (Slurm --signal). */
+  static TaskAssignment withWarning(TaskAssignment a, String signal, long beforeSec) {
+    return copy(
+        a,
+        a.workdir(),
+        a.timeLimitSec(),
+        a.gpus(),
+        a.gpuUuids(),
+        a.killSignal(),
+        a.graceSec(),
+        signal,
+        beforeSec,
+        a.checkpointDir(),
+        a.barrier(),
+        a.restarts());
+  }
+
+  /** GPUs by index and, when {@code uuids} is not null, by UUID. */
+  static TaskAssignment withGpus(TaskAssignment a, List<Integer> gpus, List<String> uuids) {
+    return copy(
+        a,
+        a.workdir(),
+        a.timeLimitSec(),
+        gpus,
+        uuids,
+        a.killSignal(),
+        a.graceSec(),
+        a.warnSignal(),
+        a.warnBeforeSec(),
+        a.checkpointDir(),
+        a.barrier(),
+        a.restarts());
+  }
+
+  /** An attempt after {@code restarts} requeues, with a checkpoint directory (or null). */
+  static TaskAssignment withRestarts(TaskAssignment a, int restarts, String checkpointDir) {
+    return copy(
+        a,
+        a.workdir(),
+        a.timeLimitSec(),
+        a.gpus(),
+        a.gpuUuids(),
+        a.killSignal(),
+        a.graceSec(),
+        a.warnSignal(),
+        a.warnBeforeSec(),
+        checkpointDir,
+        a.barrier(),
+        restarts);
+  }
+
+  /** {@code a} with the fields after it; the rest as in {@code a}. */
+  private static TaskAssignment copy(
+      TaskAssignment a,
+      String workdir,
+      long timeLimitSec,
+      List<Integer> gpus,
+      List<String> gpuUuids,
+      String killSignal,
+      long graceSec,
+      String warnSignal,
+      long warnBeforeSec,
+      String checkpointDir,
+      boolean barrier,
+      int restarts) {
+    return new TaskAssignment(
+        a.jobId(),
+        a.attempt(),
+        a.task(),
+        a.tasks(),
+        a.nodes(),
+        a.name(),
+        a.user(),
+        a.command(),
+        a.env(),
+        workdir,
+        gpus,
+        a.cpus(),
+        a.memoryMb(),
+        timeLimitSec,
+        a.masterAddr(),
+        gpuUuids,
+        killSignal,
+        graceSec,
+        warnSignal,
+        warnBeforeSec,
+        checkpointDir,
+        barrier,
+        restarts);
   }
 }

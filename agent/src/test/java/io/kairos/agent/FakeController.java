@@ -31,9 +31,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * A controller for agent tests: one {@link HttpServer} on a free port that answers register and
  * heartbeat like the real one, from what the test queued. Records what it receives.
  *
- * <p>Replies carry the queued launches and kills once; exited tasks are forgotten (and recorded in
- * {@link #exited}) as soon as a heartbeat reports them. A heartbeat that finds nothing queued is
- * held up to its {@code waitMs} (a long poll).
+ * <p>Replies carry the queued launches, kills and gos once; exited tasks are forgotten (and
+ * recorded in {@link #exited}) as soon as a heartbeat reports them. A heartbeat that finds nothing
+ * queued is held up to its {@code waitMs} (a long poll).
  */
 final class FakeController implements AutoCloseable {
   static final String TOKEN = "join-secret";
@@ -50,6 +50,7 @@ final class FakeController implements AutoCloseable {
 
   private final List<TaskAssignment> launches = new ArrayList<>();
   private final List<TaskKill> kills = new ArrayList<>();
+  private final List<TaskRef> gos = new ArrayList<>();
   private boolean fenceNext;
 
   volatile long heartbeatIntervalMs = 100;
@@ -80,6 +81,12 @@ final class FakeController implements AutoCloseable {
 
   synchronized void kill(TaskKill kill) {
     kills.add(kill);
+    notifyAll();
+  }
+
+  /** Releases a READY task of a gang: the next reply's {@code go} names it. */
+  synchronized void go(TaskRef ref) {
+    gos.add(ref);
     notifyAll();
   }
 
@@ -142,7 +149,11 @@ final class FakeController implements AutoCloseable {
   private synchronized HeartbeatReply reply(Heartbeat heartbeat, List<TaskRef> forget)
       throws InterruptedException {
     long deadline = System.nanoTime() + heartbeat.waitMs() * 1_000_000;
-    while (forget.isEmpty() && launches.isEmpty() && kills.isEmpty() && !fenceNext) {
+    while (forget.isEmpty()
+        && launches.isEmpty()
+        && kills.isEmpty()
+        && gos.isEmpty()
+        && !fenceNext) {
       long leftMs = (deadline - System.nanoTime()) / 1_000_000;
       if (leftMs <= 0) {
         break;
@@ -152,9 +163,16 @@ final class FakeController implements AutoCloseable {
     boolean fenced = fenceNext;
     fenceNext = false;
     var reply =
-        new HeartbeatReply(epochs.get(), fenced, List.copyOf(launches), List.copyOf(kills), forget);
+        new HeartbeatReply(
+            epochs.get(),
+            fenced,
+            List.copyOf(launches),
+            List.copyOf(kills),
+            forget,
+            List.copyOf(gos));
     launches.clear();
     kills.clear();
+    gos.clear();
     return reply;
   }
 

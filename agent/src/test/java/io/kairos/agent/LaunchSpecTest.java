@@ -1,6 +1,8 @@
 package io.kairos.agent;
 
 import static io.kairos.agent.Assignments.gang;
+import static io.kairos.agent.Assignments.withGpus;
+import static io.kairos.agent.Assignments.withRestarts;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
@@ -23,6 +25,8 @@ class LaunchSpecTest {
           "/home/agent",
           "KAIROS_JOIN_TOKEN",
           "secret",
+          "KAIROS_CHECKPOINT_DIR",
+          "/agent/checkpoints",
           "MASTER_PORT",
           "1");
 
@@ -84,7 +88,7 @@ class LaunchSpecTest {
             gang(3, 1, 0, List.of("n1"), List.of(0), Map.of()),
             "n1",
             Map.of("PATH", "/usr/bin", "HOME", "/home/agent", "MASTER_PORT", "29503"),
-            List.of("KAIROS_JOIN_TOKEN")),
+            List.of("KAIROS_JOIN_TOKEN", "KAIROS_CHECKPOINT_DIR")),
         new Case(
             "the job's variables override the agent's and the rendezvous address",
             gang(
@@ -148,7 +152,76 @@ class LaunchSpecTest {
                 "",
                 "CUDA_VISIBLE_DEVICES",
                 ""),
-            List.of()));
+            List.of()),
+        new Case(
+            "GPUs are named by UUID when the node reported them, and KAIROS_GPUS by index",
+            withGpus(
+                gang(7, 1, 0, List.of("n1"), List.of(), Map.of()),
+                List.of(2, 3),
+                List.of("GPU-aaaa", "GPU-bbbb")),
+            "n1",
+            Map.of(
+                "CUDA_VISIBLE_DEVICES", "GPU-aaaa,GPU-bbbb",
+                "NVIDIA_VISIBLE_DEVICES", "GPU-aaaa,GPU-bbbb",
+                "KAIROS_GPUS", "2,3"),
+            List.of()),
+        new Case(
+            "GPUs are named by index when their UUIDs are unknown",
+            withGpus(gang(7, 1, 0, List.of("n1"), List.of(), Map.of()), List.of(2, 3), null),
+            "n1",
+            Map.of(
+                "CUDA_VISIBLE_DEVICES", "2,3",
+                "NVIDIA_VISIBLE_DEVICES", "2,3",
+                "KAIROS_GPUS", "2,3"),
+            List.of()),
+        new Case(
+            "GPUs are named by index when the UUIDs do not match them one to one",
+            withGpus(
+                gang(7, 1, 0, List.of("n1"), List.of(), Map.of()),
+                List.of(2, 3),
+                List.of("GPU-aaaa")),
+            "n1",
+            Map.of(
+                "CUDA_VISIBLE_DEVICES", "2,3",
+                "NVIDIA_VISIBLE_DEVICES", "2,3",
+                "KAIROS_GPUS", "2,3"),
+            List.of()),
+        new Case(
+            "a restarted attempt is told its restart count and checkpoint directory",
+            withRestarts(gang(7, 4, 0, List.of("n1"), List.of(0), Map.of()), 3, "/ckpt/job7"),
+            "n1",
+            Map.of("KAIROS_RESTART_COUNT", "3", "KAIROS_CHECKPOINT_DIR", "/ckpt/job7"),
+            List.of()),
+        new Case(
+            "the assigned checkpoint directory wins over the job's variable",
+            withRestarts(
+                gang(7, 1, 0, List.of("n1"), List.of(0), jobSetsKairosVariables()),
+                0,
+                "/ckpt/job7"),
+            "n1",
+            Map.of("KAIROS_CHECKPOINT_DIR", "/ckpt/job7"),
+            List.of()),
+        new Case(
+            "without a checkpoint directory, the job's and the agent's do not leak through",
+            gang(7, 1, 0, List.of("n1"), List.of(5), jobSetsKairosVariables()),
+            "n1",
+            Map.of("KAIROS_RESTART_COUNT", "0", "KAIROS_GPUS", "5", "CUDA_VISIBLE_DEVICES", "5"),
+            List.of("KAIROS_CHECKPOINT_DIR")),
+        new Case(
+            "a blank checkpoint directory is none",
+            withRestarts(
+                gang(7, 1, 0, List.of("n1"), List.of(0), jobSetsKairosVariables()), 1, " "),
+            "n1",
+            Map.of("KAIROS_RESTART_COUNT", "1"),
+            List.of("KAIROS_CHECKPOINT_DIR")));
+  }
+
+  /** A job env that tries to set what the agent decides. */
+  private static Map<String, String> jobSetsKairosVariables() {
+    return Map.of(
+        "KAIROS_CHECKPOINT_DIR", "/job/checkpoints",
+        "KAIROS_RESTART_COUNT", "9",
+        "KAIROS_GPUS", "0,1,2,3");
   }
 
   @ParameterizedTest(name = "{0}")
@@ -215,5 +288,36 @@ class LaunchSpecTest {
     assertThatIllegalArgumentException()
         .isThrownBy(() -> LaunchSpec.of(a, "n1", DATA, Map.of()))
         .withMessageStartingWith("task");
+  }
+
+  static Stream<TaskAssignment> badSignals() {
+    var a = Assignments.assignment(5, "true");
+    return Stream.of(
+        Assignments.withKillSignal(a, "KILL", 0),
+        Assignments.withKillSignal(a, "SIGTERM", 0),
+        Assignments.withKillSignal(a, "usr1", 0),
+        Assignments.withWarning(a, "STOP", 60),
+        Assignments.withWarning(a, "", 60));
+  }
+
+  @ParameterizedTest
+  @MethodSource("badSignals")
+  void aSignalNotOnTheListCannotBeLaunched(TaskAssignment a) {
+    String field = a.killSignal() != null ? "killSignal" : "warnSignal";
+
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> LaunchSpec.of(a, "n1", DATA, Map.of()))
+        .withMessageStartingWith(field);
+  }
+
+  @Test
+  void everySignalOnTheListCanBeLaunched() {
+    var a = Assignments.assignment(5, "true");
+    for (String signal : ProcessLauncher.SIGNALS) {
+      assertThat(LaunchSpec.of(Assignments.withKillSignal(a, signal, 0), "n1", DATA, Map.of()))
+          .isNotNull();
+      assertThat(LaunchSpec.of(Assignments.withWarning(a, signal, 60), "n1", DATA, Map.of()))
+          .isNotNull();
+    }
   }
 }

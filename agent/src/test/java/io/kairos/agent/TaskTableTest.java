@@ -4,6 +4,9 @@ import static io.kairos.agent.Assignments.assignment;
 import static io.kairos.agent.Assignments.script;
 import static io.kairos.agent.Assignments.withTimeLimit;
 import static io.kairos.agent.Assignments.withWorkdir;
+import static io.kairos.agent.Processes.PROCESS_WAIT;
+import static io.kairos.agent.Processes.awaitDead;
+import static io.kairos.agent.Processes.awaitPid;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -24,7 +27,6 @@ import org.junit.jupiter.api.io.TempDir;
 /** The task table with real processes; time limits and grace periods on a manual clock. */
 class TaskTableTest {
   private static final Duration GRACE = Duration.ofSeconds(10);
-  private static final Duration PROCESS_WAIT = Duration.ofSeconds(10);
 
   @TempDir Path dataDir;
 
@@ -336,33 +338,7 @@ class TaskTableTest {
     return table.report(key).orElseThrow();
   }
 
-  private static long awaitPid(Path file) throws IOException {
-    await().atMost(PROCESS_WAIT).until(() -> Files.exists(file) && Files.size(file) > 1);
-    return Long.parseLong(Files.readString(file).strip());
-  }
-
   private static long lines(Path file) throws IOException {
-    try (var lines = Files.lines(file)) {
-      return lines.count();
-    }
-  }
-
-  private static void awaitDead(long pid) {
-    await().atMost(PROCESS_WAIT).alias("process " + pid + " is gone").until(() -> isGone(pid));
-  }
-
-  /**
-   * Whether the process has ended. A killed grandchild is re-parented, and stays a zombie (which
-   * {@link ProcessHandle#isAlive} counts as alive) until its new parent reaps it, which some
-   * container init processes never do: a zombie counts as gone.
-   */
-  private static boolean isGone(long pid) {
-    try {
-      String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-      char state = stat.charAt(stat.lastIndexOf(')') + 2);
-      return state == 'Z' || state == 'X';
-    } catch (IOException e) {
-      return true;
-    }
+    return Processes.lines(file).size();
   }
 }
