@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kairos.control.health.PhiAccrualDetector;
 import io.kairos.protocol.JobView;
 import io.kairos.protocol.agent.Registered;
 import java.io.ByteArrayOutputStream;
@@ -49,7 +50,10 @@ class BadInputTest {
 
   @BeforeAll
   static void start() throws Exception {
-    controller = Controller.start(Controller.Config.single(dir, "127.0.0.1", 0));
+    // n1 never heartbeats: a patient failure detector keeps it UP, so that the node epochs and
+    // states in the fingerprint change only when a request changes them.
+    controller = Controller.start(Controller.Config.single(dir, "127.0.0.1", 0)
+        .withDetection(new PhiAccrualDetector.Settings(8.0, 1000, 100, 3_600_000, 1_000)));
     admin = new TestApi(controller.url(), controller.adminToken());
     agent = admin.as(controller.joinToken());
     Leaders.awaitLeader(controller, java.time.Duration.ofSeconds(30));
@@ -95,6 +99,10 @@ class BadInputTest {
   static final String CMD = "\"command\":[\"python3\",\"train.py\"]";
 
   static Stream<Case> cases() {
+    return Stream.concat(basicCases(), stopAndPlacementCases());
+  }
+
+  static Stream<Case> basicCases() {
     return Stream.of(
         // wrong types
         job("gpus as a word", "{" + CMD + ",\"gpus\":\"two\"}", "gpus"),
@@ -269,6 +277,48 @@ class BadInputTest {
             "{\"node\":\"n1\",\"epoch\":\"one\",\"tasks\":[],\"waitMs\":0}", "epoch"));
   }
 
+  /**
+   * The fields that say how a job stops, restarts and where it may not run (killSignal,
+   * gracePeriod, warnSignal, checkpointDir, maxRestarts, excludeNodes). Besides the field, each
+   * refusal says how to fix it ({@link #aRefusedStopOrPlacementFieldSaysHowToFixIt}).
+   */
+  static Stream<Case> stopAndPlacementCases() {
+    return Stream.of(
+        job("killSignal KILL (cannot be caught)", "{" + CMD + ",\"killSignal\":\"KILL\"}",
+            "killSignal"),
+        job("killSignal STOP", "{" + CMD + ",\"killSignal\":\"STOP\"}", "killSignal"),
+        job("killSignal empty", "{" + CMD + ",\"killSignal\":\"\"}", "killSignal"),
+        job("killSignal as the number 15", "{" + CMD + ",\"killSignal\":15}", "killSignal"),
+        job("killSignal SIGFOO", "{" + CMD + ",\"killSignal\":\"SIGFOO\"}", "killSignal"),
+        job("gracePeriod zero", "{" + CMD + ",\"gracePeriod\":\"0\"}", "gracePeriod"),
+        job("gracePeriod negative", "{" + CMD + ",\"gracePeriod\":\"-1\"}", "gracePeriod"),
+        job("gracePeriod over an hour", "{" + CMD + ",\"gracePeriod\":\"2h\"}", "gracePeriod"),
+        job("gracePeriod not a duration", "{" + CMD + ",\"gracePeriod\":\"abc\"}", "gracePeriod"),
+        job("warnSignal with a time that is not a duration",
+            "{" + CMD + ",\"warnSignal\":\"USR1@abc\"}", "warnSignal"),
+        job("warnSignal at 0 seconds", "{" + CMD + ",\"warnSignal\":\"USR1@0\"}", "warnSignal"),
+        job("warnSignal before a 1h time limit starts",
+            "{" + CMD + ",\"timeLimit\":\"1h\",\"warnSignal\":\"USR1@99999\"}", "warnSignal"),
+        job("warnSignal KILL", "{" + CMD + ",\"warnSignal\":\"KILL@10\"}", "warnSignal"),
+        job("checkpointDir relative", "{" + CMD + ",\"checkpointDir\":\"ckpt/run1\"}",
+            "checkpointDir"),
+        job("checkpointDir with NUL", "{" + CMD + ",\"checkpointDir\":\"/ckpt/a\\u0000b\"}",
+            "checkpointDir"),
+        job("maxRestarts negative", "{" + CMD + ",\"maxRestarts\":-1}", "maxRestarts"),
+        job("maxRestarts 101", "{" + CMD + ",\"maxRestarts\":101}", "maxRestarts"),
+        job("maxRestarts as a string", "{" + CMD + ",\"maxRestarts\":\"2\"}", "maxRestarts"),
+        job("excludeNodes as one string", "{" + CMD + ",\"excludeNodes\":\"n1\"}",
+            "excludeNodes"),
+        job("excludeNodes with null", "{" + CMD + ",\"excludeNodes\":[\"n1\",null]}",
+            "excludeNodes[1]"),
+        job("excludeNodes with a path", "{" + CMD + ",\"excludeNodes\":[\"n1\",\"../x\"]}",
+            "excludeNodes[1]"),
+        job("excludeNodes of 5000 nodes", "{" + CMD + ",\"excludeNodes\":[" + nodeNames(5000) + "]}",
+            "excludeNodes"),
+        job("batch with a bad excludeNodes",
+            "[{" + CMD + "},{" + CMD + ",\"excludeNodes\":[\"a b\"]}]", "[1].excludeNodes[0]"));
+  }
+
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
   void aMalformedRequestIsRefusedWithAProblemAndChangesNothing(Case c) {
@@ -278,6 +328,69 @@ class BadInputTest {
 
     assertProblem(reply, c.status(), c.field());
     assertThat(fingerprint()).as("state after %s", c.name()).isEqualTo(before);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("stopAndPlacementCases")
+  void aRefusedStopOrPlacementFieldSaysHowToFixIt(Case c) throws IOException {
+    var before = fingerprint();
+    TestApi.Reply reply = admin.postBytes(c.path(), c.body());
+
+    assertProblem(reply, 400, c.field());
+    assertThat(TestApi.JSON.readTree(reply.body()).path("fix").asText()).as(reply.body())
+        .isNotBlank();
+    assertThat(fingerprint()).isEqualTo(before);
+  }
+
+  /** A valid value of a stop or placement field, and what the job view then shows. */
+  record Accepted(String name, String fields, String viewField, String shown) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  static Stream<Accepted> acceptedStopAndPlacementFields() {
+    return Stream.of(
+        new Accepted("killSignal in lower case", "\"killSignal\":\"term\"", null, null),
+        new Accepted("killSignal with SIG", "\"killSignal\":\"SIGINT\"", null, null),
+        new Accepted("killSignal USR1", "\"killSignal\":\"USR1\"", null, null),
+        new Accepted("gracePeriod 90s", "\"gracePeriod\":\"90s\"", null, null),
+        new Accepted("gracePeriod 1:00", "\"gracePeriod\":\"1:00\"", null, null),
+        new Accepted("gracePeriod of exactly an hour", "\"gracePeriod\":\"1h\"", null, null),
+        // Like timeLimit, a duration may be given as a number of seconds (the API's reader turns
+        // a JSON integer into a string field's text); so a number is not refused.
+        new Accepted("gracePeriod as the number 30", "\"gracePeriod\":30", null, null),
+        new Accepted("warnSignal USR1", "\"warnSignal\":\"USR1\"", null, null),
+        new Accepted("warnSignal USR1@120", "\"warnSignal\":\"USR1@120\"", null, null),
+        new Accepted("maxRestarts 100", "\"maxRestarts\":100", null, null),
+        new Accepted("checkpointDir", "\"checkpointDir\":\"/ckpt/run1\"", "checkpointDir",
+            "\"/ckpt/run1\""),
+        new Accepted("excludeNodes", "\"excludeNodes\":[\"n9\",\"gpu-01.rack_2\"]", "excludeNodes",
+            "[\"gpu-01.rack_2\",\"n9\"]"),
+        new Accepted("excludeNodes empty", "\"excludeNodes\":[]", "excludeNodes", null));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("acceptedStopAndPlacementFields")
+  void aValidStopOrPlacementFieldIsAcceptedAndShown(Accepted a) throws IOException {
+    long nextId = nextJobId();
+    var reply = admin.post("/api/v1/jobs", "{" + CMD + ",\"cpus\":1," + a.fields() + "}");
+
+    assertThat(reply.status()).as(reply.body()).isEqualTo(201);
+    long id = TestApi.JSON.readTree(reply.body()).path("id").asLong();
+    assertThat(id).isEqualTo(nextId);
+    var view = admin.get("/api/v1/jobs/" + id);
+    assertThat(view.status()).as(view.body()).isEqualTo(200);
+    assertThat(view.as(JobView.class).id()).isEqualTo(id);
+    if (a.viewField() != null) {
+      JsonNode shown = TestApi.JSON.readTree(view.body()).path(a.viewField());
+      if (a.shown() == null) {
+        assertThat(shown.isMissingNode()).as("%s left out of %s", a.viewField(), view.body()).isTrue();
+      } else {
+        assertThat(shown).as(view.body()).isEqualTo(TestApi.JSON.readTree(a.shown()));
+      }
+    }
   }
 
   // --- oversized bodies --------------------------------------------------------------------
@@ -516,6 +629,14 @@ class BadInputTest {
     return sb.toString();
   }
 
+  static String nodeNames(int n) {
+    var sb = new StringBuilder();
+    for (int i = 0; i < n; i++) {
+      sb.append(i == 0 ? "" : ",").append("\"node").append(i).append('"');
+    }
+    return sb.toString();
+  }
+
   static String gpus(int n, long memory) {
     var sb = new StringBuilder("[");
     for (int i = 0; i < n; i++) {
@@ -546,7 +667,8 @@ class BadInputTest {
 
     private static final String[] FIELDS = {
       "name", "command", "env", "workdir", "gpus", "gpusPerNode", "cpus", "memoryMb", "timeLimit",
-      "queue", "priority", "gpuModel", "user"
+      "queue", "priority", "gpuModel", "user", "killSignal", "gracePeriod", "warnSignal",
+      "checkpointDir", "maxRestarts", "excludeNodes"
     };
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     private final Random rnd;
@@ -571,6 +693,12 @@ class BadInputTest {
       o.put("priority", 5);
       o.put("gpuModel", "H100");
       o.put("user", "alice");
+      o.put("killSignal", "TERM");
+      o.put("gracePeriod", "30s");
+      o.put("warnSignal", "USR1@60");
+      o.put("checkpointDir", "/ckpt/fuzz");
+      o.put("maxRestarts", 1);
+      o.putArray("excludeNodes").add("n9");
       return o;
     }
 
@@ -645,7 +773,7 @@ class BadInputTest {
 
     /** Puts random Unicode into one string-valued place; returns which. */
     private String stringField(ObjectNode o) {
-      return switch (rnd.nextInt(6)) {
+      return switch (rnd.nextInt(10)) {
         case 0 -> {
           o.put("name", randomString(1 + rnd.nextInt(40)));
           yield "name";
@@ -666,6 +794,22 @@ class BadInputTest {
           o.put("timeLimit", randomString(1 + rnd.nextInt(6)));
           yield "timeLimit";
         }
+        case 5 -> {
+          o.put("killSignal", randomString(1 + rnd.nextInt(6)));
+          yield "killSignal";
+        }
+        case 6 -> {
+          o.put("warnSignal", randomString(1 + rnd.nextInt(8)));
+          yield "warnSignal";
+        }
+        case 7 -> {
+          o.put("checkpointDir", "/" + randomString(1 + rnd.nextInt(20)));
+          yield "checkpointDir";
+        }
+        case 8 -> {
+          ((ArrayNode) o.get("excludeNodes")).add(randomString(1 + rnd.nextInt(10)));
+          yield "excludeNodes";
+        }
         default -> {
           o.put("user", randomString(1 + rnd.nextInt(10)));
           yield "user";
@@ -683,8 +827,8 @@ class BadInputTest {
         case 4 -> NODES.numberNode(new BigInteger(100 + rnd.nextInt(40), rnd));
         case 5 -> NODES.numberNode(rnd.nextDouble() * Math.pow(10, rnd.nextInt(40) - 10));
         case 6, 7 -> NODES.textNode(randomString(rnd.nextInt(30)));
-        case 8 -> NODES.textNode(List.of("1h", "90s", "0", "-1", "1:30:00", "H100", "", " ", "x")
-            .get(rnd.nextInt(9)));
+        case 8 -> NODES.textNode(List.of("1h", "90s", "0", "-1", "1:30:00", "H100", "", " ", "x",
+            "USR1@120", "SIGTERM", "KILL", "/ckpt").get(rnd.nextInt(13)));
         case 9 -> NODES.numberNode(List.of(0, 1, 64, 65, 4096, 4097, Integer.MAX_VALUE,
             Integer.MIN_VALUE).get(rnd.nextInt(8)));
         case 10 -> {

@@ -197,6 +197,11 @@ class OpenApiDocumentTest {
     assertThat(p.path("env").path("maxProperties").asInt()).isEqualTo(Submissions.MAX_ENV);
     assertThat(p.path("env").path("additionalProperties").path("maxLength").asInt())
         .isEqualTo(Submissions.MAX_ENV_VALUE_CHARS);
+    assertThat(p.path("gracePeriod").path("maximum").asLong()).isEqualTo(Submissions.MAX_GRACE_SEC);
+    assertThat(p.path("maxRestarts").path("maximum").asInt()).isEqualTo(Submissions.MAX_RESTARTS);
+    assertThat(p.path("excludeNodes").path("maxItems").asInt()).isEqualTo(4096);
+    assertThat(p.path("killSignal").path("enum")).extracting(JsonNode::asText)
+        .containsExactlyElementsOf(Submissions.SIGNALS);
     JsonNode batch = doc.at("/paths/~1api~1v1~1jobs/post/requestBody/content/application~1json/schema/oneOf/1");
     assertThat(batch.path("minItems").asInt()).isEqualTo(1);
     assertThat(batch.path("maxItems").asInt()).isEqualTo(10_000);

@@ -199,8 +199,12 @@ public final class AgentService implements AutoCloseable {
       if (r.status() != TaskStatus.READY) {
         continue;
       }
+      // Only a task of the current attempt placed on this node counts: a rank outside the gang
+      // or another node's rank must neither open the barrier nor fail the heartbeat.
       Optional<int[]> current = replica.stateMachine().read(s -> s.job(r.jobId())
-          .filter(j -> j.state == JobState.RUNNING && !j.requeueing && j.attempt == r.attempt())
+          .filter(j -> j.state == JobState.RUNNING && !j.requeueing && j.attempt == r.attempt()
+              && r.task() >= 0 && r.task() < j.placement.size()
+              && j.placement.get(r.task()).node().equals(hb.node()))
           .map(j -> new int[] {j.attempt, j.placement.size()}));
       if (current.isEmpty()) {
         continue; // the reconciler kills it

@@ -139,10 +139,12 @@ public final class Submissions {
             + clip(checkpointDir) + "'", "give an absolute path on shared storage, e.g. /ckpt/run1");
     int maxRestarts = s.maxRestarts() == null ? 0 : s.maxRestarts();
     check(maxRestarts >= 0 && maxRestarts <= MAX_RESTARTS, prefix + "maxRestarts",
-        "maxRestarts must be between 0 and " + MAX_RESTARTS + ", got " + maxRestarts, null);
+        "maxRestarts must be between 0 and " + MAX_RESTARTS + ", got " + maxRestarts,
+        "give how often a failed task may restart the job, 0 to " + MAX_RESTARTS);
     List<String> exclude = s.excludeNodes() == null ? List.of() : s.excludeNodes();
-    check(exclude.size() <= 4096, prefix + "excludeNodes", "at most 4096 nodes may be excluded",
-        null);
+    check(exclude.size() <= 4096, prefix + "excludeNodes",
+        "at most 4096 nodes may be excluded, got " + exclude.size(),
+        "exclude fewer nodes, or drain the nodes no job should use");
     for (int i = 0; i < exclude.size(); i++) {
       String n = exclude.get(i);
       check(n != null && NODE.matcher(n).matches(), prefix + "excludeNodes[" + i + "]",

@@ -1,0 +1,424 @@
+package io.kairos.control;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.kairos.control.agent.AgentService;
+import io.kairos.control.health.PhiAccrualDetector;
+import io.kairos.protocol.JobState;
+import io.kairos.protocol.JobView;
+import io.kairos.protocol.NodeState;
+import io.kairos.protocol.NodeView;
+import io.kairos.protocol.SubmitResult;
+import io.kairos.protocol.agent.Heartbeat;
+import io.kairos.protocol.agent.HeartbeatReply;
+import io.kairos.protocol.agent.Registered;
+import io.kairos.protocol.agent.TaskAssignment;
+import io.kairos.protocol.agent.TaskRef;
+import io.kairos.protocol.agent.TaskReport;
+import io.kairos.protocol.agent.TaskStatus;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The agent protocol against a real controller (in-process, Ratis on a temp dir), with agents
+ * played by hand-made register and heartbeat requests: the gang barrier, health drains, failure
+ * detection and fencing, and task restarts.
+ *
+ * <p>Each test starts its own controller. All but the failure-detection test use a patient
+ * detector, so that a fake agent that pauses between heartbeats is never declared down; that
+ * test uses the real one (Akka's defaults) and real time, with bounded waits.
+ */
+class AgentProtocolTest {
+  /** Tolerates an hour of silence: nodes stay ALIVE while a test takes its time. */
+  static final PhiAccrualDetector.Settings PATIENT =
+      new PhiAccrualDetector.Settings(8.0, 1000, 100, 3_600_000, 1_000);
+
+  static final String ECC = "GPU 0 (GPU-x): uncorrectable ECC errors rose 0 -> 2";
+
+  @TempDir Path dir;
+  Controller controller;
+  TestApi api;
+  TestApi join;
+
+  @AfterEach
+  void stop() throws IOException {
+    if (controller != null) {
+      controller.close();
+    }
+  }
+
+  void start(PhiAccrualDetector.Settings detection) throws Exception {
+    controller = Controller.start(
+        Controller.Config.single(dir, "127.0.0.1", 0).withDetection(detection));
+    Leaders.awaitLeader(controller, Duration.ofSeconds(30));
+    api = new TestApi(controller.url(), controller.adminToken());
+    join = api.as(controller.joinToken());
+  }
+
+  // ---- a. the gang barrier ----
+
+  @Test
+  void aGangStartsOnlyOnceEveryTaskIsReady() throws Exception {
+    start(PATIENT);
+    var a = new FakeAgent("a", 2).register();
+    var b = new FakeAgent("b", 2).register();
+    long id = submit("{\"command\":[\"torchrun\",\"train.py\"],\"gpus\":4,\"gpusPerNode\":2}");
+    awaitState(id, JobState.RUNNING);
+
+    TaskAssignment ta = a.launched(id);
+    TaskAssignment tb = b.launched(id);
+    for (TaskAssignment t : List.of(ta, tb)) {
+      assertThat(t.barrier()).as("a multi-node gang waits at the barrier").isTrue();
+      assertThat(t.tasks()).isEqualTo(2);
+      assertThat(t.gpus()).hasSize(2);
+      assertThat(t.attempt()).isEqualTo(1);
+    }
+    assertThat(List.of(ta.task(), tb.task())).containsExactlyInAnyOrder(0, 1);
+    assertThat(ta.nodes()).isEqualTo(tb.nodes()).containsExactlyInAnyOrder("a", "b");
+
+    HeartbeatReply aReady = a.beat(report(ta, TaskStatus.READY));
+    assertThat(aReady.go()).as("b is not ready yet").isEmpty();
+    assertThat(aReady.launch()).as("a holds its task").isEmpty();
+    assertThat(aReady.kill()).isEmpty();
+    HeartbeatReply stillWaiting = a.beat(report(ta, TaskStatus.READY));
+    assertThat(stillWaiting.go()).isEmpty();
+
+    HeartbeatReply bReady = b.beat(report(tb, TaskStatus.READY));
+    assertThat(bReady.go()).containsExactly(ref(tb));
+    assertThat(bReady.kill()).isEmpty();
+
+    HeartbeatReply aAgain = a.beat(report(ta, TaskStatus.READY));
+    assertThat(aAgain.go()).containsExactly(ref(ta));
+
+    // Once running, nothing more is said about the task.
+    HeartbeatReply aRunning = a.beat(report(ta, TaskStatus.RUNNING));
+    assertThat(aRunning.go()).isEmpty();
+    assertThat(aRunning.kill()).isEmpty();
+    assertThat(aRunning.launch()).isEmpty();
+    assertThat(job(id).state()).isEqualTo(JobState.RUNNING);
+  }
+
+  @Test
+  void aReadyReportOfAnotherAttemptIsKilledAndDoesNotCountAtTheBarrier() throws Exception {
+    start(PATIENT);
+    var a = new FakeAgent("a", 2).register();
+    var b = new FakeAgent("b", 2).register();
+    long id = submit("{\"command\":[\"torchrun\",\"train.py\"],\"gpus\":4,\"gpusPerNode\":2}");
+    awaitState(id, JobState.RUNNING);
+    TaskAssignment ta = a.launched(id);
+    TaskAssignment tb = b.launched(id);
+
+    var stale = new TaskReport(id, ta.attempt() + 1, ta.task(), TaskStatus.READY, null, null, null,
+        null, null);
+    HeartbeatReply staleReply = a.beat(stale);
+    assertThat(staleReply.go()).isEmpty();
+    assertThat(staleReply.kill()).as("a task the state does not expect is killed")
+        .extracting(k -> k.jobId()).containsExactly(id);
+
+    assertThat(b.beat(report(tb, TaskStatus.READY)).go())
+        .as("a's report of another attempt did not count").isEmpty();
+  }
+
+  /**
+   * The barrier counts a READY report only for a task placed on the reporting node: a report of
+   * another node's rank, or of a rank outside the gang, neither opens the barrier nor fails the
+   * heartbeat.
+   */
+  @Test
+  void aReadyReportOfATaskNotPlacedOnTheNodeDoesNotCountAtTheBarrier() throws Exception {
+    start(PATIENT);
+    var a = new FakeAgent("a", 2).register();
+    var b = new FakeAgent("b", 2).register();
+    long id = submit("{\"command\":[\"torchrun\",\"train.py\"],\"gpus\":4,\"gpusPerNode\":2}");
+    awaitState(id, JobState.RUNNING);
+    TaskAssignment ta = a.launched(id);
+    TaskAssignment tb = b.launched(id);
+    var outside = new TaskReport(id, ta.attempt(), -1, TaskStatus.READY, null, null, null, null,
+        null);
+    var pastTheGang = new TaskReport(id, ta.attempt(), 2, TaskStatus.READY, null, null, null, null,
+        null);
+
+    assertThat(a.beat(report(ta, TaskStatus.READY), outside).go()).isEmpty();
+    assertThat(a.beat(report(ta, TaskStatus.READY), pastTheGang).go()).isEmpty();
+    assertThat(a.beat(report(ta, TaskStatus.READY), report(tb, TaskStatus.READY)).go())
+        .as("a cannot speak for b's task").isEmpty();
+
+    assertThat(b.beat(report(tb, TaskStatus.READY)).go()).containsExactly(ref(tb));
+  }
+
+  // ---- b. health ----
+
+  @Test
+  void aNodeReportingEccErrorsIsDrainedAndItsJobMovesToAnotherNode() throws Exception {
+    start(PATIENT);
+    var agents = List.of(new FakeAgent("a", 2).register(), new FakeAgent("b", 2).register());
+    long id = submit("{\"command\":[\"python3\",\"train.py\"],\"gpus\":2,"
+        + "\"checkpointDir\":\"/ckpt/run1\"}");
+    JobView running = awaitState(id, JobState.RUNNING);
+    String sick = running.placement().get(0).node();
+    FakeAgent bad = agents.get(0).name.equals(sick) ? agents.get(0) : agents.get(1);
+    FakeAgent good = bad == agents.get(0) ? agents.get(1) : agents.get(0);
+    TaskAssignment t = bad.launched(id);
+    assertThat(t.barrier()).as("a one-node job needs no barrier").isFalse();
+    assertThat(t.checkpointDir()).isEqualTo("/ckpt/run1");
+    bad.beat(report(t, TaskStatus.RUNNING));
+
+    HeartbeatReply sickReply = bad.beat(List.of(ECC), report(t, TaskStatus.RUNNING));
+
+    assertThat(sickReply.fenced()).isFalse();
+    assertThat(sickReply.kill()).as("the job's task on the drained node is stopped")
+        .extracting(k -> k.jobId()).containsExactly(id);
+    NodeView drained = node(bad.name);
+    assertThat(drained.state()).isEqualTo(NodeState.DRAINED);
+    assertThat(drained.reason()).contains("ECC");
+    assertThat(node(good.name).state()).isEqualTo(NodeState.UP);
+    JobView stopping = job(id);
+    assertThat(stopping.state()).as("a requeue waits for the task to stop")
+        .isEqualTo(JobState.RUNNING);
+    assertThat(stopping.message()).contains("requeued");
+
+    HeartbeatReply stopped = bad.beat(List.of(ECC), exited(t, 143, "KILLED"));
+
+    assertThat(stopped.forget()).containsExactly(ref(t));
+    JobView requeued = job(id);
+    assertThat(requeued.state()).isEqualTo(JobState.PENDING);
+    assertThat(requeued.requeues()).isEqualTo(1);
+    assertThat(requeued.excludeNodes()).containsExactly(bad.name);
+    assertThat(requeued.checkpointDir()).isEqualTo("/ckpt/run1");
+    assertThat(requeued.exitCode()).isNull();
+
+    JobView moved = awaitState(id, JobState.RUNNING);
+    assertThat(moved.placement()).extracting(p -> p.node()).containsExactly(good.name);
+    assertThat(moved.attempt()).isEqualTo(2);
+    TaskAssignment again = good.launched(id);
+    assertThat(again.attempt()).isEqualTo(2);
+    assertThat(again.restarts()).isEqualTo(1);
+    assertThat(again.checkpointDir()).as("kept across the requeue").isEqualTo("/ckpt/run1");
+    assertThat(bad.beat(List.of(ECC)).launch()).as("nothing new lands on the drained node")
+        .isEmpty();
+  }
+
+  // ---- c. failure detection (real time) ----
+
+  @Test
+  void aSilentAgentIsDeclaredDownFencedAndItsJobRequeuedAfterItsLease() throws Exception {
+    start(PhiAccrualDetector.Settings.AKKA_DEFAULTS);
+    var a = new FakeAgent("a", 2).register();
+    long oldEpoch = a.epoch;
+    long id = submit("{\"command\":[\"python3\",\"train.py\"],\"gpus\":2}");
+    awaitState(id, JobState.RUNNING);
+    TaskAssignment t = a.launched(id);
+
+    // About 3 s of heartbeats at 1/s: the detector learns the rhythm. (The sleep is the fake
+    // agent's heartbeat interval: this test is about real time.)
+    NodeView alive = null;
+    for (int i = 0; i < 4; i++) {
+      Thread.sleep(AgentService.HEARTBEAT_INTERVAL_MS);
+      assertThat(a.beat(report(t, TaskStatus.RUNNING)).fenced()).isFalse();
+      alive = node("a");
+      assertThat(alive.liveness()).isEqualTo("ALIVE");
+      assertThat(alive.phi()).as("phi just after a heartbeat").isNotNull().isLessThan(1.0);
+    }
+    Instant lastHeartbeat = Instant.parse(alive.lastHeartbeat());
+
+    // Silence. Akka's defaults declare a 1/s agent down about 4.5 s after its last heartbeat;
+    // the bounds leave room for a loaded machine.
+    var seen = new ArrayList<String>();
+    NodeView down = await().atMost(Duration.ofSeconds(12)).pollInterval(Duration.ofMillis(100))
+        .until(() -> {
+          NodeView n = node("a");
+          if (seen.isEmpty() || !seen.getLast().equals(n.liveness())) {
+            seen.add(n.liveness());
+          }
+          return n;
+        }, n -> n.state() == NodeState.DOWN);
+    Instant downAt = Instant.now();
+
+    assertThat(Duration.between(lastHeartbeat, downAt)).isLessThan(Duration.ofSeconds(10));
+    assertThat(down.reason()).contains("no heartbeat");
+    assertThat(down.liveness()).isEqualTo("DOWN");
+    assertThat(down.epoch()).as("a new epoch fences the lost agent").isNotEqualTo(oldEpoch);
+    assertThat(seen).as("liveness only moves forward")
+        .isSubsetOf("ALIVE", "SUSPECT", "DOWN").endsWith("DOWN");
+    assertThat(seen.indexOf("ALIVE")).isLessThanOrEqualTo(0);
+
+    JobView requeued = job(id);
+    assertThat(requeued.state()).isEqualTo(JobState.PENDING);
+    assertThat(requeued.requeues()).isEqualTo(1);
+    assertThat(requeued.message()).contains("down");
+    assertThat(requeued.eligibleTime()).as("held until the lost lease has run out").isNotNull();
+    Instant eligible = Instant.parse(requeued.eligibleTime());
+    assertThat(eligible).isAfterOrEqualTo(lastHeartbeat.plusMillis(AgentService.LEASE_MS));
+
+    HeartbeatReply late = a.beat(report(t, TaskStatus.RUNNING));
+    assertThat(late.fenced()).as("a heartbeat under the old epoch").isTrue();
+    assertThat(late.launch()).isEmpty();
+
+    a.register();
+    assertThat(a.epoch).isNotEqualTo(oldEpoch);
+    NodeView back = node("a");
+    assertThat(back.state()).isEqualTo(NodeState.UP);
+    assertThat(back.reason()).isNull();
+    assertThat(back.liveness()).isEqualTo("ALIVE");
+
+    // The node is back, but the job waits for the old lease; the agent keeps heartbeating.
+    JobView restarted = await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(500))
+        .until(() -> {
+          assertThat(a.beat().fenced()).isFalse();
+          return job(id);
+        }, j -> j.state() == JobState.RUNNING);
+    assertThat(Instant.parse(restarted.startTime())).isAfterOrEqualTo(eligible);
+    assertThat(restarted.attempt()).isEqualTo(2);
+    assertThat(node("a").state()).isEqualTo(NodeState.UP);
+  }
+
+  // ---- d. restarts ----
+
+  @Test
+  void aFailedTaskRestartsTheJobUpToMaxRestartsThenTheJobFails() throws Exception {
+    start(PATIENT);
+    var a = new FakeAgent("a", 2).register();
+    long id = submit("{\"command\":[\"python3\",\"train.py\"],\"gpus\":1,\"maxRestarts\":1,"
+        + "\"killSignal\":\"sigusr1\",\"gracePeriod\":\"1:00\",\"warnSignal\":\"USR2@120\"}");
+    awaitState(id, JobState.RUNNING);
+    TaskAssignment first = a.launched(id);
+    assertThat(first.restarts()).isZero();
+    assertThat(first.killSignal()).isEqualTo("USR1");
+    assertThat(first.graceSec()).isEqualTo(60);
+    assertThat(first.warnSignal()).isEqualTo("USR2");
+    assertThat(first.warnBeforeSec()).isEqualTo(120);
+
+    HeartbeatReply recorded = a.beat(exited(first, 3, null));
+
+    assertThat(recorded.forget()).containsExactly(ref(first));
+    JobView requeued = job(id);
+    assertThat(requeued.state()).isEqualTo(JobState.PENDING);
+    assertThat(requeued.requeues()).isEqualTo(1);
+    assertThat(requeued.message()).contains("exited with code 3").contains("restart 1 of 1");
+    assertThat(requeued.exitCode()).isNull();
+    assertThat(requeued.excludeNodes())
+        .as("the only node is not avoided: that would strand the job").isNull();
+
+    awaitState(id, JobState.RUNNING);
+    TaskAssignment second = a.launched(id);
+    assertThat(second.attempt()).isEqualTo(2);
+    assertThat(second.restarts()).isEqualTo(1);
+
+    a.beat(exited(second, 3, null));
+
+    JobView failed = job(id);
+    assertThat(failed.state()).isEqualTo(JobState.FAILED);
+    assertThat(failed.exitCode()).isEqualTo(3);
+    assertThat(failed.requeues()).isEqualTo(1);
+    assertThat(failed.message()).contains("exited with code 3").doesNotContain("restart");
+    assertThat(node("a").state()).as("one job failing twice does not make a node suspect")
+        .isEqualTo(NodeState.UP);
+  }
+
+  @Test
+  void aTaskKilledOnRequestDoesNotUseARestart() throws Exception {
+    start(PATIENT);
+    var a = new FakeAgent("a", 2).register();
+    long id = submit("{\"command\":[\"python3\",\"train.py\"],\"gpus\":1,\"maxRestarts\":1}");
+    awaitState(id, JobState.RUNNING);
+    TaskAssignment t = a.launched(id);
+
+    a.beat(exited(t, 137, "KILLED"));
+
+    JobView failed = job(id);
+    assertThat(failed.state()).isEqualTo(JobState.FAILED);
+    assertThat(failed.requeues()).isZero();
+    assertThat(failed.message()).contains("killed");
+  }
+
+  // ---- helpers ----
+
+  /** An agent played by hand: it registers and heartbeats with {@code waitMs} 0. */
+  final class FakeAgent {
+    final String name;
+    final int gpus;
+    long epoch;
+
+    FakeAgent(String name, int gpus) {
+      this.name = name;
+      this.gpus = gpus;
+    }
+
+    FakeAgent register() {
+      var reply = join.post("/api/v1/agents/register", ControllerApiTest.node(name, gpus));
+      assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+      epoch = reply.as(Registered.class).epoch();
+      return this;
+    }
+
+    HeartbeatReply beat(TaskReport... tasks) {
+      return beat(null, tasks);
+    }
+
+    HeartbeatReply beat(List<String> problems, TaskReport... tasks) {
+      var reply = join.post("/api/v1/agents/heartbeat",
+          new Heartbeat(name, epoch, List.of(tasks), 0, problems));
+      assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+      return reply.as(HeartbeatReply.class);
+    }
+
+    /** The launch of {@code jobId}'s current task here, from a heartbeat that holds nothing. */
+    TaskAssignment launched(long jobId) {
+      HeartbeatReply reply = beat();
+      assertThat(reply.fenced()).isFalse();
+      assertThat(reply.launch()).as("launches for %s", name).singleElement()
+          .satisfies(l -> assertThat(l.jobId()).isEqualTo(jobId));
+      assertThat(reply.go()).isEmpty();
+      return reply.launch().getFirst();
+    }
+  }
+
+  static TaskReport report(TaskAssignment t, TaskStatus status) {
+    return new TaskReport(t.jobId(), t.attempt(), t.task(), status, null, null, null,
+        status == TaskStatus.RUNNING ? System.currentTimeMillis() : null, null);
+  }
+
+  static TaskReport exited(TaskAssignment t, int exitCode, String reason) {
+    long now = System.currentTimeMillis();
+    return new TaskReport(t.jobId(), t.attempt(), t.task(), TaskStatus.EXITED, exitCode, reason,
+        null, now - 1_000, now);
+  }
+
+  static TaskRef ref(TaskAssignment t) {
+    return new TaskRef(t.jobId(), t.attempt(), t.task());
+  }
+
+  long submit(String body) {
+    var reply = api.post("/api/v1/jobs", body);
+    assertThat(reply.status()).as(reply.body()).isEqualTo(201);
+    return reply.as(SubmitResult.class).id();
+  }
+
+  JobView job(long id) {
+    var reply = api.get("/api/v1/jobs/" + id);
+    assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+    return reply.as(JobView.class);
+  }
+
+  JobView awaitState(long id, JobState state) {
+    return await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50))
+        .until(() -> job(id), j -> j.state() == state);
+  }
+
+  NodeView node(String name) {
+    var reply = api.get("/api/v1/nodes");
+    assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+    return reply.as(new TypeReference<List<NodeView>>() {}).stream()
+        .filter(n -> n.name().equals(name)).findFirst()
+        .orElseThrow(() -> new AssertionError("no node " + name + " in " + reply.body()));
+  }
+}
