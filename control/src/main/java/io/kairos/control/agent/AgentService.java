@@ -72,6 +72,8 @@ public final class AgentService implements AutoCloseable {
   public static final long HEARTBEAT_INTERVAL_MS = 1_000;
   static final long MAX_WAIT_MS = 5_000;
   static final long MONITOR_PERIOD_MS = 100;
+  /** How a node drained by its own health report is told apart from an admin's drain. */
+  static final String UNHEALTHY = "unhealthy: ";
 
   /** What the leader's detector says of one node, for the API. */
   public record Liveness(String state, double phi) {}
@@ -141,9 +143,12 @@ public final class AgentService implements AutoCloseable {
     boolean first = true;
     while (true) {
       long seen = watch.version();
-      // The node's epoch, and whether it is UP (1) or not (0).
+      // The node's epoch, and whether a health report should drain it (1): it is UP, or drained
+      // by an admin with jobs still running there, which must not stay on a failing GPU.
       long[] node = replica.stateMachine().read(s -> s.node(hb.node())
-          .map(n -> new long[] {n.epoch, n.state == NodeState.UP ? 1 : 0}).orElse(null));
+          .map(n -> new long[] {n.epoch, n.state == NodeState.UP
+              || (n.state == NodeState.DRAINED && (n.reason == null || !n.reason.startsWith(UNHEALTHY)))
+              ? 1 : 0}).orElse(null));
       if (node == null || node[0] != hb.epoch()) {
         return new HeartbeatReply(node == null ? 0L : node[0], true, List.of(), List.of(), List.of());
       }
@@ -180,7 +185,7 @@ public final class AgentService implements AutoCloseable {
   }
 
   private void drainUnhealthy(Heartbeat hb) throws InterruptedException {
-    String reason = "unhealthy: " + String.join("; ", hb.problems());
+    String reason = UNHEALTHY + String.join("; ", hb.problems());
     if (reason.length() > 1000) {
       reason = reason.substring(0, 1000) + "...";
     }
