@@ -17,8 +17,8 @@ export function utilizationChart(view, windowMs) {
   const points = view.points;
   const now = Date.now();
   const t0 = now - windowMs;
-  const maxGpus = Math.max(1, ...points.map((p) => Math.max(p.gpusTotal, p.gpusBusy)));
-  const maxPending = Math.max(1, ...points.map((p) => p.pending));
+  const maxGpus = Math.max(4, ...points.map((p) => Math.max(p.gpusTotal, p.gpusBusy)));
+  const maxPending = Math.max(4, ...points.map((p) => p.pending));
   const x = (t) => PAD.left + ((t - t0) / windowMs) * (W - PAD.left - PAD.right);
   const y = (v) => H - PAD.bottom - (v / maxGpus) * (H - PAD.top - PAD.bottom);
   const yq = (v) => H - PAD.bottom - (v / maxPending) * (H - PAD.top - PAD.bottom);
@@ -40,9 +40,9 @@ export function utilizationChart(view, windowMs) {
   for (let i = 0; i <= 4; i++) {
     const v = (maxGpus * i) / 4;
     grid.push(s('line', { class: 'grid', x1: PAD.left, x2: W - PAD.right, y1: y(v), y2: y(v) }));
-    grid.push(s('text', { x: PAD.left - 6, y: y(v) + 4, 'text-anchor': 'end' }, Math.round(v)));
+    grid.push(s('text', { x: PAD.left - 6, y: y(v) + 4, 'text-anchor': 'end' }, Number(v.toFixed(1))));
     grid.push(s('text', { x: W - PAD.right + 6, y: yq((maxPending * i) / 4) + 4 },
-      Math.round((maxPending * i) / 4)));
+      Number(((maxPending * i) / 4).toFixed(1))));
   }
   for (let i = 0; i <= 6; i++) {
     const t = t0 + (windowMs * i) / 6;

@@ -7,7 +7,8 @@ const STATES = ['', 'PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
 
 export function waitText(j) {
   if (j.state !== 'PENDING') return '';
-  const parts = [j.pendingReason, j.pendingDetail].filter(Boolean);
+  const detail = (j.pendingDetail || '').replace(/; predicted start \S+$/, '');
+  const parts = [j.pendingReason, detail].filter(Boolean);
   const when = j.predictedStart ? `predicted start ${time(j.predictedStart)}`
     : j.eligibleTime ? `not before ${time(j.eligibleTime)}` : '';
   return [parts.join(': '), when].filter(Boolean).join('; ');
@@ -37,6 +38,7 @@ export const jobs = {
       timer = setTimeout(() => this.refresh(), 150);
     };
     form.addEventListener('input', changed);
+    form.addEventListener('change', changed);
     form.addEventListener('submit', (e) => { e.preventDefault(); changed(); });
     root.append(h('h1', {}, 'Jobs'), form, count,
       h('table', { id: 'jobs-table' },
