@@ -7,6 +7,8 @@ import io.kairos.control.api.Api;
 import io.kairos.control.api.Services;
 import io.kairos.control.auth.Authenticator;
 import io.kairos.control.auth.Tokens;
+import io.kairos.control.dashboard.UtilizationHistory;
+import io.kairos.control.dashboard.UtilizationSampler;
 import io.kairos.control.raft.PeerAddress;
 import io.kairos.control.raft.RaftReplica;
 import io.kairos.control.raft.SubmitBatcher;
@@ -88,6 +90,7 @@ public final class Controller implements Closeable {
   private final SubmitBatcher batcher;
   private final SchedulerLoop scheduler;
   private final AgentService agents;
+  private final UtilizationSampler sampler;
   private final Javalin http;
   private final String adminToken;
   private final String joinToken;
@@ -121,9 +124,11 @@ public final class Controller implements Closeable {
     batcher = new SubmitBatcher(replica, clock);
     scheduler = new SchedulerLoop(replica, config.policy(), clock, meters);
     agents = new AgentService(replica, clock, config.detection());
+    var utilization = new UtilizationHistory();
+    sampler = new UtilizationSampler(replica, utilization, clock, UtilizationSampler.DEFAULT_INTERVAL);
     registerGauges(meters);
     var services = new Services(replica, batcher, scheduler, agents, clock, meters, joinToken,
-        HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build());
+        HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build(), utilization);
     var auth = new Authenticator(replica.stateMachine(), Map.of(admin.sha256(), admin, join.sha256(), join));
     PeerAddress bound = self;
     http = Api.create(services, auth, c -> config.tls().ifPresent(
@@ -135,6 +140,7 @@ public final class Controller implements Closeable {
     }
     scheduler.start();
     agents.start();
+    sampler.start();
     bootstrap = Thread.ofVirtual().name("kairos-token-bootstrap").start(() -> addTokens(List.of(admin, join)));
     LOG.info("controller {} serving {} (peers {})", self.id(), url(), peers);
   }
@@ -233,6 +239,7 @@ public final class Controller implements Closeable {
   public void close() throws IOException {
     var errors = new ArrayList<Exception>();
     bootstrap.interrupt();
+    sampler.close();
     agents.close();
     scheduler.close();
     batcher.close();

@@ -21,6 +21,8 @@ import io.kairos.protocol.SubmitResult;
 import io.kairos.protocol.TaskPlacement;
 import io.kairos.protocol.TokenCreated;
 import io.kairos.protocol.TokenRequest;
+import io.kairos.protocol.UtilizationPoint;
+import io.kairos.protocol.UtilizationView;
 import io.kairos.protocol.WhoAmI;
 import io.kairos.protocol.agent.Heartbeat;
 import io.kairos.protocol.agent.HeartbeatReply;
@@ -55,7 +57,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class OpenApiDocumentTest {
   /**
    * Every route the api package registers, as "METHOD path", taken from JobRoutes, NodeRoutes,
-   * AgentRoutes and SystemRoutes. A new route must be added here AND to openapi.json: the tests
+   * AgentRoutes, SystemRoutes and EventRoutes. A new route must be added here AND to openapi.json: the tests
    * below compare this list with both the document and the routes {@link Api#create} registers.
    */
   static final List<String> ROUTES = List.of(
@@ -76,7 +78,9 @@ class OpenApiDocumentTest {
       "GET /api/v1/openapi.json",
       "GET /api/v1/whoami",
       "GET /api/v1/cluster",
-      "POST /api/v1/tokens");
+      "POST /api/v1/tokens",
+      "GET /api/v1/stats/utilization",
+      "GET /api/v1/events");
 
   /** The routes that need no token ({@code security: []} in the document). */
   static final Set<String> UNAUTHENTICATED =
@@ -229,7 +233,9 @@ class OpenApiDocumentTest {
         Arguments.of("TaskKill", TaskKill.class),
         Arguments.of("TaskRef", TaskRef.class),
         Arguments.of("TaskReport", TaskReport.class),
-        Arguments.of("DrainRequest", drainRequest()));
+        Arguments.of("DrainRequest", drainRequest()),
+        Arguments.of("UtilizationView", UtilizationView.class),
+        Arguments.of("UtilizationPoint", UtilizationPoint.class));
   }
 
   /**

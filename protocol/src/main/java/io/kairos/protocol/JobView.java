@@ -20,6 +20,8 @@ import java.util.Map;
  * @param exitCode once SUCCEEDED (0) or FAILED (the failed task's code); absent when cancelled
  * @param message how it ended, in words ("exit code 3 on node n1", "time limit 60s reached",
  *     "cancelled by alice")
+ * @param predictedStart for a PENDING job that holds a reservation, when the scheduler expects
+ *     it to start (running jobs ending at their time limits); absent otherwise
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobView(
@@ -51,4 +53,5 @@ public record JobView(
     List<TaskPlacement> placement,
     String eligibleTime,
     String checkpointDir,
-    List<String> excludeNodes) {}
+    List<String> excludeNodes,
+    String predictedStart) {}

@@ -32,4 +32,6 @@ public record NodeView(
     List<Long> jobs,
     String lastHeartbeat,
     String liveness,
-    Double phi) {}
+    Double phi,
+    int nvlinkDomainSize,
+    List<Long> gpuJobs) {}

@@ -5,6 +5,7 @@ import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 import io.kairos.control.auth.Authenticator;
 import io.kairos.control.auth.Principal;
+import io.kairos.control.dashboard.Dashboard;
 import io.kairos.protocol.Problem;
 import java.util.UUID;
 import org.slf4j.Logger;
@@ -42,6 +43,8 @@ public final class Api {
           NodeRoutes.register(config, services);
           AgentRoutes.register(config, services);
           SystemRoutes.register(config, services);
+          EventRoutes.register(config, services);
+          Dashboard.configure(config);
           config.routes.exception(ApiError.class, (e, ctx) -> problem(ctx, e));
           config.routes.exception(
               io.javalin.http.HttpResponseException.class,

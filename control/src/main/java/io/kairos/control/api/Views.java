@@ -22,6 +22,7 @@ final class Views {
     var r = j.request;
     String reason = null;
     String detail = null;
+    String predictedStart = null;
     if (j.state == JobState.PENDING) {
       if (state.isUnplaceable(j.id)) {
         reason = "NO_NODE_CAN_HOLD";
@@ -38,6 +39,9 @@ final class Views {
         } else {
           reason = p.reason().name();
           detail = describe(p);
+          if (p.reservedStartSec() >= 0) {
+            predictedStart = Instant.ofEpochSecond(p.reservedStartSec()).toString();
+          }
         }
       }
     }
@@ -51,7 +55,7 @@ final class Views {
         j.placement.isEmpty() ? null : j.placement,
         j.state == JobState.PENDING && j.eligibleMs > 0 ? time(j.eligibleMs) : null,
         r.checkpointDir().isEmpty() ? null : r.checkpointDir(),
-        excluded(r.excludeNodes(), j.avoidNodes));
+        excluded(r.excludeNodes(), j.avoidNodes), predictedStart);
   }
 
   private static String describe(SchedulerLoop.Pending p) {
@@ -84,12 +88,18 @@ final class Views {
       Optional<AgentService.Liveness> live) {
     var reg = n.registration;
     var jobs = new ArrayList<Long>();
+    var gpuJobs = new ArrayList<Long>(java.util.Collections.nCopies(reg.gpus().size(), (Long) null));
     int used = 0;
     for (JobRecord j : state.jobsHoldingGpusOn(n.name)) {
       jobs.add(j.id);
       for (TaskPlacement t : j.placement) {
         if (t.node().equals(n.name)) {
           used += t.gpus().size();
+          for (int gpu : t.gpus()) {
+            if (gpu >= 0 && gpu < gpuJobs.size()) {
+              gpuJobs.set(gpu, j.id);
+            }
+          }
         }
       }
     }
@@ -99,7 +109,8 @@ final class Views {
         reg.gpus().size(), used, reg.cpus(), reg.memoryBytes(), reg.zone(), reg.block(),
         reg.rack(), reg.address(), n.epoch, jobs, lastSeenMs.map(Views::time).orElse(null),
         live.map(AgentService.Liveness::state).orElse(null),
-        live.map(l -> Math.round(l.phi() * 100) / 100.0).orElse(null));
+        live.map(l -> Math.round(l.phi() * 100) / 100.0).orElse(null),
+        reg.nvlinkDomainSize(), java.util.Collections.unmodifiableList(gpuJobs));
   }
 
   static String time(long ms) {
