@@ -42,10 +42,10 @@ import picocli.CommandLine.Model.CommandSpec;
 final class SimulateCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Option(names = "--trace", required = true, description = "Trace file (SWF, Philly CSV or Kairos CSV; gzip ok).")
+  @Option(names = "--trace", required = true, description = "Trace file (SWF, Philly CSV, Kairos CSV or Slurm sacct --parsable2 output; gzip ok).")
   Path trace;
 
-  @Option(names = "--format", defaultValue = "auto", description = "auto, swf, philly or kairos-csv (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--format", defaultValue = "auto", description = "auto, swf, philly, kairos-csv or sacct (default: ${DEFAULT-VALUE}).")
   String format;
 
   @Option(names = "--cluster", required = true, description = "NxG (N nodes of G GPUs, e.g. 64x8) or a cluster YAML file.")

@@ -307,6 +307,76 @@ class SimulateCommandTest {
     });
   }
 
+  // ---------------------------------------------------------------- sacct
+
+  /** The sim module's hand-written sacct sample (13 jobs replayed out of 39 lines). */
+  private static String sacctSample() throws IOException {
+    var file = Path.of("../sim/src/test/resources/sacct/sample.txt");
+    assertThat(file).as("sacct sample (run from the cli module)").isRegularFile();
+    return Files.readString(file);
+  }
+
+  @Test
+  void sacctSampleReplaysUnderFcfsAndKairosTheSameEveryTime() throws IOException {
+    var file = write("sacct.txt", sacctSample());
+    var args = new String[] {"simulate", "--trace", file.toString(), "--format", "sacct",
+        "--cluster", "4x8", "--policy", "fcfs,kairos", "--json", "--no-timing"};
+
+    var first = kairos(args).assertOk();
+    var again = kairos(args).assertOk();
+
+    assertThat(again.out()).isEqualTo(first.out());
+    var runs = JSON.readTree(first.out()).get("runs");
+    assertThat(runs).hasSize(2);
+    runs.forEach(run -> {
+      assertThat(run.get("jobs").asInt()).isEqualTo(13);
+      assertThat(run.get("skipped").asInt()).isZero();
+      assertThat(run.get("notes").toString())
+          .contains("20 job steps skipped")
+          .contains("1 heterogeneous jobs (2 components) each replayed as one job");
+    });
+  }
+
+  @Test
+  void sacctIsDetectedAndPrintsItsNotes() throws IOException {
+    var file = write("sacct.txt", sacctSample());
+    var args = new String[] {"simulate", "--trace", file.toString(), "--cluster", "4x8",
+        "--policy", "fcfs,kairos", "--no-timing"};
+
+    var r = kairos(args).assertOk();
+
+    assertThat(kairos(args).out()).isEqualTo(r.out());
+    assertThat(r.out()).contains("note: 3 jobs never started (pending, or cancelled before they"
+        + " started): skipped");
+    var jobs = r.out().lines().filter(l -> l.startsWith("jobs ")).findFirst().orElseThrow();
+    assertThat(jobs.split("\\s+")).containsExactly("jobs", "13", "13");
+  }
+
+  @Test
+  void sacctJobsOutKeepsSlurmIds() throws IOException {
+    var file = write("sacct.txt", sacctSample());
+    var out = dir.resolve("sacct-jobs.csv");
+    kairos("simulate", "--trace", file.toString(), "--cluster", "4x8", "--policy", "fcfs",
+        "--jobs-out", out.toString(), "--no-timing").assertOk();
+    assertThat(Files.readAllLines(out).stream().skip(1).map(l -> l.split(",")[1]))
+        .containsExactly("4100", "4101", "4103", "4104", "4105", "4106", "4108", "4111", "4112",
+            "4113", "4114", "4115", "4116");
+  }
+
+  @Test
+  void malformedSacctValueNamesTheLineAndColumn() throws IOException {
+    var file = write("bad-sacct.txt", sacctSample().replace("|UNLIMITED|", "|forever|"));
+    kairos("simulate", "--trace", file.toString(), "--format", "sacct", "--cluster", "4x8")
+        .assertUsageError(file + ":16: field 'Timelimit'", "forever", "UNLIMITED");
+  }
+
+  @Test
+  void sacctWithoutARequiredColumnNamesIt() throws IOException {
+    var file = write("no-limit.txt", sacctSample().replaceFirst("\\|Timelimit", ""));
+    kairos("simulate", "--trace", file.toString(), "--format", "sacct", "--cluster", "4x8")
+        .assertUsageError(file + ":1: field 'Timelimit'", "required column is missing");
+  }
+
   @Test
   void gzipTraceIsRead() throws IOException {
     var file = dir.resolve("small.csv.gz");
@@ -672,18 +742,22 @@ class SimulateCommandTest {
   }
 
   static Stream<Arguments> fuzzCases() {
-    return Stream.of(Arguments.of("csv"), Arguments.of("swf"));
+    return Stream.of(Arguments.of("csv"), Arguments.of("swf"), Arguments.of("sacct"));
   }
 
   /**
-   * 200 seeded random mutations of a small valid CSV and SWF file (100 each): every run exits 0
+   * 300 seeded random mutations of a small valid CSV, SWF and sacct file (100 each): every run exits 0
    * or 2, and never prints a stack trace. Failures name the seed, and the file that broke.
    */
   @ParameterizedTest(name = "{0}")
   @MethodSource("fuzzCases")
   void mutatedTracesExitZeroOrTwoWithoutStackTraces(String kind) throws IOException {
-    String base = kind.equals("csv") ? CSV : SWF;
-    String cluster = kind.equals("csv") ? "4x8" : "8x1";
+    String base = switch (kind) {
+      case "csv" -> CSV;
+      case "swf" -> SWF;
+      default -> sacctSample();
+    };
+    String cluster = kind.equals("swf") ? "8x1" : "4x8";
     var failures = new ArrayList<String>();
     int[] byCode = new int[3];
     for (int seed = 0; seed < 100; seed++) {

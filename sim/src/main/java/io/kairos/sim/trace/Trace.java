@@ -7,10 +7,11 @@ import java.util.List;
  * noticed while reading.
  *
  * @param source the file it came from, as the user named it
- * @param format "swf", "philly" or "kairos-csv"
+ * @param format "swf", "philly", "kairos-csv" or "sacct"
  * @param jobs the jobs that count, sorted by (submitSec, id)
  * @param rowsRead data rows seen (comments and headers excluded)
- * @param rowsDropped rows that do not count (for SWF: run time or processors not positive)
+ * @param rowsDropped rows that do not count (for SWF: run time or processors not positive; for
+ *     sacct: job steps, jobs that never started or were still running, CPU-only jobs)
  * @param estimatesFromRuntime true when the trace carries no estimates (or {@code --estimate
  *     actual} was asked) and run times were used as time limits
  * @param notes human-readable remarks for the report, in the order they were made

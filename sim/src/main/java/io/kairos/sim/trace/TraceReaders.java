@@ -12,8 +12,8 @@ import java.util.Locale;
  * <p>{@code auto} looks at the start of the file (after gunzipping it, when it is gzip): lines
  * starting with {@code ;}, or a first line of whitespace-separated numbers, mean SWF; a
  * comma-separated header with {@code timestamp} and {@code num_gpus} columns means Philly; one with
- * a {@code submit_s} column means Kairos CSV. Anything else is an error that asks for {@code
- * --format}.
+ * a {@code submit_s} column means Kairos CSV; a {@code |}-separated header with a {@code JobID}
+ * column means sacct. Anything else is an error that asks for {@code --format}.
  */
 public final class TraceReaders {
   /** The format that detects the others. */
@@ -21,9 +21,10 @@ public final class TraceReaders {
 
   /** The values {@code --format} accepts. */
   public static final List<String> FORMATS =
-      List.of(AUTO, SwfReader.FORMAT, PhillyReader.FORMAT, KairosCsvReader.FORMAT);
+      List.of(
+          AUTO, SwfReader.FORMAT, PhillyReader.FORMAT, KairosCsvReader.FORMAT, SacctReader.FORMAT);
 
-  private static final String FORMAT_HINT = "use --format swf|philly|kairos-csv";
+  private static final String FORMAT_HINT = "use --format swf|philly|kairos-csv|sacct";
 
   /** Lines looked at, at most, before detection gives up. */
   private static final int DETECT_LINES = 10_000;
@@ -34,7 +35,7 @@ public final class TraceReaders {
    * Reads {@code file}.
    *
    * @param file the trace file, plain or gzip; {@link Trace#source()} is this path as given
-   * @param format {@code auto}, {@code swf}, {@code philly} or {@code kairos-csv}
+   * @param format {@code auto}, {@code swf}, {@code philly}, {@code kairos-csv} or {@code sacct}
    * @param mode where time limits come from (Philly files always use run times)
    * @return the trace; its job list may be empty, which the caller judges
    * @throws TraceFormatException when the file cannot be read, its format cannot be told or it is
@@ -55,6 +56,7 @@ public final class TraceReaders {
     return switch (name) {
       case SwfReader.FORMAT -> SwfReader.read(file, mode);
       case PhillyReader.FORMAT -> PhillyReader.read(file, mode);
+      case SacctReader.FORMAT -> SacctReader.read(file, mode);
       default -> KairosCsvReader.read(file, mode);
     };
   }
@@ -62,7 +64,7 @@ public final class TraceReaders {
   /**
    * Tells the format of {@code file} from its first lines.
    *
-   * @return {@code swf}, {@code philly} or {@code kairos-csv}
+   * @return {@code swf}, {@code philly}, {@code kairos-csv} or {@code sacct}
    * @throws TraceFormatException when the file cannot be read or its format cannot be told
    */
   public static String detect(Path file) {
@@ -94,6 +96,15 @@ public final class TraceReaders {
 
   /** The format whose first data line (or header) {@code text} is, or null. */
   private static String classify(String text) {
+    // Before the comma test: sacct lines hold commas too (in the TRES columns).
+    if (text.indexOf('|') >= 0) {
+      for (var column : text.split("\\|", -1)) {
+        if (column.strip().equalsIgnoreCase(SacctReader.JOB_ID)) {
+          return SacctReader.FORMAT;
+        }
+      }
+      return null;
+    }
     if (text.indexOf(',') >= 0) {
       var csv = new CsvLine();
       csv.split(text);
