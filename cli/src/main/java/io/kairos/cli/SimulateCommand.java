@@ -9,6 +9,9 @@ import io.kairos.sim.CommModel;
 import io.kairos.sim.SimOptions;
 import io.kairos.sim.SimReport;
 import io.kairos.sim.Simulator;
+import io.kairos.sim.report.Figure;
+import io.kairos.sim.report.HtmlReport;
+import io.kairos.sim.report.ReportCharts;
 import io.kairos.sim.trace.EstimateMode;
 import io.kairos.sim.trace.Trace;
 import io.kairos.sim.trace.TraceReaders;
@@ -74,6 +77,12 @@ final class SimulateCommand implements Callable<Integer> {
 
   @Option(names = "--jobs-out", description = "Write per-job rows (policy, id, submit, start, end, nodes) as CSV.")
   Path jobsOut;
+
+  @Option(names = "--report", description = "Write a self-contained HTML report with charts (utilization, wait CDF, queue shares, fragmentation) of all policies.")
+  Path reportOut;
+
+  @Option(names = "--charts", description = "Write the report's charts as standalone SVG files into this directory.")
+  Path chartsDir;
 
   @Option(names = "--check-invariants", description = "Check scheduler invariants after every event (slower).")
   boolean checkInvariants;
@@ -145,7 +154,8 @@ final class SimulateCommand implements Callable<Integer> {
             jobsOut != null,
             seed,
             everyPass,
-            strategy);
+            strategy,
+            reportOut != null || chartsDir != null);
     var reports = new ArrayList<SimReport>();
     for (Policy policy : chosen) {
       long t0 = System.nanoTime();
@@ -160,6 +170,9 @@ final class SimulateCommand implements Callable<Integer> {
     }
     if (jobsOut != null) {
       writeJobs(jobsOut, reports, named.cluster());
+    }
+    if (reportOut != null || chartsDir != null) {
+      writeReport(reports, loaded);
     }
     var out = spec.commandLine().getOut();
     if (json) {
@@ -190,6 +203,40 @@ final class SimulateCommand implements Callable<Integer> {
       out.println(mapper.writeValueAsString(value));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  private void writeReport(List<SimReport> reports, Trace loaded) {
+    List<Figure> figures = ReportCharts.build(reports);
+    if (chartsDir != null) {
+      try {
+        Files.createDirectories(chartsDir);
+        for (Figure f : figures) {
+          Files.writeString(chartsDir.resolve(f.fileName()), f.standaloneSvg());
+        }
+      } catch (IOException e) {
+        throw new UsageException("--charts " + chartsDir + ": cannot write: " + e.getMessage());
+      }
+    }
+    if (reportOut != null) {
+      var first = reports.getFirst();
+      var parameters = new LinkedHashMap<String, String>();
+      parameters.put("trace", first.trace() + " (" + loaded.format() + ")");
+      parameters.put("jobs", first.jobs() + " simulated, " + first.skipped() + " skipped");
+      parameters.put("cluster", first.cluster() + ", " + first.clusterGpus() + " GPUs");
+      parameters.put("policies", String.join(", ", reports.stream().map(SimReport::policy).toList()));
+      parameters.put("seed", Long.toString(seed));
+      parameters.put(
+          "estimates",
+          first.estimatesFromRuntime() ? "run times (the trace has none)" : estimate);
+      parameters.put("placement", placement);
+      parameters.put(
+          "communication model", commModel ? "on, fraction " + commFraction : "off");
+      try {
+        Files.writeString(reportOut, HtmlReport.page(reports, parameters, figures));
+      } catch (IOException e) {
+        throw new UsageException("--report " + reportOut + ": cannot write: " + e.getMessage());
+      }
     }
   }
 

@@ -13,6 +13,7 @@ import java.util.Optional;
  * @param everyPass run a pass after every event batch, even one that provably starts nothing
  *     (for checking that skipping such passes changes no decision)
  * @param placement how gangs' nodes are chosen (topology-aware, or first fit for comparison)
+ * @param recordSeries collect time series for charts ({@link SimSeries}, bounded memory)
  */
 public record SimOptions(
     boolean checkInvariants,
@@ -20,7 +21,18 @@ public record SimOptions(
     boolean recordJobs,
     long seed,
     boolean everyPass,
-    PlacementStrategy placement) {
+    PlacementStrategy placement,
+    boolean recordSeries) {
+  public SimOptions(
+      boolean checkInvariants,
+      Optional<CommModel> commModel,
+      boolean recordJobs,
+      long seed,
+      boolean everyPass,
+      PlacementStrategy placement) {
+    this(checkInvariants, commModel, recordJobs, seed, everyPass, placement, false);
+  }
+
   public SimOptions(
       boolean checkInvariants,
       Optional<CommModel> commModel,
@@ -28,6 +40,12 @@ public record SimOptions(
       long seed,
       boolean everyPass) {
     this(checkInvariants, commModel, recordJobs, seed, everyPass, PlacementStrategy.TOPOLOGY);
+  }
+
+  /** These options, collecting time series or not. */
+  public SimOptions withSeries(boolean record) {
+    return new SimOptions(
+        checkInvariants, commModel, recordJobs, seed, everyPass, placement, record);
   }
 
   public static SimOptions defaults() {

@@ -14,6 +14,7 @@ import java.util.Optional;
  *     needed no more GPUs than were free in total (capacity lost to fragmentation and to
  *     reservations)
  * @param gpuHoursLostToSpread extra GPU-hours spread gangs ran, under the comm model (0 without)
+ * @param series time series for charts, when {@link SimOptions#recordSeries()} asked for them
  */
 public record SimReport(
     String policy,
@@ -42,14 +43,16 @@ public record SimReport(
     Optional<SimJobs> perJob,
     double simWallSec,
     double passP50Ms,
-    double passP99Ms) {
+    double passP99Ms,
+    Optional<SimSeries> series) {
 
   public SimReport withWall(double simWallSec) {
     return new SimReport(
         policy, trace, cluster, clusterGpus, jobs, skipped, estimatesFromRuntime, notes,
         makespanSec, meanWaitSec, p50WaitSec, p95WaitSec, p99WaitSec, maxWaitSec, meanJctSec,
         p95JctSec, meanBoundedSlowdown, utilization, fragmentationFreeGpus, passes, commModel,
-        gpuHoursLostToSpread, jobsStoppedAtLimit, perJob, simWallSec, passP50Ms, passP99Ms);
+        gpuHoursLostToSpread, jobsStoppedAtLimit, perJob, simWallSec, passP50Ms, passP99Ms,
+        series);
   }
 
   /**

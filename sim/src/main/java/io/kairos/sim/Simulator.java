@@ -35,6 +35,9 @@ import java.util.function.LongSupplier;
  * the controller uses, scheduling each started job's completion. A pass is skipped when no
  * waiting job could fit in the free GPUs (it could not start anything).
  *
+ * <p>With {@link SimOptions#recordSeries()}, a {@link SeriesRecorder} is told of every start,
+ * finish and interval between instants, for the report's charts; it changes no decision.
+ *
  * <p>Deterministic and single-threaded. The only outside input is an optional nanosecond source
  * used to time passes, which never influences a decision.
  */
@@ -142,6 +145,7 @@ public final class Simulator {
     private long fragSeconds;
     private double lostGpuSeconds;
     private int stoppedAtLimit;
+    private final SeriesRecorder series;
 
     Loop(List<TraceJob> jobs, List<JobSpec> specs, List<String> notes, Trace trace, int skipped) {
       this.jobs = jobs;
@@ -156,6 +160,7 @@ public final class Simulator {
       firstReservedStart = new long[n];
       Arrays.fill(firstReservedStart, Long.MAX_VALUE);
       nodes = options.recordJobs() ? new int[n][] : null;
+      series = options.recordSeries() ? new SeriesRecorder(cluster, jobs) : null;
       pendingBySize = new int[(int) Math.min(Integer.MAX_VALUE - 8, cluster.totalGpus() + 1)];
       boolean samePriority = jobs.stream().mapToInt(TraceJob::priority).distinct().count() <= 1;
       boolean exact = jobs.stream().allMatch(j -> j.durationSec() == j.timeLimitSec());
@@ -183,6 +188,10 @@ public final class Simulator {
         while (!finishes.isEmpty() && finishes.peekTime() == t) {
           int i = finishes.peekPayload();
           finishes.poll();
+          if (series != null) {
+            series.finished(
+                i, t, store.running(jobId(i)).orElseThrow().placement(), specs.get(i).totalGpus());
+          }
           mustApply(new Command.FinishJob(t, jobId(i), 0));
           dirty = true;
           finished++;
@@ -212,6 +221,9 @@ public final class Simulator {
             Math.min(
                 finishes.isEmpty() ? Long.MAX_VALUE : finishes.peekTime(),
                 next < n ? jobs.get(next).submitSec() : Long.MAX_VALUE);
+        if (series != null && nextT != Long.MAX_VALUE) {
+          series.interval(t, nextT, cluster.totalGpus() - store.freeGpus());
+        }
         if (nextT != Long.MAX_VALUE
             && store.pendingCount() > 0
             && minPendingGpus <= store.freeGpus()) {
@@ -263,6 +275,9 @@ public final class Simulator {
       for (Decision.Start s : result.starts()) {
         int i = index(s.job());
         mustApply(new Command.StartJob(t, s.job(), s.placement()));
+        if (series != null) {
+          series.started(i, t, s.placement(), specs.get(i).totalGpus());
+        }
         removePending(specs.get(i).totalGpus());
         start[i] = t;
         if (checkReservations && firstReservedStart[i] != Long.MAX_VALUE) {
@@ -410,7 +425,8 @@ public final class Simulator {
           perJob,
           0,
           nanos.length == 0 ? 0 : percentile(nanos, 50) / 1e6,
-          nanos.length == 0 ? 0 : percentile(nanos, 99) / 1e6);
+          nanos.length == 0 ? 0 : percentile(nanos, 99) / 1e6,
+          series == null ? Optional.empty() : Optional.of(series.finish(lastEnd, waits)));
     }
   }
 

@@ -1,0 +1,172 @@
+package io.kairos.sim;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Time series of one simulation run, for charts ({@code --report}, {@code --charts}), sampled on a
+ * fixed grid of at most {@link #MAX_POINTS} buckets.
+ *
+ * <p>Bucket {@code k} covers {@code [originSec + k * stepSec, originSec + (k + 1) * stepSec)}.
+ * Every array holds <em>integrals</em> over its bucket (GPU-seconds, seconds), not samples, so two
+ * adjacent buckets merge exactly by adding them ({@link #coarsenTo}), and a ratio of two integrals
+ * is the time-weighted mean over the bucket: no event between grid points is lost.
+ *
+ * @param originSec the first submission of the simulated jobs
+ * @param stepSec bucket width in seconds (the trace span over 1,000, doubled as needed)
+ * @param clusterGpus GPUs in the cluster
+ * @param coveredSec seconds of simulated time in each bucket (the last one may be partial)
+ * @param busyGpuSec GPU-seconds of running jobs in each bucket
+ * @param strandedGpuSec free GPU-seconds on partly busy nodes (some but not all of the node's GPUs
+ *     free) in each bucket: free capacity a whole-node job cannot use
+ * @param queues queue names, in the order of {@code queueGpuSec}; the largest queues by GPU time in
+ *     the trace, the rest gathered in a last entry {@value #OTHER_QUEUES}
+ * @param queueGpuSec GPU-seconds of each queue's running jobs in each bucket
+ * @param waitCdfSec wait times (s), increasing, at which the CDF is drawn (at most {@link
+ *     #MAX_CDF_POINTS})
+ * @param waitCdfFraction the fraction of jobs that waited at most {@code waitCdfSec[i]}
+ */
+public record SimSeries(
+    long originSec,
+    long stepSec,
+    long clusterGpus,
+    double[] coveredSec,
+    double[] busyGpuSec,
+    double[] strandedGpuSec,
+    List<String> queues,
+    double[][] queueGpuSec,
+    long[] waitCdfSec,
+    double[] waitCdfFraction) {
+  /** Most buckets a series has. */
+  public static final int MAX_POINTS = 2000;
+
+  /** Most points of the wait CDF. */
+  public static final int MAX_CDF_POINTS = 400;
+
+  /** Queues shown by name; the rest are summed into {@value #OTHER_QUEUES}. */
+  public static final int MAX_QUEUES = 11;
+
+  /** The name of the entry that gathers the smaller queues. */
+  public static final String OTHER_QUEUES = "(other queues)";
+
+  public SimSeries {
+    queues = List.copyOf(queues);
+    if (stepSec <= 0
+        || coveredSec.length > MAX_POINTS
+        || busyGpuSec.length != coveredSec.length
+        || strandedGpuSec.length != coveredSec.length
+        || queueGpuSec.length != queues.size()
+        || waitCdfSec.length != waitCdfFraction.length) {
+      throw new IllegalArgumentException(
+          "series: step "
+              + stepSec
+              + " s, "
+              + coveredSec.length
+              + " buckets, "
+              + queueGpuSec.length
+              + " queue series for "
+              + queues.size()
+              + " queues");
+    }
+    for (double[] q : queueGpuSec) {
+      if (q.length != coveredSec.length) {
+        throw new IllegalArgumentException("series: queue series of " + q.length + " buckets");
+      }
+    }
+  }
+
+  /** Buckets in each series. */
+  public int points() {
+    return coveredSec.length;
+  }
+
+  /** Start of bucket {@code k}, seconds since {@link #originSec}. */
+  public long bucketStartSec(int k) {
+    return k * stepSec;
+  }
+
+  /** Busy GPUs over cluster GPUs, time-weighted over bucket {@code k}. */
+  public double utilization(int k) {
+    return ratio(busyGpuSec[k], clusterGpus * coveredSec[k]);
+  }
+
+  /** Queue {@code q}'s busy GPUs over cluster GPUs, time-weighted over bucket {@code k}. */
+  public double queueShare(int q, int k) {
+    return ratio(queueGpuSec[q][k], clusterGpus * coveredSec[k]);
+  }
+
+  /**
+   * Stranded free GPUs over all free GPUs, time-weighted over bucket {@code k}; 0 when no GPU was
+   * free.
+   */
+  public double fragmentation(int k) {
+    return ratio(strandedGpuSec[k], clusterGpus * coveredSec[k] - busyGpuSec[k]);
+  }
+
+  private static double ratio(double part, double whole) {
+    return whole <= 1e-9 ? 0 : Math.min(1, Math.max(0, part / whole));
+  }
+
+  /**
+   * The same series on buckets of {@code step} seconds, which must be this series' step times a
+   * power of two (runs of one trace differ only in how often they doubled). Exact: integrals add.
+   */
+  public SimSeries coarsenTo(long step) {
+    if (step == stepSec) {
+      return this;
+    }
+    long factor = step / stepSec;
+    if (step % stepSec != 0 || Long.bitCount(factor) != 1) {
+      throw new IllegalArgumentException(
+          "series: cannot coarsen buckets of " + stepSec + " s to " + step + " s");
+    }
+    double[][] queueSums = new double[queueGpuSec.length][];
+    for (int q = 0; q < queueSums.length; q++) {
+      queueSums[q] = merge(queueGpuSec[q], (int) factor);
+    }
+    return new SimSeries(
+        originSec,
+        step,
+        clusterGpus,
+        merge(coveredSec, (int) factor),
+        merge(busyGpuSec, (int) factor),
+        merge(strandedGpuSec, (int) factor),
+        queues,
+        queueSums,
+        waitCdfSec,
+        waitCdfFraction);
+  }
+
+  private static double[] merge(double[] sums, int factor) {
+    double[] out = new double[(sums.length + factor - 1) / factor];
+    for (int k = 0; k < sums.length; k++) {
+      out[k / factor] += sums[k];
+    }
+    return out;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof SimSeries s
+        && originSec == s.originSec
+        && stepSec == s.stepSec
+        && clusterGpus == s.clusterGpus
+        && Arrays.equals(coveredSec, s.coveredSec)
+        && Arrays.equals(busyGpuSec, s.busyGpuSec)
+        && Arrays.equals(strandedGpuSec, s.strandedGpuSec)
+        && queues.equals(s.queues)
+        && Arrays.deepEquals(queueGpuSec, s.queueGpuSec)
+        && Arrays.equals(waitCdfSec, s.waitCdfSec)
+        && Arrays.equals(waitCdfFraction, s.waitCdfFraction);
+  }
+
+  @Override
+  public int hashCode() {
+    return Long.hashCode(originSec) * 31 + Arrays.hashCode(busyGpuSec);
+  }
+
+  @Override
+  public String toString() {
+    return "SimSeries[step " + stepSec + " s, " + points() + " points, queues " + queues + "]";
+  }
+}
