@@ -3,10 +3,10 @@ package io.kairos.control;
 import java.time.Duration;
 
 /** Waits for an in-process controller to lead (agents' endpoints answer 421 until then). */
-final class Leaders {
+public final class Leaders {
   private Leaders() {}
 
-  static void awaitLeader(Controller controller, Duration timeout) throws InterruptedException {
+  public static void awaitLeader(Controller controller, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!controller.replica().isLeaderReady()) {
       if (System.nanoTime() > deadline) {

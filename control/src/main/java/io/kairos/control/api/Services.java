@@ -1,6 +1,7 @@
 package io.kairos.control.api;
 
 import io.kairos.control.agent.AgentService;
+import io.kairos.control.k8s.K8sExtender;
 import io.kairos.control.raft.RaftReplica;
 import io.kairos.control.raft.SubmitBatcher;
 import io.kairos.control.sched.SchedulerLoop;
@@ -15,7 +16,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
-/** What the routes call: the replica (state and log), the batcher, the scheduler, the agents. */
+/**
+ * What the routes call: the replica (state and log), the batcher, the scheduler, the agents, the
+ * kube-scheduler extender.
+ */
 public record Services(
     RaftReplica replica,
     SubmitBatcher batcher,
@@ -24,7 +28,8 @@ public record Services(
     InstantSource clock,
     PrometheusMeterRegistry meters,
     String joinToken,
-    HttpClient http) {
+    HttpClient http,
+    K8sExtender k8s) {
 
   static final long COMMIT_TIMEOUT_SEC = 10;
 
