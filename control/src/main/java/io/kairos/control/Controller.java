@@ -3,6 +3,8 @@ package io.kairos.control;
 import io.javalin.Javalin;
 import io.kairos.control.agent.AgentService;
 import io.kairos.control.health.PhiAccrualDetector;
+import io.kairos.control.k8s.K8sExtender;
+import io.kairos.control.k8s.KubeApi;
 import io.kairos.control.api.Api;
 import io.kairos.control.api.Services;
 import io.kairos.control.auth.Authenticator;
@@ -55,6 +57,7 @@ public final class Controller implements Closeable {
   /**
    * @param detection the agents' failure detector (phi threshold, window, minimum standard
    *     deviation, acceptable pause)
+   * @param kubeApi the API server of the Kubernetes cluster the extender serves, if any
    */
   public record Config(
       Path dataDir,
@@ -62,18 +65,28 @@ public final class Controller implements Closeable {
       List<PeerAddress> peers,
       Policy policy,
       Optional<Tls> tls,
-      PhiAccrualDetector.Settings detection) {
+      PhiAccrualDetector.Settings detection,
+      Optional<KubeApi> kubeApi) {
     public Config {
       peers = List.copyOf(peers);
     }
 
     public Config(
         Path dataDir, PeerAddress self, List<PeerAddress> peers, Policy policy, Optional<Tls> tls) {
-      this(dataDir, self, peers, policy, tls, PhiAccrualDetector.Settings.AKKA_DEFAULTS);
+      this(dataDir, self, peers, policy, tls, PhiAccrualDetector.Settings.AKKA_DEFAULTS,
+          Optional.empty());
     }
 
     public Config withDetection(PhiAccrualDetector.Settings detection) {
-      return new Config(dataDir, self, peers, policy, tls, detection);
+      return new Config(dataDir, self, peers, policy, tls, detection, kubeApi);
+    }
+
+    /**
+     * The Kubernetes API server the extender binds pods through and lists nodes and pods from;
+     * without one, {@code KAIROS_K8S_API} and {@code KAIROS_K8S_TOKEN_FILE} are read at start.
+     */
+    public Config withKubeApi(KubeApi api) {
+      return new Config(dataDir, self, peers, policy, tls, detection, Optional.of(api));
     }
 
     public static Config single(Path dataDir, String host, int port) {
@@ -108,7 +121,8 @@ public final class Controller implements Closeable {
       }
       peers = List.of(self);
     }
-    this.config = new Config(config.dataDir(), self, peers, config.policy(), config.tls(), config.detection());
+    this.config = new Config(config.dataDir(), self, peers, config.policy(), config.tls(), config.detection(),
+        config.kubeApi());
     ensureFree(self.host(), self.httpPort(), "the API (--listen)");
     ensureFree("0.0.0.0", self.raftPort(), "the Raft transport (--listen port + "
         + PeerAddress.RAFT_PORT_OFFSET + ")");
@@ -128,7 +142,8 @@ public final class Controller implements Closeable {
     sampler = new UtilizationSampler(replica, utilization, clock, UtilizationSampler.DEFAULT_INTERVAL);
     registerGauges(meters);
     var services = new Services(replica, batcher, scheduler, agents, clock, meters, joinToken,
-        HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build(), utilization);
+        HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build(), utilization,
+        new K8sExtender(config.kubeApi().or(() -> KubeApi.fromEnvironment(System.getenv())), clock));
     var auth = new Authenticator(replica.stateMachine(), Map.of(admin.sha256(), admin, join.sha256(), join));
     PeerAddress bound = self;
     http = Api.create(services, auth, c -> config.tls().ifPresent(

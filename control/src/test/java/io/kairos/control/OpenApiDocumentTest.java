@@ -57,7 +57,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class OpenApiDocumentTest {
   /**
    * Every route the api package registers, as "METHOD path", taken from JobRoutes, NodeRoutes,
-   * AgentRoutes, SystemRoutes and EventRoutes. A new route must be added here AND to openapi.json: the tests
+   * AgentRoutes, SystemRoutes, EventRoutes and K8sExtenderRoutes. A new route must be added here AND to openapi.json: the tests
    * below compare this list with both the document and the routes {@link Api#create} registers.
    */
   static final List<String> ROUTES = List.of(
@@ -80,7 +80,11 @@ class OpenApiDocumentTest {
       "GET /api/v1/cluster",
       "POST /api/v1/tokens",
       "GET /api/v1/stats/utilization",
-      "GET /api/v1/events");
+      "GET /api/v1/events",
+      "POST /api/v1/k8s-extender/filter",
+      "POST /api/v1/k8s-extender/prioritize",
+      "POST /api/v1/k8s-extender/bind",
+      "POST /api/v1/k8s-extender/preempt");
 
   /** The routes that need no token ({@code security: []} in the document). */
   static final Set<String> UNAUTHENTICATED =
@@ -153,7 +157,7 @@ class OpenApiDocumentTest {
     var open = new HashSet<String>();
     forEachOperation((route, op) -> {
       String role = op.path("x-kairos-role").asText();
-      assertThat(role).as("%s x-kairos-role", route).isIn("user", "admin", "agent", "any", "none");
+      assertThat(role).as("%s x-kairos-role", route).isIn("user", "admin", "agent", "extender", "any", "none");
       String description = op.path("description").asText();
       if (role.equals("none")) {
         assertThat(op.path("security").isArray() && op.path("security").isEmpty())

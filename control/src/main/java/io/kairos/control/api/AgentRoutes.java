@@ -40,11 +40,11 @@ final class AgentRoutes {
     });
   }
 
-  private static void leaderOnly(Context ctx, Services s) {
+  static void leaderOnly(Context ctx, Services s) {
     if (!s.replica().isLeader()) {
       s.replica().leaderUrl().ifPresent(url -> ctx.header("Kairos-Leader", url));
       throw new ApiError(421, "Not the leader",
-          "this replica does not lead; agents talk to the leader",
+          "this replica does not lead; agents and kube-scheduler talk to the leader",
           null, "retry at the URL in the Kairos-Leader header");
     }
   }

@@ -45,6 +45,7 @@ public final class Api {
           SystemRoutes.register(config, services);
           EventRoutes.register(config, services);
           Dashboard.configure(config);
+          K8sExtenderRoutes.register(config, services);
           config.routes.exception(ApiError.class, (e, ctx) -> problem(ctx, e));
           config.routes.exception(
               io.javalin.http.HttpResponseException.class,
@@ -120,11 +121,18 @@ public final class Api {
     if (ctx.path().equals("/api/v1/openapi.json")) {
       return;
     }
+    String header = ctx.header("Authorization");
+    if (header == null && ctx.path().startsWith(K8sExtenderRoutes.PREFIX)) {
+      // kube-scheduler sends no Authorization header: its verbs carry the token in the query.
+      String token = ctx.queryParam("token");
+      header = token == null ? null : "Bearer " + token;
+    }
+    String sent = header;
     Principal who =
-        auth.authenticate(ctx.header("Authorization"))
+        auth.authenticate(sent)
             .orElseThrow(
                 () ->
-                    ctx.header("Authorization") == null
+                    sent == null
                         ? ApiError.unauthorized("this endpoint needs a bearer token")
                         : ApiError.unauthorized("the bearer token is not valid"));
     ctx.attribute(PRINCIPAL, who);

@@ -44,6 +44,11 @@ public final class Json {
     return read(body, () -> MAPPER.readValue(body, type));
   }
 
+  /** {@link #read(byte[], Class)} with another mapper (the extender's, for one). */
+  public static <T> T read(ObjectMapper mapper, byte[] body, Class<T> type) {
+    return read(body, () -> mapper.readValue(body, type));
+  }
+
   public static <T> T read(byte[] body, com.fasterxml.jackson.core.type.TypeReference<T> type) {
     return read(body, () -> MAPPER.readValue(body, type));
   }

@@ -2,6 +2,7 @@ package io.kairos.control.api;
 
 import io.kairos.control.agent.AgentService;
 import io.kairos.control.dashboard.UtilizationHistory;
+import io.kairos.control.k8s.K8sExtender;
 import io.kairos.control.raft.RaftReplica;
 import io.kairos.control.raft.SubmitBatcher;
 import io.kairos.control.sched.SchedulerLoop;
@@ -18,7 +19,7 @@ import java.util.function.Function;
 
 /**
  * What the routes call: the replica (state and log), the batcher, the scheduler, the agents, the
- * utilization history.
+ * utilization history and the kube-scheduler extender.
  */
 public record Services(
     RaftReplica replica,
@@ -29,7 +30,8 @@ public record Services(
     PrometheusMeterRegistry meters,
     String joinToken,
     HttpClient http,
-    UtilizationHistory utilization) {
+    UtilizationHistory utilization,
+    K8sExtender k8s) {
 
   static final long COMMIT_TIMEOUT_SEC = 10;
 
