@@ -20,6 +20,11 @@ import java.util.Map;
  * @param exitCode once SUCCEEDED (0) or FAILED (the failed task's code); absent when cancelled
  * @param message how it ended, in words ("exit code 3 on node n1", "time limit 60s reached",
  *     "cancelled by alice")
+ * @param arrayJobId for an element of a job array: the array's id (its first element's job id,
+ *     Slurm's %A); absent otherwise
+ * @param arrayTaskId for an element of a job array: its index (Slurm's %a)
+ * @param dependency the job's dependencies, normalized ("afterok:12,afterany:13"); absent when
+ *     it has none
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobView(
@@ -51,4 +56,7 @@ public record JobView(
     List<TaskPlacement> placement,
     String eligibleTime,
     String checkpointDir,
-    List<String> excludeNodes) {}
+    List<String> excludeNodes,
+    Long arrayJobId,
+    Integer arrayTaskId,
+    String dependency) {}

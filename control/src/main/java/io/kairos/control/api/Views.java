@@ -23,7 +23,15 @@ final class Views {
     String reason = null;
     String detail = null;
     if (j.state == JobState.PENDING) {
-      if (state.isUnplaceable(j.id)) {
+      if (state.isWaitingOnDependency(j.id)) {
+        reason = "DEPENDENCY";
+        detail = "waits for " + state.dependencyDetail(j.id).orElse(String.valueOf(r.dependency()));
+      } else if (state.isHeldByArrayLimit(j.id)) {
+        reason = "ARRAY_LIMIT";
+        detail = "array " + j.array.arrayJobId() + " runs at most " + j.array.limit()
+            + " elements at once (%" + j.array.limit() + "); "
+            + state.arrayAdmitted(j.array.arrayJobId()) + " are queued or running";
+      } else if (state.isUnplaceable(j.id)) {
         reason = "NO_NODE_CAN_HOLD";
         detail = state.store() == null
             ? "no node is registered yet"
@@ -51,7 +59,10 @@ final class Views {
         j.placement.isEmpty() ? null : j.placement,
         j.state == JobState.PENDING && j.eligibleMs > 0 ? time(j.eligibleMs) : null,
         r.checkpointDir().isEmpty() ? null : r.checkpointDir(),
-        excluded(r.excludeNodes(), j.avoidNodes));
+        excluded(r.excludeNodes(), j.avoidNodes),
+        j.array == null ? null : j.array.arrayJobId(),
+        j.array == null ? null : j.array.taskId(),
+        r.dependency() == null ? null : r.dependency().toString());
   }
 
   private static String describe(SchedulerLoop.Pending p) {
