@@ -14,6 +14,10 @@ import java.util.Optional;
  *     needed no more GPUs than were free in total (capacity lost to fragmentation and to
  *     reservations)
  * @param gpuHoursLostToSpread extra GPU-hours spread gangs ran, under the comm model (0 without)
+ * @param jobsWaitedOnDependency jobs that arrived only once their preceding job ended (waits and
+ *     turnaround count from that arrival)
+ * @param dependenciesIgnored jobs whose preceding job was not in the trace (or was skipped, or
+ *     came later), which arrived at their own submit time
  */
 public record SimReport(
     String policy,
@@ -42,14 +46,17 @@ public record SimReport(
     Optional<SimJobs> perJob,
     double simWallSec,
     double passP50Ms,
-    double passP99Ms) {
+    double passP99Ms,
+    int jobsWaitedOnDependency,
+    int dependenciesIgnored) {
 
   public SimReport withWall(double simWallSec) {
     return new SimReport(
         policy, trace, cluster, clusterGpus, jobs, skipped, estimatesFromRuntime, notes,
         makespanSec, meanWaitSec, p50WaitSec, p95WaitSec, p99WaitSec, maxWaitSec, meanJctSec,
         p95JctSec, meanBoundedSlowdown, utilization, fragmentationFreeGpus, passes, commModel,
-        gpuHoursLostToSpread, jobsStoppedAtLimit, perJob, simWallSec, passP50Ms, passP99Ms);
+        gpuHoursLostToSpread, jobsStoppedAtLimit, perJob, simWallSec, passP50Ms, passP99Ms,
+        jobsWaitedOnDependency, dependenciesIgnored);
   }
 
   /**
@@ -80,6 +87,11 @@ public record SimReport(
     m.put("comm_model", commModel);
     m.put("gpu_hours_lost_to_spread", round(gpuHoursLostToSpread));
     m.put("jobs_stopped_at_limit", jobsStoppedAtLimit);
+    // Only for traces with dependencies, so that other reports stay as they were.
+    if (jobsWaitedOnDependency > 0 || dependenciesIgnored > 0) {
+      m.put("jobs_waited_on_dependency", jobsWaitedOnDependency);
+      m.put("dependencies_ignored", dependenciesIgnored);
+    }
     if (timing) {
       m.put("sim_wall_s", round(simWallSec));
       m.put("pass_p50_ms", round(passP50Ms));
