@@ -146,6 +146,31 @@ class BadInputTest {
         job("program blank", "{\"command\":[\" \"]}", "command[0]"),
         job("argument null", "{\"command\":[\"x\",null]}", "command[1]"),
         job("argument with NUL", "{\"command\":[\"x\\u0000\"]}", "command[0]"),
+        // arrays and dependencies
+        job("array empty", "{" + CMD + ",\"array\":\"\"}", "array"),
+        job("array range backwards", "{" + CMD + ",\"array\":\"5-1\"}", "array"),
+        job("array of 20,001 elements", "{" + CMD + ",\"array\":\"0-20000\"}", "array"),
+        job("array index past the largest", "{" + CMD + ",\"array\":\"4000001\"}", "array"),
+        job("array limit zero", "{" + CMD + ",\"array\":\"0-4%0\"}", "array"),
+        job("array step zero", "{" + CMD + ",\"array\":\"0-4:0\"}", "array"),
+        job("array of words", "{" + CMD + ",\"array\":\"a-b\"}", "array"),
+        job("array as a number", "{" + CMD + ",\"array\":[1]}", "array"),
+        job("array in a batch", "[{" + CMD + "},{" + CMD + ",\"array\":\"1,,2\"}]", "[1].array"),
+        job("batch of arrays past 10,000 jobs", "[{" + CMD + ",\"array\":\"0-9999\"},{" + CMD
+            + ",\"array\":\"0-1\"}]", null),
+        job("dependency without a job", "{" + CMD + ",\"dependency\":\"afterok\"}", "dependency"),
+        job("dependency on a word", "{" + CMD + ",\"dependency\":\"afterok:x\"}", "dependency"),
+        job("dependency of an unknown kind", "{" + CMD + ",\"dependency\":\"before:1\"}",
+            "dependency"),
+        job("dependency mixing ',' and '?'", "{" + CMD
+            + ",\"dependency\":\"afterok:1,afterany:1?after:1\"}", "dependency"),
+        job("dependency on an array element by index", "{" + CMD
+            + ",\"dependency\":\"afterok:1_2\"}", "dependency"),
+        job("dependency singleton", "{" + CMD + ",\"dependency\":\"singleton\"}", "dependency"),
+        job("dependency on an unknown job", "{" + CMD + ",\"dependency\":\"afterok:999999\"}",
+            "dependency"),
+        job("dependency on an unknown job in a batch", "[{" + CMD + "},{" + CMD
+            + ",\"dependency\":\"afterany:888888\"}]", "[1].dependency"),
         job("env name starting with a digit", "{" + CMD + ",\"env\":{\"1A\":\"x\"}}", "env.1A"),
         job("env value null", "{" + CMD + ",\"env\":{\"A\":null}}", "env.A"),
         job("name with a newline", "{" + CMD + ",\"name\":\"a\\nb\"}", "name"),

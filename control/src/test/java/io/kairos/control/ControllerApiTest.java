@@ -53,6 +53,39 @@ class ControllerApiTest {
   }
 
   @Test
+  void anArrayRepliesWithItsFirstIdAndCountAndADependencyWaitsThenIsCancelledWhenItCannotHold() {
+    // 64 GPUs on one node: no test node can hold it, so nothing here ever starts.
+    var submitted = api.post("/api/v1/jobs",
+        "{\"command\": [\"sleep\", \"60\"], \"gpus\": 64, \"array\": \"0-6:2%2\"}");
+    assertThat(submitted.status()).as(submitted.body()).isEqualTo(201);
+    var result = submitted.as(SubmitResult.class);
+    assertThat(result.count()).isEqualTo(4);
+    long first = result.id();
+    var third = api.get("/api/v1/jobs/" + (first + 2)).as(JobView.class);
+    assertThat(third.arrayJobId()).isEqualTo(first);
+    assertThat(third.arrayTaskId()).isEqualTo(4);
+    assertThat(third.pendingReason()).isEqualTo("ARRAY_LIMIT");
+    assertThat(api.get("/api/v1/jobs/" + first).as(JobView.class).pendingReason())
+        .isEqualTo("NO_NODE_CAN_HOLD");
+
+    var single = api.post("/api/v1/jobs", "{\"command\": [\"true\"], \"gpus\": 64}");
+    assertThat(single.body()).doesNotContain("count");
+    var dependent = api.post("/api/v1/jobs", "{\"command\": [\"true\"], \"dependency\": \"afterok:"
+        + first + "\"}").as(SubmitResult.class).id();
+    var waiting = api.get("/api/v1/jobs/" + dependent).as(JobView.class);
+    assertThat(waiting.pendingReason()).isEqualTo("DEPENDENCY");
+    assertThat(waiting.pendingDetail()).contains("afterok:" + first);
+    assertThat(waiting.dependency()).isEqualTo("afterok:" + first);
+
+    api.post("/api/v1/jobs/" + (first + 1) + "/cancel", "");
+    assertThat(api.get("/api/v1/jobs/" + (first + 2)).as(JobView.class).pendingReason())
+        .isEqualTo("NO_NODE_CAN_HOLD");
+    var cancelled = api.get("/api/v1/jobs/" + dependent).as(JobView.class);
+    assertThat(cancelled.state()).isEqualTo(JobState.CANCELLED);
+    assertThat(cancelled.message()).startsWith("dependency never satisfied: afterok:" + first);
+  }
+
+  @Test
   void aSubmittedJobRunsOnARegisteredNodeAndSucceedsWhenItsTaskExitsZero() {
     var submitted = api.post("/api/v1/jobs", "{\"command\": [\"sleep\", \"60\"], \"gpus\": 2}");
     assertThat(submitted.status()).as(submitted.body()).isEqualTo(201);

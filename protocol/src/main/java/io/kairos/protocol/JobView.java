@@ -22,6 +22,11 @@ import java.util.Map;
  *     "cancelled by alice")
  * @param predictedStart for a PENDING job that holds a reservation, when the scheduler expects
  *     it to start (running jobs ending at their time limits); absent otherwise
+ * @param arrayJobId for an element of a job array: the array's id (its first element's job id,
+ *     Slurm's %A); absent otherwise
+ * @param arrayTaskId for an element of a job array: its index (Slurm's %a)
+ * @param dependency the job's dependencies, normalized ("afterok:12,afterany:13"); absent when
+ *     it has none
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobView(
@@ -54,4 +59,7 @@ public record JobView(
     String eligibleTime,
     String checkpointDir,
     List<String> excludeNodes,
-    String predictedStart) {}
+    String predictedStart,
+    Long arrayJobId,
+    Integer arrayTaskId,
+    String dependency) {}

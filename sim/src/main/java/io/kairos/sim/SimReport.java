@@ -15,6 +15,10 @@ import java.util.Optional;
  *     reservations)
  * @param gpuHoursLostToSpread extra GPU-hours spread gangs ran, under the comm model (0 without)
  * @param series time series for charts, when {@link SimOptions#recordSeries()} asked for them
+ * @param jobsWaitedOnDependency jobs that arrived only once their preceding job ended (waits and
+ *     turnaround count from that arrival)
+ * @param dependenciesIgnored jobs whose preceding job was not in the trace (or was skipped, or
+ *     came later), which arrived at their own submit time
  */
 public record SimReport(
     String policy,
@@ -44,7 +48,9 @@ public record SimReport(
     double simWallSec,
     double passP50Ms,
     double passP99Ms,
-    Optional<SimSeries> series) {
+    Optional<SimSeries> series,
+    int jobsWaitedOnDependency,
+    int dependenciesIgnored) {
 
   public SimReport withWall(double simWallSec) {
     return new SimReport(
@@ -52,7 +58,7 @@ public record SimReport(
         makespanSec, meanWaitSec, p50WaitSec, p95WaitSec, p99WaitSec, maxWaitSec, meanJctSec,
         p95JctSec, meanBoundedSlowdown, utilization, fragmentationFreeGpus, passes, commModel,
         gpuHoursLostToSpread, jobsStoppedAtLimit, perJob, simWallSec, passP50Ms, passP99Ms,
-        series);
+        series, jobsWaitedOnDependency, dependenciesIgnored);
   }
 
   /**
@@ -83,6 +89,11 @@ public record SimReport(
     m.put("comm_model", commModel);
     m.put("gpu_hours_lost_to_spread", round(gpuHoursLostToSpread));
     m.put("jobs_stopped_at_limit", jobsStoppedAtLimit);
+    // Only for traces with dependencies, so that other reports stay as they were.
+    if (jobsWaitedOnDependency > 0 || dependenciesIgnored > 0) {
+      m.put("jobs_waited_on_dependency", jobsWaitedOnDependency);
+      m.put("dependencies_ignored", dependenciesIgnored);
+    }
     if (timing) {
       m.put("sim_wall_s", round(simWallSec));
       m.put("pass_p50_ms", round(passP50Ms));

@@ -38,6 +38,11 @@ import java.util.function.LongSupplier;
  * <p>With {@link SimOptions#recordSeries()}, a {@link SeriesRecorder} is told of every start,
  * finish and interval between instants, for the report's charts; it changes no decision.
  *
+ * <p>A job with a preceding job (SWF's fields 17 and 18, the CSV's {@code depends_on}) does not
+ * arrive at its own submit time: it arrives its think time after the preceding job ends, as an
+ * event in the same heap (completions at an instant come before arrivals). A preceding job that
+ * is not in the trace, was skipped, or comes later in submit order is ignored and counted.
+ *
  * <p>Deterministic and single-threaded. The only outside input is an optional nanosecond source
  * used to time passes, which never influences a decision.
  */
@@ -86,11 +91,14 @@ public final class Simulator {
       if (t.submitSec() < 0
           || t.durationSec() <= 0
           || t.timeLimitSec() < t.durationSec()
-          || t.submitSec() > MAX_TIME_SEC - t.timeLimitSec()) {
+          || t.submitSec() > MAX_TIME_SEC - t.timeLimitSec()
+          || t.thinkTimeSec() < 0
+          || t.thinkTimeSec() > MAX_TIME_SEC) {
         throw new IllegalArgumentException(
             trace.source() + ": job " + t.id() + ": submit " + t.submitSec() + " s, duration "
                 + t.durationSec() + " s, limit " + t.timeLimitSec() + " s: times must be >= 0"
-                + " (duration >= 1, limit >= duration) and submit + limit below 2^40 s");
+                + " (duration >= 1, limit >= duration) and submit + limit below 2^40 s, think time "
+                + t.thinkTimeSec() + " s between 0 and 2^40 s");
       }
       if (t.gpus() > cluster.totalGpus()
           || t.gpus() > GangSpec.MAX_TASKS
@@ -113,7 +121,24 @@ public final class Simulator {
           skippedIds.size() + " jobs larger than the cluster were skipped (first ids: "
               + skippedIds.subList(0, Math.min(5, skippedIds.size())) + ")");
     }
-    return new Loop(kept, specs, notes, trace, skippedIds.size()).run();
+    // Preceding jobs, by index in submit order; only an earlier job can be waited for.
+    var indexOf = new java.util.HashMap<Long, Integer>();
+    for (int i = 0; i < kept.size(); i++) {
+      indexOf.put(kept.get(i).id(), i);
+    }
+    int[] preceding = new int[kept.size()];
+    int ignored = 0;
+    for (int i = 0; i < kept.size(); i++) {
+      long p = kept.get(i).precedingJobId();
+      Integer j = p > 0 ? indexOf.get(p) : null;
+      preceding[i] = j != null && j < i ? j : -1;
+      ignored += p > 0 && preceding[i] < 0 ? 1 : 0;
+    }
+    if (ignored > 0) {
+      notes.add(ignored + " jobs name a preceding job that is not in the trace, was skipped or"
+          + " comes later: they arrive at their own submit time");
+    }
+    return new Loop(kept, specs, notes, trace, skippedIds.size(), preceding, ignored).run();
   }
 
   /** The state of one run. */
@@ -146,8 +171,19 @@ public final class Simulator {
     private double lostGpuSeconds;
     private int stoppedAtLimit;
     private final SeriesRecorder series;
+    /** For each job, the index of the job it waits for, or -1. */
+    private final int[] preceding;
+    /** The jobs waiting for job i, as a list: firstDependent[i], then nextDependent[...]. */
+    private final int[] firstDependent;
+    private final int[] nextDependent;
+    /** When each job arrived: its submit time, or its preceding job's end plus think time. */
+    private final long[] arrival;
+    private final boolean dependencies;
+    private final int dependenciesIgnored;
+    private int waitedOnDependency;
 
-    Loop(List<TraceJob> jobs, List<JobSpec> specs, List<String> notes, Trace trace, int skipped) {
+    Loop(List<TraceJob> jobs, List<JobSpec> specs, List<String> notes, Trace trace, int skipped,
+        int[] preceding, int dependenciesIgnored) {
       this.jobs = jobs;
       this.specs = specs;
       this.notes = notes;
@@ -159,6 +195,22 @@ public final class Simulator {
       runSec = new long[n];
       firstReservedStart = new long[n];
       Arrays.fill(firstReservedStart, Long.MAX_VALUE);
+      this.preceding = preceding;
+      this.dependenciesIgnored = dependenciesIgnored;
+      firstDependent = new int[n];
+      nextDependent = new int[n];
+      arrival = new long[n];
+      Arrays.fill(firstDependent, -1);
+      boolean any = false;
+      for (int i = n - 1; i >= 0; i--) {
+        arrival[i] = jobs.get(i).submitSec();
+        if (preceding[i] >= 0) {
+          nextDependent[i] = firstDependent[preceding[i]];
+          firstDependent[preceding[i]] = i;
+          any = true;
+        }
+      }
+      dependencies = any;
       nodes = options.recordJobs() ? new int[n][] : null;
       series = options.recordSeries() ? new SeriesRecorder(cluster, jobs) : null;
       pendingBySize = new int[(int) Math.min(Integer.MAX_VALUE - 8, cluster.totalGpus() + 1)];
@@ -174,7 +226,7 @@ public final class Simulator {
     }
 
     SimReport run() {
-      int next = 0;
+      int next = skipDeferred(0);
       long finished = 0;
       long progressStep = Math.max(1, n / 200);
       while (next < n || !finishes.isEmpty()) {
@@ -187,12 +239,20 @@ public final class Simulator {
         // 1. Completions at t, then 2. arrivals at t.
         while (!finishes.isEmpty() && finishes.peekTime() == t) {
           int i = finishes.peekPayload();
+          int kind = finishes.peekKind();
           finishes.poll();
+          if (kind == EventQueue.ARRIVAL) {
+            submit(i, t);
+            continue;
+          }
           if (series != null) {
             series.finished(
                 i, t, store.running(jobId(i)).orElseThrow().placement(), specs.get(i).totalGpus());
           }
           mustApply(new Command.FinishJob(t, jobId(i), 0));
+          for (int d = firstDependent[i]; d >= 0; d = nextDependent[d]) {
+            finishes.add(t + jobs.get(d).thinkTimeSec(), EventQueue.ARRIVAL, d);
+          }
           dirty = true;
           finished++;
           if (progress != null && finished % progressStep == 0) {
@@ -200,10 +260,8 @@ public final class Simulator {
           }
         }
         while (next < n && jobs.get(next).submitSec() == t) {
-          mustApply(new Command.SubmitJob(t, new Job(jobId(next), specs.get(next), t)));
-          addPending(specs.get(next).totalGpus());
-          arrived(next, t);
-          next++;
+          submit(next, t);
+          next = skipDeferred(next + 1);
         }
         // 3. One pass, if anything could start.
         if (store.pendingCount() > 0 && minPendingGpus <= store.freeGpus()) {
@@ -237,6 +295,24 @@ public final class Simulator {
       return report();
     }
 
+    /** The first job from {@code i} on that arrives at its own submit time. */
+    private int skipDeferred(int i) {
+      while (i < n && preceding[i] >= 0) {
+        i++;
+      }
+      return i;
+    }
+
+    private void submit(int i, long t) {
+      arrival[i] = t;
+      if (preceding[i] >= 0) {
+        waitedOnDependency++;
+      }
+      mustApply(new Command.SubmitJob(t, new Job(jobId(i), specs.get(i), t)));
+      addPending(specs.get(i).totalGpus());
+      arrived(i, t);
+    }
+
     /**
      * Marks the next pass as needed unless it provably starts nothing. With a static order (keys
      * do not depend on time) and no completion since the last pass, jobs that waited then still
@@ -256,7 +332,9 @@ public final class Simulator {
         lastPriority = priority;
         lastKey = key;
       }
-      if (!order.isStatic() || !last || specs.get(i).totalGpus() <= store.freeGpus()) {
+      // A job that waited for another arrives out of id order: always look again.
+      if (dependencies || !order.isStatic() || !last
+          || specs.get(i).totalGpus() <= store.freeGpus()) {
         dirty = true;
       }
     }
@@ -373,7 +451,7 @@ public final class Simulator {
       long lastEnd = firstSubmit;
       for (int i = 0; i < n; i++) {
         TraceJob job = jobs.get(i);
-        long wait = start[i] - job.submitSec();
+        long wait = start[i] - arrival[i];
         long run = runSec[i];
         waits[i] = wait;
         jcts[i] = wait + run;
@@ -394,7 +472,7 @@ public final class Simulator {
         long[] submits = new long[n];
         for (int i = 0; i < n; i++) {
           ids[i] = jobs.get(i).id();
-          submits[i] = jobs.get(i).submitSec();
+          submits[i] = arrival[i];
         }
         perJob = Optional.of(new SimJobs(ids, submits, start, end, nodes));
       }
@@ -426,7 +504,9 @@ public final class Simulator {
           0,
           nanos.length == 0 ? 0 : percentile(nanos, 50) / 1e6,
           nanos.length == 0 ? 0 : percentile(nanos, 99) / 1e6,
-          series == null ? Optional.empty() : Optional.of(series.finish(lastEnd, waits)));
+          series == null ? Optional.empty() : Optional.of(series.finish(lastEnd, waits)),
+          waitedOnDependency,
+          dependenciesIgnored);
     }
   }
 

@@ -147,7 +147,8 @@ public final class Reconciler {
     }
     return new TaskAssignment(
         job.id, job.attempt, t.task(), job.placement.size(), nodes, r.name(), r.user(),
-        r.command(), r.env(), r.workdir(), t.gpus(), r.cpus(), r.memoryMb(), r.timeLimitSec(),
+        r.command(), job.array == null ? r.env() : job.array.withVariables(r.env()), r.workdir(),
+        t.gpus(), r.cpus(), r.memoryMb(), r.timeLimitSec(),
         masterAddr, gpuUuids, r.killSignal(), r.graceSec(), r.warnSignal(), r.warnBeforeSec(),
         r.checkpointDir().isEmpty() ? null : r.checkpointDir(), job.placement.size() > 1,
         job.requeues);

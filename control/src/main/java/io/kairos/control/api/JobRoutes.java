@@ -61,18 +61,37 @@ final class JobRoutes {
     } else {
       requests.add(Submissions.validate(Json.read(body, JobSubmission.class), who));
     }
+    int jobs = requests.stream().mapToInt(JobRequest::jobCount).sum();
+    if (jobs > MAX_BATCH) {
+      throw ApiError.invalid(batch ? null : "array", "a submit makes at most " + MAX_BATCH
+          + " jobs, this one " + jobs, "split it into several requests");
+    }
+    s.read(st -> {
+      for (int i = 0; i < requests.size(); i++) {
+        Submissions.checkDependencyJobs(requests.get(i), id -> st.job(id).isPresent(),
+            batch ? "[" + i + "]." : "");
+      }
+      return null;
+    });
     List<Long> ids;
     try {
       ids = s.batcher().submit(requests).get(Services.COMMIT_TIMEOUT_SEC, TimeUnit.SECONDS);
     } catch (ExecutionException | TimeoutException e) {
       throw ApiError.unavailable("the submission was not committed (no leader reachable?)");
     }
+    // One result per submission: its first id, and for an array how many jobs it made.
+    var results = new ArrayList<SubmitResult>(requests.size());
+    int at = 0;
+    for (JobRequest r : requests) {
+      results.add(new SubmitResult(ids.get(at), r.array() == null ? null : r.jobCount()));
+      at += r.jobCount();
+    }
     ctx.status(201);
     if (batch) {
-      ctx.json(ids.stream().map(SubmitResult::new).toList());
+      ctx.json(results);
     } else {
       ctx.header("Location", "/api/v1/jobs/" + ids.get(0));
-      ctx.json(new SubmitResult(ids.get(0)));
+      ctx.json(results.getFirst());
     }
   }
 

@@ -1,6 +1,8 @@
 package io.kairos.control.api;
 
 import io.kairos.control.auth.Principal;
+import io.kairos.control.state.Dependency;
+import io.kairos.control.state.JobArray;
 import io.kairos.control.state.JobRequest;
 import io.kairos.protocol.JobSubmission;
 import java.util.List;
@@ -105,10 +107,9 @@ public final class Submissions {
     String name = s.name() == null ? defaultName(command) : s.name();
     check(!name.isBlank() && name.length() <= 128 && name.chars().noneMatch(Character::isISOControl),
         prefix + "name", "name must be 1 to 128 printable characters", null);
-    check(s.array() == null, prefix + "array", "job arrays are not supported by this controller yet",
-        "submit one job per index");
-    check(s.dependency() == null, prefix + "dependency",
-        "dependencies are not supported by this controller yet", "submit the job once the others end");
+    JobArray array = s.array() == null ? null : array(s.array(), prefix + "array");
+    Dependency dependency =
+        s.dependency() == null ? null : dependency(s.dependency(), prefix + "dependency");
     check(s.output() == null && s.error() == null, prefix + (s.output() != null ? "output" : "error"),
         "output and error paths are not supported by this controller yet",
         "read the task's output with kairos logs");
@@ -153,7 +154,51 @@ public final class Submissions {
     }
     return new JobRequest(name, command, env, workdir, gpus, perNode, cpus, memoryMb, timeLimit,
         queue, priority, model, user, killSignal, grace, warnSignal, warnBefore, checkpointDir,
-        maxRestarts, exclude);
+        maxRestarts, exclude, array, dependency);
+  }
+
+  static final int MAX_ARRAY_CHARS = 65_536;
+  static final int MAX_DEPENDENCY_CHARS = 16_384;
+
+  private static JobArray array(String text, String field) {
+    String fix = "write the indexes as Slurm's --array: \"0-15\", \"1,3,5-7\", \"0-20:2\" (every"
+        + " 2nd), with \"%4\" at the end to run at most 4 at once; at most "
+        + JobArray.MAX_ELEMENTS + " elements, indexes 0 to " + JobArray.MAX_TASK_ID;
+    check(text.length() <= MAX_ARRAY_CHARS, field,
+        "array is longer than " + MAX_ARRAY_CHARS + " characters", fix);
+    try {
+      return JobArray.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw ApiError.invalid(field, "array '" + clip(text) + "' is not valid: " + e.getMessage(), fix);
+    }
+  }
+
+  private static Dependency dependency(String text, String field) {
+    String fix = "write Slurm's --dependency: \"afterok:12:13\", \"afterany:14\","
+        + " \"afternotok:15\" or \"after:16\", joined by ',' (all must hold) or '?' (any)";
+    check(text.length() <= MAX_DEPENDENCY_CHARS, field,
+        "dependency is longer than " + MAX_DEPENDENCY_CHARS + " characters", fix);
+    try {
+      return Dependency.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw ApiError.invalid(field,
+          "dependency '" + clip(text) + "' is not valid: " + e.getMessage(), fix);
+    }
+  }
+
+  /**
+   * Refuses a dependency on a job that does not exist. {@code exists} reads the state; the
+   * state machine, which decides when the dependency holds, reads it again.
+   */
+  public static void checkDependencyJobs(
+      JobRequest request, java.util.function.LongPredicate exists, String prefix) {
+    if (request.dependency() == null) {
+      return;
+    }
+    for (long id : request.dependency().jobs()) {
+      check(exists.test(id), prefix + "dependency", "job " + id + " does not exist",
+          "name jobs submitted before this one, by the ids `kairos queue` shows");
+    }
   }
 
   /** The signals a job may ask for, by name without "SIG". */

@@ -24,7 +24,15 @@ final class Views {
     String detail = null;
     String predictedStart = null;
     if (j.state == JobState.PENDING) {
-      if (state.isUnplaceable(j.id)) {
+      if (state.isWaitingOnDependency(j.id)) {
+        reason = "DEPENDENCY";
+        detail = "waits for " + state.dependencyDetail(j.id).orElse(String.valueOf(r.dependency()));
+      } else if (state.isHeldByArrayLimit(j.id)) {
+        reason = "ARRAY_LIMIT";
+        detail = "array " + j.array.arrayJobId() + " runs at most " + j.array.limit()
+            + " elements at once (%" + j.array.limit() + "); "
+            + state.arrayAdmitted(j.array.arrayJobId()) + " are queued or running";
+      } else if (state.isUnplaceable(j.id)) {
         reason = "NO_NODE_CAN_HOLD";
         detail = state.store() == null
             ? "no node is registered yet"
@@ -55,7 +63,11 @@ final class Views {
         j.placement.isEmpty() ? null : j.placement,
         j.state == JobState.PENDING && j.eligibleMs > 0 ? time(j.eligibleMs) : null,
         r.checkpointDir().isEmpty() ? null : r.checkpointDir(),
-        excluded(r.excludeNodes(), j.avoidNodes), predictedStart);
+        excluded(r.excludeNodes(), j.avoidNodes),
+        predictedStart,
+        j.array == null ? null : j.array.arrayJobId(),
+        j.array == null ? null : j.array.taskId(),
+        r.dependency() == null ? null : r.dependency().toString());
   }
 
   private static String describe(SchedulerLoop.Pending p) {

@@ -99,7 +99,7 @@ public final class SubmitBatcher implements Closeable {
   private static void distribute(List<Pending> batch, ControlResult result) {
     int at = 0;
     for (Pending p : batch) {
-      int n = p.jobs().size();
+      int n = p.jobs().stream().mapToInt(JobRequest::jobCount).sum();
       p.done().complete(List.copyOf(result.ids().subList(at, at + n)));
       at += n;
     }

@@ -31,6 +31,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * The controller's replicated state and its deterministic transitions.
@@ -74,7 +75,24 @@ public final class ControlState {
   private ClusterStore store;
   /** Pending jobs that no registered node could ever hold (not in the store). */
   private final TreeMap<Long, JobRecord> unplaceable = new TreeMap<>();
+  /** Pending jobs whose dependencies do not hold yet (not in the store). */
+  private final DependencyWaits waits = new DependencyWaits(jobs::get);
+  /** Arrays with a limit (%N) and active elements, by array job id. */
+  private final TreeMap<Long, Throttle> throttles = new TreeMap<>();
+  /** Jobs that started or ended during this command: their dependents are looked at again. */
+  private final TreeSet<Long> changed = new TreeSet<>();
   private long version;
+
+  /**
+   * An array's limit at work. {@code admitted}: its elements running, or pending in the store
+   * (or unplaceable), at most the limit; {@code held}: pending elements beyond it, which join
+   * the queue in task order as admitted ones end. Every held element has a higher id than every
+   * admitted one, so a rebuild that admits the lowest ids finds the same sets.
+   */
+  private static final class Throttle {
+    final TreeSet<Long> admitted = new TreeSet<>();
+    final TreeMap<Long, JobRecord> held = new TreeMap<>();
+  }
 
   public ControlState() {
     rebuildStore();
@@ -83,7 +101,7 @@ public final class ControlState {
   /** Applies one command; a command whose preconditions fail changes nothing. */
   public ControlResult apply(ControlCommand command) {
     version++;
-    return switch (command) {
+    ControlResult result = switch (command) {
       case SubmitJobs c -> submit(c);
       case CancelJob c -> cancel(c);
       case StartJobs c -> start(c);
@@ -94,19 +112,119 @@ public final class ControlState {
       case AddToken c -> addToken(c);
       case NodeDown c -> nodeDown(c);
     };
+    settleDependencies(command.atMs());
+    return result;
   }
 
   private ControlResult submit(SubmitJobs c) {
     var ids = new ArrayList<Long>(c.jobs().size());
     for (JobRequest request : c.jobs()) {
-      var job = new JobRecord(nextJobId++, request, c.atMs());
-      job.queuedSeq = nextQueueSeq++;
-      jobs.put(job.id, job);
-      active.put(job.id, job);
-      enqueue(job);
-      ids.add(job.id);
+      JobArray array = request.array();
+      if (array == null) {
+        ids.add(add(request, null, c.atMs()));
+        continue;
+      }
+      // One record per element, sharing one request; ids are consecutive from the first.
+      JobRequest element = request.element();
+      long first = nextJobId;
+      int count = array.taskIds().size();
+      for (int taskId : array.taskIds()) {
+        ids.add(add(element,
+            new ArrayElement(first, taskId, count, array.min(), array.max(), array.limit()),
+            c.atMs()));
+      }
     }
     return ControlResult.ok(ids);
+  }
+
+  private long add(JobRequest request, ArrayElement array, long atMs) {
+    var job = new JobRecord(nextJobId++, request, atMs);
+    job.array = array;
+    jobs.put(job.id, job);
+    active.put(job.id, job);
+    if (request.dependency() == null) {
+      admit(job);
+      return job.id;
+    }
+    var outcome = waits.open(job, false);
+    switch (outcome.verdict()) {
+      case HOLDS -> admit(job);
+      case WAITS -> {}
+      case NEVER -> neverSatisfied(job, atMs, outcome.why());
+    }
+    return job.id;
+  }
+
+  /**
+   * Looks again at the jobs waiting on those that started or ended in this command: a job whose
+   * dependency now holds joins the queue; one whose dependency can never hold is cancelled
+   * (Slurm's DependencyNeverSatisfied with kill_invalid_depend), which may decide others in turn.
+   * Decided here, in the state machine, so every replica and every replay decides the same.
+   */
+  private void settleDependencies(long atMs) {
+    while (!changed.isEmpty()) {
+      JobRecord dependee = jobs.get(changed.pollFirst());
+      for (long id : waits.affectedBy(dependee)) {
+        var outcome = waits.recheck(id, dependee.id);
+        switch (outcome.verdict()) {
+          case HOLDS -> admit(jobs.get(id));
+          case WAITS -> {}
+          case NEVER -> neverSatisfied(jobs.get(id), atMs, outcome.why());
+        }
+      }
+    }
+  }
+
+  private void neverSatisfied(JobRecord job, long atMs, String why) {
+    end(job, JobState.CANCELLED, atMs, null, "dependency never satisfied: " + why);
+  }
+
+  /**
+   * A pending job whose dependencies hold joins the queue (the store), unless its array already
+   * has as many elements queued or running as its limit allows: then it is held until one ends.
+   */
+  private void admit(JobRecord job) {
+    ArrayElement a = job.array;
+    if (a != null && a.limit() > 0) {
+      var t = throttles.computeIfAbsent(a.arrayJobId(), k -> new Throttle());
+      if (t.admitted.size() >= a.limit()) {
+        t.held.put(job.id, job);
+        return;
+      }
+      t.admitted.add(job.id);
+    }
+    job.queuedSeq = nextQueueSeq++;
+    enqueue(job);
+  }
+
+  /** An element of a limited array ended or left the queue: the next held one may join. */
+  private void releaseArraySlot(JobRecord job) {
+    if (job.array == null || job.array.limit() == 0) {
+      return;
+    }
+    var t = throttles.get(job.array.arrayJobId());
+    if (t == null) {
+      return;
+    }
+    if (t.admitted.remove(job.id) || t.held.remove(job.id) != null) {
+      while (t.admitted.size() < job.array.limit() && !t.held.isEmpty()) {
+        JobRecord next = t.held.pollFirstEntry().getValue();
+        t.admitted.add(next.id);
+        next.queuedSeq = nextQueueSeq++;
+        enqueue(next);
+      }
+    }
+    if (t.admitted.isEmpty() && t.held.isEmpty()) {
+      throttles.remove(job.array.arrayJobId());
+    }
+  }
+
+  private boolean isHeld(long jobId, ArrayElement a) {
+    if (a == null || a.limit() == 0) {
+      return false;
+    }
+    var t = throttles.get(a.arrayJobId());
+    return t != null && t.held.containsKey(jobId);
   }
 
   private ControlResult cancel(CancelJob c) {
@@ -118,7 +236,8 @@ public final class ControlState {
       return ControlResult.conflict("job " + c.jobId() + " already ended: " + job.state);
     }
     boolean wasRunning = job.state == JobState.RUNNING;
-    if (!wasRunning && unplaceable.remove(job.id) == null) {
+    if (!wasRunning && !waits.remove(job.id) && !isHeld(job.id, job.array)
+        && unplaceable.remove(job.id) == null) {
       mustApply(new Command.CancelJob(sec(c.atMs()), JobId.of(job.id), "cancelled"));
     }
     end(job, JobState.CANCELLED, c.atMs(), null, "cancelled by " + c.by());
@@ -135,7 +254,9 @@ public final class ControlState {
       if (job == null
           || store == null
           || job.state != JobState.PENDING
-          || unplaceable.containsKey(job.id)) {
+          || unplaceable.containsKey(job.id)
+          || waits.contains(job.id)
+          || isHeld(job.id, job.array)) {
         continue;
       }
       Placement placement = toPlacement(s.tasks());
@@ -153,6 +274,7 @@ public final class ControlState {
       job.placement = s.tasks();
       indexHolding(job);
       job.taskExits = new ArrayList<>(Collections.nCopies(s.tasks().size(), (Integer) null));
+      changed.add(job.id);
       started.add(job.id);
     }
     return ControlResult.ok(started);
@@ -470,6 +592,8 @@ public final class ControlState {
     job.exitCode = exitCode;
     job.message = message;
     active.remove(job.id);
+    changed.add(job.id);
+    releaseArraySlot(job);
   }
 
   private void indexHolding(JobRecord job) {
@@ -517,6 +641,9 @@ public final class ControlState {
     }
     unplaceable.clear();
     holdingByNode.clear();
+    waits.clear();
+    throttles.clear();
+    var queued = queuedAfterRebuild();
     List<JobRecord> holding = jobsHoldingGpus();
     holding.forEach(this::indexHolding);
     if (specs.isEmpty()) {
@@ -524,7 +651,7 @@ public final class ControlState {
       if (!holding.isEmpty()) {
         throw new IllegalStateException("jobs hold GPUs, but no node is registered");
       }
-      unplaceable.putAll(active);
+      queued.forEach(j -> unplaceable.put(j.id, j));
       return;
     }
     store = new ClusterStore(Cluster.of(specs));
@@ -541,14 +668,44 @@ public final class ControlState {
         mustApply(new Command.CordonNode(0, n.name, true));
       }
     }
-    var queued = new ArrayList<JobRecord>();
-    for (JobRecord job : active.values()) {
-      if (job.state == JobState.PENDING) {
-        queued.add(job);
-      }
-    }
     queued.sort(java.util.Comparator.comparingLong((JobRecord j) -> j.queuedSeq).thenComparingLong(j -> j.id));
     queued.forEach(this::enqueue);
+  }
+
+  /**
+   * For a rebuild: the pending jobs that belong in the queue, after setting aside those whose
+   * dependencies do not hold, and array elements beyond their array's limit (the lowest task
+   * ids are admitted first, as they were live).
+   */
+  private List<JobRecord> queuedAfterRebuild() {
+    for (JobRecord job : active.values()) {
+      if (job.array != null && job.array.limit() > 0 && job.state == JobState.RUNNING) {
+        throttles.computeIfAbsent(job.array.arrayJobId(), k -> new Throttle()).admitted.add(job.id);
+      }
+    }
+    var queued = new ArrayList<JobRecord>();
+    for (JobRecord job : active.values()) {
+      if (job.state != JobState.PENDING) {
+        continue;
+      }
+      // A consistent state holds no job whose dependency can never hold (it was cancelled), so
+      // anything but HOLDS waits.
+      if (job.request.dependency() != null
+          && waits.open(job, true).verdict() != DependencyWaits.Verdict.HOLDS) {
+        continue;
+      }
+      ArrayElement a = job.array;
+      if (a != null && a.limit() > 0) {
+        var t = throttles.computeIfAbsent(a.arrayJobId(), k -> new Throttle());
+        if (t.admitted.size() >= a.limit()) {
+          t.held.put(job.id, job);
+          continue;
+        }
+        t.admitted.add(job.id);
+      }
+      queued.add(job);
+    }
+    return queued;
   }
 
   private void mustApply(Command command) {
@@ -692,6 +849,28 @@ public final class ControlState {
 
   public boolean isUnplaceable(long jobId) {
     return unplaceable.containsKey(jobId);
+  }
+
+  /** Whether a pending job waits for its dependencies (and is not in the store). */
+  public boolean isWaitingOnDependency(long jobId) {
+    return waits.contains(jobId);
+  }
+
+  /** What a pending job's dependency waits for, in words; empty when it does not wait. */
+  public Optional<String> dependencyDetail(long jobId) {
+    return waits.detail(jobId);
+  }
+
+  /** Whether a pending array element waits for its array's limit (and is not in the store). */
+  public boolean isHeldByArrayLimit(long jobId) {
+    var j = jobs.get(jobId);
+    return j != null && isHeld(jobId, j.array);
+  }
+
+  /** An array's elements running or queued, against its limit; 0 for an array without one. */
+  public int arrayAdmitted(long arrayJobId) {
+    var t = throttles.get(arrayJobId);
+    return t == null ? 0 : t.admitted.size();
   }
 
   public Collection<NodeRecord> nodes() {

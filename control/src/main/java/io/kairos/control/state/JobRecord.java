@@ -57,6 +57,8 @@ public final class JobRecord {
    * a rebuilt store queues pending jobs in this order, as the live one did.
    */
   public long queuedSeq;
+  /** Null unless the job is an element of an array. */
+  public ArrayElement array;
 
   public JobRecord() {}
 
@@ -86,6 +88,7 @@ public final class JobRecord {
     c.nextEligibleMs = nextEligibleMs;
     c.nextAvoidNodes = nextAvoidNodes;
     c.queuedSeq = queuedSeq;
+    c.array = array;
     return c;
   }
 

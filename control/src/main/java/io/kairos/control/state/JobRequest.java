@@ -15,6 +15,9 @@ import java.util.Objects;
  * @param checkpointDir handed to every task as KAIROS_CHECKPOINT_DIR; empty for none
  * @param maxRestarts how often a failed task restarts the gang before the job fails
  * @param excludeNodes nodes the job must not run on, sorted
+ * @param array null for one job; else the submit makes one job per task id
+ * @param dependency null for none; else the job waits (out of the scheduler's store) until it
+ *     holds
  */
 public record JobRequest(
     String name,
@@ -36,7 +39,9 @@ public record JobRequest(
     long warnBeforeSec,
     String checkpointDir,
     int maxRestarts,
-    List<String> excludeNodes) {
+    List<String> excludeNodes,
+    JobArray array,
+    Dependency dependency) {
   public static final String DEFAULT_KILL_SIGNAL = "TERM";
   public static final long DEFAULT_GRACE_SEC = 30;
 
@@ -59,6 +64,33 @@ public record JobRequest(
         priority, gpuModel, user, null, DEFAULT_GRACE_SEC, null, 0, null, 0, null);
   }
 
+  /** A request without array or dependency. */
+  public JobRequest(
+      String name,
+      List<String> command,
+      Map<String, String> env,
+      String workdir,
+      int gpus,
+      int gpusPerNode,
+      int cpus,
+      long memoryMb,
+      long timeLimitSec,
+      String queue,
+      int priority,
+      String gpuModel,
+      String user,
+      String killSignal,
+      long graceSec,
+      String warnSignal,
+      long warnBeforeSec,
+      String checkpointDir,
+      int maxRestarts,
+      List<String> excludeNodes) {
+    this(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb, timeLimitSec, queue,
+        priority, gpuModel, user, killSignal, graceSec, warnSignal, warnBeforeSec, checkpointDir,
+        maxRestarts, excludeNodes, null, null);
+  }
+
   public JobRequest {
     // Entries written before these fields existed read them as null or 0.
     killSignal = killSignal == null ? DEFAULT_KILL_SIGNAL : killSignal;
@@ -71,6 +103,32 @@ public record JobRequest(
     Objects.requireNonNull(queue, "queue");
     Objects.requireNonNull(gpuModel, "gpuModel");
     Objects.requireNonNull(user, "user");
+  }
+
+  /** How many jobs the submit makes of this request: one, or one per array element. */
+  public int jobCount() {
+    return array == null ? 1 : array.taskIds().size();
+  }
+
+  /** This request as one array element records it: the same, less the array. */
+  public JobRequest element() {
+    return new JobRequest(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb,
+        timeLimitSec, queue, priority, gpuModel, user, killSignal, graceSec, warnSignal,
+        warnBeforeSec, checkpointDir, maxRestarts, excludeNodes, null, dependency);
+  }
+
+  /** With {@code dependency} in place of this one's (tests and the generator). */
+  public JobRequest withDependency(Dependency dependency) {
+    return new JobRequest(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb,
+        timeLimitSec, queue, priority, gpuModel, user, killSignal, graceSec, warnSignal,
+        warnBeforeSec, checkpointDir, maxRestarts, excludeNodes, array, dependency);
+  }
+
+  /** With {@code array} in place of this one's. */
+  public JobRequest withArray(JobArray array) {
+    return new JobRequest(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb,
+        timeLimitSec, queue, priority, gpuModel, user, killSignal, graceSec, warnSignal,
+        warnBeforeSec, checkpointDir, maxRestarts, excludeNodes, array, dependency);
   }
 
   /** How many processes the gang starts: one per node. */

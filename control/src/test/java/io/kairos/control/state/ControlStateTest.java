@@ -1,6 +1,8 @@
 package io.kairos.control.state;
 
 import static io.kairos.control.state.StateFixtures.T0;
+import static io.kairos.control.state.StateFixtures.after;
+import static io.kairos.control.state.StateFixtures.array;
 import static io.kairos.control.state.StateFixtures.cancel;
 import static io.kairos.control.state.StateFixtures.drain;
 import static io.kairos.control.state.StateFixtures.ended;
@@ -412,6 +414,139 @@ class ControlStateTest {
             }),
         ignored("draining an unknown node", oneRunning(), drain("n9"), 404),
         ignored("resuming an unknown node", oneRunning(), resume("n9"), 404),
+        // arrays
+        ok("an array makes one job per index in one entry, ids in task order",
+            given(register("n1", 8)), submit(array("1,3,10-20:5")), List.of(1L, 2L, 3L, 4L, 5L),
+            s -> {
+              assertThat(jobOf(s, 1).array).isEqualTo(new ArrayElement(1, 1, 5, 1, 20, 0));
+              assertThat(jobOf(s, 4).array.taskId()).isEqualTo(15);
+              assertThat(s.store().pendingCount()).isEqualTo(5);
+            }),
+        ok("an array's limit holds back the elements beyond it", given(register("n1", 8)),
+            submit(array("0-4%2")), List.of(1L, 2L, 3L, 4L, 5L), s -> {
+              assertThat(s.store().pending(JobId.of(2))).isPresent();
+              assertThat(s.isHeldByArrayLimit(3)).isTrue();
+              assertThat(s.isHeldByArrayLimit(5)).isTrue();
+            }),
+        ok("an element ending lets the next held one join the queue",
+            given(register("n1", 8), submit(array("0-3%1")), start(1, "n1", 0)),
+            ended("n1", 1, 1, 1, 0, 0), List.of(), s -> {
+              assertThat(s.store().pending(JobId.of(2))).isPresent();
+              assertThat(s.isHeldByArrayLimit(3)).isTrue();
+              assertThat(s.arrayAdmitted(1)).isEqualTo(1);
+            }),
+        ok("a running element counts against the limit", given(register("n1", 8),
+                submit(array("0-2%2")), start(1, "n1", 0)), start(2, "n1", 1), List.of(2L),
+            s -> assertThat(s.isHeldByArrayLimit(3)).isTrue()),
+        ok("cancelling a queued element lets the next held one in",
+            given(register("n1", 8), submit(array("0-2%1"))), cancel(1), List.of(), s -> {
+              assertThat(s.store().pending(JobId.of(2))).isPresent();
+              assertThat(s.isHeldByArrayLimit(3)).isTrue();
+            }),
+        ok("cancelling a held element leaves the queue as it was",
+            given(register("n1", 8), submit(array("0-2%1"))), cancel(3), List.of(), s -> {
+              assertThat(s.isHeldByArrayLimit(2)).isTrue();
+              assertThat(s.store().pendingCount()).isEqualTo(1);
+            }),
+        refusedStart("a held element does not start",
+            given(register("n1", 8), submit(array("0-2%1"))), start(2, "n1", 0)),
+        // dependencies
+        ok("a job waiting on a dependency stays out of the store",
+            given(register("n1", 8), submit(job(1))), submit(after("afterok:1")), List.of(2L),
+            s -> {
+              assertThat(s.isWaitingOnDependency(2)).isTrue();
+              assertThat(s.store().pending(JobId.of(2))).isEmpty();
+              assertThat(s.dependencyDetail(2)).hasValueSatisfying(
+                  d -> assertThat(d).contains("afterok:1").contains("PENDING"));
+            }),
+        refusedStart("a job waiting on a dependency does not start",
+            given(register("n1", 8), submit(job(1)), submit(after("afterany:1"))),
+            start(2, "n1", 0)),
+        ok("after holds once the job starts", given(register("n1", 8), submit(job(1)),
+                submit(after("after:1"))), start(1, "n1", 0), List.of(1L),
+            s -> assertThat(s.store().pending(JobId.of(2))).isPresent()),
+        ok("afterok holds once the job succeeds", given(register("n1", 8), submit(job(1)),
+                submit(after("afterok:1")), start(1, "n1", 0)), ended("n1", 1, 1, 1, 0, 0),
+            List.of(), s -> {
+              assertThat(s.isWaitingOnDependency(2)).isFalse();
+              assertThat(s.store().pending(JobId.of(2))).isPresent();
+            }),
+        ok("afterok can never hold once the job fails: the dependent is cancelled",
+            given(register("n1", 8), submit(job(1)), submit(after("afterok:1")),
+                start(1, "n1", 0)), ended("n1", 1, 1, 1, 0, 3), List.of(), s -> {
+              assertThat(jobOf(s, 2).state).isEqualTo(JobState.CANCELLED);
+              assertThat(jobOf(s, 2).message)
+                  .isEqualTo("dependency never satisfied: afterok:1: job 1 FAILED");
+              assertThat(jobOf(s, 2).endMs).isEqualTo(T0 + 5000);
+            }),
+        ok("afternotok holds once the job fails", given(register("n1", 8), submit(job(1)),
+                submit(after("afternotok:1")), start(1, "n1", 0)), ended("n1", 1, 1, 1, 0, 3),
+            List.of(), s -> assertThat(s.store().pending(JobId.of(2))).isPresent()),
+        ok("afternotok can never hold once the job succeeds",
+            given(register("n1", 8), submit(job(1)), submit(after("afternotok:1")),
+                start(1, "n1", 0)), ended("n1", 1, 1, 1, 0, 0), List.of(),
+            s -> assertThat(jobOf(s, 2).state).isEqualTo(JobState.CANCELLED)),
+        ok("afterany holds once the job is cancelled", given(register("n1", 8), submit(job(1)),
+                submit(after("afterany:1"))), cancel(1), List.of(),
+            s -> assertThat(s.store().pending(JobId.of(2))).isPresent()),
+        ok("a chain of afterok is cancelled at once when its head is",
+            given(register("n1", 8), submit(job(1)), submit(after("afterok:1")),
+                submit(after("afterok:2"))), cancel(1), List.of(), s -> {
+              assertThat(jobOf(s, 2).state).isEqualTo(JobState.CANCELLED);
+              assertThat(jobOf(s, 3).state).isEqualTo(JobState.CANCELLED);
+              assertThat(jobOf(s, 3).message).contains("afterok:2: job 2 CANCELLED");
+            }),
+        ok("clauses joined by ',' must all hold", given(register("n1", 8), submit(job(1), job(1)),
+                submit(after("afterany:1,afterany:2"))), cancel(1), List.of(),
+            s -> assertThat(s.isWaitingOnDependency(3)).isTrue()),
+        ok("clauses joined by '?' need only one", given(register("n1", 8), submit(job(1), job(1)),
+                submit(after("afterok:1?afterok:2"))), cancel(2), List.of(),
+            s -> assertThat(s.isWaitingOnDependency(3)).isTrue()),
+        ok("... and hold as soon as one does", given(register("n1", 8), submit(job(1), job(1)),
+                submit(after("afterok:1?afterany:2"))), cancel(2), List.of(),
+            s -> assertThat(s.store().pending(JobId.of(3))).isPresent()),
+        ok("naming an array's id waits for every element",
+            given(register("n1", 8), submit(array("0-1")), submit(after("afterok:1")),
+                start(1, "n1", 0)), ended("n1", 1, 1, 1, 0, 0), List.of(), s -> {
+              assertThat(s.isWaitingOnDependency(3)).isTrue();
+              assertThat(s.dependencyDetail(3).orElseThrow()).contains("job 2 is PENDING");
+            }),
+        ok("... and is cancelled when any element fails",
+            given(register("n1", 8), submit(array("0-1")), submit(after("afterok:1")),
+                start(2, "n1", 0)), ended("n1", 1, 2, 1, 0, 9), List.of(),
+            s -> assertThat(jobOf(s, 3).state).isEqualTo(JobState.CANCELLED)),
+        ok("a dependency on a job that already failed is cancelled at submit",
+            given(register("n1", 8), submit(job(1)), start(1, "n1", 0),
+                ended("n1", 1, 1, 1, 0, 1)), submit(after("afterok:1")), List.of(2L), s -> {
+              assertThat(jobOf(s, 2).state).isEqualTo(JobState.CANCELLED);
+              assertThat(jobOf(s, 2).message).startsWith("dependency never satisfied");
+            }),
+        ok("a dependency on an unknown job (the API refuses it) is cancelled",
+            given(register("n1", 8)), submit(after("afterok:42")), List.of(1L),
+            s -> assertThat(jobOf(s, 1).message).contains("job 42 did not exist before job 1")),
+        ok("cancelling a job that waits on a dependency",
+            given(register("n1", 8), submit(job(1)), submit(after("afterok:1"))), cancel(2),
+            List.of(), s -> {
+              assertThat(s.isWaitingOnDependency(2)).isFalse();
+              assertThat(jobOf(s, 1).state).isEqualTo(JobState.PENDING);
+            }),
+        ok("an array waiting on a dependency joins the queue up to its limit",
+            given(register("n1", 8), submit(job(1)),
+                submit(job(1).withArray(JobArray.parse("0-3%2"))
+                    .withDependency(Dependency.parse("afterany:1")))),
+            cancel(1), List.of(), s -> {
+              assertThat(s.store().pending(JobId.of(2))).isPresent();
+              assertThat(s.store().pending(JobId.of(3))).isPresent();
+              assertThat(s.isHeldByArrayLimit(4)).isTrue();
+              assertThat(s.isHeldByArrayLimit(5)).isTrue();
+            }),
+        ok("a requeued job with a dependency goes straight back to the queue",
+            given(register("n1", 8), register("n2", 8), submit(job(1)),
+                submit(after("after:1")), start(1, "n1", 0), start(2, "n1", 1)),
+            register("n1", 8), List.of(3L), s -> {
+              assertThat(jobOf(s, 2).state).isEqualTo(JobState.PENDING);
+              assertThat(s.store().pending(JobId.of(2))).isPresent();
+            }),
         // tokens
         ok("a token is stored by its hash", given(), token("ab12"), List.of(),
             s -> assertThat(s.token("ab12")).isPresent()));
@@ -482,7 +617,8 @@ class ControlStateTest {
       ControlResult r = state.apply(c);
       var violations = StateInvariants.violations(state);
       if (c instanceof SubmitJobs s) {
-        var expected = LongStream.range(nextId, nextId + s.jobs().size()).boxed().toList();
+        int count = s.jobs().stream().mapToInt(JobRequest::jobCount).sum();
+        var expected = LongStream.range(nextId, nextId + count).boxed().toList();
         if (!r.ids().equals(expected)) {
           violations.add("submit gave ids " + r.ids() + ", expected " + expected);
         }
@@ -612,7 +748,7 @@ class ControlStateTest {
         return registerCommand();
       }
       if (pick < 30) {
-        return submitCommand();
+        return submitCommand(s);
       }
       if (pick < 60) {
         return startCommand(s);
@@ -651,7 +787,7 @@ class ControlStateTest {
       return new RegisterNode(now, StateFixtures.node(name, gpus, model));
     }
 
-    private ControlCommand submitCommand() {
+    private ControlCommand submitCommand(ControlState s) {
       int n = 1 + rnd.nextInt(3);
       var jobs = new ArrayList<JobRequest>();
       for (int i = 0; i < n; i++) {
@@ -667,14 +803,45 @@ class ControlStateTest {
           r = rnd.nextInt(4) == 0 ? restartable(rnd.nextInt(5), 0, rnd.nextInt(3))
               : job("job", rnd.nextInt(5), 0, model);
         }
+        if (rnd.nextInt(6) == 0) {
+          // An array of 2 to 6 elements, sometimes with a step, often with a limit.
+          int from = rnd.nextInt(4);
+          String spec = from + "-" + (from + 1 + rnd.nextInt(5))
+              + (rnd.nextInt(4) == 0 ? ":2" : "") + (rnd.nextBoolean() ? "%" + (1 + rnd.nextInt(3)) : "");
+          r = r.withArray(JobArray.parse(spec));
+        }
+        if (rnd.nextInt(4) == 0 && s.nextJobId() > 1) {
+          r = r.withDependency(randomDependency(s));
+        }
         jobs.add(r);
       }
       return new SubmitJobs(now, jobs);
     }
 
+    /** One to three clauses on earlier jobs (rarely an unknown one), joined by ',' or '?'. */
+    private Dependency randomDependency(ControlState s) {
+      var kinds = Dependency.Kind.values();
+      var clauses = new ArrayList<Dependency.Clause>();
+      int n = 1 + rnd.nextInt(3);
+      for (int i = 0; i < n; i++) {
+        var ids = new ArrayList<Long>();
+        int m = 1 + rnd.nextInt(2);
+        for (int k = 0; k < m; k++) {
+          // Mostly recent jobs, which are still pending or running.
+          long last = s.nextJobId() - 1;
+          long id = rnd.nextInt(30) == 0 ? last + 5 : Math.max(1, last - rnd.nextInt(6));
+          ids.add(id);
+        }
+        clauses.add(new Dependency.Clause(kinds[rnd.nextInt(kinds.length)], ids));
+      }
+      return new Dependency(rnd.nextInt(4) == 0, clauses);
+    }
+
     private ControlCommand startCommand(ControlState s) {
       var pending = s.activeJobs().stream()
-          .filter(j -> j.state == JobState.PENDING && (!s.isUnplaceable(j.id) || rnd.nextInt(10) == 0))
+          .filter(j -> j.state == JobState.PENDING
+              && ((!s.isUnplaceable(j.id) && !s.isWaitingOnDependency(j.id)
+                      && !s.isHeldByArrayLimit(j.id)) || rnd.nextInt(10) == 0))
           .toList();
       long jobId;
       int tasks;
@@ -728,7 +895,7 @@ class ControlStateTest {
       if (running.isEmpty()) {
         return rnd.nextInt(4) == 0
             ? new TaskEnded(now, randomNode(), rnd.nextInt(5), 1 + rnd.nextInt(5), 1, 0, 0, null, null)
-            : submitCommand();
+            : submitCommand(s);
       }
       JobRecord j = running.get(rnd.nextInt(running.size()));
       int t = rnd.nextInt(j.placement.size());

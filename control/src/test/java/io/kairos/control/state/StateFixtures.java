@@ -65,6 +65,16 @@ final class StateFixtures {
         3600, "default", 0, "", "alice", "TERM", 30, null, 0, "", maxRestarts, List.of());
   }
 
+  /** A one-process, one-GPU job array (Slurm's --array syntax). */
+  static JobRequest array(String spec) {
+    return job(1).withArray(JobArray.parse(spec));
+  }
+
+  /** A one-process, one-GPU job with a dependency (Slurm's --dependency syntax). */
+  static JobRequest after(String dependency) {
+    return job(1).withDependency(Dependency.parse(dependency));
+  }
+
   static SubmitJobs submit(JobRequest... jobs) {
     return new SubmitJobs(T0, List.of(jobs));
   }

@@ -199,17 +199,115 @@ final class StateInvariants {
                 + pendingJob.get().spec().excludedNodes());
           }
         }
-        if (inStore == s.isUnplaceable(j.id)) {
-          out.add("pending job " + j.id + (inStore ? " is both in the store and unplaceable"
-              : " is neither in the store nor unplaceable"));
+        boolean waiting = s.isWaitingOnDependency(j.id);
+        boolean held = s.isHeldByArrayLimit(j.id);
+        int places = (inStore ? 1 : 0) + (s.isUnplaceable(j.id) ? 1 : 0) + (waiting ? 1 : 0)
+            + (held ? 1 : 0);
+        if (places != 1) {
+          out.add("pending job " + j.id + " is in " + places + " of: the store (" + inStore
+              + "), unplaceable, waiting on a dependency (" + waiting + "), held by its array's"
+              + " limit (" + held + ")");
         }
       }
     }
+    out.addAll(dependencyViolations(s));
+    out.addAll(arrayLimitViolations(s));
     if (store.runningCount() != running) {
       out.add("store runs " + store.runningCount() + " jobs, records " + running);
     }
     if (store.pendingCount() != pendingInStore) {
       out.add("store holds " + store.pendingCount() + " pending jobs, records " + pendingInStore);
+    }
+    return out;
+  }
+
+  /**
+   * A job waiting on a dependency is one whose dependency does not hold yet (and can still);
+   * every other pending job's dependency holds. Judged here from the records alone, without the
+   * state's cursors.
+   */
+  static List<String> dependencyViolations(ControlState s) {
+    var out = new ArrayList<String>();
+    for (JobRecord j : s.activeJobs()) {
+      if (j.state != JobState.PENDING) {
+        continue;
+      }
+      String verdict = j.request.dependency() == null ? "HOLDS" : verdict(s, j.id, j.request.dependency());
+      boolean waiting = s.isWaitingOnDependency(j.id);
+      if (verdict.equals("NEVER")) {
+        out.add("pending job " + j.id + " has a dependency that can never hold: "
+            + j.request.dependency() + " (it should have been cancelled)");
+      } else if (waiting != verdict.equals("WAITS")) {
+        out.add("pending job " + j.id + " with dependency " + j.request.dependency() + " ("
+            + verdict + ") is " + (waiting ? "" : "not ") + "waiting");
+      }
+    }
+    return out;
+  }
+
+  private static String verdict(ControlState s, long self, Dependency d) {
+    int holds = 0;
+    int never = 0;
+    for (Dependency.Clause c : d.clauses()) {
+      boolean allHold = true;
+      boolean anyNever = false;
+      for (long named : c.jobs()) {
+        var r = s.job(named).orElse(null);
+        long last = r != null && r.array != null && r.array.arrayJobId() == named
+            ? r.array.lastJobId() : named;
+        for (long id = named; id <= last; id++) {
+          var dep = id >= self ? null : s.job(id).orElse(null);
+          var v = dep == null ? DependencyWaits.Verdict.NEVER
+              : DependencyWaits.status(c.kind(), dep.state, dep.attempt);
+          allHold &= v == DependencyWaits.Verdict.HOLDS;
+          anyNever |= v == DependencyWaits.Verdict.NEVER;
+        }
+      }
+      holds += allHold ? 1 : 0;
+      never += anyNever ? 1 : 0;
+    }
+    int n = d.clauses().size();
+    if (d.any()) {
+      return holds > 0 ? "HOLDS" : never == n ? "NEVER" : "WAITS";
+    }
+    return never > 0 ? "NEVER" : holds == n ? "HOLDS" : "WAITS";
+  }
+
+  /**
+   * An array with a limit has at most that many elements running or queued; elements are held
+   * back only while it has that many, and only elements above every admitted one's id.
+   */
+  static List<String> arrayLimitViolations(ControlState s) {
+    var out = new ArrayList<String>();
+    var admitted = new TreeMap<Long, List<Long>>();
+    var held = new TreeMap<Long, List<Long>>();
+    for (JobRecord j : s.activeJobs()) {
+      if (j.array == null || j.array.limit() == 0 || s.isWaitingOnDependency(j.id)) {
+        continue;
+      }
+      (s.isHeldByArrayLimit(j.id) ? held : admitted)
+          .computeIfAbsent(j.array.arrayJobId(), k -> new ArrayList<>()).add(j.id);
+    }
+    for (var e : admitted.entrySet()) {
+      int limit = s.job(e.getKey()).orElseThrow().array.limit();
+      if (e.getValue().size() > limit) {
+        out.add("array " + e.getKey() + " runs or queues " + e.getValue() + ", over its limit " + limit);
+      }
+      if (s.arrayAdmitted(e.getKey()) != e.getValue().size()) {
+        out.add("array " + e.getKey() + " counts " + s.arrayAdmitted(e.getKey())
+            + " admitted elements, records say " + e.getValue());
+      }
+    }
+    for (var e : held.entrySet()) {
+      var in = admitted.getOrDefault(e.getKey(), List.of());
+      int limit = s.job(e.getKey()).orElseThrow().array.limit();
+      if (in.size() < limit) {
+        out.add("array " + e.getKey() + " holds back " + e.getValue() + " with only " + in
+            + " admitted (limit " + limit + ")");
+      }
+      if (!in.isEmpty() && in.getLast() > e.getValue().getFirst()) {
+        out.add("array " + e.getKey() + " admitted " + in + " but holds back lower " + e.getValue());
+      }
     }
     return out;
   }

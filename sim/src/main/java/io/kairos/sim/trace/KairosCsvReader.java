@@ -13,7 +13,8 @@ import java.util.List;
  *
  * <p>The first line that is not blank or a comment ({@code #}) is the header. Its columns, in any
  * order, are {@code id}, {@code submit_s}, {@code gpus}, {@code duration_s} (required) and {@code
- * time_limit_s}, {@code user}, {@code queue}, {@code priority}, {@code gpus_per_node} (optional:
+ * time_limit_s}, {@code user}, {@code queue}, {@code priority}, {@code gpus_per_node}, {@code
+ * depends_on}, {@code think_s} (optional:
  * the column may be absent, or a row may leave it empty). No other column is allowed. Values are
  * separated by commas, without quoting; spaces around a value are ignored.
  *
@@ -30,6 +31,9 @@ import java.util.List;
  *   <li>When no row has a time limit, {@link Trace#estimatesFromRuntime()} is true, with a note.
  *   <li>{@code gpus_per_node} is at least 0; when above 0 the job needs {@code gpus /
  *       gpus_per_node} nodes' worth of GPUs, so it must divide {@code gpus}.
+ *   <li>{@code depends_on} is the id of a job this one waits for (0 or empty for none): the
+ *       simulator submits it {@code think_s} seconds (default 0) after that job ends, not at {@code
+ *       submit_s} (SWF's preceding job and think time).
  *   <li>Rows may come in any order; jobs are sorted by submit time, then id.
  * </ul>
  *
@@ -49,10 +53,18 @@ public final class KairosCsvReader {
   static final String QUEUE = "queue";
   static final String PRIORITY = "priority";
   static final String GPUS_PER_NODE = "gpus_per_node";
+  static final String DEPENDS_ON = "depends_on";
+  static final String THINK = "think_s";
 
   /** All columns, in the order {@link KairosCsvWriter} writes them. */
   static final List<String> COLUMNS =
       List.of(ID, SUBMIT, GPUS, DURATION, TIME_LIMIT, USER, QUEUE, PRIORITY, GPUS_PER_NODE);
+
+  /** The columns that carry dependencies, written only for a trace that has some. */
+  static final List<String> DEPENDENCY_COLUMNS = List.of(DEPENDS_ON, THINK);
+
+  private static final List<String> ALLOWED = java.util.stream.Stream.concat(
+      COLUMNS.stream(), DEPENDENCY_COLUMNS.stream()).toList();
 
   private static final List<String> REQUIRED = List.of(ID, SUBMIT, GPUS, DURATION);
 
@@ -91,7 +103,7 @@ public final class KairosCsvReader {
       }
       int count = csv.split(line);
       if (columns == null) {
-        columns = new Columns(CsvHeader.parse(csv, source, lineNumber, REQUIRED, COLUMNS));
+        columns = new Columns(CsvHeader.parse(csv, source, lineNumber, REQUIRED, ALLOWED));
         continue;
       }
       if (count != columns.width) {
@@ -140,7 +152,10 @@ public final class KairosCsvReader {
       }
       var user = row.text(columns.user, "", strings);
       var queue = row.text(columns.queue, "default", strings);
-      jobs.add(new TraceJob(id, submit, gpus, duration, limit, user, queue, priority, perNode));
+      long dependsOn = row.optional(columns.dependsOn, DEPENDS_ON, 0, Long.MAX_VALUE, 0);
+      long think = row.optional(columns.think, THINK, 0, Long.MAX_VALUE, 0);
+      jobs.add(new TraceJob(id, submit, gpus, duration, limit, user, queue, priority, perNode,
+          dependsOn, dependsOn > 0 ? think : 0));
     }
     jobs.sort(Comparator.comparingLong(TraceJob::submitSec).thenComparingLong(TraceJob::id));
 
@@ -161,6 +176,8 @@ public final class KairosCsvReader {
     final int queue;
     final int priority;
     final int gpusPerNode;
+    final int dependsOn;
+    final int think;
 
     Columns(CsvHeader header) {
       width = header.width();
@@ -173,6 +190,8 @@ public final class KairosCsvReader {
       queue = header.position(QUEUE);
       priority = header.position(PRIORITY);
       gpusPerNode = header.position(GPUS_PER_NODE);
+      dependsOn = header.position(DEPENDS_ON);
+      think = header.position(THINK);
     }
   }
 

@@ -22,7 +22,11 @@ public final class KairosCsvWriter {
   public static void write(Trace trace, Writer out) throws IOException {
     out.write("# converted from " + oneLine(trace.format()) + " trace " + oneLine(trace.source()));
     out.write('\n');
+    boolean dependencies = trace.jobs().stream().anyMatch(j -> j.precedingJobId() > 0);
     out.write(String.join(",", KairosCsvReader.COLUMNS));
+    if (dependencies) {
+      out.write("," + String.join(",", KairosCsvReader.DEPENDENCY_COLUMNS));
+    }
     out.write('\n');
     for (var job : trace.jobs()) {
       var limit = trace.estimatesFromRuntime() ? "" : Long.toString(job.timeLimitSec());
@@ -44,6 +48,7 @@ public final class KairosCsvWriter {
               + job.priority()
               + ","
               + job.gpusPerNode()
+              + (dependencies ? "," + job.precedingJobId() + "," + job.thinkTimeSec() : "")
               + "\n");
     }
   }

@@ -17,7 +17,8 @@ import java.util.Map;
  * <p>Lines starting with {@code ;} are the header and comments; blank lines are ignored. Every
  * other line is one job: at least 9 (normally 18) whitespace-separated numbers, whole or decimal,
  * with -1 for a missing value. The fields used are 1 job id, 2 submit time, 4 run time, 5 allocated
- * processors, 8 requested processors, 9 requested time, 12 user id and 15 queue.
+ * processors, 8 requested processors, 9 requested time, 12 user id, 15 queue, 17 preceding job
+ * and 18 think time.
  *
  * <p>The rules:
  *
@@ -37,6 +38,8 @@ import java.util.Map;
  *       0 or less), the priority 0.
  *   <li>Fractional times are rounded up to whole seconds. Ids, processors, user and queue must be
  *       whole numbers; ids must be positive and unique among the jobs that count.
+ *   <li>A preceding job (field 17) above 0 makes the job wait for it: the simulator submits it
+ *       think time (field 18, 0 when below 0) after that job ends, not at its own submit time.
  *   <li>Jobs are sorted by submit time, then id.
  * </ul>
  *
@@ -77,6 +80,8 @@ public final class SwfReader {
   private static final int REQUESTED_TIME = 8;
   private static final int USER = 11;
   private static final int QUEUE = 14;
+  private static final int PRECEDING = 16;
+  private static final int THINK = 17;
 
   private SwfReader() {}
 
@@ -201,7 +206,11 @@ public final class SwfReader {
               user,
               queue,
               0,
-              0));
+              0,
+              values[PRECEDING] > 0 && TraceNumbers.isWhole(values[PRECEDING])
+                  ? (long) values[PRECEDING] : 0,
+              values[PRECEDING] > 0 && values[THINK] > 0
+                  ? TraceNumbers.ceilSeconds(values[THINK]) : 0));
     }
     checkUniqueIds(source, jobs, jobLines);
     jobs.sort(Comparator.comparingLong(TraceJob::submitSec).thenComparingLong(TraceJob::id));

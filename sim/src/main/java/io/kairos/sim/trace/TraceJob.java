@@ -13,6 +13,10 @@ package io.kairos.sim.trace;
  * @param priority priority (0 when the trace has none)
  * @param gpusPerNode when positive, the job needs {@code gpus / gpusPerNode} whole nodes' worth
  *     of GPUs on distinct nodes; 0 means the GPUs may be packed anywhere
+ * @param precedingJobId the trace id of a job this one waits for (SWF's field 17, "preceding job
+ *     number"): it is submitted only {@code thinkTimeSec} after that job ends; 0 for none
+ * @param thinkTimeSec seconds from the preceding job's end to this job's submission (SWF's field
+ *     18); 0 without a preceding job
  */
 public record TraceJob(
     long id,
@@ -23,4 +27,21 @@ public record TraceJob(
     String user,
     String queue,
     int priority,
-    int gpusPerNode) {}
+    int gpusPerNode,
+    long precedingJobId,
+    long thinkTimeSec) {
+
+  /** A job that depends on no other. */
+  public TraceJob(
+      long id,
+      long submitSec,
+      int gpus,
+      long durationSec,
+      long timeLimitSec,
+      String user,
+      String queue,
+      int priority,
+      int gpusPerNode) {
+    this(id, submitSec, gpus, durationSec, timeLimitSec, user, queue, priority, gpusPerNode, 0, 0);
+  }
+}
