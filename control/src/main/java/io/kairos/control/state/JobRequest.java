@@ -15,6 +15,10 @@ import java.util.Objects;
  * @param checkpointDir handed to every task as KAIROS_CHECKPOINT_DIR; empty for none
  * @param maxRestarts how often a failed task restarts the gang before the job fails
  * @param excludeNodes nodes the job must not run on, sorted
+ * @param output where each task's stdout goes, a path with Slurm's patterns (%j, %t, ...); empty
+ *     for the task's own directory
+ * @param error where each task's stderr goes, as {@code output}; empty for: with {@code output},
+ *     the same file, else the task's own directory
  */
 public record JobRequest(
     String name,
@@ -36,7 +40,9 @@ public record JobRequest(
     long warnBeforeSec,
     String checkpointDir,
     int maxRestarts,
-    List<String> excludeNodes) {
+    List<String> excludeNodes,
+    String output,
+    String error) {
   public static final String DEFAULT_KILL_SIGNAL = "TERM";
   public static final long DEFAULT_GRACE_SEC = 30;
 
@@ -56,13 +62,42 @@ public record JobRequest(
       String gpuModel,
       String user) {
     this(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb, timeLimitSec, queue,
-        priority, gpuModel, user, null, DEFAULT_GRACE_SEC, null, 0, null, 0, null);
+        priority, gpuModel, user, null, DEFAULT_GRACE_SEC, null, 0, null, 0, null, null, null);
+  }
+
+  /** A request with the fields of the second log format: no output or error paths. */
+  public JobRequest(
+      String name,
+      List<String> command,
+      Map<String, String> env,
+      String workdir,
+      int gpus,
+      int gpusPerNode,
+      int cpus,
+      long memoryMb,
+      long timeLimitSec,
+      String queue,
+      int priority,
+      String gpuModel,
+      String user,
+      String killSignal,
+      long graceSec,
+      String warnSignal,
+      long warnBeforeSec,
+      String checkpointDir,
+      int maxRestarts,
+      List<String> excludeNodes) {
+    this(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb, timeLimitSec, queue,
+        priority, gpuModel, user, killSignal, graceSec, warnSignal, warnBeforeSec, checkpointDir,
+        maxRestarts, excludeNodes, null, null);
   }
 
   public JobRequest {
     // Entries written before these fields existed read them as null or 0.
     killSignal = killSignal == null ? DEFAULT_KILL_SIGNAL : killSignal;
     checkpointDir = checkpointDir == null ? "" : checkpointDir;
+    output = output == null ? "" : output;
+    error = error == null ? "" : error;
     excludeNodes = excludeNodes == null ? List.of() : List.copyOf(new java.util.TreeSet<>(excludeNodes));
     Objects.requireNonNull(name, "name");
     command = List.copyOf(command);
