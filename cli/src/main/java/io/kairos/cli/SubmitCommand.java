@@ -57,8 +57,9 @@ final class SubmitCommand extends ApiCommand {
       paramLabel = "JOB_FILE | SCRIPT | -- PROGRAM [ARG...]",
       arity = "0..*",
       description =
-          "A job file (job.yaml, job.json), a script whose first line starts with #! (run as"
-              + " is, with any arguments that follow), or, after --, the program and its"
+          "A job file (job.yaml, job.json), a script (run as is when its first line starts"
+              + " with #!, else with /bin/sh when it is named *.sh or holds #SBATCH or #KAIROS"
+              + " lines; with any arguments that follow), or, after --, the program and its"
               + " arguments.")
   List<String> args = new ArrayList<>();
 
