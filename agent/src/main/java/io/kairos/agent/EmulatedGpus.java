@@ -87,7 +87,14 @@ public record EmulatedGpus(int count, String model, long memoryBytes) {
   }
 
   /** A device UUID that depends only on the node name and the index. */
+  /** Whether {@code uuid} is one this class made up. */
+  public static boolean isEmulated(String uuid) {
+    return uuid != null && uuid.startsWith(UUID_PREFIX);
+  }
+
+  private static final String UUID_PREFIX = "GPU-EMU-";
+
   static String uuid(String node, int index) {
-    return "GPU-EMU-" + node + "-" + index;
+    return UUID_PREFIX + node + "-" + index;
   }
 }

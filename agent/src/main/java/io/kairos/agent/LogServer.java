@@ -30,7 +30,9 @@ import java.util.concurrent.ThreadFactory;
  *       at most {@code limit} (default and maximum 1 MiB); header {@code Kairos-Log-Offset} is the
  *       offset to ask for next, {@code Kairos-Log-Done} is true once the task has exited and the
  *       reply reached the end. 404 when the task directory does not exist, 400 for a bad parameter
- *       or an offset past the end.
+ *       or an offset past the end. A task whose job named {@code output} or {@code error} files is
+ *       read from those (through the pointer files {@link ProcessLauncher} leaves in the task
+ *       directory); such a file may hold earlier runs' output too, since it is appended to.
  *   <li>{@code GET /healthz}: 200 {@code ok}, no token needed.
  * </ul>
  *
@@ -130,7 +132,8 @@ public final class LogServer implements AutoCloseable {
     // Whether the task still runs is read before the size: if it had exited by then, the size
     // read after is final and "done" is true only when nothing more can come.
     boolean active = table.isActive(request.key());
-    Path file = dir.resolve(request.stream() + ".log");
+    // The job's output and error files when it named them, else the task directory's own.
+    Path file = ProcessLauncher.outputFile(dir, request.stream());
     byte[] bytes;
     long size;
     try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {

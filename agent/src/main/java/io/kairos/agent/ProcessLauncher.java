@@ -5,16 +5,22 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
  * The only class that starts processes or sends them signals.
  *
  * <p>A task starts with {@link ProcessBuilder}, no shell, its environment replaced by the spec's
- * and its stdout and stderr redirected to files in its task directory. Stopping a task is two
+ * and its stdout and stderr appended to files: in its task directory, or where the job's {@code
+ * output} and {@code error} send them (parent directories created). For the latter, a pointer
+ * file in the task directory ({@link #pointer}) names the file, so that {@link LogServer} finds
+ * it. Stopping a task is two
  * steps, as Slurm and Kubernetes do it: {@link #terminate} sends SIGTERM to the process and every
  * descendant and returns the tree it saw; {@link #forceKill}, after the grace period, sends SIGKILL
  * to that tree and to any descendant born since. The tree is captured before the first signal
@@ -26,14 +32,39 @@ import java.util.Set;
 public final class ProcessLauncher {
   private static final File NULL_DEVICE = new File("/dev/null");
 
+  /** {@code <taskDir>/stdout.path}: names the file a redirected stream goes to. */
+  public static Path pointer(Path taskDir, String stream) {
+    return taskDir.resolve(stream + ".path");
+  }
+
+  /** The file a task's {@code stream} (stdout or stderr) went to: redirected or its own. */
+  public static Path outputFile(Path taskDir, String stream) throws IOException {
+    Path pointer = pointer(taskDir, stream);
+    try {
+      return Path.of(Files.readString(pointer).strip());
+    } catch (NoSuchFileException e) {
+      return taskDir.resolve(stream + ".log");
+    }
+  }
+
   /**
-   * Creates the task directory and starts the process.
+   * Creates the task directory and the output files' directories, and starts the process.
    *
-   * @throws IOException when the working directory does not exist (the message names it) or the
-   *     program cannot be started
+   * @throws IOException when the working directory does not exist (the message names it), an
+   *     output file cannot be created, or the program cannot be started
    */
   public Process start(LaunchSpec spec) throws IOException {
     Files.createDirectories(spec.taskDir());
+    for (var stream : List.of(Map.entry("stdout", spec.stdout()), Map.entry("stderr", spec.stderr()))) {
+      Path file = stream.getValue();
+      if (!file.equals(spec.taskDir().resolve(stream.getKey() + ".log"))) {
+        Path parent = file.getParent();
+        if (parent != null) {
+          Files.createDirectories(parent);
+        }
+        Files.writeString(pointer(spec.taskDir(), stream.getKey()), file + "\n");
+      }
+    }
     if (!Files.exists(spec.workdir())) {
       throw new FileNotFoundException("workdir " + spec.workdir() + " does not exist");
     }
@@ -44,8 +75,12 @@ public final class ProcessLauncher {
         new ProcessBuilder(spec.argv())
             .directory(spec.workdir().toFile())
             .redirectInput(ProcessBuilder.Redirect.from(NULL_DEVICE))
-            .redirectOutput(spec.stdout().toFile())
-            .redirectError(spec.stderr().toFile());
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(spec.stdout().toFile()));
+    if (spec.stderr().equals(spec.stdout())) {
+      builder.redirectErrorStream(true);
+    } else {
+      builder.redirectError(ProcessBuilder.Redirect.appendTo(spec.stderr().toFile()));
+    }
     builder.environment().clear();
     builder.environment().putAll(spec.env());
     return builder.start();

@@ -419,12 +419,26 @@ public final class TaskTable {
     task.forced = true;
   }
 
+  /** What the task wrote: files it shares or appends to count from their size at its start. */
   private static long outputBytes(Task task) {
+    return Math.max(0, outputSize(task.spec) - task.outputAtStart);
+  }
+
+  private static long outputSize(LaunchSpec spec) {
+    long size = 0;
     try {
-      return Files.size(task.spec.stdout()) + Files.size(task.spec.stderr());
+      size += Files.size(spec.stdout());
     } catch (IOException e) {
-      return 0;
+      // not created yet
     }
+    if (!spec.stderr().equals(spec.stdout())) {
+      try {
+        size += Files.size(spec.stderr());
+      } catch (IOException e) {
+        // not created yet
+      }
+    }
+    return size;
   }
 
   private void changed() {
@@ -454,6 +468,7 @@ public final class TaskTable {
     Instant stopRequestedAt;
     List<ProcessHandle> tree = List.of();
     boolean forced;
+    long outputAtStart;
 
     Task(TaskKey key, TaskAssignment assignment, Duration agentGrace) {
       this.key = key;
@@ -464,6 +479,7 @@ public final class TaskTable {
 
     void started(LaunchSpec spec, Process process, Instant at) {
       this.spec = spec;
+      this.outputAtStart = spec.isRedirected() ? outputSize(spec) : 0;
       this.process = process;
       this.status = TaskStatus.RUNNING;
       this.startedAt = at;

@@ -103,6 +103,39 @@ class LogServerTest {
   }
 
   @Test
+  void servesTheFilesAJobSentItsOutputTo() throws Exception {
+    Path logs = dataDir.resolve("shared/logs");
+    var a = Assignments.withOutput(script(3, "printf 'out\\n'; printf 'err' >&2"),
+        logs + "/%x-%j.out", logs + "/%j.err");
+    java.nio.file.Files.createDirectories(logs);
+    java.nio.file.Files.writeString(logs.resolve("3.err"), "earlier;");
+    table.launch(a);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> table.report(new TaskKey(3, 1, 0)).orElseThrow().status() == TaskStatus.EXITED);
+
+    assertThat(java.nio.file.Files.readString(logs.resolve("job3-3.out"))).isEqualTo("out\n");
+    assertThat(get("/logs/3/1/0").body()).isEqualTo("out\n");
+    // Appended to, as Slurm does: what was there stays.
+    assertThat(get("/logs/3/1/0?stream=stderr").body()).isEqualTo("earlier;err");
+  }
+
+  @Test
+  void withOnlyAnOutputFileStderrGoesThereToo() throws Exception {
+    Path out = dataDir.resolve("new/dir/both.log");
+    table.launch(Assignments.withOutput(script(4, "printf 'a'; printf 'b' >&2"), out.toString(),
+        null));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> table.report(new TaskKey(4, 1, 0)).orElseThrow().status() == TaskStatus.EXITED);
+
+    assertThat(java.nio.file.Files.readString(out)).hasSize(2).contains("a", "b");
+    assertThat(get("/logs/4/1/0?stream=stderr").body()).isEqualTo(get("/logs/4/1/0").body());
+  }
+
+  @Test
   void servesStderr() throws Exception {
     assertThat(get("/logs/1/1/0?stream=stderr").body()).isEqualTo("oops");
   }

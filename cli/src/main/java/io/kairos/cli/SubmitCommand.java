@@ -30,12 +30,14 @@ import picocli.CommandLine.Parameters;
     description = {
       "Submit a job: a program and its arguments (after --), a script starting with #!, or a job"
           + " file (YAML or JSON whose keys are the API's JobSubmission fields).",
-      "Options given here override the job file's values.",
+      "Options given here override the job file's values and the script's #SBATCH and #KAIROS"
+          + " directives (see docs/slurm.md).",
       "",
       "Examples:",
       "  kairos submit --gpus 8 --time 2h -- python train.py --lr 0.1",
       "  kairos submit --gpus 16 --gpus-per-node 8 --name llama -- torchrun train.py",
       "  kairos submit train.sh",
+      "  kairos submit slurm-job.sh      (reads its #SBATCH and #KAIROS lines, like sbatch)",
       "  kairos submit job.yaml --queue research --wait",
       ""
     },
@@ -55,8 +57,9 @@ final class SubmitCommand extends ApiCommand {
       paramLabel = "JOB_FILE | SCRIPT | -- PROGRAM [ARG...]",
       arity = "0..*",
       description =
-          "A job file (job.yaml, job.json), a script whose first line starts with #! (run as"
-              + " is, with any arguments that follow), or, after --, the program and its"
+          "A job file (job.yaml, job.json), a script (run as is when its first line starts"
+              + " with #!, else with /bin/sh when it is named *.sh or holds #SBATCH or #KAIROS"
+              + " lines; with any arguments that follow), or, after --, the program and its"
               + " arguments.")
   List<String> args = new ArrayList<>();
 
@@ -114,12 +117,32 @@ final class SubmitCommand extends ApiCommand {
   @Option(names = {"--exclude", "-x"}, paramLabel = "NODE[,NODE...]", split = ",", description = "Nodes the job must not run on.")
   List<String> exclude;
 
+  @Option(names = "--stdout", paramLabel = "FILE", description = "Where each task's stdout goes, like Slurm's --output: a path with %%j (job id), %%t (rank), %%N (node), %%u (user), %%x (name), %%A and %%a (array job and index), %%%% (a %%); relative to --workdir; appended to (default: the task's directory on its node, read with kairos logs).")
+  String stdoutPattern;
+
+  @Option(names = "--stderr", paramLabel = "FILE", description = "Where each task's stderr goes, like Slurm's --error; patterns as for --stdout (default: with --stdout, the same file; else the task's directory).")
+  String stderrPattern;
+
+  @Option(names = "--array", paramLabel = "INDEXES", description = "Like Slurm's --array: one job per index, e.g. 0-15, 1,3,5, 0-15%%4, 0-20:2.")
+  String array;
+
+  @Option(names = "--dependency", paramLabel = "TYPE:ID[:ID...]", description = "Like Slurm's --dependency: afterok:12, afterany:14, afternotok:15, after:16; several joined by ','.")
+  String dependency;
+
+  /** Warnings about the script's directives, printed before the job is sent. */
+  final List<String> warnings = new ArrayList<>();
+
   @Option(names = "--wait", description = "Wait until the job ends, printing its state as it changes; exit with the job's exit code (1 if it was cancelled).")
   boolean waitForEnd;
 
   @Override
   int run(ApiClient api, PrintWriter out) throws InterruptedException {
     JobSubmission job = submission();
+    PrintWriter err = spec.commandLine().getErr();
+    for (String warning : warnings) {
+      err.println("kairos: " + warning);
+    }
+    err.flush();
     JsonNode reply = api.post("/api/v1/jobs", job);
     long id = Json.convert(reply, SubmitResult.class).id();
     if (!waitForEnd) {
@@ -165,38 +188,91 @@ final class SubmitCommand extends ApiCommand {
     }
   }
 
-  /** What to submit: the file, script or command, then the options over it. */
+  /**
+   * What to submit: the job file, the script (with its directives) or the command, then the
+   * options over it. Warnings about directives go to {@link #warnings}.
+   */
   JobSubmission submission() {
-    JobSubmission base = base();
-    Map<String, String> mergedEnv = base.env() == null ? null : new LinkedHashMap<>(base.env());
-    if (env != null && !env.isEmpty()) {
-      mergedEnv = mergedEnv == null ? new LinkedHashMap<>() : mergedEnv;
-      mergedEnv.putAll(env);
-    }
-    String dir =
-        workdir != null
-            ? absolute(workdir.toString())
-            : base.workdir() != null ? absolute(base.workdir()) : Environment.workingDirectory.toString();
+    JobSubmission job = over(base(), flags());
+    String dir = job.workdir() != null ? absolute(job.workdir()) : Environment.workingDirectory.toString();
     return new JobSubmission(
-        or(name, base.name()),
-        base.command(),
-        mergedEnv,
-        dir,
-        or(gpus, base.gpus()),
-        or(gpusPerNode, base.gpusPerNode()),
-        or(cpus, base.cpus()),
-        memory != null ? Long.valueOf(memoryMb(memory)) : base.memoryMb(),
-        or(timeLimit, base.timeLimit()),
-        or(queue, base.queue()),
-        or(priority, base.priority()),
-        or(gpuModel, base.gpuModel()),
-        or(user, base.user()),
-        or(killSignal, base.killSignal()),
-        or(grace, base.gracePeriod()),
-        or(warnSignal, base.warnSignal()),
-        checkpointDir != null ? absolute(checkpointDir.toString()) : base.checkpointDir(),
-        or(maxRestarts, base.maxRestarts()),
-        or(exclude, base.excludeNodes()));
+        job.name(), job.command(), job.env(), dir, job.gpus(), job.gpusPerNode(), job.cpus(),
+        job.memoryMb(), job.timeLimit(), job.queue(), job.priority(), job.gpuModel(), job.user(),
+        job.killSignal(), job.gracePeriod(), job.warnSignal(), job.checkpointDir(),
+        job.maxRestarts(), job.excludeNodes(), job.array(), job.dependency(),
+        inDirectory(job.output(), dir), inDirectory(job.error(), dir));
+  }
+
+  /** The options given, as a submission without a command; unset options are null. */
+  JobSubmission flags() {
+    return new JobSubmission(
+        name,
+        null,
+        env == null || env.isEmpty() ? null : new LinkedHashMap<>(env),
+        workdir == null ? null : absolute(workdir.toString()),
+        gpus,
+        gpusPerNode,
+        cpus,
+        memory == null ? null : Long.valueOf(memoryMb(memory)),
+        timeLimit,
+        queue,
+        priority,
+        gpuModel,
+        user,
+        killSignal,
+        grace,
+        warnSignal,
+        checkpointDir == null ? null : absolute(checkpointDir.toString()),
+        maxRestarts,
+        exclude,
+        array,
+        dependency,
+        stdoutPattern,
+        stderrPattern);
+  }
+
+  /** {@code top}'s fields where set, else {@code under}'s; the env maps are merged. */
+  static JobSubmission over(JobSubmission under, JobSubmission top) {
+    if (top == null) {
+      return under;
+    }
+    Map<String, String> env = under.env();
+    if (top.env() != null && !top.env().isEmpty()) {
+      env = env == null ? new LinkedHashMap<>() : new LinkedHashMap<>(env);
+      env.putAll(top.env());
+    }
+    return new JobSubmission(
+        or(top.name(), under.name()),
+        or(top.command(), under.command()),
+        env,
+        or(top.workdir(), under.workdir()),
+        or(top.gpus(), under.gpus()),
+        or(top.gpusPerNode(), under.gpusPerNode()),
+        or(top.cpus(), under.cpus()),
+        or(top.memoryMb(), under.memoryMb()),
+        or(top.timeLimit(), under.timeLimit()),
+        or(top.queue(), under.queue()),
+        or(top.priority(), under.priority()),
+        or(top.gpuModel(), under.gpuModel()),
+        or(top.user(), under.user()),
+        or(top.killSignal(), under.killSignal()),
+        or(top.gracePeriod(), under.gracePeriod()),
+        or(top.warnSignal(), under.warnSignal()),
+        or(top.checkpointDir(), under.checkpointDir()),
+        or(top.maxRestarts(), under.maxRestarts()),
+        or(top.excludeNodes(), under.excludeNodes()),
+        or(top.array(), under.array()),
+        or(top.dependency(), under.dependency()),
+        or(top.output(), under.output()),
+        or(top.error(), under.error()));
+  }
+
+  /** A relative output pattern is relative to the job's working directory, as in Slurm. */
+  private static String inDirectory(String pattern, String dir) {
+    if (pattern == null || pattern.isEmpty() || pattern.startsWith("/")) {
+      return pattern;
+    }
+    return Path.of(dir).resolve(pattern).normalize().toString();
   }
 
   private JobSubmission base() {
@@ -214,11 +290,20 @@ final class SubmitCommand extends ApiCommand {
           "no such job file: " + args.getFirst() + " (to run a program, put it after --:"
               + " kairos submit [options] -- " + String.join(" ", args) + ")");
     }
-    if (JobFile.isScript(file)) {
+    boolean shebang = JobFile.isScript(file);
+    String text = null;
+    if (shebang || BatchScript.isShellScript(file, text = BatchScript.text(file))) {
       var command = new ArrayList<String>();
+      if (!shebang) {
+        command.add("/bin/sh");
+      }
       command.add(file.toAbsolutePath().normalize().toString());
       command.addAll(args.subList(1, args.size()));
-      return command(command, file.getFileName().toString());
+      String fileName = file.getFileName().toString();
+      var directives =
+          BatchScript.parse(args.getFirst(), text != null ? text : BatchScript.text(file));
+      warnings.addAll(directives.warnings());
+      return over(over(command(command, fileName), directives.sbatch()), directives.kairos());
     }
     if (args.size() > 1) {
       throw new UsageException(

@@ -206,4 +206,106 @@ class SubmitCommandTest extends ClientTestSupport {
     kairos("submit", "--mem", "4X", "--", "true").assertError(2, "--mem: cannot read '4X'");
     assertThat(server.requests()).isEmpty();
   }
+
+  @Test
+  void aSlurmScriptsDirectivesBecomeTheSubmission() throws IOException {
+    var script = write("train.sh", """
+        #!/bin/bash
+        #SBATCH --job-name=llama
+        #SBATCH -N 2 --gres=gpu:h100:8
+        #SBATCH --time=1-12:00:00 --partition=research
+        #SBATCH -c 16 --mem=256G -x gpu[03-04]
+        #SBATCH --signal=USR1@120
+        #SBATCH -o logs/%x-%j.%t.out
+        #KAIROS --max-restarts 2 --checkpoint-dir /ckpt/llama
+        torchrun train.py
+        """);
+    kairos("submit", "train.sh", "lr=0.1").assertOk();
+    assertSent("""
+        {"name":"llama","command":["%s","lr=0.1"],"workdir":"%s","gpus":16,"gpusPerNode":8,
+         "cpus":16,"memoryMb":262144,"timeLimit":"36:00:00","queue":"research","gpuModel":"h100",
+         "warnSignal":"USR1@120","checkpointDir":"/ckpt/llama","maxRestarts":2,
+         "excludeNodes":["gpu03","gpu04"],"output":"%s"}"""
+        .formatted(script.toAbsolutePath(), dir, dir.resolve("logs/%x-%j.%t.out")));
+  }
+
+  @Test
+  void flagsOverrideTheDirectives() throws IOException {
+    write("train.sh", """
+        #!/bin/sh
+        #SBATCH -J a -t 10 -p slow --gres=gpu:2 -o /l/a.out
+        #KAIROS --priority 3
+        true
+        """);
+    kairos("submit", "--name", "b", "--time", "2h", "--queue", "fast", "--gpus", "4",
+        "--priority", "7", "--stdout", "/l/b.out", "--workdir", "/w", "train.sh").assertOk();
+    assertSent("""
+        {"name":"b","command":["%s"],"workdir":"/w","gpus":4,"timeLimit":"2h","queue":"fast",
+         "priority":7,"output":"/l/b.out"}""".formatted(dir.resolve("train.sh")));
+  }
+
+  @Test
+  void chdirMakesRelativeOutputPathsRelativeToIt() throws IOException {
+    write("job.sh", "#!/bin/sh\n#SBATCH -D /scratch/run -o out/%j.log -e err.log\ntrue\n");
+    kairos("submit", "job.sh").assertOk();
+    assertSent("""
+        {"name":"job.sh","command":["%s"],"workdir":"/scratch/run",
+         "output":"/scratch/run/out/%%j.log","error":"/scratch/run/err.log"}"""
+        .formatted(dir.resolve("job.sh")));
+  }
+
+  @Test
+  void unsupportedDirectivesAreWarnedAboutAndTheJobIsSubmitted() throws IOException {
+    write("job.sh", "#!/bin/sh\n#SBATCH --mail-type=END\n#SBATCH -A physics\ntrue\n");
+    var r = kairos("submit", "job.sh");
+    assertThat(r.code()).isZero();
+    assertThat(r.out()).isEqualTo("Submitted job 42\n");
+    assertThat(r.err()).isEqualTo(
+        "kairos: #SBATCH --mail-type=END is not supported and was ignored (job.sh line 2)\n"
+            + "kairos: #SBATCH -A physics is not supported and was ignored: Kairos has no"
+            + " accounts yet (job.sh line 3)\n");
+    assertSent("{\"name\":\"job.sh\",\"command\":[\"" + dir.resolve("job.sh") + "\"],"
+        + "\"workdir\":\"" + dir + "\"}");
+  }
+
+  @Test
+  void aBadDirectiveNamesTheLineAndSendsNothing() throws IOException {
+    write("job.sh", "#!/bin/sh\n#SBATCH -J x\n#SBATCH --time=soon\ntrue\n");
+    kairos("submit", "job.sh").assertError(2,
+        "kairos: job.sh line 3: #SBATCH --time=soon: cannot read the time 'soon'; write minutes");
+    assertThat(server.requests()).isEmpty();
+  }
+
+  @Test
+  void aScriptWithoutShebangRunsWithTheShell() throws IOException {
+    write("job.sh", "#SBATCH -G 1\npython train.py\n");
+    kairos("submit", "job.sh").assertOk();
+    assertSent("""
+        {"name":"job.sh","command":["/bin/sh","%s"],"workdir":"%s","gpus":1}"""
+        .formatted(dir.resolve("job.sh"), dir));
+  }
+
+  /**
+   * Seeded random scripts of directives, good and bad, through the whole command: each is
+   * submitted (exit 0) or refused as bad input (exit 2), never a crash or a stack trace. (500
+   * more go through the parser alone in {@link BatchScriptTest}.)
+   */
+  @Test
+  void randomScriptsAreSubmittedOrRefusedNeverCrash() throws IOException {
+    var random = new java.util.Random(20260328);
+    for (int seed = 0; seed < 40; seed++) {
+      String text = BatchScriptTest.randomScript(random);
+      write("fuzz.sh", text);
+      var r = kairos("submit", "fuzz.sh");
+      assertThat(r.code()).as("seed %d, script:%n%s%nstderr: %s", seed, text, r.err())
+          .isIn(0, 2);
+      assertThat(r.err()).as("seed %d, script:%n%s", seed, text)
+          .doesNotContain("\tat ").doesNotContain("Exception").doesNotContain("internal error");
+      if (r.code() == 2) {
+        assertThat(r.err().strip().lines().filter(l -> !l.contains("was ignored")
+                && !l.contains("was noted") && !l.contains("srun")).count())
+            .as("seed %d: one error line: %s", seed, r.err()).isEqualTo(1);
+      }
+    }
+  }
 }

@@ -175,6 +175,13 @@ class BadInputTest {
         job("env value null", "{" + CMD + ",\"env\":{\"A\":null}}", "env.A"),
         job("name with a newline", "{" + CMD + ",\"name\":\"a\\nb\"}", "name"),
         job("relative workdir", "{" + CMD + ",\"workdir\":\"tmp\"}", "workdir"),
+        job("relative output", "{" + CMD + ",\"output\":\"slurm-%j.out\"}", "output"),
+        job("output with an unknown pattern", "{" + CMD + ",\"output\":\"/l/%q.out\"}", "output"),
+        job("output ending in a lone %", "{" + CMD + ",\"output\":\"/l/x%\"}", "output"),
+        job("error with a width pattern", "{" + CMD + ",\"error\":\"/l/%3t.err\"}", "error"),
+        job("output with NUL", "{" + CMD + ",\"output\":\"/l/\\u0000\"}", "output"),
+        job("batch with a bad error pattern",
+            "[{" + CMD + "},{" + CMD + ",\"error\":\"/l/%Z\"}]", "[1].error"),
         job("queue with capitals and a space", "{" + CMD + ",\"queue\":\"My Queue\"}", "queue"),
         job("user name with a space", "{" + CMD + ",\"user\":\"b b\"}", "user"),
         // shape of the body

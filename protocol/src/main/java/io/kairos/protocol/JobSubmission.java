@@ -42,7 +42,9 @@ import java.util.Map;
  * @param output where each task's stdout goes (Slurm's {@code --output}), an absolute path with
  *     Slurm's patterns: %j job id, %A array job id, %a array index, %t task rank, %N node, %u
  *     user, %x job name, %% a '%'; default the task's own directory on its node
- * @param error where each task's stderr goes (Slurm's {@code --error}), as {@code output}
+ * @param error where each task's stderr goes (Slurm's {@code --error}), as {@code output};
+ *     default: the {@code output} file when there is one (as in Slurm), else the task's own
+ *     directory
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobSubmission(

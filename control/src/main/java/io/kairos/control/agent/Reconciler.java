@@ -151,6 +151,7 @@ public final class Reconciler {
         t.gpus(), r.cpus(), r.memoryMb(), r.timeLimitSec(),
         masterAddr, gpuUuids, r.killSignal(), r.graceSec(), r.warnSignal(), r.warnBeforeSec(),
         r.checkpointDir().isEmpty() ? null : r.checkpointDir(), job.placement.size() > 1,
-        job.requeues);
+        job.requeues, r.output().isEmpty() ? null : r.output(),
+        r.error().isEmpty() ? null : r.error());
   }
 }

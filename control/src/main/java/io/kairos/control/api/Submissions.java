@@ -110,9 +110,8 @@ public final class Submissions {
     JobArray array = s.array() == null ? null : array(s.array(), prefix + "array");
     Dependency dependency =
         s.dependency() == null ? null : dependency(s.dependency(), prefix + "dependency");
-    check(s.output() == null && s.error() == null, prefix + (s.output() != null ? "output" : "error"),
-        "output and error paths are not supported by this controller yet",
-        "read the task's output with kairos logs");
+    String output = outputPattern(s.output(), prefix + "output");
+    String error = outputPattern(s.error(), prefix + "error");
     String killSignal = s.killSignal() == null ? JobRequest.DEFAULT_KILL_SIGNAL
         : signal(s.killSignal(), prefix + "killSignal");
     long grace = s.gracePeriod() == null ? JobRequest.DEFAULT_GRACE_SEC
@@ -154,7 +153,7 @@ public final class Submissions {
     }
     return new JobRequest(name, command, env, workdir, gpus, perNode, cpus, memoryMb, timeLimit,
         queue, priority, model, user, killSignal, grace, warnSignal, warnBefore, checkpointDir,
-        maxRestarts, exclude, array, dependency);
+        maxRestarts, exclude, array, dependency, output, error);
   }
 
   static final int MAX_ARRAY_CHARS = 65_536;
@@ -199,6 +198,37 @@ public final class Submissions {
       check(exists.test(id), prefix + "dependency", "job " + id + " does not exist",
           "name jobs submitted before this one, by the ids `kairos queue` shows");
     }
+  }
+
+
+  /** The letters Slurm's filename patterns may use after a '%'. */
+  private static final String PATTERN_LETTERS = "jAatNux%";
+
+  /**
+   * An output or error path: absolute, with Slurm's patterns (%j %A %a %t %N %u %x %%) only; ""
+   * for none.
+   */
+  private static String outputPattern(String text, String field) {
+    if (text == null || text.isEmpty()) {
+      return "";
+    }
+    check(text.startsWith("/") && text.length() <= 4096 && text.indexOf('\0') < 0, field,
+        field.substring(field.lastIndexOf('.') + 1) + " must be an absolute path, got '"
+            + clip(text) + "'",
+        "give an absolute path such as /home/me/logs/%j-%t.out");
+    for (int i = 0; i < text.length(); i++) {
+      if (text.charAt(i) != '%') {
+        continue;
+      }
+      boolean known = i + 1 < text.length() && PATTERN_LETTERS.indexOf(text.charAt(i + 1)) >= 0;
+      check(known, field,
+          "'" + (i + 1 < text.length() ? text.substring(i, i + 2) : "%") + "' in '" + clip(text)
+              + "' is not a pattern Kairos knows",
+          "use %j (job id), %A and %a (array job and index), %t (task rank), %N (node),"
+              + " %u (user), %x (job name), or %% for a '%'");
+      i++;
+    }
+    return text;
   }
 
   /** The signals a job may ask for, by name without "SIG". */

@@ -18,6 +18,10 @@ import java.util.Objects;
  * @param array null for one job; else the submit makes one job per task id
  * @param dependency null for none; else the job waits (out of the scheduler's store) until it
  *     holds
+ * @param output where each task's stdout goes, a path with Slurm's patterns (%j, %t, ...); empty
+ *     for the task's own directory
+ * @param error where each task's stderr goes, as {@code output}; empty for: with {@code output},
+ *     the same file, else the task's own directory
  */
 public record JobRequest(
     String name,
@@ -41,7 +45,9 @@ public record JobRequest(
     int maxRestarts,
     List<String> excludeNodes,
     JobArray array,
-    Dependency dependency) {
+    Dependency dependency,
+    String output,
+    String error) {
   public static final String DEFAULT_KILL_SIGNAL = "TERM";
   public static final long DEFAULT_GRACE_SEC = 30;
 
@@ -61,10 +67,10 @@ public record JobRequest(
       String gpuModel,
       String user) {
     this(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb, timeLimitSec, queue,
-        priority, gpuModel, user, null, DEFAULT_GRACE_SEC, null, 0, null, 0, null);
+        priority, gpuModel, user, null, DEFAULT_GRACE_SEC, null, 0, null, 0, null, null, null, null, null);
   }
 
-  /** A request without array or dependency. */
+  /** A request without array, dependency, output or error. */
   public JobRequest(
       String name,
       List<String> command,
@@ -88,13 +94,44 @@ public record JobRequest(
       List<String> excludeNodes) {
     this(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb, timeLimitSec, queue,
         priority, gpuModel, user, killSignal, graceSec, warnSignal, warnBeforeSec, checkpointDir,
-        maxRestarts, excludeNodes, null, null);
+        maxRestarts, excludeNodes, null, null, null, null);
+  }
+
+  /** A request without output or error paths. */
+  public JobRequest(
+      String name,
+      List<String> command,
+      Map<String, String> env,
+      String workdir,
+      int gpus,
+      int gpusPerNode,
+      int cpus,
+      long memoryMb,
+      long timeLimitSec,
+      String queue,
+      int priority,
+      String gpuModel,
+      String user,
+      String killSignal,
+      long graceSec,
+      String warnSignal,
+      long warnBeforeSec,
+      String checkpointDir,
+      int maxRestarts,
+      List<String> excludeNodes,
+      JobArray array,
+      Dependency dependency) {
+    this(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb, timeLimitSec, queue,
+        priority, gpuModel, user, killSignal, graceSec, warnSignal, warnBeforeSec, checkpointDir,
+        maxRestarts, excludeNodes, array, dependency, null, null);
   }
 
   public JobRequest {
     // Entries written before these fields existed read them as null or 0.
     killSignal = killSignal == null ? DEFAULT_KILL_SIGNAL : killSignal;
     checkpointDir = checkpointDir == null ? "" : checkpointDir;
+    output = output == null ? "" : output;
+    error = error == null ? "" : error;
     excludeNodes = excludeNodes == null ? List.of() : List.copyOf(new java.util.TreeSet<>(excludeNodes));
     Objects.requireNonNull(name, "name");
     command = List.copyOf(command);
@@ -114,21 +151,21 @@ public record JobRequest(
   public JobRequest element() {
     return new JobRequest(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb,
         timeLimitSec, queue, priority, gpuModel, user, killSignal, graceSec, warnSignal,
-        warnBeforeSec, checkpointDir, maxRestarts, excludeNodes, null, dependency);
+        warnBeforeSec, checkpointDir, maxRestarts, excludeNodes, null, dependency, output, error);
   }
 
   /** With {@code dependency} in place of this one's (tests and the generator). */
   public JobRequest withDependency(Dependency dependency) {
     return new JobRequest(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb,
         timeLimitSec, queue, priority, gpuModel, user, killSignal, graceSec, warnSignal,
-        warnBeforeSec, checkpointDir, maxRestarts, excludeNodes, array, dependency);
+        warnBeforeSec, checkpointDir, maxRestarts, excludeNodes, array, dependency, output, error);
   }
 
   /** With {@code array} in place of this one's. */
   public JobRequest withArray(JobArray array) {
     return new JobRequest(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb,
         timeLimitSec, queue, priority, gpuModel, user, killSignal, graceSec, warnSignal,
-        warnBeforeSec, checkpointDir, maxRestarts, excludeNodes, array, dependency);
+        warnBeforeSec, checkpointDir, maxRestarts, excludeNodes, array, dependency, output, error);
   }
 
   /** How many processes the gang starts: one per node. */

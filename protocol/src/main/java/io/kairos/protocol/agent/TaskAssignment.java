@@ -26,6 +26,11 @@ import java.util.Map;
  * @param barrier true when the gang starts together: the agent prepares the task, reports it
  *     READY, and starts the process only when a reply's {@code go} names it
  * @param restarts how many times the job was requeued before this attempt
+ * @param output where the task's stdout goes, an absolute path with Slurm's patterns (%j job id,
+ *     %A array job id, %a array index, %t rank, %N node, %u user, %x job name, %% a '%'), which
+ *     the agent resolves; null for {@code stdout.log} in the task's directory
+ * @param error where the task's stderr goes, as {@code output}; null for: the {@code output} file
+ *     when there is one (as Slurm), else {@code stderr.log} in the task's directory
  */
 public record TaskAssignment(
     long jobId,
@@ -50,7 +55,39 @@ public record TaskAssignment(
     long warnBeforeSec,
     String checkpointDir,
     boolean barrier,
-    int restarts) {
+    int restarts,
+    String output,
+    String error) {
+
+  /** An assignment without output or error paths. */
+  public TaskAssignment(
+      long jobId,
+      int attempt,
+      int task,
+      int tasks,
+      List<String> nodes,
+      String name,
+      String user,
+      List<String> command,
+      Map<String, String> env,
+      String workdir,
+      List<Integer> gpus,
+      int cpus,
+      long memoryMb,
+      long timeLimitSec,
+      String masterAddr,
+      List<String> gpuUuids,
+      String killSignal,
+      long graceSec,
+      String warnSignal,
+      long warnBeforeSec,
+      String checkpointDir,
+      boolean barrier,
+      int restarts) {
+    this(jobId, attempt, task, tasks, nodes, name, user, command, env, workdir, gpus, cpus,
+        memoryMb, timeLimitSec, masterAddr, gpuUuids, killSignal, graceSec, warnSignal,
+        warnBeforeSec, checkpointDir, barrier, restarts, null, null);
+  }
 
   /** An assignment with the fields of the first protocol version. */
   public TaskAssignment(
@@ -70,7 +107,7 @@ public record TaskAssignment(
       long timeLimitSec,
       String masterAddr) {
     this(jobId, attempt, task, tasks, nodes, name, user, command, env, workdir, gpus, cpus,
-        memoryMb, timeLimitSec, masterAddr, null, null, 0, null, 0, null, false, 0);
+        memoryMb, timeLimitSec, masterAddr, null, null, 0, null, 0, null, false, 0, null, null);
   }
 
   /** An assignment without a known rank-0 host. */
