@@ -55,7 +55,7 @@ public final class ControlState {
   public static final String NODE_UNHEALTHY = "NODE_UNHEALTHY";
   static final long BACKOFF_BASE_MS = 2_000;
   static final long BACKOFF_MAX_MS = 300_000;
-  static final int SUSPECT_JOBS = 3;
+  static final int SUSPECT_JOBS = 2;
   static final long SUSPECT_WINDOW_MS = 3_600_000;
 
   private long nextJobId = 1;
@@ -305,20 +305,13 @@ public final class ControlState {
       return ControlResult.OK;
     }
     boolean failed = c.exitCode() != 0 || c.reason() != null;
-    // Failures that may be the node's: a non-zero exit, a launch failure, a refused start.
-    boolean suspicious = failed && (c.reason() == null || "LAUNCH_FAILED".equals(c.reason())
-        || NODE_UNHEALTHY.equals(c.reason()));
-    boolean madeSuspect = suspicious && blame(node, job, c.atMs());
     if (failed && NODE_UNHEALTHY.equals(c.reason())) {
       // The node refused the task (its health check failed): not the job's fault.
       requeue(job, c.atMs(), c.atMs(), "node " + c.node() + " is unhealthy: " + c.message(),
           c.node());
-    } else if (madeSuspect) {
-      // This failure made the node suspect: the node is blamed, not the job.
-      requeue(job, c.atMs(), c.atMs(), failureMessage(c, job) + "; node " + c.node()
-          + " is now suspect (" + node.reason + ")", c.node());
     } else if (failed && !"KILLED".equals(c.reason()) && job.restarts < job.request.maxRestarts()) {
       job.restarts++;
+      job.failedOn = withNode(job.failedOn, c.node());
       requeue(job, c.atMs(), c.atMs(), failureMessage(c, job) + "; restart " + job.restarts
           + " of " + job.request.maxRestarts(), c.node());
     } else if (failed) {
@@ -327,8 +320,23 @@ public final class ControlState {
     } else if (!job.taskExits.contains(null)) {
       finishInStore(job, c.atMs());
       end(job, JobState.SUCCEEDED, c.atMs(), 0, "all " + job.taskExits.size() + " tasks exited 0");
+      // It failed on some nodes and succeeded elsewhere: evidence against those nodes.
+      for (String failedNode : job.failedOn) {
+        if (!job.runsOn(failedNode) && nodes.containsKey(failedNode)) {
+          blame(nodes.get(failedNode), job, c.atMs());
+        }
+      }
     }
     return ControlResult.OK;
+  }
+
+  private static List<String> withNode(List<String> nodeList, String node) {
+    if (nodeList.contains(node)) {
+      return nodeList;
+    }
+    var more = new ArrayList<>(nodeList);
+    more.add(node);
+    return List.copyOf(more);
   }
 
   private static String failureMessage(TaskEnded c, JobRecord job) {
@@ -499,34 +507,29 @@ public final class ControlState {
   }
 
   /**
-   * Records a job failure on a node. The node becomes suspect when, within an hour, one job
-   * failed there twice (it came back because no other node could take it) or {@value
-   * #SUSPECT_JOBS} different jobs failed there: it is drained (running jobs finish), with the
-   * jobs named, until an admin resumes it.
-   *
-   * @return whether this failure made the node suspect
+   * Records that {@code job} failed on {@code node} and then succeeded on other nodes: evidence
+   * against the node rather than the job. (A job that fails everywhere blames no node, so a
+   * buggy job or array cannot drain a cluster.) {@value #SUSPECT_JOBS} different jobs doing so
+   * within an hour make the node suspect: it is drained (running jobs finish), with the jobs
+   * named, until an admin resumes it.
    */
-  private boolean blame(NodeRecord node, JobRecord job, long atMs) {
+  private void blame(NodeRecord node, JobRecord job, long atMs) {
     node.failures.removeIf(f -> f[0] < atMs - SUSPECT_WINDOW_MS);
     node.failures.add(new long[] {atMs, job.id});
     if (node.failures.size() > 64) {
       node.failures.removeFirst();
     }
     var jobsFailed = new java.util.TreeSet<Long>();
-    int sameJob = 0;
     for (long[] f : node.failures) {
       jobsFailed.add(f[1]);
-      sameJob += f[1] == job.id ? 1 : 0;
     }
-    if (node.state != NodeState.UP || (jobsFailed.size() < SUSPECT_JOBS && sameJob < 2)) {
-      return false;
+    if (node.state != NodeState.UP || jobsFailed.size() < SUSPECT_JOBS) {
+      return;
     }
     node.state = NodeState.DRAINED;
-    node.reason = sameJob >= 2
-        ? "suspect: job " + job.id + " failed here " + sameJob + " times within an hour"
-        : "suspect: jobs " + jobsFailed + " failed here within an hour";
+    node.reason = "suspect: jobs " + jobsFailed + " failed here and then succeeded on other nodes"
+        + " within an hour";
     mustApply(new Command.CordonNode(sec(atMs), node.name, true));
-    return true;
   }
 
   private ControlResult drain(DrainNode c) {

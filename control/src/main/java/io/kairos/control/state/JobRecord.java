@@ -52,6 +52,8 @@ public final class JobRecord {
   public long nextEligibleMs;
 
   public List<String> nextAvoidNodes = List.of();
+  /** Nodes where an attempt failed and restarted (blamed if the job then succeeds elsewhere). */
+  public List<String> failedOn = List.of();
   /**
    * When the job last joined the queue (submitted or requeued), as a state-wide sequence number:
    * a rebuilt store queues pending jobs in this order, as the live one did.
@@ -88,6 +90,7 @@ public final class JobRecord {
     c.nextEligibleMs = nextEligibleMs;
     c.nextAvoidNodes = nextAvoidNodes;
     c.queuedSeq = queuedSeq;
+    c.failedOn = failedOn;
     c.array = array;
     return c;
   }
