@@ -63,7 +63,7 @@ final class QueueCommand extends ApiCommand {
     for (JobView j : jobs) {
       Instant submitted = TimeFormat.parse(j.submitTime());
       table.row(
-          j.id(),
+          id(j),
           j.name(),
           j.user(),
           j.queue(),
@@ -75,6 +75,13 @@ final class QueueCommand extends ApiCommand {
     }
     table.print(out);
     return 0;
+  }
+
+  /** The job's id; an array element also shows Slurm's ARRAYID_INDEX, e.g. {@code 12 (10_2)}. */
+  static String id(JobView j) {
+    return j.arrayJobId() == null || j.arrayTaskId() == null
+        ? Long.toString(j.id())
+        : j.id() + " (" + j.arrayJobId() + "_" + j.arrayTaskId() + ")";
   }
 
   /** {@code pending,Running} → {@code PENDING,RUNNING}; an unknown state is a usage error. */

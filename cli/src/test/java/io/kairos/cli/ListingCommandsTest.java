@@ -36,6 +36,20 @@ class ListingCommandsTest extends ClientTestSupport {
   }
 
   @Test
+  void queueShowsAnArrayElementWithItsArrayIdAndIndex() {
+    server.on("GET", "/api/v1/jobs", 200, """
+        [{"id":12,"name":"sweep","user":"bob","queue":"default","priority":0,"state":"PENDING",
+          "command":["./t.sh"],"env":{},"gpus":1,"tasks":1,"cpus":0,"memoryMb":0,
+          "timeLimitSec":60,"submitTime":"%s","attempt":0,"requeues":0,
+          "pendingReason":"ARRAY_LIMIT","arrayJobId":10,"arrayTaskId":2}]""".formatted(
+            NOW.minusSeconds(60)));
+    var r = kairos("queue").assertOk();
+    assertThat(r.out().lines()).containsExactly(
+        "ID         NAME   USER  QUEUE    STATE    GPUS  NODES  AGE  REASON",
+        "12 (10_2)  sweep  bob   default  PENDING  1     1      1m   ARRAY_LIMIT");
+  }
+
+  @Test
   void queueFilters() {
     server.on("GET", "/api/v1/jobs", 200, "[]");
     kairos("queue", "--all", "--user", "alice", "--queue", "re search").assertOk();
