@@ -367,8 +367,16 @@ public final class Agent implements AutoCloseable {
     for (TaskRef ref : orEmpty(reply.forget())) {
       table.forget(ref);
     }
-    for (TaskRef ref : orEmpty(reply.go())) {
-      table.go(ref);
+    if (!orEmpty(reply.go()).isEmpty()) {
+      // The node was checked when the tasks were prepared; check again before they start.
+      List<String> problems = health.checks() ? health.checkNow() : List.of();
+      for (TaskRef ref : reply.go()) {
+        if (problems.isEmpty()) {
+          table.go(ref);
+        } else {
+          table.refuse(ref, problems);
+        }
+      }
     }
   }
 

@@ -176,6 +176,23 @@ public final class TaskTable {
     return true;
   }
 
+  /**
+   * Ends a READY task without starting it: the node's health check failed between its preparation
+   * and the gang's go.
+   *
+   * @return false when the task is not held or not READY
+   */
+  public synchronized boolean refuse(TaskRef ref, List<String> problems) {
+    Task task = tasks.get(TaskKey.of(ref));
+    if (task == null || task.status != TaskStatus.READY) {
+      return false;
+    }
+    task.refused(ExitReason.NODE_UNHEALTHY, String.join("; ", problems), clock.instant());
+    log.warn("{}: not started at the barrier, the node is unhealthy: {}", task.key, problems);
+    changed();
+    return true;
+  }
+
   /** Starts the task's process; called under the lock. */
   private void startProcess(Task task) {
     TaskKey key = task.key;

@@ -17,6 +17,7 @@ import io.kairos.protocol.agent.TaskStatus;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -147,6 +148,23 @@ class TaskTableBarrierTest {
 
     assertThat(table.report(TaskKey.of(a)).orElseThrow().status()).isEqualTo(TaskStatus.READY);
     assertNeverStarts(a);
+  }
+
+  @Test
+  void aReadyTaskRefusedAtTheBarrierEndsUnhealthyWithoutStarting() throws Exception {
+    var a = marking(38);
+    table.launch(a);
+
+    assertThat(table.refuse(ref(a), List.of("GPU 1: ECC errors rose 0 -> 2"))).isTrue();
+
+    TaskReport report = table.report(TaskKey.of(a)).orElseThrow();
+    assertThat(report.status()).isEqualTo(TaskStatus.EXITED);
+    assertThat(report.reason()).isEqualTo("NODE_UNHEALTHY");
+    assertThat(report.message()).contains("ECC");
+    assertThat(table.go(ref(a))).as("go after the refusal").isFalse();
+    assertThat(table.refuse(ref(a), List.of("again"))).as("a second refusal").isFalse();
+    Thread.sleep(NOT_STARTED_FOR.toMillis());
+    assertThat(marker(a)).doesNotExist();
   }
 
   @Test
