@@ -47,11 +47,14 @@ public final class FenceWatchdogMain {
     FenceFiles.writeProcess(FenceFiles.watchdogFile(dataDir), self);
     log("watching " + dataDir + " as pid " + self.pid());
     while (true) {
-      // 1. Is the lease over?
+      // 1. The tasks first, then the lease: the agent renews its lease before it registers a new
+      // task, so a task seen here was registered before the lease read below, and a renewal that
+      // came with it is seen too. Read the other way round, a tick could see the old, expired
+      // lease and then a task started under the new one, and kill it.
+      List<FenceFiles.Registration> tasks = FenceFiles.readRegistrations(dataDir);
       Optional<FenceFiles.Lease> lease = FenceFiles.readLease(dataDir);
       boolean expired = lease.isEmpty() || System.nanoTime() - lease.get().deadlineNanos() > 0;
-      // 2. If so, no task may live.
-      List<FenceFiles.Registration> tasks = FenceFiles.readRegistrations(dataDir);
+      // 2. If the lease is over, no task may live.
       if (expired) {
         List<String> killed = fence(tasks);
         if (!killed.isEmpty()) {
