@@ -126,7 +126,7 @@ public final class ProcessLauncher {
   }
 
   /** The signals a job may choose for a stop or a warning. */
-  public static final List<String> SIGNALS = List.of("TERM", "INT", "HUP", "QUIT", "USR1", "USR2");
+  public static final List<String> SIGNALS = io.kairos.protocol.JobSignals.NAMES;
 
   /**
    * Sends SIGTERM to {@code root} and all its descendants.

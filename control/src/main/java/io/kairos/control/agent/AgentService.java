@@ -356,8 +356,4 @@ public final class AgentService implements AutoCloseable {
     }
   }
 
-  /** Jobs whose tasks are waiting at the barrier; for tests and metrics. */
-  int gangsAtBarrier() {
-    return ready.size();
-  }
 }

@@ -232,7 +232,7 @@ public final class Submissions {
   }
 
   /** The signals a job may ask for, by name without "SIG". */
-  public static final List<String> SIGNALS = List.of("TERM", "INT", "HUP", "QUIT", "USR1", "USR2");
+  public static final List<String> SIGNALS = io.kairos.protocol.JobSignals.NAMES;
 
   private static String signal(String text, String field) {
     String name = text.trim().toUpperCase(java.util.Locale.ROOT);
