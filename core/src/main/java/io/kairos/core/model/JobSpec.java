@@ -21,6 +21,10 @@ import java.util.TreeSet;
  *     the controller adds a failed node when it requeues the job). Sorted and immutable; names
  *     the cluster does not have exclude nothing. A job whose exclusions leave too few nodes for
  *     its gang is refused at submission, like a job larger than the cluster.
+ * @param account the fair-share account charged for it; empty: its queue's default account,
+ *     else the user ({@link io.kairos.core.tenancy.Tenants#accountOf})
+ * @param priorityClass the name of its priority class, or empty for none; the submitter resolves
+ *     it to {@code priority} (the class's value), and the pass reads it for preemptibility
  */
 public record JobSpec(
     String user,
@@ -29,7 +33,9 @@ public record JobSpec(
     GangSpec gang,
     long timeLimitSec,
     String gpuModel,
-    Set<String> excludedNodes) {
+    Set<String> excludedNodes,
+    String account,
+    String priorityClass) {
   private static final SortedSet<String> NONE = Collections.emptySortedSet();
 
   public JobSpec {
@@ -39,6 +45,8 @@ public record JobSpec(
     Objects.requireNonNull(gpuModel, "gpuModel");
     Checks.positive(timeLimitSec, "timeLimitSec");
     Objects.requireNonNull(excludedNodes, "excludedNodes");
+    Objects.requireNonNull(account, "account");
+    Objects.requireNonNull(priorityClass, "priorityClass");
     if (excludedNodes.isEmpty()) {
       excludedNodes = NONE; // the common case: one shared value, nothing copied
     } else {
@@ -58,13 +66,35 @@ public record JobSpec(
     this(user, queue, priority, gang, timeLimitSec, gpuModel, NONE);
   }
 
+  /** A spec without an account or priority class of its own. */
+  public JobSpec(
+      String user,
+      String queue,
+      int priority,
+      GangSpec gang,
+      long timeLimitSec,
+      String gpuModel,
+      Set<String> excludedNodes) {
+    this(user, queue, priority, gang, timeLimitSec, gpuModel, excludedNodes, "", "");
+  }
+
   public static JobSpec of(GangSpec gang, long timeLimitSec) {
     return new JobSpec("nobody", "default", 0, gang, timeLimitSec, "");
   }
 
   /** This spec with {@code nodes} as its excluded nodes (replacing any it had). */
   public JobSpec withExcludedNodes(Set<String> nodes) {
-    return new JobSpec(user, queue, priority, gang, timeLimitSec, gpuModel, nodes);
+    return new JobSpec(
+        user, queue, priority, gang, timeLimitSec, gpuModel, nodes, account, priorityClass);
+  }
+
+  /**
+   * This spec charged to {@code account}, in {@code priorityClass} with its {@code priority}
+   * value (empty strings for none).
+   */
+  public JobSpec withTenancy(String account, String priorityClass, int priority) {
+    return new JobSpec(
+        user, queue, priority, gang, timeLimitSec, gpuModel, excludedNodes, account, priorityClass);
   }
 
   public boolean hasExclusions() {

@@ -16,4 +16,26 @@ public sealed interface Decision {
    * they do not delay this.
    */
   record Reserve(JobId job, long startSec, Placement placement) implements Decision {}
+
+  /**
+   * Stop the running job {@code job} (signal, grace period, then requeue) so that the pending
+   * job {@code preemptor} can start.
+   *
+   * @param kind why: within the queue by priority, reclaim of lent quota, or fair share
+   * @param detail for people, e.g. {@code reclaim: queue vision borrows 8 of research's gpu:H100}
+   */
+  record Preempt(JobId job, JobId preemptor, PreemptionKind kind, String detail)
+      implements Decision {}
+
+  /** Why a job is preempted. */
+  enum PreemptionKind {
+    /** A higher-priority job of the same queue needs the room. */
+    PRIORITY,
+    /** Its queue borrows quota that another queue of the cohort now claims back. */
+    RECLAIM,
+    /** A lower-priority job of another queue yields so that the preemptor may borrow. */
+    BORROW,
+    /** Its account is the most over-served by fair share. */
+    FAIR_SHARE
+  }
 }

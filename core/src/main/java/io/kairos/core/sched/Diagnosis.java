@@ -1,7 +1,9 @@
 package io.kairos.core.sched;
 
 import io.kairos.core.model.Job;
+import io.kairos.core.model.JobId;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -12,12 +14,27 @@ public final class Diagnosis {
   private final Job[] pending;
   private final int[] order;
   private final byte[] reasons;
+  private final Map<JobId, String> details;
   private int[] counts; // computed on first use: most passes' diagnoses are never read
 
   Diagnosis(Job[] pending, int[] order, byte[] reasons) {
+    this(pending, order, reasons, Map.of());
+  }
+
+  Diagnosis(Job[] pending, int[] order, byte[] reasons, Map<JobId, String> details) {
     this.pending = pending;
     this.order = order;
     this.reasons = reasons;
+    this.details = details;
+  }
+
+  /**
+   * The detail of a job's reason, for people, where the pass has one: for {@link Reason#QUOTA}
+   * the resource and the numbers ({@code gpu:H100: queue research uses 6 of nominal 8, cohort
+   * lends 1, job needs 4}); for {@link Reason#PREEMPTING} the jobs it waits for.
+   */
+  public Optional<String> detail(JobId job) {
+    return Optional.ofNullable(details.get(job));
   }
 
   private int[] counts() {

@@ -27,7 +27,17 @@ public enum Reason {
    * a pass reports it rather than letting the job wait forever in silence. It holds back no
    * other job.
    */
-  NEVER_FITS;
+  NEVER_FITS,
+  /**
+   * Its queue has no quota left for it, borrowing included (Kueue's "insufficient quota"): the
+   * pass's detail text names the resource and the numbers. It holds back no other job.
+   */
+  QUOTA,
+  /**
+   * Running jobs were told to stop to make room for it (preemption); it starts once they have
+   * stopped, within their grace period.
+   */
+  PREEMPTING;
 
   private static final Reason[] VALUES = values();
 

@@ -10,11 +10,14 @@ import java.util.Objects;
  * @param reclaimWithinCohort preempt other queues' jobs that borrow this queue's nominal quota
  * @param borrowWithinCohort preempt other queues' jobs in order to borrow; {@link
  *     BorrowWithinCohort#NEVER} when off
+ * @param fairShare preempt jobs of accounts more over-served by fair share than the pending
+ *     job's ({@link FairShare#NEVER} when off)
  */
 public record PreemptionPolicy(
     WithinQueue withinQueue,
     ReclaimWithinCohort reclaimWithinCohort,
-    BorrowWithinCohort borrowWithinCohort) {
+    BorrowWithinCohort borrowWithinCohort,
+    FairShare fairShare) {
 
   /** Nothing is ever preempted for this queue's jobs. */
   public static final PreemptionPolicy NONE =
@@ -24,6 +27,35 @@ public record PreemptionPolicy(
     Objects.requireNonNull(withinQueue, "preemption.withinQueue");
     Objects.requireNonNull(reclaimWithinCohort, "preemption.reclaimWithinCohort");
     Objects.requireNonNull(borrowWithinCohort, "preemption.borrowWithinCohort");
+    Objects.requireNonNull(fairShare, "preemption.fairShare");
+  }
+
+  /** Kueue's three settings, without fair-share preemption. */
+  public PreemptionPolicy(
+      WithinQueue withinQueue,
+      ReclaimWithinCohort reclaimWithinCohort,
+      BorrowWithinCohort borrowWithinCohort) {
+    this(withinQueue, reclaimWithinCohort, borrowWithinCohort, FairShare.NEVER);
+  }
+
+  /** Whether this policy ever preempts. */
+  public boolean any() {
+    return withinQueue != WithinQueue.NEVER
+        || reclaimWithinCohort != ReclaimWithinCohort.NEVER
+        || borrowWithinCohort.policy() != BorrowWithinCohort.Policy.NEVER
+        || fairShare != FairShare.NEVER;
+  }
+
+  /**
+   * Fair-share preemption (Slurm's PreemptType=preempt/qos with fair share, Kueue's fair sharing
+   * "LessThanOrEqualToFinalShare"): a pending job may preempt running jobs of no higher priority
+   * whose account has a lower fair-share factor (is more over-served) than its own, the most
+   * over-served first.
+   */
+  public enum FairShare {
+    NEVER,
+    /** Preempt jobs of accounts more over-served than the pending job's. */
+    OVER_SERVED
   }
 
   /** Preemption among the queue's own jobs. */

@@ -1,0 +1,152 @@
+package io.kairos.core.tenancy;
+
+import io.kairos.core.Checks;
+import io.kairos.core.fairshare.FairShareFactor;
+import io.kairos.core.model.JobId;
+import io.kairos.core.model.JobSpec;
+import io.kairos.core.sched.preempt.PreemptionHistory;
+import io.kairos.core.sched.preempt.ProtectionPolicy;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What a scheduling pass knows of tenancy: the queues with their quotas and preemption policies,
+ * the priority classes, the fair-share factors of the accounts as of the pass, and the state of
+ * preemptions (who was preempted when, which preemptions are still under way). Given to the pass
+ * in its {@link io.kairos.core.sched.PassInput}; without one the pass is the single-tenant pass
+ * of the core (every job admitted, no preemption).
+ *
+ * <p>The pass recomputes quota usage from the snapshot's running jobs every time, so there is no
+ * ledger to keep in step with the store: a value of this class is all the caller carries.
+ *
+ * <p>Immutable; the maps are copied.
+ *
+ * @param config queues, cohorts and priority classes
+ * @param fairShare the accounts' fair-share factors now, or {@code null} for none (jobs then
+ *     order by priority and the policy's key only)
+ * @param histories past preemptions per job (for {@link Settings#protection()}); jobs without
+ *     an entry were never preempted
+ * @param preempting running jobs told to stop and not stopped yet, each with the pending job it
+ *     makes room for
+ * @param settings preemption and starvation settings
+ */
+public record Tenants(
+    TenancyConfig config,
+    FairShareFactor fairShare,
+    Map<JobId, PreemptionHistory> histories,
+    Map<JobId, JobId> preempting,
+    Settings settings) {
+
+  public Tenants {
+    Objects.requireNonNull(config, "config");
+    histories = Map.copyOf(histories);
+    preempting = Map.copyOf(preempting);
+    Objects.requireNonNull(settings, "settings");
+  }
+
+  /** Tenancy with no fair share and no preemption history. */
+  public static Tenants of(TenancyConfig config) {
+    return new Tenants(config, null, Map.of(), Map.of(), Settings.DEFAULT);
+  }
+
+  /** This value with other fair-share factors. */
+  public Tenants withFairShare(FairShareFactor factors) {
+    return new Tenants(config, factors, histories, preempting, settings);
+  }
+
+  /**
+   * Settings of preemption and of the starvation guard for large gangs.
+   *
+   * @param protection anti-thrashing: how long a job runs before it may be preempted, and the
+   *     protection of a job preempted often
+   * @param graceSec how long a victim has between its signal and being killed (to checkpoint);
+   *     the caller applies it
+   * @param starvationMinGpus a gang of at least this many GPUs is "large" (0: the guard is off)
+   * @param starvationMaxWaitSec a large gang that has waited this long goes first within its
+   *     priority, and so holds the reservation that smaller jobs backfill around but do not delay
+   */
+  public record Settings(
+      ProtectionPolicy protection,
+      long graceSec,
+      int starvationMinGpus,
+      long starvationMaxWaitSec) {
+    /** Protection as {@link ProtectionPolicy#DEFAULT}, 30 s grace, large gangs of 64 GPUs or more go first after 6 h. */
+    public static final Settings DEFAULT =
+        new Settings(ProtectionPolicy.DEFAULT, 30, 64, 6 * 3_600);
+
+    public Settings {
+      Objects.requireNonNull(protection, "protection");
+      Checks.nonNegative(graceSec, "graceSec");
+      Checks.nonNegative(starvationMinGpus, "starvationMinGpus");
+      Checks.nonNegative(starvationMaxWaitSec, "starvationMaxWaitSec");
+    }
+
+    /** Whether the large-gang starvation guard is on. */
+    public boolean starvationGuard() {
+      return starvationMinGpus > 0;
+    }
+  }
+
+  /**
+   * The account a job is charged to: its own, else its queue's default account, else its user
+   * (Slurm's default association). Pure: the controller and the simulator resolve with it.
+   */
+  public static String accountOf(JobSpec spec, TenancyConfig config) {
+    if (!spec.account().isEmpty()) {
+      return spec.account();
+    }
+    var queue = config.queue(spec.queue());
+    if (queue.isPresent() && queue.get().defaults().account() != null) {
+      return queue.get().defaults().account();
+    }
+    return spec.user();
+  }
+
+  /**
+   * The priority class a job runs in: its own, else its queue's default, else none (empty).
+   */
+  public static String priorityClassOf(JobSpec spec, TenancyConfig config) {
+    if (!spec.priorityClass().isEmpty()) {
+      return spec.priorityClass();
+    }
+    var queue = config.queue(spec.queue());
+    if (queue.isPresent() && queue.get().defaults().priorityClass() != null) {
+      return queue.get().defaults().priorityClass();
+    }
+    return "";
+  }
+
+  /**
+   * A job's spec as submitted, completed from its queue's defaults: the account charged and the
+   * priority class, with the class's value as the priority (a job without a class keeps its own
+   * priority). Fails with a message naming the field when the queue or class is unknown.
+   */
+  public static JobSpec resolve(JobSpec spec, TenancyConfig config) {
+    if (config.queue(spec.queue()).isEmpty()) {
+      throw new IllegalArgumentException(
+          "queue: unknown queue '" + spec.queue() + "' (fix: use one of "
+              + config.queues().stream().map(QueueSpec::name).toList() + ")");
+    }
+    String className = priorityClassOf(spec, config);
+    int priority = spec.priority();
+    if (!className.isEmpty()) {
+      PriorityClass pc =
+          config
+              .priorityClass(className)
+              .orElseThrow(
+                  () ->
+                      new IllegalArgumentException(
+                          "priorityClass: unknown priority class '" + className + "' (fix: use one of "
+                              + config.priorityClasses().stream().map(PriorityClass::name).toList()
+                              + ")"));
+      priority = pc.value();
+    }
+    return spec.withTenancy(accountOf(spec, config), className, priority);
+  }
+
+  /** Whether a job may be preempted at all: its class says so; a job without a class may. */
+  public boolean preemptible(JobSpec spec) {
+    String name = priorityClassOf(spec, config);
+    return name.isEmpty() || config.priorityClass(name).map(PriorityClass::preemptible).orElse(true);
+  }
+}
