@@ -234,6 +234,10 @@ public final class TaskTable {
     int stopped = 0;
     for (Task task : tasks.values()) {
       if (task.key.jobId() == kill.jobId() && task.key.attempt() == kill.attempt()) {
+        if (kill.graceSec() != null && kill.graceSec() >= 0 && task.stopRequestedAt == null) {
+          // A preemption's grace (the tenancy's), in place of the job's own for this stop.
+          task.grace = Duration.ofSeconds(kill.graceSec());
+        }
         stopped += stop(task, ExitReason.KILLED, message) ? 1 : 0;
       }
     }
@@ -469,8 +473,11 @@ public final class TaskTable {
     final TaskKey key;
     final TaskAssignment assignment;
     final long timeLimitSec;
-    /** From the stop signal to SIGKILL: the job's grace, else the agent's. */
-    final Duration grace;
+    /**
+     * From the stop signal to SIGKILL: the job's grace, else the agent's; a kill may name its own
+     * (a preemption), set before the stop.
+     */
+    Duration grace;
     TaskStatus status = TaskStatus.STARTING;
     Instant warnAt;
     boolean warned;

@@ -45,6 +45,12 @@ import java.util.Map;
  * @param error where each task's stderr goes (Slurm's {@code --error}), as {@code output};
  *     default: the {@code output} file when there is one (as in Slurm), else the task's own
  *     directory
+ * @param account the fair-share account charged for the job (Slurm's {@code --account}); with
+ *     a tenancy file it must be one of its accounts; default: the queue's default account, else
+ *     the user
+ * @param priorityClass a priority class of the tenancy file (Slurm's {@code --qos}); it sets the
+ *     job's priority and whether it may be preempted; default: the queue's default class, else
+ *     none (the job keeps {@code priority})
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobSubmission(
@@ -70,7 +76,39 @@ public record JobSubmission(
     String array,
     String dependency,
     String output,
-    String error) {
+    String error,
+    String account,
+    String priorityClass) {
+
+  /** A submission without account or priority class. */
+  public JobSubmission(
+      String name,
+      List<String> command,
+      Map<String, String> env,
+      String workdir,
+      Integer gpus,
+      Integer gpusPerNode,
+      Integer cpus,
+      Long memoryMb,
+      String timeLimit,
+      String queue,
+      Integer priority,
+      String gpuModel,
+      String user,
+      String killSignal,
+      String gracePeriod,
+      String warnSignal,
+      String checkpointDir,
+      Integer maxRestarts,
+      List<String> excludeNodes,
+      String array,
+      String dependency,
+      String output,
+      String error) {
+    this(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb, timeLimit, queue,
+        priority, gpuModel, user, killSignal, gracePeriod, warnSignal, checkpointDir, maxRestarts,
+        excludeNodes, array, dependency, output, error, null, null);
+  }
 
   /** A submission without array or dependency. */
   public JobSubmission(

@@ -61,7 +61,7 @@ public final class Reconciler {
           forget.add(ref);
         }
       } else if (!awaited || job.state != JobState.RUNNING || job.requeueing) {
-        kill.add(new TaskKill(r.jobId(), r.attempt(), killReason(job)));
+        kill.add(new TaskKill(r.jobId(), r.attempt(), killReason(job), killGraceSec(job, r.attempt())));
       }
     }
     for (JobRecord job : state.jobsHoldingGpusOn(hb.node())) {
@@ -86,6 +86,13 @@ public final class Reconciler {
         && task >= 0
         && task < job.placement.size()
         && job.placement.get(task).node().equals(node);
+  }
+
+  /** A preemption's grace for the task of the attempt it stops; null: the task's own. */
+  private static Long killGraceSec(JobRecord job, int attempt) {
+    return job != null && job.isBeingPreempted() && job.attempt == attempt && job.stopGraceSec >= 0
+        ? job.stopGraceSec
+        : null;
   }
 
   private static String killReason(JobRecord job) {

@@ -22,6 +22,7 @@ import java.util.List;
   @JsonSubTypes.Type(value = ControlCommand.ResumeNode.class, name = "resume"),
   @JsonSubTypes.Type(value = ControlCommand.AddToken.class, name = "addToken"),
   @JsonSubTypes.Type(value = ControlCommand.NodeDown.class, name = "nodeDown"),
+  @JsonSubTypes.Type(value = ControlCommand.PreemptJobs.class, name = "preempt"),
 })
 public sealed interface ControlCommand {
   long atMs();
@@ -99,6 +100,30 @@ public sealed interface ControlCommand {
       implements ControlCommand {}
 
   record ResumeNode(long atMs, String node) implements ControlCommand {}
+
+  /**
+   * The scheduler's preemptions: each victim's tasks get the job's kill signal and {@code
+   * graceSec} to checkpoint, then SIGKILL; once all have stopped the victim is PENDING again (same
+   * id, no backoff, not counted against its restarts), with the preemption in its history. A
+   * victim that is no longer running (it ended, or is already stopping), or whose preemptor no
+   * longer waits, is left alone: the decision went stale.
+   *
+   * @param graceSec the tenancy's preemption grace (the same on every replica: it travels here)
+   */
+  record PreemptJobs(long atMs, long graceSec, List<Preemption> preemptions)
+      implements ControlCommand {
+    public PreemptJobs {
+      preemptions = List.copyOf(preemptions);
+    }
+  }
+
+  /**
+   * One preemption.
+   *
+   * @param kind PRIORITY, RECLAIM, BORROW or FAIR_SHARE (the core's {@code PreemptionKind})
+   * @param detail for people, e.g. "reclaim: queue a borrows 2 of b's gpu:H100"
+   */
+  record Preemption(long victimId, long preemptorId, String kind, String detail) {}
 
   record AddToken(long atMs, TokenRecord token) implements ControlCommand {}
 }

@@ -4,6 +4,8 @@ import io.kairos.control.state.ControlCommand.AddToken;
 import io.kairos.control.state.ControlCommand.CancelJob;
 import io.kairos.control.state.ControlCommand.DrainNode;
 import io.kairos.control.state.ControlCommand.NodeDown;
+import io.kairos.control.state.ControlCommand.PreemptJobs;
+import io.kairos.control.state.ControlCommand.Preemption;
 import io.kairos.control.state.ControlCommand.RegisterNode;
 import io.kairos.control.state.ControlCommand.ResumeNode;
 import io.kairos.control.state.ControlCommand.Start;
@@ -111,6 +113,7 @@ public final class ControlState {
       case ResumeNode c -> resume(c);
       case AddToken c -> addToken(c);
       case NodeDown c -> nodeDown(c);
+      case PreemptJobs c -> preempt(c);
     };
     settleDependencies(command.atMs());
     return result;
@@ -278,6 +281,53 @@ public final class ControlState {
       started.add(job.id);
     }
     return ControlResult.ok(started);
+  }
+
+  /**
+   * Starts each preemption: the victim's tasks are stopped (the reconciler sends the kill with the
+   * command's grace), and once all have stopped the victim is PENDING again at once (no backoff),
+   * its restarts untouched, its preemption time in its history. Stale ones change nothing: a
+   * victim that is not running or already stopping, or a preemptor that no longer waits.
+   *
+   * @return the ids of the victims now being stopped
+   */
+  private ControlResult preempt(PreemptJobs c) {
+    var preempted = new ArrayList<Long>();
+    for (Preemption p : c.preemptions()) {
+      JobRecord victim = jobs.get(p.victimId());
+      JobRecord preemptor = jobs.get(p.preemptorId());
+      if (victim == null
+          || victim.state != JobState.RUNNING
+          || victim.requeueing
+          || victim.releasing
+          || preemptor == null
+          || preemptor.state != JobState.PENDING
+          || p.victimId() == p.preemptorId()) {
+        continue;
+      }
+      long atSec = sec(c.atMs());
+      var times = new ArrayList<Long>(victim.preemptedAtSec.size() + 1);
+      for (long t : victim.preemptedAtSec) {
+        times.add(Math.min(t, atSec)); // ascending even if a leader's clock stepped back
+      }
+      times.add(atSec);
+      while (times.size() > JobRecord.MAX_PREEMPTIONS_KEPT) {
+        times.removeFirst();
+      }
+      victim.preemptedAtSec = List.copyOf(times);
+      victim.preemptedBy = preemptor.id;
+      victim.lastPreemptedBy = preemptor.id;
+      victim.stopGraceSec = Math.max(0, c.graceSec());
+      victim.requeueing = true;
+      victim.requeues++;
+      victim.message = "preempted by job " + preemptor.id
+          + (p.detail() == null || p.detail().isBlank() ? "" : " (" + p.detail() + ")");
+      victim.nextEligibleMs = c.atMs();
+      victim.nextAvoidNodes = victim.avoidNodes;
+      completeRequeueWhenStopped(victim, c.atMs());
+      preempted.add(victim.id);
+    }
+    return ControlResult.ok(preempted);
   }
 
   private ControlResult taskEnded(TaskEnded c) {
@@ -456,6 +506,8 @@ public final class ControlState {
     }
     finishInStore(job, atMs);
     job.requeueing = false;
+    job.preemptedBy = 0;
+    job.stopGraceSec = -1;
     job.eligibleMs = job.nextEligibleMs;
     job.avoidNodes = job.nextAvoidNodes;
     job.nextEligibleMs = 0;
@@ -590,6 +642,7 @@ public final class ControlState {
 
   private void end(JobRecord job, JobState state, long atMs, Integer exitCode, String message) {
     job.requeueing = false;
+    job.preemptedBy = 0;
     job.state = state;
     job.endMs = atMs;
     job.exitCode = exitCode;
@@ -774,8 +827,8 @@ public final class ControlState {
     if (!job.avoidNodes.isEmpty()) {
       excluded.addAll(job.avoidNodes);
     }
-    var spec = new JobSpec(
-        r.user(), r.queue(), r.priority(), gang, r.timeLimitSec(), model, excluded);
+    var spec = new JobSpec(r.user(), r.queue(), r.priority(), gang, r.timeLimitSec(), model,
+        excluded, r.account(), r.priorityClass());
     var core = new Job(JobId.of(job.id), spec, sec(job.submitMs));
     // Rounded up: a job held until 12.3 s must not start at 12 s.
     long eligibleSec = Math.floorDiv(job.eligibleMs + 999, 1000);

@@ -61,6 +61,19 @@ public final class JobRecord {
   public long queuedSeq;
   /** Null unless the job is an element of an array. */
   public ArrayElement array;
+  /**
+   * When it was preempted (epoch seconds, ascending), the latest {@value #MAX_PREEMPTIONS_KEPT}:
+   * the scheduler folds them through its ProtectionPolicy into the job's preemption history.
+   */
+  public List<Long> preemptedAtSec = List.of();
+  /** While a preemption stops it (RUNNING and requeueing): the job it makes room for; else 0. */
+  public long preemptedBy;
+  /** The job that preempted it last; 0 when never preempted. */
+  public long lastPreemptedBy;
+  /** For a preemption's stop: seconds from the kill signal to SIGKILL; -1: the job's own grace. */
+  public long stopGraceSec = -1;
+
+  public static final int MAX_PREEMPTIONS_KEPT = 32;
 
   public JobRecord() {}
 
@@ -92,12 +105,21 @@ public final class JobRecord {
     c.queuedSeq = queuedSeq;
     c.failedOn = failedOn;
     c.array = array;
+    c.preemptedAtSec = preemptedAtSec;
+    c.preemptedBy = preemptedBy;
+    c.lastPreemptedBy = lastPreemptedBy;
+    c.stopGraceSec = stopGraceSec;
     return c;
   }
 
   /** Whether the job holds GPUs in the store: running, or ended with tasks still stopping. */
   public boolean holdsGpus() {
     return state == JobState.RUNNING || releasing;
+  }
+
+  /** Whether a preemption is stopping it: told to stop, some task still running. */
+  public boolean isBeingPreempted() {
+    return preemptedBy != 0 && requeueing && state == JobState.RUNNING;
   }
 
   public boolean isActive() {

@@ -22,6 +22,10 @@ import java.util.Objects;
  *     for the task's own directory
  * @param error where each task's stderr goes, as {@code output}; empty for: with {@code output},
  *     the same file, else the task's own directory
+ * @param account the fair-share account charged; with tenancy, resolved at submission (the
+ *     job's own, else its queue's default, else the user); empty without tenancy unless given
+ * @param priorityClass the job's priority class, resolved at submission as {@code account};
+ *     empty for none. With a class, {@code priority} is the class's value
  */
 public record JobRequest(
     String name,
@@ -47,9 +51,42 @@ public record JobRequest(
     JobArray array,
     Dependency dependency,
     String output,
-    String error) {
+    String error,
+    String account,
+    String priorityClass) {
   public static final String DEFAULT_KILL_SIGNAL = "TERM";
   public static final long DEFAULT_GRACE_SEC = 30;
+
+  /** A request without account or priority class (entries written before tenancy). */
+  public JobRequest(
+      String name,
+      List<String> command,
+      Map<String, String> env,
+      String workdir,
+      int gpus,
+      int gpusPerNode,
+      int cpus,
+      long memoryMb,
+      long timeLimitSec,
+      String queue,
+      int priority,
+      String gpuModel,
+      String user,
+      String killSignal,
+      long graceSec,
+      String warnSignal,
+      long warnBeforeSec,
+      String checkpointDir,
+      int maxRestarts,
+      List<String> excludeNodes,
+      JobArray array,
+      Dependency dependency,
+      String output,
+      String error) {
+    this(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb, timeLimitSec, queue,
+        priority, gpuModel, user, killSignal, graceSec, warnSignal, warnBeforeSec, checkpointDir,
+        maxRestarts, excludeNodes, array, dependency, output, error, "", "");
+  }
 
   /** A request with the fields of the first log format; the others take their defaults. */
   public JobRequest(
@@ -132,6 +169,8 @@ public record JobRequest(
     checkpointDir = checkpointDir == null ? "" : checkpointDir;
     output = output == null ? "" : output;
     error = error == null ? "" : error;
+    account = account == null ? "" : account;
+    priorityClass = priorityClass == null ? "" : priorityClass;
     excludeNodes = excludeNodes == null ? List.of() : List.copyOf(new java.util.TreeSet<>(excludeNodes));
     Objects.requireNonNull(name, "name");
     command = List.copyOf(command);
@@ -151,21 +190,32 @@ public record JobRequest(
   public JobRequest element() {
     return new JobRequest(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb,
         timeLimitSec, queue, priority, gpuModel, user, killSignal, graceSec, warnSignal,
-        warnBeforeSec, checkpointDir, maxRestarts, excludeNodes, null, dependency, output, error);
+        warnBeforeSec, checkpointDir, maxRestarts, excludeNodes, null, dependency, output, error,
+        account, priorityClass);
   }
 
   /** With {@code dependency} in place of this one's (tests and the generator). */
   public JobRequest withDependency(Dependency dependency) {
     return new JobRequest(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb,
         timeLimitSec, queue, priority, gpuModel, user, killSignal, graceSec, warnSignal,
-        warnBeforeSec, checkpointDir, maxRestarts, excludeNodes, array, dependency, output, error);
+        warnBeforeSec, checkpointDir, maxRestarts, excludeNodes, array, dependency, output, error,
+        account, priorityClass);
   }
 
   /** With {@code array} in place of this one's. */
   public JobRequest withArray(JobArray array) {
     return new JobRequest(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb,
         timeLimitSec, queue, priority, gpuModel, user, killSignal, graceSec, warnSignal,
-        warnBeforeSec, checkpointDir, maxRestarts, excludeNodes, array, dependency, output, error);
+        warnBeforeSec, checkpointDir, maxRestarts, excludeNodes, array, dependency, output, error,
+        account, priorityClass);
+  }
+
+  /** Charged to {@code account}, in {@code priorityClass} with {@code priority} (tenancy resolved). */
+  public JobRequest withTenancy(String account, String priorityClass, int priority) {
+    return new JobRequest(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb,
+        timeLimitSec, queue, priority, gpuModel, user, killSignal, graceSec, warnSignal,
+        warnBeforeSec, checkpointDir, maxRestarts, excludeNodes, array, dependency, output, error,
+        account, priorityClass);
   }
 
   /** How many processes the gang starts: one per node. */
