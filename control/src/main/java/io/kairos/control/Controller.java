@@ -15,6 +15,7 @@ import io.kairos.control.raft.PeerAddress;
 import io.kairos.control.raft.RaftReplica;
 import io.kairos.control.raft.SubmitBatcher;
 import io.kairos.control.sched.SchedulerLoop;
+import io.kairos.control.sched.TenancySetup;
 import io.kairos.control.state.ControlCommand.AddToken;
 import io.kairos.control.state.TokenRecord;
 import io.kairos.core.sched.Policy;
@@ -66,9 +67,29 @@ public final class Controller implements Closeable {
       Policy policy,
       Optional<Tls> tls,
       PhiAccrualDetector.Settings detection,
-      Optional<KubeApi> kubeApi) {
+      Optional<KubeApi> kubeApi,
+      Optional<TenancySetup> tenancy) {
     public Config {
       peers = List.copyOf(peers);
+    }
+
+    public Config(
+        Path dataDir,
+        PeerAddress self,
+        List<PeerAddress> peers,
+        Policy policy,
+        Optional<Tls> tls,
+        PhiAccrualDetector.Settings detection,
+        Optional<KubeApi> kubeApi) {
+      this(dataDir, self, peers, policy, tls, detection, kubeApi, Optional.empty());
+    }
+
+    /**
+     * Multi-tenant scheduling (queues with quotas, priority classes, fair share, preemption).
+     * Not replicated: give every replica the same configuration.
+     */
+    public Config withTenancy(TenancySetup setup) {
+      return new Config(dataDir, self, peers, policy, tls, detection, kubeApi, Optional.of(setup));
     }
 
     public Config(
@@ -78,7 +99,7 @@ public final class Controller implements Closeable {
     }
 
     public Config withDetection(PhiAccrualDetector.Settings detection) {
-      return new Config(dataDir, self, peers, policy, tls, detection, kubeApi);
+      return new Config(dataDir, self, peers, policy, tls, detection, kubeApi, tenancy);
     }
 
     /**
@@ -86,7 +107,7 @@ public final class Controller implements Closeable {
      * without one, {@code KAIROS_K8S_API} and {@code KAIROS_K8S_TOKEN_FILE} are read at start.
      */
     public Config withKubeApi(KubeApi api) {
-      return new Config(dataDir, self, peers, policy, tls, detection, Optional.of(api));
+      return new Config(dataDir, self, peers, policy, tls, detection, Optional.of(api), tenancy);
     }
 
     public static Config single(Path dataDir, String host, int port) {
@@ -122,7 +143,7 @@ public final class Controller implements Closeable {
       peers = List.of(self);
     }
     this.config = new Config(config.dataDir(), self, peers, config.policy(), config.tls(), config.detection(),
-        config.kubeApi());
+        config.kubeApi(), config.tenancy());
     ensureFree(self.host(), self.httpPort(), "the API (--listen)");
     ensureFree("0.0.0.0", self.raftPort(), "the Raft transport (--listen port + "
         + PeerAddress.RAFT_PORT_OFFSET + ")");
@@ -136,7 +157,7 @@ public final class Controller implements Closeable {
     replica = new RaftReplica(self, peers, config.dataDir(), config.tls().isPresent() ? "https" : "http");
     replica.start();
     batcher = new SubmitBatcher(replica, clock);
-    scheduler = new SchedulerLoop(replica, config.policy(), clock, meters);
+    scheduler = new SchedulerLoop(replica, config.policy(), config.tenancy(), clock, meters);
     agents = new AgentService(replica, clock, config.detection());
     var utilization = new UtilizationHistory();
     sampler = new UtilizationSampler(replica, utilization, clock, UtilizationSampler.DEFAULT_INTERVAL);

@@ -27,6 +27,13 @@ import java.util.Map;
  * @param arrayTaskId for an element of a job array: its index (Slurm's %a)
  * @param dependency the job's dependencies, normalized ("afterok:12,afterany:13"); absent when
  *     it has none
+ * @param account the fair-share account it is charged to; absent when none was given and the
+ *     controller has no tenancy configuration
+ * @param priorityClass its priority class (which set {@code priority}); absent for none
+ * @param preemptedAt when it was preempted (ISO-8601, oldest first, the latest 32); absent when
+ *     never
+ * @param preemptedBy the job that preempted it last (while it is being stopped: the job it makes
+ *     room for); absent when never preempted
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobView(
@@ -62,4 +69,8 @@ public record JobView(
     String predictedStart,
     Long arrayJobId,
     Integer arrayTaskId,
-    String dependency) {}
+    String dependency,
+    String account,
+    String priorityClass,
+    List<String> preemptedAt,
+    Long preemptedBy) {}

@@ -46,6 +46,7 @@ final class JobRoutes {
 
   private static void submit(Context ctx, Services s) throws InterruptedException {
     Principal who = Api.user(ctx);
+    var tenancy = s.scheduler().tenancy().orElse(null);
     byte[] body = ctx.bodyAsBytes();
     boolean batch = firstNonSpace(body) == '[';
     List<JobRequest> requests = new ArrayList<>();
@@ -56,10 +57,10 @@ final class JobRoutes {
             "split it into several requests");
       }
       for (int i = 0; i < list.size(); i++) {
-        requests.add(Submissions.validate(list.get(i), who, "[" + i + "]."));
+        requests.add(Submissions.validate(list.get(i), who, "[" + i + "].", tenancy));
       }
     } else {
-      requests.add(Submissions.validate(Json.read(body, JobSubmission.class), who));
+      requests.add(Submissions.validate(Json.read(body, JobSubmission.class), who, "", tenancy));
     }
     int jobs = requests.stream().mapToInt(JobRequest::jobCount).sum();
     if (jobs > MAX_BATCH) {

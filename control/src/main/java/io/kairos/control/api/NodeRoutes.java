@@ -4,13 +4,8 @@ import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.kairos.control.state.ControlCommand.DrainNode;
 import io.kairos.control.state.ControlCommand.ResumeNode;
-import io.kairos.control.state.JobRecord;
-import io.kairos.protocol.JobState;
-import io.kairos.protocol.QueueView;
-import java.util.Map;
-import java.util.TreeMap;
 
-/** {@code /api/v1/nodes} (list, drain, resume) and {@code /api/v1/queues}. */
+/** {@code /api/v1/nodes} (list, drain, resume), {@code /api/v1/queues} and {@code /api/v1/accounts}. */
 final class NodeRoutes {
   /** The body of a drain: why (shown in {@code kairos nodes}). */
   record DrainRequest(String reason) {}
@@ -44,23 +39,13 @@ final class NodeRoutes {
     });
     config.routes.get("/api/v1/queues", ctx -> {
       Api.user(ctx);
-      ctx.json(s.read(st -> {
-        Map<String, int[]> byQueue = new TreeMap<>();
-        byQueue.put("default", new int[4]);
-        for (JobRecord j : st.activeJobs()) {
-          int[] q = byQueue.computeIfAbsent(j.request.queue(), k -> new int[4]);
-          if (j.state == JobState.PENDING) {
-            q[0]++;
-            q[3] += j.request.gpus();
-          } else {
-            q[1]++;
-            q[2] += j.request.gpus();
-          }
-        }
-        return byQueue.entrySet().stream()
-            .map(e -> new QueueView(e.getKey(), e.getValue()[0], e.getValue()[1], e.getValue()[2], e.getValue()[3]))
-            .toList();
-      }));
+      var tenancy = s.scheduler().tenancy().orElse(null);
+      ctx.json(s.read(st -> QueueViews.queues(st, tenancy)));
+    });
+    config.routes.get("/api/v1/accounts", ctx -> {
+      Api.user(ctx);
+      var tenancy = s.scheduler().tenancy().orElse(null);
+      ctx.json(QueueViews.accounts(tenancy, s.scheduler().fairShare(), s.scheduler().usage()));
     });
   }
 

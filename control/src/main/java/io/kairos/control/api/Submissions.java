@@ -1,6 +1,10 @@
 package io.kairos.control.api;
 
 import io.kairos.control.auth.Principal;
+import io.kairos.control.sched.TenancySetup;
+import io.kairos.control.state.ControlState;
+import io.kairos.core.model.JobSpec;
+import io.kairos.core.tenancy.Tenants;
 import io.kairos.control.state.Dependency;
 import io.kairos.control.state.JobArray;
 import io.kairos.control.state.JobRequest;
@@ -37,11 +41,21 @@ public final class Submissions {
   private Submissions() {}
 
   public static JobRequest validate(JobSubmission s, Principal who) {
-    return validate(s, who, "");
+    return validate(s, who, "", null);
   }
 
-  /** {@code prefix} names the element in a batch ("[3].") so errors point at it. */
   public static JobRequest validate(JobSubmission s, Principal who, String prefix) {
+    return validate(s, who, prefix, null);
+  }
+
+  /**
+   * {@code prefix} names the element in a batch ("[3].") so errors point at it. With {@code
+   * tenancy}, the queue and priority class must be configured ones and an account given must be
+   * in the account tree; the request comes back resolved (account, class, and the class's value
+   * as priority). Without it, queues are free-form and no priority class may be named.
+   */
+  public static JobRequest validate(
+      JobSubmission s, Principal who, String prefix, TenancySetup tenancy) {
     if (s == null) {
       throw ApiError.invalid(prefix.isEmpty() ? null : prefix.substring(0, prefix.length() - 1),
           "a job must be a JSON object", null);
@@ -151,9 +165,70 @@ public final class Submissions {
           "'" + (n == null ? "null" : clip(n)) + "' is not a node name",
           "name nodes as `kairos nodes` lists them");
     }
-    return new JobRequest(name, command, env, workdir, gpus, perNode, cpus, memoryMb, timeLimit,
-        queue, priority, model, user, killSignal, grace, warnSignal, warnBefore, checkpointDir,
-        maxRestarts, exclude, array, dependency, output, error);
+    String account = s.account() == null ? "" : s.account();
+    check(account.isEmpty() || ACCOUNT.matcher(account).matches(), prefix + "account",
+        "account '" + clip(account) + "' is not a valid account name",
+        "use letters, digits, '.', '_', '@' or '-' (at most 64)");
+    String priorityClass = s.priorityClass() == null ? "" : s.priorityClass();
+    check(priorityClass.isEmpty() || ACCOUNT.matcher(priorityClass).matches(),
+        prefix + "priorityClass",
+        "priorityClass '" + clip(priorityClass) + "' is not a valid class name",
+        "use letters, digits, '.', '_', '@' or '-' (at most 64)");
+    var request = new JobRequest(name, command, env, workdir, gpus, perNode, cpus, memoryMb,
+        timeLimit, queue, priority, model, user, killSignal, grace, warnSignal, warnBefore,
+        checkpointDir, maxRestarts, exclude, array, dependency, output, error, account,
+        priorityClass);
+    return tenancy == null ? withoutTenancy(request, prefix) : resolve(request, tenancy, prefix);
+  }
+
+  private static final Pattern ACCOUNT = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._@-]{0,63}");
+
+  private static JobRequest withoutTenancy(JobRequest request, String prefix) {
+    check(request.priorityClass().isEmpty(), prefix + "priorityClass",
+        "priority class '" + request.priorityClass() + "' is unknown: this controller has no"
+            + " tenancy configuration",
+        "leave priorityClass out (use priority), or start the controller with --tenancy FILE");
+    return request;
+  }
+
+  /**
+   * The core's resolution ({@link Tenants#resolve}): queue and class must exist; the account is
+   * the job's own, else the queue's default, else the user. An account the job names must be in
+   * the account tree when there is one (a default account is checked when the file is read; a
+   * user's name as account is charged to nobody's share).
+   */
+  private static JobRequest resolve(JobRequest request, TenancySetup tenancy, String prefix) {
+    JobSpec resolved;
+    try {
+      resolved = Tenants.resolve(ControlState.spec(request, List.of()), tenancy.config());
+    } catch (IllegalArgumentException e) {
+      String message = e.getMessage() == null ? "invalid" : e.getMessage();
+      int colon = message.indexOf(": ");
+      String field = colon > 0 ? message.substring(0, colon) : "queue";
+      String detail = colon > 0 ? message.substring(colon + 2) : message;
+      String fix = null;
+      int fixAt = detail.indexOf(" (fix: ");
+      if (fixAt >= 0 && detail.endsWith(")")) {
+        fix = detail.substring(fixAt + 7, detail.length() - 1);
+        detail = detail.substring(0, fixAt);
+      }
+      throw ApiError.invalid(prefix + field, detail, fix);
+    }
+    if (!request.account().isEmpty() && tenancy.hasAccounts()) {
+      var tree = tenancy.accounts();
+      check(tree.contains(request.account()), prefix + "account",
+          "unknown account '" + clip(request.account()) + "'",
+          "use one of " + accountNames(tree) + ", or leave it out for the queue's default");
+    }
+    return request.withTenancy(resolved.account(), resolved.priorityClass(), resolved.priority());
+  }
+
+  private static List<String> accountNames(io.kairos.core.fairshare.AccountTree tree) {
+    var names = new java.util.ArrayList<String>();
+    for (int id = 0; id < tree.size() && names.size() < 20; id++) {
+      names.add(tree.name(id));
+    }
+    return names;
   }
 
   static final int MAX_ARRAY_CHARS = 65_536;

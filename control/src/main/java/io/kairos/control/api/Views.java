@@ -67,7 +67,12 @@ final class Views {
         predictedStart,
         j.array == null ? null : j.array.arrayJobId(),
         j.array == null ? null : j.array.taskId(),
-        r.dependency() == null ? null : r.dependency().toString());
+        r.dependency() == null ? null : r.dependency().toString(),
+        r.account().isEmpty() ? null : r.account(),
+        r.priorityClass().isEmpty() ? null : r.priorityClass(),
+        j.preemptedAtSec.isEmpty() ? null
+            : j.preemptedAtSec.stream().map(t -> Instant.ofEpochSecond(t).toString()).toList(),
+        j.lastPreemptedBy == 0 ? null : j.lastPreemptedBy);
   }
 
   private static String describe(SchedulerLoop.Pending p) {
@@ -82,6 +87,9 @@ final class Views {
       case QUOTA -> "its queue has no quota left for it";
       case PREEMPTING -> "running jobs are stopping to make room for it";
     };
+    if (p.detail() != null && !p.detail().isBlank()) {
+      text += ": " + p.detail();
+    }
     if (p.reservedStartSec() >= 0) {
       text += "; predicted start " + Instant.ofEpochSecond(p.reservedStartSec());
     }

@@ -1,8 +1,18 @@
 package io.kairos.control.sched;
 
 import io.kairos.control.raft.RaftReplica;
+import io.kairos.control.state.ControlCommand.PreemptJobs;
+import io.kairos.control.state.ControlCommand.Preemption;
 import io.kairos.control.state.ControlCommand.Start;
 import io.kairos.control.state.ControlCommand.StartJobs;
+import io.kairos.control.state.ControlState;
+import io.kairos.control.state.JobRecord;
+import io.kairos.core.fairshare.FairShareFactor;
+import io.kairos.core.fairshare.Resources;
+import io.kairos.core.model.JobId;
+import io.kairos.core.sched.preempt.PreemptionHistory;
+import io.kairos.core.sched.preempt.ProtectionPolicy;
+import io.kairos.core.tenancy.Tenants;
 import io.kairos.core.model.Cluster;
 import io.kairos.core.model.Placement;
 import io.kairos.core.sched.Decision;
@@ -22,6 +32,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,24 +46,55 @@ import org.slf4j.LoggerFactory;
  * A decision that went stale meanwhile is refused by the state, and the next pass replans: the
  * loop may be optimistic because the state is not. The time is read here, once per pass, and
  * travels in the command; the pass itself reads no clock.
+ *
+ * <p>With a tenancy configuration, each pass also gets a {@link Tenants}: the queues and classes,
+ * the accounts' fair-share factors from the leader's {@link FairShareUsage}, each running job's
+ * preemption history (from its record), and the preemptions under way (victims told to stop and
+ * still running, with their preemptors). The pass's preemptions are proposed as one {@link
+ * PreemptJobs}, carrying the tenancy's grace.
  */
 public final class SchedulerLoop implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(SchedulerLoop.class);
 
-  /** Why a job waits, as the last pass on this replica saw it, and the reservation it holds. */
-  public record Pending(Reason reason, long reservedStartSec) {}
+  /**
+   * Why a job waits, as the last pass on this replica saw it, and the reservation it holds.
+   *
+   * @param detail the pass's detail for the reason (quota numbers, the jobs being preempted), or
+   *     null
+   */
+  public record Pending(Reason reason, long reservedStartSec, String detail) {
+    public Pending(Reason reason, long reservedStartSec) {
+      this(reason, reservedStartSec, null);
+    }
+  }
 
   private final RaftReplica replica;
   private final SchedulingPass pass;
   private final InstantSource clock;
   private final Timer passTimer;
   private final Counter starts;
+  private final Counter preemptions;
+  private final Optional<TenancySetup> tenancy;
+  private final FairShareUsage usage;
+  private volatile FairShareFactor factors;
+  private volatile io.kairos.core.fairshare.UsageTracker usageView;
   private final Thread thread;
   private volatile Map<Long, Pending> pending = Map.of();
   private volatile boolean closed;
 
   public SchedulerLoop(RaftReplica replica, Policy policy, InstantSource clock, MeterRegistry meters) {
+    this(replica, policy, Optional.empty(), clock, meters);
+  }
+
+  public SchedulerLoop(
+      RaftReplica replica,
+      Policy policy,
+      Optional<TenancySetup> tenancy,
+      InstantSource clock,
+      MeterRegistry meters) {
     this.replica = replica;
+    this.tenancy = tenancy;
+    this.usage = tenancy.map(FairShareUsage::new).orElse(null);
     this.pass = new SchedulingPass(policy);
     this.clock = clock;
     this.passTimer =
@@ -65,6 +107,11 @@ public final class SchedulerLoop implements Closeable {
             .tag("decision", "start")
             .description("jobs the scheduler decided to start")
             .register(meters);
+    this.preemptions =
+        Counter.builder("kairos.scheduler.decisions")
+            .tag("decision", "preempt")
+            .description("running jobs the scheduler decided to preempt")
+            .register(meters);
     this.thread = Thread.ofPlatform().name("kairos-scheduler").daemon().unstarted(this::loop);
   }
 
@@ -75,6 +122,21 @@ public final class SchedulerLoop implements Closeable {
 
   public Policy policy() {
     return pass.policy();
+  }
+
+  /** The tenancy configuration this replica schedules with, if any. */
+  public Optional<TenancySetup> tenancy() {
+    return tenancy;
+  }
+
+  /** The accounts' fair-share factors as of the last pass on this replica (the leader); or null. */
+  public FairShareFactor fairShare() {
+    return factors;
+  }
+
+  /** A copy of the leader's decayed usage as of the last pass; null elsewhere. */
+  public io.kairos.core.fairshare.UsageTracker usage() {
+    return usageView;
   }
 
   /** The last pass's view of a pending job, if it considered it. */
@@ -89,6 +151,11 @@ public final class SchedulerLoop implements Closeable {
         long seen = watch.version();
         if (!replica.isLeaderReady()) {
           pending = Map.of();
+          if (usage != null) {
+            usage.reset(); // a later leadership rebuilds it from the records
+            factors = null;
+            usageView = null;
+          }
           watch.awaitChange(seen, 250);
           continue;
         }
@@ -105,37 +172,117 @@ public final class SchedulerLoop implements Closeable {
     }
   }
 
+  /** What one pass reads under the state's lock. */
+  private record Inputs(ClusterSnapshot snapshot, Tenants tenants) {}
+
   /** One pass and its commit. Returns how many jobs it started. */
   int runOnce() throws InterruptedException {
-    ClusterSnapshot snapshot =
-        replica
-            .stateMachine()
-            .read(s -> s.store() == null || s.store().pendingCount() == 0 ? null : s.store().snapshot());
-    if (snapshot == null) {
+    long nowMs = clock.millis();
+    Inputs in = replica.stateMachine().read(s -> inputs(s, nowMs));
+    if (in == null) {
       pending = Map.of();
       return 0;
     }
-    long nowMs = clock.millis();
+    ClusterSnapshot snapshot = in.snapshot();
     long t0 = System.nanoTime();
-    PassResult result = pass.run(new PassInput(snapshot, nowMs / 1000, replica.appliedIndex()));
+    PassResult result =
+        pass.run(new PassInput(snapshot, nowMs / 1000, replica.appliedIndex(), in.tenants()));
     passTimer.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
     publish(result);
-    if (result.starts().isEmpty()) {
-      return 0;
+    int started = 0;
+    if (!result.starts().isEmpty()) {
+      var decisions = new ArrayList<Start>(result.starts().size());
+      Cluster cluster = snapshot.cluster();
+      for (Decision.Start s : result.starts()) {
+        decisions.add(new Start(s.job().value(), tasks(cluster, s.placement())));
+      }
+      try {
+        var applied = replica.propose(new StartJobs(nowMs, decisions)).get(10, TimeUnit.SECONDS);
+        starts.increment(applied.ids().size());
+        started = applied.ids().size();
+        if (usage != null) {
+          replica.stateMachine().read(st -> {
+            for (long id : applied.ids()) {
+              st.job(id).ifPresent(j -> usage.started(j.id, j.attempt, j.startMs));
+            }
+            return null;
+          });
+        }
+      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        LOG.warn("could not commit {} starts: {}", decisions.size(), e.toString());
+      }
     }
-    var decisions = new ArrayList<Start>(result.starts().size());
-    Cluster cluster = snapshot.cluster();
-    for (Decision.Start s : result.starts()) {
-      decisions.add(new Start(s.job().value(), tasks(cluster, s.placement())));
+    if (!result.preemptions().isEmpty() && in.tenants() != null) {
+      proposePreemptions(result.preemptions(), in.tenants().settings().graceSec(), nowMs);
+    }
+    return started;
+  }
+
+  private void proposePreemptions(List<Decision.Preempt> decided, long graceSec, long nowMs)
+      throws InterruptedException {
+    var list = new ArrayList<Preemption>(decided.size());
+    for (Decision.Preempt p : decided) {
+      list.add(new Preemption(p.job().value(), p.preemptor().value(), p.kind().name(), p.detail()));
     }
     try {
-      var applied = replica.propose(new StartJobs(nowMs, decisions)).get(10, TimeUnit.SECONDS);
-      starts.increment(applied.ids().size());
-      return applied.ids().size();
+      var applied = replica.propose(new PreemptJobs(nowMs, graceSec, list)).get(10, TimeUnit.SECONDS);
+      preemptions.increment(applied.ids().size());
+      if (!applied.ids().isEmpty()) {
+        LOG.info("preempting jobs {} (asked: {})", applied.ids(), list);
+      }
     } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-      LOG.warn("could not commit {} starts: {}", decisions.size(), e.toString());
-      return 0;
+      LOG.warn("could not commit {} preemptions: {}", list.size(), e.toString());
     }
+  }
+
+  /**
+   * The snapshot and, with tenancy, the pass's {@link Tenants}; null when nothing waits. Runs
+   * under the read lock: O(running jobs) besides the snapshot.
+   */
+  private Inputs inputs(ControlState s, long nowMs) {
+    if (s.store() == null || s.store().pendingCount() == 0) {
+      return null;
+    }
+    ClusterSnapshot snapshot = s.store().snapshot();
+    if (tenancy.isEmpty()) {
+      return new Inputs(snapshot, null);
+    }
+    TenancySetup setup = tenancy.get();
+    FairShareFactor fair = usage.update(s, capacity(snapshot.cluster()), nowMs / 1000);
+    factors = fair;
+    usageView = usage.tracker() == null ? null : usage.tracker().copy();
+    ProtectionPolicy protection = setup.settings().protection();
+    var histories = new HashMap<JobId, PreemptionHistory>();
+    var preempting = new HashMap<JobId, JobId>();
+    for (JobRecord j : s.jobsHoldingGpus()) {
+      if (!j.preemptedAtSec.isEmpty()) {
+        histories.put(JobId.of(j.id), history(protection, j.preemptedAtSec));
+      }
+      if (j.isBeingPreempted()) {
+        preempting.put(JobId.of(j.id), JobId.of(j.preemptedBy));
+      }
+    }
+    return new Inputs(
+        snapshot, new Tenants(setup.config(), fair, histories, preempting, setup.settings()));
+  }
+
+  /** The recorded preemption times folded through the protection policy (as it records one). */
+  static PreemptionHistory history(ProtectionPolicy protection, List<Long> preemptedAtSec) {
+    var h = PreemptionHistory.NONE;
+    for (long t : preemptedAtSec) {
+      h = protection.record(h, Math.max(t, h.lastSec()));
+    }
+    return h;
+  }
+
+  private static Resources capacity(Cluster cluster) {
+    long cpus = 0;
+    long memory = 0;
+    for (int i = 0; i < cluster.nodeCount(); i++) {
+      cpus += cluster.cpuCount(i);
+      memory += cluster.memoryBytes(i);
+    }
+    return new Resources(cluster.totalGpus(), cpus, memory);
   }
 
   private void publish(PassResult result) {
@@ -149,7 +296,8 @@ public final class SchedulerLoop implements Closeable {
       var reason = diagnosis.reason(rank);
       if (reason.isPresent()) {
         long id = diagnosis.job(rank).id().value();
-        map.put(id, new Pending(reason.get(), reserved.getOrDefault(id, -1L)));
+        map.put(id, new Pending(reason.get(), reserved.getOrDefault(id, -1L),
+            diagnosis.detail(diagnosis.job(rank).id()).orElse(null)));
       }
     }
     pending = map;

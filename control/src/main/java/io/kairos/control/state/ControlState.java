@@ -815,24 +815,28 @@ public final class ControlState {
 
   /** The core's view of a job: one task per node, each with its GPUs, CPUs and memory. */
   public static Job toCore(JobRecord job) {
-    JobRequest r = job.request;
+    var spec = spec(job.request, job.avoidNodes);
+    var core = new Job(JobId.of(job.id), spec, sec(job.submitMs));
+    // Rounded up: a job held until 12.3 s must not start at 12 s.
+    long eligibleSec = Math.floorDiv(job.eligibleMs + 999, 1000);
+    return eligibleSec > core.submitSec() ? core.withEligibleSec(eligibleSec) : core;
+  }
+
+  /** The core's spec of a request, kept away from {@code avoidNodes} too. */
+  public static JobSpec spec(JobRequest r, List<String> avoidNodes) {
     var shape = new TaskShape(r.gpusPerTask(), r.cpus(), r.memoryMb() * MIB);
     var gang = new GangSpec(r.tasks(), shape, true);
     // A GPU model binds only tasks that take GPUs (as in the store and the placer): a CPU-only
     // job that names one may run on any node, so a rebuild must not find it unplaceable.
     String model = r.gpusPerTask() == 0 ? "" : r.gpuModel();
-    java.util.Set<String> excluded = job.avoidNodes.isEmpty() && r.excludeNodes().isEmpty()
+    java.util.Set<String> excluded = avoidNodes.isEmpty() && r.excludeNodes().isEmpty()
         ? java.util.Set.of()
         : new java.util.TreeSet<>(r.excludeNodes());
-    if (!job.avoidNodes.isEmpty()) {
-      excluded.addAll(job.avoidNodes);
+    if (!avoidNodes.isEmpty()) {
+      excluded.addAll(avoidNodes);
     }
-    var spec = new JobSpec(r.user(), r.queue(), r.priority(), gang, r.timeLimitSec(), model,
+    return new JobSpec(r.user(), r.queue(), r.priority(), gang, r.timeLimitSec(), model,
         excluded, r.account(), r.priorityClass());
-    var core = new Job(JobId.of(job.id), spec, sec(job.submitMs));
-    // Rounded up: a job held until 12.3 s must not start at 12 s.
-    long eligibleSec = Math.floorDiv(job.eligibleMs + 999, 1000);
-    return eligibleSec > core.submitSec() ? core.withEligibleSec(eligibleSec) : core;
   }
 
   static NodeSpec toNodeSpec(Registration r) {
