@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
       SimulateCommand.class,
       SubmitCommand.class,
       QueueCommand.class,
+      QueuesCommand.class,
       CancelCommand.class,
       ShowCommand.class,
       LogsCommand.class,

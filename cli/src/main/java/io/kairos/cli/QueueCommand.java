@@ -71,10 +71,29 @@ final class QueueCommand extends ApiCommand {
           j.gpus(),
           JobText.nodesColumn(j),
           submitted == null ? "-" : TimeFormat.age(Duration.between(submitted, now)),
-          j.state() == JobState.PENDING ? j.pendingReason() : "");
+          reason(j));
     }
     table.print(out);
     return 0;
+  }
+
+  /**
+   * Why a pending job waits; for quota and preemption with the pass's detail (the numbers, the
+   * jobs stopping), which is what a user needs to act on. A running job that a preemption is
+   * stopping says so.
+   */
+  static String reason(JobView j) {
+    if (j.state() == JobState.RUNNING && j.message() != null
+        && j.message().startsWith("preempted by")) {
+      return "STOPPING (" + j.message() + ")";
+    }
+    if (j.state() != JobState.PENDING || j.pendingReason() == null) {
+      return "";
+    }
+    boolean withDetail = j.pendingReason().equals("QUOTA") || j.pendingReason().equals("PREEMPTING");
+    return withDetail && j.pendingDetail() != null
+        ? j.pendingReason() + " (" + j.pendingDetail() + ")"
+        : j.pendingReason();
   }
 
   /** The job's id; an array element also shows Slurm's ARRAYID_INDEX, e.g. {@code 12 (10_2)}. */

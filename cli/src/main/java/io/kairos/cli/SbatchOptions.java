@@ -74,6 +74,8 @@ final class SbatchOptions {
   private String output;
   private String error;
   private String workdir;
+  private String account;
+  private String priorityClass;
 
   SbatchOptions(String fileName) {
     this.fileName = fileName;
@@ -207,9 +209,9 @@ final class SbatchOptions {
         case "no-requeue" -> warnings.add(d.unsupported(
             ": Kairos always requeues a job whose node is lost (a failed exit restarts only"
                 + " with #KAIROS --max-restarts)"));
-        case "account" -> warnings.add(d.unsupported(": Kairos has no accounts yet"));
-        case "qos" -> warnings.add(d.unsupported(
-            ": Kairos has no QOS classes yet (use a queue, or #KAIROS --priority)"));
+        case "account" -> account = value;
+        // A QOS is a priority class in Kairos (the controller's tenancy file names them).
+        case "qos" -> priorityClass = value;
         default -> throw new IllegalStateException("option " + option + " has no handler");
       }
     } catch (IllegalArgumentException e) {
@@ -356,7 +358,7 @@ final class SbatchOptions {
     return new JobSubmission(
         name, null, null, workdir, gpus, perNode, cpus, memoryMb, timeLimit, queue, null,
         gpuModel, null, null, null, warnSignal, null, null, exclude, array, dependency, output,
-        error);
+        error, account, priorityClass);
   }
 
   /** Where one option came from, for messages: file, line and the option as written. */

@@ -51,6 +51,12 @@ final class ServerCommand implements Callable<Integer> {
       description = "File holding the keystore's password (default: empty password).")
   Path tlsPasswordFile;
 
+  @Option(names = "--tenancy", paramLabel = "FILE",
+      description = "A tenancy file (docs/tenancy.md): queues with quotas, cohorts, priority classes"
+          + " and fair-share accounts. Jobs must then name a configured queue; quotas, fair share"
+          + " and preemption apply. Give every replica the same file.")
+  Path tenancy;
+
   @Option(names = "--phi-threshold", paramLabel = "PHI", defaultValue = "8.0",
       description = "Failure detector: an agent whose phi passes this is DOWN and its jobs are"
           + " requeued (default ${DEFAULT-VALUE}, Akka's; with 1 s heartbeats about 5 s of silence).")
@@ -84,14 +90,16 @@ final class ServerCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     ServerLogging.configure();
     Path dir = DataDir.resolve(data);
+    var tenancySetup = tenancy == null ? null : TenancyFile.read(tenancy);
     Optional<Controller.Tls> tls = Optional.empty();
     if (tlsKeystore != null) {
       String password = tlsPasswordFile == null ? ""
           : Files.readString(tlsPasswordFile, StandardCharsets.UTF_8).strip();
       tls = Optional.of(new Controller.Tls(tlsKeystore, password));
     }
+    var config = ControllerMain.config(dir, listen, peers, policy, tls).withDetection(detection());
     var controller = Controller.start(
-        ControllerMain.config(dir, listen, peers, policy, tls).withDetection(detection()));
+        tenancySetup == null ? config : config.withTenancy(tenancySetup));
     System.err.println("kairos: controller serving " + controller.url() + " (data " + dir + ")");
     awaitShutdown(controller::close);
     return 0;

@@ -45,7 +45,11 @@ final class ShowCommand extends ApiCommand {
     rows.add(row("name", j.name()));
     rows.add(row("user", j.user()));
     rows.add(row("queue", j.queue()));
-    rows.add(row("priority", j.priority()));
+    if (j.account() != null) {
+      rows.add(row("account", j.account()));
+    }
+    rows.add(row("priority", j.priority()
+        + (j.priorityClass() == null ? "" : " (class " + j.priorityClass() + ")")));
     rows.add(row("state", j.state()));
     if (j.state() == JobState.PENDING && j.pendingReason() != null) {
       rows.add(
@@ -93,6 +97,11 @@ final class ShowCommand extends ApiCommand {
     }
     if (j.exitCode() != null) {
       rows.add(row("exit code", j.exitCode()));
+    }
+    if (j.preemptedAt() != null) {
+      rows.add(row("preempted", j.preemptedAt().size() + " time(s), last at "
+          + TimeFormat.full(j.preemptedAt().getLast(), Environment.zone)
+          + (j.preemptedBy() == null ? "" : " by job " + j.preemptedBy())));
     }
     if (j.message() != null) {
       rows.add(row("message", j.message()));

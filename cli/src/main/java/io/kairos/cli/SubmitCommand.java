@@ -129,6 +129,12 @@ final class SubmitCommand extends ApiCommand {
   @Option(names = "--dependency", paramLabel = "TYPE:ID[:ID...]", description = "Like Slurm's --dependency: afterok:12, afterany:14, afternotok:15, after:16; several joined by ','.")
   String dependency;
 
+  @Option(names = {"--account", "-A"}, paramLabel = "ACCOUNT", description = "The fair-share account charged for the job, like Slurm's --account (default: the queue's default account, else your user).")
+  String account;
+
+  @Option(names = {"--priority-class", "--qos"}, paramLabel = "CLASS", description = "A priority class of the controller's tenancy file, like Slurm's --qos: it sets the priority and whether the job may be preempted (default: the queue's default class).")
+  String priorityClass;
+
   /** Warnings about the script's directives, printed before the job is sent. */
   final List<String> warnings = new ArrayList<>();
 
@@ -200,7 +206,8 @@ final class SubmitCommand extends ApiCommand {
         job.memoryMb(), job.timeLimit(), job.queue(), job.priority(), job.gpuModel(), job.user(),
         job.killSignal(), job.gracePeriod(), job.warnSignal(), job.checkpointDir(),
         job.maxRestarts(), job.excludeNodes(), job.array(), job.dependency(),
-        inDirectory(job.output(), dir), inDirectory(job.error(), dir));
+        inDirectory(job.output(), dir), inDirectory(job.error(), dir), job.account(),
+        job.priorityClass());
   }
 
   /** The options given, as a submission without a command; unset options are null. */
@@ -228,7 +235,9 @@ final class SubmitCommand extends ApiCommand {
         array,
         dependency,
         stdoutPattern,
-        stderrPattern);
+        stderrPattern,
+        account,
+        priorityClass);
   }
 
   /** {@code top}'s fields where set, else {@code under}'s; the env maps are merged. */
@@ -264,7 +273,9 @@ final class SubmitCommand extends ApiCommand {
         or(top.array(), under.array()),
         or(top.dependency(), under.dependency()),
         or(top.output(), under.output()),
-        or(top.error(), under.error()));
+        or(top.error(), under.error()),
+        or(top.account(), under.account()),
+        or(top.priorityClass(), under.priorityClass()));
   }
 
   /** A relative output pattern is relative to the job's working directory, as in Slurm. */

@@ -42,12 +42,20 @@ final class UpCommand implements Callable<Integer> {
   @Option(names = "--policy", defaultValue = "kairos", description = "Scheduling policy.")
   String policy;
 
+  @Option(names = "--tenancy", paramLabel = "FILE",
+      description = "A tenancy file (docs/tenancy.md): queues with quotas, cohorts, priority classes"
+          + " and fair-share accounts. Jobs must then name a configured queue; quotas, fair share"
+          + " and preemption apply. Give every replica the same file.")
+  Path tenancy;
+
   @Override
   public Integer call() throws Exception {
     ServerLogging.configure();
     Path dir = DataDir.resolve(data);
-    var controller = Controller.start(ControllerMain.config(dir,
-        listen, "", policy, Optional.empty()));
+    var tenancySetup = tenancy == null ? null : TenancyFile.read(tenancy);
+    var controllerConfig = ControllerMain.config(dir, listen, "", policy, Optional.empty());
+    var controller = Controller.start(tenancySetup == null
+        ? controllerConfig : controllerConfig.withTenancy(tenancySetup));
     Agent agent;
     try {
       var config = AgentCommand.config(List.of(controller.url()), controller.joinToken(), nodeName,

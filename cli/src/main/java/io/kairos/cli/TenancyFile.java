@@ -1,0 +1,33 @@
+package io.kairos.cli;
+
+import io.kairos.control.sched.TenancySetup;
+import io.kairos.core.tenancy.Tenants;
+import io.kairos.sim.tenancy.Tenancy;
+import io.kairos.sim.tenancy.TenancyYaml;
+import java.nio.file.Path;
+
+/**
+ * {@code --tenancy FILE} of {@code kairos server} and {@code kairos up}: the tenancy file (see
+ * docs/tenancy.md) read and checked here, in the CLI, and handed to the controller as core
+ * objects. Not replicated: every replica of a group must be started with the same file.
+ */
+final class TenancyFile {
+  private TenancyFile() {}
+
+  /**
+   * Reads and checks the file.
+   *
+   * @throws UsageException with every problem, one per line (exit code 2, no stack trace)
+   */
+  static TenancySetup read(Path file) {
+    Tenancy tenancy;
+    try {
+      tenancy = TenancyYaml.read(file);
+    } catch (TenancyYaml.InvalidConfig e) {
+      throw new UsageException("--tenancy: the tenancy file is not valid:\n" + e.getMessage());
+    }
+    // TODO(#5): take the file's scheduling settings (grace, protection) once TenancyYaml reads them.
+    return new TenancySetup(
+        tenancy.config(), tenancy.accounts(), tenancy.halfLifeSec(), Tenants.Settings.DEFAULT);
+  }
+}
