@@ -768,8 +768,15 @@ class ControlStateTest {
         long epoch = s.node(name).map(n -> n.epoch).orElse(0L) - (rnd.nextInt(5) == 0 ? 1 : 0);
         return new NodeDown(now, name, epoch, "lost", now + rnd.nextInt(15_000));
       }
-      if (pick < 98) {
+      if (pick < 96) {
         return new ControlCommand.ResumeNode(now, randomNode());
+      }
+      if (pick < 98) {
+        // Fresh and stale preemptions alike: any two ids.
+        long victim = 1 + rnd.nextInt((int) s.nextJobId() + 1);
+        long preemptor = 1 + rnd.nextInt((int) s.nextJobId() + 1);
+        return new ControlCommand.PreemptJobs(now, rnd.nextInt(40), List.of(
+            new ControlCommand.Preemption(victim, preemptor, "PRIORITY", "random")));
       }
       return new ControlCommand.AddToken(now,
           new TokenRecord(Long.toHexString(rnd.nextLong()), "u", TokenRecord.USER, now));
