@@ -106,6 +106,11 @@ class BadInputTest {
     return Stream.of(
         // wrong types
         job("gpus as a word", "{" + CMD + ",\"gpus\":\"two\"}", "gpus"),
+        // tenancy fields on a controller without a tenancy file
+        job("a priority class without tenancy", "{" + CMD + ",\"priorityClass\":\"high\"}",
+            "priorityClass"),
+        job("an account as a number", "{" + CMD + ",\"account\":[1]}", "account"),
+        job("an account with a space", "{" + CMD + ",\"account\":\"a b\"}", "account"),
         job("gpus as a fraction", "{" + CMD + ",\"gpus\":1.5}", "gpus"),
         job("gpus in exponent form", "{" + CMD + ",\"gpus\":1e9}", "gpus"),
         job("gpus as a boolean", "{" + CMD + ",\"gpus\":true}", "gpus"),
