@@ -132,6 +132,7 @@ class AuthorizationTest {
         409);
     user(rows, get("list nodes", () -> "/api/v1/nodes"), 200);
     user(rows, get("list queues", () -> "/api/v1/queues"), 200);
+    user(rows, get("list accounts", () -> "/api/v1/accounts"), 200);
     user(rows, get("cluster", () -> "/api/v1/cluster"), 200);
     // Cancel: the owner and the admin.
     var cancelAlices = post("cancel alice's job", () -> "/api/v1/jobs/" + jobOf(alice) + "/cancel",
