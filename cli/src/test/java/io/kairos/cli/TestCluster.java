@@ -49,9 +49,16 @@ final class TestCluster implements AutoCloseable {
 
   /** Starts a controller and waits until it serves. */
   static TestCluster start(Path dir) throws Exception {
+    return start(dir, new String[0]);
+  }
+
+  /** Starts a controller with extra {@code kairos server} arguments and waits until it serves. */
+  static TestCluster start(Path dir, String... serverArgs) throws Exception {
     int port = freePort();
-    var server = java(dir.resolve("server.log"), List.of(
+    var args = new ArrayList<>(List.of(
         "server", "--data", dir.resolve("ctl").toString(), "--listen", "127.0.0.1:" + port));
+    args.addAll(Arrays.asList(serverArgs));
+    var server = java(dir.resolve("server.log"), args);
     String url = "http://127.0.0.1:" + port;
     Path token = dir.resolve("ctl/admin.token");
     waitFor("the controller writes its admin token", Duration.ofSeconds(60),
