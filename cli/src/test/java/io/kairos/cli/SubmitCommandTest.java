@@ -261,11 +261,17 @@ class SubmitCommandTest extends ClientTestSupport {
     assertThat(r.code()).isZero();
     assertThat(r.out()).isEqualTo("Submitted job 42\n");
     assertThat(r.err()).isEqualTo(
-        "kairos: #SBATCH --mail-type=END is not supported and was ignored (job.sh line 2)\n"
-            + "kairos: #SBATCH -A physics is not supported and was ignored: Kairos has no"
-            + " accounts yet (job.sh line 3)\n");
+        "kairos: #SBATCH --mail-type=END is not supported and was ignored (job.sh line 2)\n");
     assertSent("{\"name\":\"job.sh\",\"command\":[\"" + dir.resolve("job.sh") + "\"],"
-        + "\"workdir\":\"" + dir + "\"}");
+        + "\"workdir\":\"" + dir + "\",\"account\":\"physics\"}");
+  }
+
+  @Test
+  void accountAndPriorityClassOptionsOverrideTheScriptsAccountAndQos() throws IOException {
+    write("job.sh", "#!/bin/sh\n#SBATCH -A physics\n#SBATCH --qos=low\ntrue\n");
+    kairos("submit", "--account", "vision", "--priority-class", "high", "job.sh").assertOk();
+    assertSent("{\"name\":\"job.sh\",\"command\":[\"" + dir.resolve("job.sh") + "\"],"
+        + "\"workdir\":\"" + dir + "\",\"account\":\"vision\",\"priorityClass\":\"high\"}");
   }
 
   @Test
