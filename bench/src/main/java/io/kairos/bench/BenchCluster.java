@@ -119,10 +119,19 @@ public final class BenchCluster {
 
   /** A store holding the scale's running and pending jobs, built from {@code seed}. */
   public static ClusterStore build(Scale scale, long seed) {
-    return new BenchCluster(scale, seed).build();
+    return build(scale, seed, false);
   }
 
-  private ClusterStore build() {
+  /**
+   * {@link #build(Scale, long)}; with {@code tenancy}, each job's queue is one of {@link
+   * BenchTenancy#QUEUES} and its account one of {@link BenchTenancy#ACCOUNTS} (from its id, so the
+   * cluster state is the same as without).
+   */
+  public static ClusterStore build(Scale scale, long seed, boolean tenancy) {
+    return new BenchCluster(scale, seed).build(tenancy);
+  }
+
+  private ClusterStore build(boolean tenancy) {
     var running = new ArrayList<Plan>(scale.running());
     long target = (long) Math.floor(TARGET_BUSY * scale.totalGpus());
     long held = 0;
@@ -154,6 +163,9 @@ public final class BenchCluster {
               p.gang,
               p.limit,
               "");
+      if (tenancy) {
+        spec = BenchTenancy.assign(spec, id);
+      }
       p.job = new Job(JobId.of(id++), spec, p.submit);
       must(store, new Command.SubmitJob(p.submit, p.job));
     }

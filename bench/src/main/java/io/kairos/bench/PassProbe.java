@@ -12,7 +12,7 @@ import java.util.Arrays;
  * sampling profiler without JMH's harness in the way).
  *
  * <pre>
- *   java -cp bench/target/benchmarks.jar io.kairos.bench.PassProbe [scale] [policy] [passes]
+ *   java -cp bench/target/benchmarks.jar io.kairos.bench.PassProbe [scale] [policy] [passes] [none|100q]
  * </pre>
  */
 public final class PassProbe {
@@ -22,17 +22,28 @@ public final class PassProbe {
     String scale = args.length > 0 ? args[0] : "10000x8/100000/20000";
     String policyName = args.length > 1 ? args[1] : "kairos";
     int passes = args.length > 2 ? Integer.parseInt(args[2]) : 50;
+    boolean tenancy = args.length > 3 && !"none".equals(args[3]);
     long t0 = System.nanoTime();
-    var store = BenchCluster.build(BenchCluster.Scale.parse(scale), SchedulingPassBenchmark.STATE_SEED);
+    var store =
+        BenchCluster.build(
+            BenchCluster.Scale.parse(scale), SchedulingPassBenchmark.STATE_SEED, tenancy);
     System.out.printf("state built in %.2f s: %s%n", (System.nanoTime() - t0) / 1e9,
         BenchCluster.describe(store));
     var snapshot = store.snapshot();
     var policy = Policy.byName(policyName).orElseThrow();
     var pass = new SchedulingPass(policy);
-    var input = new PassInput(snapshot, BenchCluster.NOW_SEC, SchedulingPassBenchmark.PASS_SEED);
+    var tenants =
+        tenancy
+            ? BenchTenancy.tenants(
+                snapshot.cluster(), BenchCluster.NOW_SEC, SchedulingPassBenchmark.STATE_SEED)
+            : null;
+    var input =
+        new PassInput(
+            snapshot, BenchCluster.NOW_SEC, SchedulingPassBenchmark.PASS_SEED, tenants);
     PassResult result = pass.run(input);
     System.out.println("starts=" + result.starts().size() + " reservations="
-        + result.reservations().size() + " " + result.diagnosis());
+        + result.reservations().size() + " preemptions=" + result.preemptions().size() + " "
+        + result.diagnosis());
     for (var r : result.reservations()) {
       var job = store.pending(r.job()).orElseThrow();
       System.out.println("  reserve job " + r.job() + " gpus=" + job.totalGpus() + " gang="

@@ -6,6 +6,7 @@ import io.kairos.core.sched.Policy;
 import io.kairos.core.sched.SchedulingPass;
 import io.kairos.core.state.ClusterSnapshot;
 import io.kairos.core.state.ClusterStore;
+import io.kairos.core.tenancy.Tenants;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -58,12 +59,21 @@ public class SchedulingPassBenchmark {
     @Param({"10000x8/100000/20000", "1000x8/10000/2000"})
     public String scale;
 
+    /**
+     * {@code none}: single-tenant. {@code 100q}: {@link BenchTenancy}'s 100 queues in 10 cohorts
+     * and 1,000 fair-share accounts, quota admission, fair-share order and preemption on.
+     */
+    @Param({"none", "100q"})
+    public String tenancy;
+
     public ClusterStore store;
     public ClusterSnapshot snapshot;
 
     @Setup(Level.Trial)
     public void setUp() {
-      store = BenchCluster.build(BenchCluster.Scale.parse(scale), STATE_SEED);
+      store =
+          BenchCluster.build(
+              BenchCluster.Scale.parse(scale), STATE_SEED, !"none".equals(tenancy));
       snapshot = store.snapshot();
       System.out.println();
       System.out.println("# state " + scale + ": " + BenchCluster.describe(store));
@@ -86,11 +96,16 @@ public class SchedulingPassBenchmark {
           Policy.byName(policy)
               .orElseThrow(() -> new IllegalArgumentException("no policy " + policy));
       pass = new SchedulingPass(p);
-      input = new PassInput(store.snapshot, BenchCluster.NOW_SEC, PASS_SEED);
+      Tenants tenants =
+          "none".equals(store.tenancy)
+              ? null
+              : BenchTenancy.tenants(store.snapshot.cluster(), BenchCluster.NOW_SEC, STATE_SEED);
+      input = new PassInput(store.snapshot, BenchCluster.NOW_SEC, PASS_SEED, tenants);
       PassResult result = pass.run(input);
       System.out.println(
           "# pass " + policy + ": starts=" + result.starts().size() + " reservations="
-              + result.reservations().size() + " " + result.diagnosis()
+              + result.reservations().size() + " preemptions=" + result.preemptions().size()
+              + " " + result.diagnosis()
               + (result.reservations().isEmpty()
                   ? ""
                   : " firstReservation=" + describe(store, result)));

@@ -170,10 +170,14 @@ public final class SchedulingPass {
     // 5. Preempt: for the first blocked job that preemption can start, if its queue allows it.
     List<Decision.Preempt> preemptions = stage.preempt(order, reasons, snapshot, ledger, now);
     var preemptor = preemptions.isEmpty() ? null : preemptions.getFirst().preemptor();
-    for (int rank = 0; rank < n; rank++) {
-      var id = pending.jobs()[order[rank]].id();
-      if (reasons[rank] >= 0 && (id.equals(preemptor) || stage.isWaitingForVictims(id))) {
-        reasons[rank] = (byte) Reason.PREEMPTING.ordinal();
+    if (preemptor != null || stage.hasPreemptionsUnderWay()) {
+      long[] ids = pending.ids();
+      for (int rank = 0; rank < n; rank++) {
+        long id = ids[order[rank]];
+        if (reasons[rank] >= 0
+            && ((preemptor != null && id == preemptor.value()) || stage.isWaitingForVictims(id))) {
+          reasons[rank] = (byte) Reason.PREEMPTING.ordinal();
+        }
       }
     }
     Diagnosis.Details details =

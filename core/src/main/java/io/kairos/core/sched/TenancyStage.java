@@ -80,11 +80,18 @@ final class TenancyStage {
   private final int memRes;
   private final int[] gpuResOfModel;
   private final int[] queueOf;
+  private final int[] runningQueue;
+  private final int[] accountRankOf;
+  private final int[] shapeModel;
+  private final int[] shapeCpus;
+  private final long[] shapeMemory;
+  private final String[] queueDefaultClass;
+  private final Map<String, Boolean> classPreemptible = new HashMap<>();
   private final long[] refusedAt;
   private final int[] failedResource;
   private final Map<String, Integer> accountRanks = new HashMap<>();
   private final int unknownAccountRank;
-  private final Set<JobId> preemptors = new HashSet<>();
+  private final Set<Long> preemptors = new HashSet<>();
   private final int[] flavorScratch;
 
   TenancyStage(Tenants tenants, ClusterSnapshot snapshot) {
@@ -107,29 +114,23 @@ final class TenancyStage {
       }
     }
     flavorScratch = new int[Math.max(1, models)];
+    runningQueue = new int[snapshot.runningCount()];
+    var runningQueueIds = new HashMap<String, Integer>();
     for (int i = 0; i < snapshot.runningCount(); i++) {
       RunningJob r = snapshot.running(i);
-      int q = quota.queueId(r.job().spec().queue());
+      String name = r.job().spec().queue();
+      Integer id = runningQueueIds.get(name);
+      if (id == null) {
+        id = quota.queueId(name);
+        runningQueueIds.put(name, id);
+      }
+      int q = id;
+      runningQueue[i] = q;
       if (q >= 0) {
         charge(quota, q, r.job().spec(), r.placement(), 1);
       }
     }
-    int n = pending.size();
-    queueOf = new int[n];
-    var queueIds = new HashMap<String, Integer>();
-    for (int slot = 0; slot < n; slot++) {
-      String name = pending.jobs()[slot].spec().queue();
-      Integer q = queueIds.get(name);
-      if (q == null) {
-        q = quota.queueId(name);
-        queueIds.put(name, q);
-      }
-      queueOf[slot] = q;
-    }
-    refusedAt = new long[quota.queueCount() * Math.max(1, resources)];
-    Arrays.fill(refusedAt, Long.MAX_VALUE);
-    failedResource = new int[n];
-    Arrays.fill(failedResource, -1);
+    // Fair-share ranks of the accounts: equal order keys, equal rank.
     FairShareFactor fair = tenants.fairShare();
     int rank = 0;
     if (fair != null) {
@@ -151,54 +152,114 @@ final class TenancyStage {
       rank++;
     }
     unknownAccountRank = rank;
-    preemptors.addAll(tenants.preempting().values());
+    var config = tenants.config();
+    queueDefaultClass = new String[quota.queueCount()];
+    for (int q = 0; q < queueDefaultClass.length; q++) {
+      String c = config.queues().get(q).defaults().priorityClass();
+      queueDefaultClass[q] = c == null ? "" : c;
+    }
+    config.priorityClasses().forEach(pc -> classPreemptible.put(pc.name(), pc.preemptible()));
+    // Per interned tenant key (queue, account, class, user) and per gang shape: what the pass
+    // needs, so the per-job loops read flat arrays only (no Job -> JobSpec chasing).
+    int n = pending.size();
+    int[] tenantIds = pending.tenantIds();
+    int tenantCount = 0;
+    for (int slot = 0; slot < n; slot++) {
+      tenantCount = Math.max(tenantCount, tenantIds[slot] + 1);
+    }
+    int[] tenantQueue = new int[tenantCount];
+    int[] tenantRank = new int[tenantCount];
+    var keys = pending.tenantKeys();
+    var queueIds = new HashMap<String, Integer>();
+    for (int t = 0; t < tenantCount; t++) {
+      var key = keys[t];
+      if (key == null) {
+        continue;
+      }
+      int q = queueIds.computeIfAbsent(key.queue(), quota::queueId);
+      tenantQueue[t] = q;
+      tenantRank[t] = accountRank(key.account(), key.user(), q);
+    }
+    int shapes = pending.shapeCount();
+    shapeModel = new int[shapes];
+    shapeCpus = new int[shapes];
+    shapeMemory = new long[shapes];
+    boolean[] seen = new boolean[shapes];
+    queueOf = new int[n];
+    accountRankOf = new int[n];
+    for (int slot = 0; slot < n; slot++) {
+      queueOf[slot] = tenantQueue[tenantIds[slot]];
+      accountRankOf[slot] = tenantRank[tenantIds[slot]];
+      int shape = pending.shapeIds()[slot];
+      if (!seen[shape]) {
+        seen[shape] = true;
+        JobSpec spec = pending.jobs()[slot].spec();
+        shapeModel[shape] = spec.gpuModel().isEmpty() ? -1 : cluster.modelIdOf(spec.gpuModel());
+        shapeCpus[shape] = spec.gang().shape().cpus();
+        shapeMemory[shape] = spec.gang().shape().memoryBytes();
+      }
+    }
+    refusedAt = new long[quota.queueCount() * Math.max(1, resources)];
+    Arrays.fill(refusedAt, Long.MAX_VALUE);
+    failedResource = new int[n];
+    Arrays.fill(failedResource, -1);
+    tenants.preempting().values().forEach(id -> preemptors.add(id.value()));
   }
 
   // ---- order --------------------------------------------------------------------------------
 
   /**
-   * The tenancy tier of every pending job, lower first, in {@code [0, 2^31)}: bit 30 set when the
-   * job would borrow, the fair-share rank of its account below.
+   * The tenancy tier of every pending job, lower first, dense (so the order's packed sort
+   * applies): the fair-share rank of its account, plus the number of ranks when the job would
+   * borrow.
    */
   long[] tiers() {
     int n = pending.size();
     long[] tier = new long[n];
+    long ranks = unknownAccountRank + 1L;
     for (int slot = 0; slot < n; slot++) {
-      Job job = pending.jobs()[slot];
       int q = queueOf[slot];
       long borrow = 0;
+      int rankOfSlot = accountRankOf[slot];
       if (q >= 0) {
         int flavors = flavors(slot, q, flavorScratch);
         int res = flavors > 0 ? gpuRes(flavorScratch[0]) : -1;
         if (res >= 0
             && quota.covers(q, res)
             && quota.usage(q, res) + pending.gpus()[slot] > quota.nominal(q, res)) {
-          borrow = 1L << 30;
+          borrow = ranks;
         }
       }
-      tier[slot] = borrow | Math.min(accountRank(job.spec(), q), (1 << 30) - 1);
+      tier[slot] = borrow + rankOfSlot;
     }
     return tier;
   }
 
   private int accountRank(JobSpec spec, int q) {
+    return accountRank(spec.account(), spec.user(), q);
+  }
+
+  private int accountRank(String account, String user, int q) {
     if (accountRanks.isEmpty()) {
       return 0;
     }
-    String account = spec.account();
     if (account.isEmpty()) {
       QueueSpec queue = q >= 0 ? tenants.config().queues().get(q) : null;
       account =
           queue != null && queue.defaults().account() != null
               ? queue.defaults().account()
-              : spec.user();
+              : user;
     }
     return accountRanks.getOrDefault(account, unknownAccountRank);
   }
 
-  /** Whether the job is a preemptor whose victims are still stopping. */
-  boolean isWaitingForVictims(JobId job) {
-    return preemptors.contains(job);
+  /** Whether the job (by id value) is a preemptor whose preemption is under way. */
+  boolean isWaitingForVictims(long job) {
+    return !preemptors.isEmpty() && preemptors.contains(job);
+  }
+
+  boolean hasPreemptionsUnderWay() {
+    return !preemptors.isEmpty();
   }
 
   /**
@@ -210,14 +271,15 @@ final class TenancyStage {
       return;
     }
     int[] copy = order.clone();
+    long[] ids = pending.ids();
     int at = 0;
     for (int slot : copy) {
-      if (preemptors.contains(pending.jobs()[slot].id())) {
+      if (preemptors.contains(ids[slot])) {
         order[at++] = slot;
       }
     }
     for (int slot : copy) {
-      if (!preemptors.contains(pending.jobs()[slot].id())) {
+      if (!preemptors.contains(ids[slot])) {
         order[at++] = slot;
       }
     }
@@ -242,11 +304,10 @@ final class TenancyStage {
       failedResource[slot] = NO_FLAVOR;
       return 0;
     }
-    JobSpec spec = pending.jobs()[slot].spec();
-    var shape = spec.gang().shape();
+    int shape = pending.shapeIds()[slot];
     int tasks = pending.tasks()[slot];
-    long cpus = (long) tasks * shape.cpus();
-    long memory = (long) tasks * shape.memoryBytes();
+    long cpus = (long) tasks * shapeCpus[shape];
+    long memory = (long) tasks * shapeMemory[shape];
     if (!fits(q, cpuRes, cpus, slot) || !fits(q, memRes, memory, slot)) {
       return 0;
     }
@@ -299,7 +360,7 @@ final class TenancyStage {
   boolean needsFlavorChoice(int slot) {
     return cluster.gpuModelCount() > 1
         && pending.gpus()[slot] > 0
-        && pending.jobs()[slot].spec().gpuModel().isEmpty();
+        && shapeModel[pending.shapeIds()[slot]] == -1;
   }
 
   /** Charges a started job to its queue. */
@@ -312,13 +373,9 @@ final class TenancyStage {
    * (-1); else every model the queue has GPU quota of, in resource order.
    */
   private int flavors(int slot, int q, int[] out) {
-    JobSpec spec = pending.jobs()[slot].spec();
-    if (pending.gpus()[slot] == 0 || cluster.gpuModelCount() <= 1) {
-      out[0] = spec.gpuModel().isEmpty() ? -1 : cluster.modelIdOf(spec.gpuModel());
-      return 1;
-    }
-    if (!spec.gpuModel().isEmpty()) {
-      out[0] = cluster.modelIdOf(spec.gpuModel());
+    int model = shapeModel[pending.shapeIds()[slot]];
+    if (pending.gpus()[slot] == 0 || cluster.gpuModelCount() <= 1 || model != -1) {
+      out[0] = model;
       return 1;
     }
     int count = 0;
@@ -461,6 +518,12 @@ final class TenancyStage {
     return List.of();
   }
 
+  /** {@link Tenants#preemptible} from the stage's tables. */
+  private boolean preemptible(JobSpec spec, int q) {
+    String name = spec.priorityClass().isEmpty() && q >= 0 ? queueDefaultClass[q] : spec.priorityClass();
+    return name.isEmpty() || classPreemptible.getOrDefault(name, true);
+  }
+
   private static boolean preemptible(Reason reason) {
     return reason == Reason.QUOTA
         || reason == Reason.INSUFFICIENT_GPUS
@@ -474,10 +537,10 @@ final class TenancyStage {
     for (int i = 0; i < snapshot.runningCount(); i++) {
       RunningJob r = snapshot.running(i);
       JobSpec spec = r.job().spec();
-      if (!tenants.preemptible(spec) || tenants.preempting().containsKey(r.id())) {
+      int q = runningQueue[i];
+      if (!preemptible(spec, q) || tenants.preempting().containsKey(r.id())) {
         continue;
       }
-      int q = quota.queueId(spec.queue());
       PreemptionHistory history = tenants.histories().getOrDefault(r.id(), PreemptionHistory.NONE);
       long until = tenants.settings().protection().protectedUntilSec(history, r.startSec());
       if (until > nowSec) {
@@ -485,14 +548,20 @@ final class TenancyStage {
       }
       out.add(new Victim(r, q, spec.priority(), accountRank(spec, q), until));
     }
-    // Least valuable first: lower priority, more over-served account (higher rank), most
-    // recently started (least work lost), then id.
-    out.sort(
-        Comparator.comparingInt(Victim::priority)
-            .thenComparing(Comparator.comparingInt(Victim::accountRank).reversed())
-            .thenComparing(Comparator.comparingLong((Victim v) -> v.running().startSec()).reversed())
-            .thenComparingLong(v -> v.running().id().value()));
     return out;
+  }
+
+  private static int lessValuableFirst(Victim a, Victim b) {
+    int c = Integer.compare(a.priority(), b.priority());
+    if (c != 0) {
+      return c;
+    }
+    c = Integer.compare(b.accountRank(), a.accountRank());
+    if (c != 0) {
+      return c;
+    }
+    c = Long.compare(b.running().startSec(), a.running().startSec());
+    return c != 0 ? c : Long.compare(a.running().id().value(), b.running().id().value());
   }
 
   private List<Decision.Preempt> planFor(
@@ -520,21 +589,27 @@ final class TenancyStage {
     long gpus = pending.gpus()[slot];
     boolean withinNominal =
         gpuRes < 0 || (quota.covers(q, gpuRes) && quota.usage(q, gpuRes) + gpus <= quota.nominal(q, gpuRes));
-    var candidates = new ArrayList<VictimCandidate>();
+    var matched = new ArrayList<Victim>();
     var kinds = new HashMap<JobId, Decision.PreemptionKind>();
     var byId = new HashMap<JobId, Victim>();
     for (Victim v : all) {
       Decision.PreemptionKind kind = kind(v, q, cohort, priority, rank, withinNominal, gpuRes, policy);
-      if (kind == null) {
-        continue;
+      if (kind != null) {
+        matched.add(v);
+        kinds.put(v.running().id(), kind);
+        byId.put(v.running().id(), v);
       }
+    }
+    if (matched.isEmpty()) {
+      return List.of();
+    }
+    // Least valuable first: lower priority, more over-served account (higher rank), most
+    // recently started (least work lost), then id.
+    matched.sort(TenancyStage::lessValuableFirst);
+    var candidates = new ArrayList<VictimCandidate>(matched.size());
+    for (Victim v : matched) {
       long cost = (long) v.running().job().totalGpus() * Math.max(0, nowSec - v.running().startSec());
       candidates.add(new VictimCandidate(v.running(), cost, v.protectedUntil()));
-      kinds.put(v.running().id(), kind);
-      byId.put(v.running().id(), v);
-    }
-    if (candidates.isEmpty()) {
-      return List.of();
     }
     GangSpec gang = spec.gang();
     long[] excluded = spec.hasExclusions() ? cluster.excludedMask(spec.excludedNodes()) : null;

@@ -29,6 +29,7 @@ final class PendingTable {
   private int[] priority = new int[64];
   private int[] tasks = new int[64];
   private int[] shapeIds = new int[64];
+  private int[] tenantIds = new int[64];
   private int end;
   private int live;
   private final HashMap<JobId, Integer> slots = new HashMap<>();
@@ -36,6 +37,10 @@ final class PendingTable {
   // Interned once at submission, so a pass can memoise "this shape does not fit" in arrays.
   // Excluded nodes are part of the shape: jobs with the same exclusions fit the same nodes.
   private final HashMap<ShapeKey, Integer> shapes = new HashMap<>();
+
+  // (queue, account, priority class, user) -> dense id, interned like shapes; append-only.
+  private final HashMap<PendingJobs.TenantKey, Integer> tenants = new HashMap<>();
+  private PendingJobs.TenantKey[] tenantKeys = new PendingJobs.TenantKey[16];
 
   private record ShapeKey(
       TaskShape shape, boolean distinct, String gpuModel, Set<String> excludedNodes) {}
@@ -77,6 +82,17 @@ final class PendingTable {
                 job.spec().gpuModel(),
                 job.spec().excludedNodes()),
             _ -> shapes.size());
+    var key = PendingJobs.TenantKey.of(job);
+    Integer tenant = tenants.get(key);
+    if (tenant == null) {
+      tenant = tenants.size();
+      tenants.put(key, tenant);
+      if (tenant == tenantKeys.length) {
+        tenantKeys = Arrays.copyOf(tenantKeys, tenant * 2);
+      }
+      tenantKeys[tenant] = key;
+    }
+    tenantIds[end] = tenant;
     slots.put(job.id(), end);
     end++;
     live++;
@@ -108,6 +124,7 @@ final class PendingTable {
     priority = Arrays.copyOf(priority, capacity);
     tasks = Arrays.copyOf(tasks, capacity);
     shapeIds = Arrays.copyOf(shapeIds, capacity);
+    tenantIds = Arrays.copyOf(tenantIds, capacity);
   }
 
   private void compact() {
@@ -123,6 +140,7 @@ final class PendingTable {
           priority[to] = priority[from];
           tasks[to] = tasks[from];
           shapeIds[to] = shapeIds[from];
+          tenantIds[to] = tenantIds[from];
           slots.put(jobs[to].id(), to);
         }
         to++;
@@ -155,12 +173,15 @@ final class PendingTable {
           Arrays.copyOf(priority, live),
           Arrays.copyOf(tasks, live),
           Arrays.copyOf(shapeIds, live),
-          shapes.size());
+          shapes.size(),
+          Arrays.copyOf(tenantIds, live),
+          tenantKeys);
     }
     var out =
         new PendingJobs(
             new Job[live], new long[live], new long[live], new long[live], new int[live],
-            new int[live], new int[live], new int[live], shapes.size());
+            new int[live], new int[live], new int[live], shapes.size(), new int[live],
+            tenantKeys);
     // Copy runs of live slots with System.arraycopy: tombstones are few between compactions.
     int to = 0;
     int from = 0;
@@ -182,6 +203,7 @@ final class PendingTable {
         System.arraycopy(priority, run, out.priority(), to, length);
         System.arraycopy(tasks, run, out.tasks(), to, length);
         System.arraycopy(shapeIds, run, out.shapeIds(), to, length);
+        System.arraycopy(tenantIds, run, out.tenantIds(), to, length);
         to += length;
       }
     }

@@ -382,6 +382,138 @@ class TenancyPassTest {
     assertThat(run.pass().diagnosis().job(0).id()).isEqualTo(run.id("gang"));
   }
 
+  // ---- flavors, other resources, other preemption kinds ----------------------------------------
+
+  /** Node n0 has 8 A100s, n1 8 H100s. */
+  private static io.kairos.core.model.Cluster twoModels() {
+    return Clusters.builder()
+        .add(new io.kairos.core.model.NodeSpec(
+            "n0", "A100", 8, 0, 64, 1L << 40, Map.of(), "z", "b", "r", 8))
+        .add(new io.kairos.core.model.NodeSpec(
+            "n1", "H100", 8, 0, 64, 1L << 40, Map.of(), "z", "b", "r", 8))
+        .build();
+  }
+
+  private static QueueSpec flavored(String name, long a100, long h100) {
+    var quotas = new java.util.HashMap<Resource, ResourceQuota>();
+    if (a100 >= 0) {
+      quotas.put(Resource.gpu("A100"), ResourceQuota.of(a100));
+    }
+    if (h100 >= 0) {
+      quotas.put(Resource.gpu("H100"), ResourceQuota.of(h100));
+    }
+    return QueueSpec.of(name, null, quotas);
+  }
+
+  static Stream<Scenario> flavors() {
+    return Stream.of(
+        Scenario.named("a job without a model goes to the flavor its queue has quota of")
+            .cluster(twoModels())
+            .tenants(tenants(flavored("a", -1, 8)))
+            .pending("j", Jobs.gpus(8).queue("a"))
+            .expect(Scenario.startsOn("j", 1)),
+        Scenario.named("first flavor in resource order (A100) when both have quota")
+            .cluster(twoModels())
+            .tenants(tenants(flavored("a", 8, 8)))
+            .pending("j", Jobs.gpus(8).queue("a"))
+            .expect(Scenario.startsOn("j", 0)),
+        Scenario.named("the next flavor when the first has no quota left")
+            .cluster(twoModels())
+            .tenants(tenants(flavored("a", 4, 8)))
+            .pending("j", Jobs.gpus(8).queue("a"))
+            .expect(Scenario.startsOn("j", 1)),
+        Scenario.named("the next flavor when the first has no room")
+            .cluster(twoModels())
+            .tenants(tenants(flavored("a", 16, 16), flavored("b", 16, 16)))
+            .running("r", Jobs.gpus(4).queue("b").model("A100").limit(1000))
+            .pending("j", Jobs.gpus(8).queue("a"))
+            .expect(Scenario.startsOn("j", 1)),
+        Scenario.named("a job naming a model its queue has no quota of: QUOTA")
+            .cluster(twoModels())
+            .tenants(tenants(flavored("a", 8, -1)))
+            .pending("j", Jobs.gpus(8).queue("a").model("H100"))
+            .expect(waits("j", Reason.QUOTA)),
+        Scenario.named("CPU quota counts tasks x CPUs")
+            .cluster(Clusters.oneRack(2, 8))
+            .tenants(
+                tenants(
+                    QueueSpec.of(
+                        "a", null,
+                        Map.of(GPU, ResourceQuota.of(16), Resource.CPUS, ResourceQuota.of(10)))))
+            .pending("cpu-heavy", Jobs.gang(new io.kairos.core.model.GangSpec(2, new io.kairos.core.model.TaskShape(1, 8, 0), false)).queue("a"))
+            .pending("light", Jobs.gang(new io.kairos.core.model.GangSpec(2, new io.kairos.core.model.TaskShape(1, 4, 0), false)).queue("a"))
+            .expect(waits("cpu-heavy", Reason.QUOTA), starts("light")));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("flavors")
+  void flavors(Scenario scenario) {
+    scenario.check();
+  }
+
+  @Test
+  void fairSharePreemptsTheMostOverServedAccount() {
+    var tree =
+        AccountTree.of(
+            List.of(
+                new AccountTree.Account("hog", "root", 1),
+                new AccountTree.Account("mild", "root", 1),
+                new AccountTree.Account("starved", "root", 1)));
+    var usage = new UsageTracker(tree, new Resources(8, 0, 0), 0);
+    usage.decayTo(3_600);
+    usage.charge("hog", new Resources(8, 0, 0), 0, 3_600);
+    usage.charge("mild", new Resources(2, 0, 0), 0, 3_600);
+    var policy =
+        new PreemptionPolicy(
+            WithinQueue.NEVER, ReclaimWithinCohort.NEVER, BorrowWithinCohort.NEVER,
+            PreemptionPolicy.FairShare.OVER_SERVED);
+    var t =
+        tenants(queue("a", null, ResourceQuota.of(16), policy))
+            .withFairShare(FairShareFactor.classic(usage));
+    var run =
+        Scenario.named("fair share")
+            .cluster(Clusters.oneRack(1, 8))
+            .tenants(t)
+            .running("mild-job", Jobs.gpus(4).queue("a").account("mild").limit(10_000))
+            .running("hog-job", Jobs.gpus(4).queue("a").account("hog").limit(10_000))
+            .pendingAt(100, "s", Jobs.gpus(4).queue("a").account("starved"))
+            .expect(waits("s", Reason.PREEMPTING))
+            .check();
+    assertThat(run.pass().preemptions())
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.job()).isEqualTo(run.id("hog-job"));
+              assertThat(p.kind()).isEqualTo(Decision.PreemptionKind.FAIR_SHARE);
+            });
+  }
+
+  @Test
+  void borrowWithinCohortPreemptsLowerPriorityOnly() {
+    var policy =
+        new PreemptionPolicy(
+            WithinQueue.NEVER,
+            ReclaimWithinCohort.LOWER_PRIORITY,
+            new BorrowWithinCohort(BorrowWithinCohort.Policy.LOWER_PRIORITY, null));
+    // a holds its nominal 8 and wants 8 more (to borrow); b's two jobs hold b's nominal 8.
+    var run =
+        Scenario.named("borrow")
+            .cluster(Clusters.oneRack(3, 8))
+            .tenants(tenants(queue("a", "c", ResourceQuota.of(8), policy), queue("b", "c", 16)))
+            .running("mine", Jobs.gpus(8).queue("a").limit(10_000))
+            .running("low", Jobs.gpus(8).queue("b").limit(10_000))
+            .running("high", Jobs.gpus(8).queue("b").priority(9).limit(10_000))
+            .pendingAt(100, "want", Jobs.gpus(8).queue("a").priority(5))
+            .check();
+    assertThat(run.pass().preemptions())
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.job()).isEqualTo(run.id("low"));
+              assertThat(p.kind()).isEqualTo(Decision.PreemptionKind.BORROW);
+            });
+  }
+
   @Test
   void withoutTenancyThePassIsUnchanged() {
     // Same jobs, a tenancy whose one queue has ample quota: same starts as with no tenancy.

@@ -49,30 +49,42 @@ public final class PassOrder {
   }
 
   /**
-   * The common case as one primitive sort: equal priorities, ids increasing with the index (the
-   * pending table is in arrival order), and a key range that fits beside the index in a long.
-   * Sorting {@code (key - minKey) << bits | index} then orders by key, ties by index, which is
-   * by id. Returns false, leaving {@code index} alone, when the case does not apply.
+   * The common case as one primitive sort: ids increasing with the index (the pending table is
+   * in arrival order), and priority and key ranges that fit beside the index in a long. Sorting
+   * {@code (priority - minPriority) << (keyBits + bits) | (key - minKey) << bits | index} then
+   * orders by priority, key, then index, which is by id. Returns false, leaving {@code index}
+   * alone, when the case does not apply.
    */
   private static boolean packedSort(int[] index, long[] priority, long[] key, long[] id) {
     int n = index.length;
     int bits = 32 - Integer.numberOfLeadingZeros(Math.max(1, n - 1));
     long minKey = Long.MAX_VALUE;
     long maxKey = Long.MIN_VALUE;
+    long minPriority = Long.MAX_VALUE;
+    long maxPriority = Long.MIN_VALUE;
     for (int i = 0; i < n; i++) {
-      if (priority[i] != priority[0] || (i > 0 && id[i] <= id[i - 1])) {
+      if (i > 0 && id[i] <= id[i - 1]) {
         return false;
       }
       minKey = Math.min(minKey, key[i]);
       maxKey = Math.max(maxKey, key[i]);
+      minPriority = Math.min(minPriority, priority[i]);
+      maxPriority = Math.max(maxPriority, priority[i]);
     }
-    long range = maxKey - minKey;
-    if (range < 0 || range >= (1L << (63 - bits))) {
+    long keyRange = maxKey - minKey;
+    long priorityRange = maxPriority - minPriority;
+    if (keyRange < 0 || priorityRange < 0) {
+      return false; // overflow
+    }
+    int keyBits = 64 - Long.numberOfLeadingZeros(keyRange);
+    int priorityBits = 64 - Long.numberOfLeadingZeros(priorityRange);
+    if (bits + keyBits + priorityBits > 63) {
       return false;
     }
     long[] packed = new long[n];
+    int shift = bits + keyBits;
     for (int i = 0; i < n; i++) {
-      packed[i] = ((key[i] - minKey) << bits) | i;
+      packed[i] = ((priority[i] - minPriority) << shift) | ((key[i] - minKey) << bits) | i;
     }
     java.util.Arrays.sort(packed);
     long mask = (1L << bits) - 1;
