@@ -16,12 +16,14 @@ import io.kairos.core.tenancy.Tenants;
 import io.kairos.core.model.Cluster;
 import io.kairos.core.model.Placement;
 import io.kairos.core.sched.Decision;
+import io.kairos.core.sched.Diagnosis;
 import io.kairos.core.sched.PassInput;
 import io.kairos.core.sched.PassResult;
 import io.kairos.core.sched.Policy;
 import io.kairos.core.sched.Reason;
 import io.kairos.core.sched.SchedulingPass;
 import io.kairos.core.state.ClusterSnapshot;
+import io.kairos.protocol.JobState;
 import io.kairos.protocol.TaskPlacement;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -59,12 +61,20 @@ public final class SchedulerLoop implements Closeable {
   /**
    * Why a job waits, as the last pass on this replica saw it, and the reservation it holds.
    *
-   * @param detail the pass's detail for the reason (quota numbers, the jobs being preempted), or
-   *     null
+   * @param diagnosis the pass's diagnosis, for the detail; null for none
+   * @param rank the job's rank in it
    */
-  public record Pending(Reason reason, long reservedStartSec, String detail) {
+  public record Pending(Reason reason, long reservedStartSec, Diagnosis diagnosis, int rank) {
     public Pending(Reason reason, long reservedStartSec) {
-      this(reason, reservedStartSec, null);
+      this(reason, reservedStartSec, null, -1);
+    }
+
+    /**
+     * The pass's detail for the reason (quota numbers, the jobs being preempted), or null. Built
+     * when asked (most are never read), from the pass's final state, which no one writes any more.
+     */
+    public String detail() {
+      return diagnosis == null ? null : diagnosis.detail(rank).orElse(null);
     }
   }
 
@@ -78,6 +88,14 @@ public final class SchedulerLoop implements Closeable {
   private final FairShareUsage usage;
   private volatile FairShareFactor factors;
   private volatile io.kairos.core.fairshare.UsageTracker usageView;
+  /**
+   * Preemptions this replica proposed that were applied: victim id -> {preemptor id, when (ms)}.
+   * Kept until the preemptor starts or leaves the queue, at most {@code 2 x grace + 60 s}, so the
+   * pass keeps the preemptor first after its victims have stopped ({@link Tenants#preempting}).
+   * Scheduler thread only; an ordering hint, lost with the leadership.
+   */
+  private final Map<Long, long[]> proposedPreemptions = new HashMap<>();
+
   private final Thread thread;
   private volatile Map<Long, Pending> pending = Map.of();
   private volatile boolean closed;
@@ -151,6 +169,7 @@ public final class SchedulerLoop implements Closeable {
         long seen = watch.version();
         if (!replica.isLeaderReady()) {
           pending = Map.of();
+          proposedPreemptions.clear();
           if (usage != null) {
             usage.reset(); // a later leadership rebuilds it from the records
             factors = null;
@@ -227,6 +246,11 @@ public final class SchedulerLoop implements Closeable {
     try {
       var applied = replica.propose(new PreemptJobs(nowMs, graceSec, list)).get(10, TimeUnit.SECONDS);
       preemptions.increment(applied.ids().size());
+      for (Preemption p : list) {
+        if (applied.ids().contains(p.victimId())) {
+          proposedPreemptions.put(p.victimId(), new long[] {p.preemptorId(), nowMs});
+        }
+      }
       if (!applied.ids().isEmpty()) {
         LOG.info("preempting jobs {} (asked: {})", applied.ids(), list);
       }
@@ -262,6 +286,19 @@ public final class SchedulerLoop implements Closeable {
         preempting.put(JobId.of(j.id), JobId.of(j.preemptedBy));
       }
     }
+    // Victims that have stopped keep their entry until their preemptor starts (bounded in time).
+    long keepMs = (2 * setup.settings().graceSec() + 60) * 1000;
+    proposedPreemptions
+        .entrySet()
+        .removeIf(
+            e -> {
+              long preemptor = e.getValue()[0];
+              boolean waiting =
+                  s.job(preemptor).map(r -> r.state == JobState.PENDING).orElse(false);
+              return !waiting || nowMs - e.getValue()[1] > keepMs;
+            });
+    proposedPreemptions.forEach(
+        (victim, v) -> preempting.putIfAbsent(JobId.of(victim), JobId.of(v[0])));
     return new Inputs(
         snapshot, new Tenants(setup.config(), fair, histories, preempting, setup.settings()));
   }
@@ -296,8 +333,7 @@ public final class SchedulerLoop implements Closeable {
       var reason = diagnosis.reason(rank);
       if (reason.isPresent()) {
         long id = diagnosis.job(rank).id().value();
-        map.put(id, new Pending(reason.get(), reserved.getOrDefault(id, -1L),
-            diagnosis.detail(diagnosis.job(rank).id()).orElse(null)));
+        map.put(id, new Pending(reason.get(), reserved.getOrDefault(id, -1L), diagnosis, rank));
       }
     }
     pending = map;
