@@ -236,6 +236,14 @@ public final class FairShareFactor {
   }
 
   /**
+   * The key {@link #compare} orders accounts by, lower first, before the name: accounts with equal
+   * keys are equally served. For the pass, which ranks accounts once and jobs by rank.
+   */
+  public double orderKey(int accountId) {
+    return sortKey[accountId];
+  }
+
+  /**
    * Orders accounts for the pass: higher factor first (for classic, lower {@code UE/S} first, which
    * is the same order and stays strict where the factor underflows), then account name. Negative
    * when {@code a} goes first.

@@ -194,6 +194,11 @@ public final class Cluster {
     return gpuModelId[node];
   }
 
+  /** How many distinct GPU models the nodes have; model ids are {@code 0..count-1}. */
+  public int gpuModelCount() {
+    return modelIds.size();
+  }
+
   /** The dense id of a GPU model, -2 when no node has it, -1 for "any" (the empty string). */
   public int modelIdOf(String model) {
     if (model.isEmpty()) {

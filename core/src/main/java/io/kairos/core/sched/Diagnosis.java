@@ -3,7 +3,6 @@ package io.kairos.core.sched;
 import io.kairos.core.model.Job;
 import io.kairos.core.model.JobId;
 import java.util.Arrays;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -14,14 +13,22 @@ public final class Diagnosis {
   private final Job[] pending;
   private final int[] order;
   private final byte[] reasons;
-  private final Map<JobId, String> details;
+  private final Details details;
   private int[] counts; // computed on first use: most passes' diagnoses are never read
 
-  Diagnosis(Job[] pending, int[] order, byte[] reasons) {
-    this(pending, order, reasons, Map.of());
+  /** Builds the detail text of the job at a rank on demand (most are never asked for). */
+  interface Details {
+    Details NONE = (rank, reason) -> null;
+
+    /** The text, or null for none. */
+    String detail(int rank, Reason reason);
   }
 
-  Diagnosis(Job[] pending, int[] order, byte[] reasons, Map<JobId, String> details) {
+  Diagnosis(Job[] pending, int[] order, byte[] reasons) {
+    this(pending, order, reasons, Details.NONE);
+  }
+
+  Diagnosis(Job[] pending, int[] order, byte[] reasons, Details details) {
     this.pending = pending;
     this.order = order;
     this.reasons = reasons;
@@ -29,12 +36,24 @@ public final class Diagnosis {
   }
 
   /**
-   * The detail of a job's reason, for people, where the pass has one: for {@link Reason#QUOTA}
-   * the resource and the numbers ({@code gpu:H100: queue research uses 6 of nominal 8, cohort
-   * lends 1, job needs 4}); for {@link Reason#PREEMPTING} the jobs it waits for.
+   * The detail of the reason of the job at {@code rank}, for people, where the pass has one: for
+   * {@link Reason#QUOTA} the resource and the numbers ({@code gpu:H100: queue research uses 6 of
+   * nominal 8, cohort lends 1, job needs 4}); for {@link Reason#PREEMPTING} the jobs it waits
+   * for. Built when asked, from the state at the end of the pass.
    */
+  public Optional<String> detail(int rank) {
+    byte r = reasons[rank];
+    return r < 0 ? Optional.empty() : Optional.ofNullable(details.detail(rank, Reason.ofCode(r)));
+  }
+
+  /** {@link #detail(int)} by job id; O(n). */
   public Optional<String> detail(JobId job) {
-    return Optional.ofNullable(details.get(job));
+    for (int rank = 0; rank < order.length; rank++) {
+      if (pending[order[rank]].id().equals(job)) {
+        return detail(rank);
+      }
+    }
+    return Optional.empty();
   }
 
   private int[] counts() {

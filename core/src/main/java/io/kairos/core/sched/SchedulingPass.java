@@ -23,9 +23,11 @@ import java.util.List;
  * within a pass, and placement success is monotone in capacity); and per-free-count node counts
  * bound how many tasks the free GPUs could hold at all.
  *
- * <p>Steps, as in DESIGN.md: 1. order; 2. admit (quotas come with queues: issue 5; every job is
- * admitted today); 3. place now, respecting the reservations a job must not delay; 4. reserve
- * for the first blocked jobs; 5. preempt (not yet).
+ * <p>Steps, as in DESIGN.md: 1. order; 2. admit by queue quota (with {@link
+ * io.kairos.core.tenancy.Tenants} in the input; else every job is admitted); 3. place now,
+ * respecting the reservations a job must not delay (quota is charged only with a placement, so
+ * no job is admitted onto capacity that cannot hold it); 4. reserve for the first blocked jobs;
+ * 5. preempt, for one blocked job whose queue allows it ({@link TenancyStage}).
  *
  * <p>Two kinds of job are passed over before any of that, and hold back no other job (they are
  * never the head of the line, never get a reservation, never stop FCFS): a job held until a
@@ -59,10 +61,24 @@ public final class SchedulingPass {
     var placer = new GangPlacer(cluster, placement);
     var profile = new AvailabilityProfile(snapshot, ledger, placer);
 
-    // 1. Order: priority, then the policy's key, then job id.
-    int[] order = PassOrder.sort(snapshot, policy.order(), now);
+    var tenants = in.tenants();
+    var stage = tenants == null ? null : new TenancyStage(tenants, snapshot);
+    // 1. Order: priority, then (with tenancy) non-borrowing before borrowing and fair share, then
+    // the policy's key, then job id.
+    int[] order =
+        stage == null
+            ? PassOrder.sort(snapshot, policy.order(), now)
+            : PassOrder.sort(snapshot, policy.order(), now, stage.tiers());
     var pending = snapshot.pendingJobs();
     policy.starvationGuard().ifPresent(guard -> PassOrder.promoteOldest(order, pending, now, guard));
+    if (stage != null) {
+      var settings = tenants.settings();
+      if (settings.starvationGuard()) {
+        PassOrder.promoteOldestLarge(
+            order, pending, now, settings.starvationMinGpus(), settings.starvationMaxWaitSec());
+      }
+      stage.promotePreemptors(order);
+    }
     int[] gpus = pending.gpus();
     long[] eligibleSec = pending.eligibleSec();
     var exclusions = new Exclusions(cluster, pending);
@@ -86,6 +102,7 @@ public final class SchedulingPass {
 
     final boolean backfill = policy.backfill();
     final int maxReservations = policy.reservations();
+    int[] flavors = new int[Math.max(1, cluster.gpuModelCount())];
     for (int rank = 0; rank < n; rank++) {
       int slot = order[rank];
       // Passed over: it cannot start in this pass, so it neither blocks nor reserves.
@@ -95,6 +112,13 @@ public final class SchedulingPass {
       }
       if (eligibleSec[slot] > now) {
         reasons[rank] = (byte) Reason.BEGIN_TIME.ordinal();
+        continue;
+      }
+      // 2. Admit: the queue's quota must admit it (on some GPU flavor); if not, it waits without
+      // holding back any other job.
+      int flavorCount = stage == null ? 1 : stage.admit(slot, flavors);
+      if (flavorCount == 0) {
+        reasons[rank] = (byte) Reason.QUOTA.ordinal();
         continue;
       }
       if (blocked && !backfill) {
@@ -111,12 +135,18 @@ public final class SchedulingPass {
         blocked = true;
         continue;
       }
-      // 2. Admit: every job is admitted until queues with quotas exist.
-      // 3. Place now, respecting the reservations that start before this job would end.
+      // 3. Place now, respecting the reservations that start before this job would end; a
+      // placed job is charged to its queue's quota.
       long[] excluded = exclusions.mask(slot);
-      Reason reason = tryStart(pending, slot, excluded, ledger, placer, memo, starts);
+      Reason reason =
+          stage == null || !stage.needsFlavorChoice(slot)
+              ? tryStart(pending, slot, excluded, ledger, placer, memo, starts)
+              : tryStartOnFlavors(pending, slot, excluded, ledger, placer, flavors, flavorCount, starts);
       if (reason == null) {
         reasons[rank] = -1;
+        if (stage != null) {
+          stage.started(slot, starts.getLast().placement());
+        }
         continue;
       }
       blocked = true;
@@ -134,7 +164,70 @@ public final class SchedulingPass {
       }
       reasons[rank] = (byte) reason.ordinal();
     }
-    return new PassResult(starts, reserves, new Diagnosis(pending.jobs(), order, reasons));
+    if (stage == null) {
+      return new PassResult(starts, reserves, new Diagnosis(pending.jobs(), order, reasons));
+    }
+    // 5. Preempt: for the first blocked job that preemption can start, if its queue allows it.
+    List<Decision.Preempt> preemptions = stage.preempt(order, reasons, snapshot, ledger, now);
+    var preemptor = preemptions.isEmpty() ? null : preemptions.getFirst().preemptor();
+    for (int rank = 0; rank < n; rank++) {
+      var id = pending.jobs()[order[rank]].id();
+      if (reasons[rank] >= 0 && (id.equals(preemptor) || stage.isWaitingForVictims(id))) {
+        reasons[rank] = (byte) Reason.PREEMPTING.ordinal();
+      }
+    }
+    Diagnosis.Details details =
+        (rank, reason) -> {
+          Job job = pending.jobs()[order[rank]];
+          return switch (reason) {
+            case QUOTA -> stage.quotaDetail(order[rank]);
+            case PREEMPTING ->
+                job.id().equals(preemptor)
+                    ? "waits for job" + (preemptions.size() == 1 ? " " : "s ")
+                        + preemptions.stream().map(p -> p.job().value()).toList()
+                        + " to stop (preempted for it: " + preemptions.getFirst().detail() + ")"
+                    : stage.preemptingDetail(job.id());
+            default -> null;
+          };
+        };
+    return new PassResult(
+        starts, reserves, preemptions, new Diagnosis(pending.jobs(), order, reasons, details));
+  }
+
+  /**
+   * Starts a job that names no GPU model on a cluster of several models on the first of its
+   * admitted flavors that places it (Kueue's flavor assignment): placed on that model's nodes
+   * only, so its quota is charged to the right flavor. Not memoised: the memo is per gang shape,
+   * and a shape without a model spans flavors.
+   */
+  private static Reason tryStartOnFlavors(
+      PendingJobs pending,
+      int slot,
+      long[] excluded,
+      Ledger ledger,
+      GangPlacer placer,
+      int[] flavors,
+      int count,
+      List<Decision.Start> starts) {
+    if (pending.gpus()[slot] > ledger.freeTotal()) {
+      return Reason.INSUFFICIENT_GPUS;
+    }
+    Job job = pending.jobs()[slot];
+    long endSec = ledger.nowSec() + pending.limitSec()[slot];
+    int prefix = ledger.reservationsStartingBefore(endSec);
+    boolean blockedByReservation = false;
+    for (int i = 0; i < count; i++) {
+      Placement placement =
+          placer.place(job.spec().gang(), flavors[i], ledger.now(prefix), true, excluded);
+      if (placement != null) {
+        starts.add(new Decision.Start(job.id(), ledger.start(job, placement)));
+        return null;
+      }
+      blockedByReservation |=
+          prefix > 0
+              && placer.place(job.spec().gang(), flavors[i], ledger.now(0), true, excluded) != null;
+    }
+    return blockedByReservation ? Reason.WOULD_DELAY_RESERVATION : Reason.NO_PLACEMENT;
   }
 
   /**

@@ -170,6 +170,61 @@ public final class QuotaLedger {
     return id == null ? -1 : id;
   }
 
+  public int queueCount() {
+    return queueNames.length;
+  }
+
+  public String queueName(int queue) {
+    return queueNames[queue];
+  }
+
+  /** The queue's cohort id, or -1 when it has none; queues of one cohort share the id. */
+  public int cohortOf(int queue) {
+    return cohortOf[queue];
+  }
+
+  public int resourceCount() {
+    return resourceCount;
+  }
+
+  public Resource resource(int resource) {
+    return resources[resource];
+  }
+
+  /** Whether the queue has a quota of the resource (ids from {@link #queueId}, {@link #resourceId}). */
+  public boolean covers(int queue, int resource) {
+    return covered[queue * resourceCount + resource];
+  }
+
+  public long nominal(int queue, int resource) {
+    return nominal[queue * resourceCount + resource];
+  }
+
+  public long usage(int queue, int resource) {
+    return usage[queue * resourceCount + resource];
+  }
+
+  /**
+   * {@link #add(String, Map)} for one resource by ids, allocation-free, for the pass's hot path.
+   * Does not check quota; the caller checked {@link #available}.
+   */
+  public void add(int queue, int resource, long amount) {
+    if (amount < 0) {
+      throw new IllegalArgumentException("amount must be >= 0, got " + amount);
+    }
+    change(queue, resource, amount);
+  }
+
+  /** {@link #remove(String, Map)} for one resource by ids. */
+  public void remove(int queue, int resource, long amount) {
+    if (amount < 0 || usage[queue * resourceCount + resource] < amount) {
+      throw new IllegalStateException(
+          "remove from queue " + queueNames[queue] + ": " + resources[resource] + " usage is "
+              + usage[queue * resourceCount + resource] + ", cannot remove " + amount);
+    }
+    change(queue, resource, -amount);
+  }
+
   // ---- usage ------------------------------------------------------------------------------
 
   /**

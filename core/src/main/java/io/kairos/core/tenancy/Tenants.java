@@ -26,8 +26,13 @@ import java.util.Objects;
  *     order by priority and the policy's key only)
  * @param histories past preemptions per job (for {@link Settings#protection()}); jobs without
  *     an entry were never preempted
- * @param preempting running jobs told to stop and not stopped yet, each with the pending job it
- *     makes room for
+ * @param preempting the victims of preemptions under way, each with the pending job it makes room
+ *     for: from the preemption until the preemptor starts (or leaves the queue), so also after
+ *     the victims have stopped; the caller drops an entry at the latest {@code 2 x graceSec + 60}
+ *     s after the preemption, so that a preemptor that can no longer start does not stop further
+ *     preemption. While any entry is present the pass plans no new preemption, puts the
+ *     preemptors first (so what the victims free goes to them) and reports them {@code
+ *     PREEMPTING}; victims that still run are never chosen again
  * @param settings preemption and starvation settings
  */
 public record Tenants(

@@ -361,6 +361,7 @@ class SchedulingProperties {
           switch (decision) {
             case Decision.Start s -> s.placement();
             case Decision.Reserve v -> v.placement();
+            case Decision.Preempt x -> throw new AssertionError("no preemption without tenancy: " + x);
           };
       for (int i = 0; i < p.nodeCount(); i++) {
         assertThat(job.spec().excludedNodes())

@@ -49,6 +49,8 @@ public final class Jobs {
     private long runtimeSec = -1;
     private long eligibleSec = -1;
     private Set<String> excludedNodes = Set.of();
+    private String account = "";
+    private String priorityClass = "";
 
     private Builder(GangSpec gang) {
       this.gang = gang;
@@ -113,6 +115,18 @@ public final class Jobs {
       return eligibleSec;
     }
 
+    /** The fair-share account charged. */
+    public Builder account(String account) {
+      this.account = account;
+      return this;
+    }
+
+    /** The priority class (the caller resolves its value into {@link #priority}). */
+    public Builder priorityClass(String name) {
+      this.priorityClass = name;
+      return this;
+    }
+
     /** Nodes no task of the job may run on (by name). */
     public Builder exclude(String... nodes) {
       this.excludedNodes = Set.of(nodes);
@@ -120,7 +134,8 @@ public final class Jobs {
     }
 
     public JobSpec build() {
-      return new JobSpec(user, queue, priority, gang, limitSec, model, excludedNodes);
+      return new JobSpec(
+          user, queue, priority, gang, limitSec, model, excludedNodes, account, priorityClass);
     }
   }
 }

@@ -86,6 +86,7 @@ public final class Scenario {
   private final String name;
   private Cluster cluster = Clusters.oneRack(4, 1);
   private Policy policy = Policy.EASY;
+  private io.kairos.core.tenancy.Tenants tenants;
   private final List<Entry> running = new ArrayList<>();
   private final List<Entry> pending = new ArrayList<>();
   private long passAtSec = -1;
@@ -101,6 +102,12 @@ public final class Scenario {
 
   public Scenario cluster(Cluster cluster) {
     this.cluster = cluster;
+    return this;
+  }
+
+  /** The examined pass runs with this tenancy; the setup pass (running jobs) without. */
+  public Scenario tenants(io.kairos.core.tenancy.Tenants tenants) {
+    this.tenants = tenants;
     return this;
   }
 
@@ -177,6 +184,7 @@ public final class Scenario {
       last = Math.max(last, e.atSec);
     }
     h.advanceTo(passAtSec >= 0 ? passAtSec : last);
+    h.tenants(tenants);
     return new Run(h, h.runPass(), ids);
   }
 

@@ -168,6 +168,7 @@ public final class SchedulerHarness {
 
   private final ClusterStore store;
   private Policy policy = Policy.EASY;
+  private io.kairos.core.tenancy.Tenants tenants;
   private long seed;
   private long nowSec;
   private RuntimeModel runtimes = RuntimeModel.EXPLICIT;
@@ -199,6 +200,12 @@ public final class SchedulerHarness {
 
   public SchedulerHarness policy(Policy policy) {
     this.policy = policy;
+    return this;
+  }
+
+  /** Runs later passes with this tenancy (queues, quotas, fair share, preemption); null: none. */
+  public SchedulerHarness tenants(io.kairos.core.tenancy.Tenants tenants) {
+    this.tenants = tenants;
     return this;
   }
 
@@ -398,7 +405,7 @@ public final class SchedulerHarness {
 
   /** One pass over the current state at the current time. Commits nothing. */
   public PassResult runPass() {
-    var input = new PassInput(store.snapshot(), nowSec, seed);
+    var input = new PassInput(store.snapshot(), nowSec, seed, tenants);
     PassResult result;
     try {
       result = new SchedulingPass(policy).run(input);

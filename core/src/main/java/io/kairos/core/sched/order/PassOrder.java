@@ -13,6 +13,15 @@ public final class PassOrder {
 
   /** Indexes into the snapshot's pending jobs, in the order the pass considers them. */
   public static int[] sort(ClusterSnapshot snapshot, JobOrder order, long nowSec) {
+    return sort(snapshot, order, nowSec, null);
+  }
+
+  /**
+   * As {@link #sort(ClusterSnapshot, JobOrder, long)} with a tier between priority and the key:
+   * higher priority first, then lower {@code tier[slot]} (each in {@code [0, 2^31)}), then the
+   * key, then id. Priority and tier are packed into one long, so the comparison costs the same.
+   */
+  public static int[] sort(ClusterSnapshot snapshot, JobOrder order, long nowSec, long[] tier) {
     var pending = snapshot.pendingJobs();
     int n = pending.size();
     int[] prio = pending.priority();
@@ -26,7 +35,7 @@ public final class PassOrder {
     int[] index = new int[n];
     boolean sorted = true;
     for (int i = 0; i < n; i++) {
-      priority[i] = -prio[i];
+      priority[i] = tier == null ? -prio[i] : ((long) -prio[i] << 31) | tier[i];
       key[i] = order.key(eligible[i], limit[i], gpus[i], nowSec);
       index[i] = i;
       if (i > 0 && sorted && compare(i - 1, i, priority, key, id) > 0) {
@@ -95,6 +104,43 @@ public final class PassOrder {
     }
     if (eligible[oldest] > nowSec
         || !guard.isStarving(nowSec - eligible[oldest], pending.limitSec()[oldest])) {
+      return;
+    }
+    int at = 0;
+    while (order[at] != oldest) {
+      at++;
+    }
+    int priority = pending.priority()[oldest];
+    int front = at;
+    while (front > 0 && pending.priority()[order[front - 1]] == priority) {
+      front--;
+    }
+    System.arraycopy(order, front, order, front + 1, at - front);
+    order[front] = oldest;
+  }
+
+  /**
+   * The large-gang starvation guard: moves the longest-waiting job of at least {@code minGpus}
+   * GPUs that has waited {@code maxWaitSec} or more to the front of its priority level, so it
+   * holds the reservation that smaller jobs may backfill around but not delay. O(n).
+   */
+  public static void promoteOldestLarge(
+      int[] order, PendingJobs pending, long nowSec, int minGpus, long maxWaitSec) {
+    int n = order.length;
+    long[] eligible = pending.eligibleSec();
+    long[] id = pending.ids();
+    int[] gpus = pending.gpus();
+    int oldest = -1;
+    for (int i = 0; i < n; i++) {
+      if (gpus[i] >= minGpus
+          && eligible[i] <= nowSec
+          && (oldest < 0
+              || eligible[i] < eligible[oldest]
+              || (eligible[i] == eligible[oldest] && id[i] < id[oldest]))) {
+        oldest = i;
+      }
+    }
+    if (oldest < 0 || nowSec - eligible[oldest] < maxWaitSec) {
       return;
     }
     int at = 0;

@@ -1,0 +1,666 @@
+package io.kairos.core.sched;
+
+import io.kairos.core.fairshare.FairShareFactor;
+import io.kairos.core.model.Cluster;
+import io.kairos.core.model.GangSpec;
+import io.kairos.core.model.Job;
+import io.kairos.core.model.JobId;
+import io.kairos.core.model.JobSpec;
+import io.kairos.core.model.Placement;
+import io.kairos.core.model.RunningJob;
+import io.kairos.core.sched.place.Ledger;
+import io.kairos.core.sched.preempt.PreemptionHistory;
+import io.kairos.core.sched.preempt.PreemptionPlan;
+import io.kairos.core.sched.preempt.PreemptionPlanner;
+import io.kairos.core.sched.preempt.VictimCandidate;
+import io.kairos.core.state.ClusterSnapshot;
+import io.kairos.core.state.PendingJobs;
+import io.kairos.core.tenancy.Admission;
+import io.kairos.core.tenancy.PreemptionPolicy;
+import io.kairos.core.tenancy.QueueSpec;
+import io.kairos.core.tenancy.QuotaLedger;
+import io.kairos.core.tenancy.Resource;
+import io.kairos.core.tenancy.Tenants;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The multi-tenant part of one pass: quota per queue, the order's tenancy tier, the GPU flavor a
+ * job is admitted on, and preemption. Created per pass from {@link Tenants} and the snapshot.
+ *
+ * <p><b>Quota.</b> Usage per queue is recomputed from the snapshot's running jobs (each node's
+ * GPUs count as that node's model, {@code gpu:MODEL}; CPUs and memory count when some queue has a
+ * quota of them), so no ledger has to be kept in step with the store. A job is admitted only
+ * together with a placement: the pass checks the quota first (cheap, memoised per queue and
+ * resource since availability only shrinks within a pass), places, and only a placed job is
+ * charged. A job refused by quota holds back no other job (Kueue: other queues go on).
+ *
+ * <p><b>Flavors.</b> A job naming a GPU model is counted against that model's quota. A job that
+ * names none, on a cluster of one model, is counted against that model; with several models it is
+ * tried on each model its queue has quota of, in resource order (Kueue's flavor assignment), and
+ * placed on that model's nodes only, so every GPU it holds is counted against the right flavor.
+ *
+ * <p><b>Order tier</b> (between priority and the policy's key): first jobs that stay within their
+ * queue's nominal quota, then jobs that must borrow (Kueue serves non-borrowing workloads of a
+ * cohort first); within each, accounts by fair share (the most under-served first, {@link
+ * FairShareFactor#orderKey}); accounts not in the tree go last, equal among themselves.
+ *
+ * <p><b>Preemption</b> (after the pass, at most one preemptor per pass, none while earlier victims
+ * are still stopping): for the first blocked jobs in order whose queue allows it, candidates are
+ * the running, preemptible, unprotected jobs that the queue's policy lets it preempt (lower
+ * priority in the queue; borrowers of the cohort when reclaiming; lower priority in the cohort to
+ * borrow; more over-served accounts by fair share), least valuable first. {@link
+ * PreemptionPlanner} picks a 1-minimal set that frees a placement; the quota is then checked with
+ * the victims' usage removed (and victims added, in preference order, until it fits, or the plan
+ * is dropped). So a preemption always leaves room, in quota and on nodes, for its preemptor.
+ */
+final class TenancyStage {
+  /** Failure codes in {@link #failedResource}: the queue is unknown. */
+  private static final int UNKNOWN_QUEUE = -2;
+
+  /** A GPU model no queue has quota of. */
+  private static final int NO_FLAVOR = -3;
+
+  /** How many blocked jobs, first in order, the preemption stage tries. */
+  private static final int PREEMPTORS_TRIED = 8;
+
+  private final Tenants tenants;
+  private final Cluster cluster;
+  private final QuotaLedger quota;
+  private final PendingJobs pending;
+  private final int resources;
+  private final int cpuRes;
+  private final int memRes;
+  private final int[] gpuResOfModel;
+  private final int[] queueOf;
+  private final long[] refusedAt;
+  private final int[] failedResource;
+  private final Map<String, Integer> accountRanks = new HashMap<>();
+  private final int unknownAccountRank;
+  private final Set<JobId> preemptors = new HashSet<>();
+  private final int[] flavorScratch;
+
+  TenancyStage(Tenants tenants, ClusterSnapshot snapshot) {
+    this.tenants = tenants;
+    this.cluster = snapshot.cluster();
+    this.pending = snapshot.pendingJobs();
+    this.quota = new QuotaLedger(tenants.config());
+    this.resources = quota.resourceCount();
+    this.cpuRes = quota.resourceId(Resource.CPUS);
+    this.memRes = quota.resourceId(Resource.MEMORY_BYTES);
+    int models = cluster.gpuModelCount();
+    gpuResOfModel = new int[models];
+    Arrays.fill(gpuResOfModel, -1);
+    for (int i = 0; i < cluster.nodeCount(); i++) {
+      int m = cluster.gpuModelId(i);
+      String name = cluster.gpuModel(i);
+      if (gpuResOfModel[m] == -1 && !name.isBlank() && name.strip().equals(name)
+          && name.indexOf(':') < 0) {
+        gpuResOfModel[m] = quota.resourceId(Resource.gpu(name));
+      }
+    }
+    flavorScratch = new int[Math.max(1, models)];
+    for (int i = 0; i < snapshot.runningCount(); i++) {
+      RunningJob r = snapshot.running(i);
+      int q = quota.queueId(r.job().spec().queue());
+      if (q >= 0) {
+        charge(quota, q, r.job().spec(), r.placement(), 1);
+      }
+    }
+    int n = pending.size();
+    queueOf = new int[n];
+    var queueIds = new HashMap<String, Integer>();
+    for (int slot = 0; slot < n; slot++) {
+      String name = pending.jobs()[slot].spec().queue();
+      Integer q = queueIds.get(name);
+      if (q == null) {
+        q = quota.queueId(name);
+        queueIds.put(name, q);
+      }
+      queueOf[slot] = q;
+    }
+    refusedAt = new long[quota.queueCount() * Math.max(1, resources)];
+    Arrays.fill(refusedAt, Long.MAX_VALUE);
+    failedResource = new int[n];
+    Arrays.fill(failedResource, -1);
+    FairShareFactor fair = tenants.fairShare();
+    int rank = 0;
+    if (fair != null) {
+      var tree = fair.tree();
+      Integer[] ids = new Integer[tree.size()];
+      for (int i = 0; i < ids.length; i++) {
+        ids[i] = i;
+      }
+      Arrays.sort(ids, Comparator.comparingDouble((Integer i) -> fair.orderKey(i)));
+      double last = Double.NaN;
+      for (int i = 0; i < ids.length; i++) {
+        double key = fair.orderKey(ids[i]);
+        if (i > 0 && Double.compare(key, last) != 0) {
+          rank++;
+        }
+        last = key;
+        accountRanks.put(tree.name(ids[i]), rank);
+      }
+      rank++;
+    }
+    unknownAccountRank = rank;
+    preemptors.addAll(tenants.preempting().values());
+  }
+
+  // ---- order --------------------------------------------------------------------------------
+
+  /**
+   * The tenancy tier of every pending job, lower first, in {@code [0, 2^31)}: bit 30 set when the
+   * job would borrow, the fair-share rank of its account below.
+   */
+  long[] tiers() {
+    int n = pending.size();
+    long[] tier = new long[n];
+    for (int slot = 0; slot < n; slot++) {
+      Job job = pending.jobs()[slot];
+      int q = queueOf[slot];
+      long borrow = 0;
+      if (q >= 0) {
+        int flavors = flavors(slot, q, flavorScratch);
+        int res = flavors > 0 ? gpuRes(flavorScratch[0]) : -1;
+        if (res >= 0
+            && quota.covers(q, res)
+            && quota.usage(q, res) + pending.gpus()[slot] > quota.nominal(q, res)) {
+          borrow = 1L << 30;
+        }
+      }
+      tier[slot] = borrow | Math.min(accountRank(job.spec(), q), (1 << 30) - 1);
+    }
+    return tier;
+  }
+
+  private int accountRank(JobSpec spec, int q) {
+    if (accountRanks.isEmpty()) {
+      return 0;
+    }
+    String account = spec.account();
+    if (account.isEmpty()) {
+      QueueSpec queue = q >= 0 ? tenants.config().queues().get(q) : null;
+      account =
+          queue != null && queue.defaults().account() != null
+              ? queue.defaults().account()
+              : spec.user();
+    }
+    return accountRanks.getOrDefault(account, unknownAccountRank);
+  }
+
+  /** Whether the job is a preemptor whose victims are still stopping. */
+  boolean isWaitingForVictims(JobId job) {
+    return preemptors.contains(job);
+  }
+
+  /**
+   * Moves the pending jobs whose victims are still stopping to the front of the order, so that
+   * what the victims free goes to them. Stable; O(n).
+   */
+  void promotePreemptors(int[] order) {
+    if (preemptors.isEmpty()) {
+      return;
+    }
+    int[] copy = order.clone();
+    int at = 0;
+    for (int slot : copy) {
+      if (preemptors.contains(pending.jobs()[slot].id())) {
+        order[at++] = slot;
+      }
+    }
+    for (int slot : copy) {
+      if (!preemptors.contains(pending.jobs()[slot].id())) {
+        order[at++] = slot;
+      }
+    }
+  }
+
+  // ---- admission ----------------------------------------------------------------------------
+
+  /**
+   * The model ids the job may be placed on that its queue's quota admits now, in preference
+   * order, written to {@code out}; returns how many (0: refused by quota, the reason recorded).
+   * A model id of -1 means "any model" (a job without GPUs, or without a model on a one-model
+   * cluster: placed exactly as in a single-tenant pass).
+   */
+  int admit(int slot, int[] out) {
+    int q = queueOf[slot];
+    if (q < 0) {
+      failedResource[slot] = UNKNOWN_QUEUE;
+      return 0;
+    }
+    int count = flavors(slot, q, out);
+    if (count == 0) {
+      failedResource[slot] = NO_FLAVOR;
+      return 0;
+    }
+    JobSpec spec = pending.jobs()[slot].spec();
+    var shape = spec.gang().shape();
+    int tasks = pending.tasks()[slot];
+    long cpus = (long) tasks * shape.cpus();
+    long memory = (long) tasks * shape.memoryBytes();
+    if (!fits(q, cpuRes, cpus, slot) || !fits(q, memRes, memory, slot)) {
+      return 0;
+    }
+    int gpus = pending.gpus()[slot];
+    int kept = 0;
+    int firstFailed = -1;
+    for (int i = 0; i < count; i++) {
+      int res = gpuRes(out[i]);
+      if (gpus == 0) {
+        out[kept++] = out[i];
+        continue;
+      }
+      if (res < 0) {
+        firstFailed = firstFailed < 0 ? NO_FLAVOR : firstFailed;
+        continue;
+      }
+      if (fits(q, res, gpus, -1)) {
+        out[kept++] = out[i];
+      } else if (firstFailed < 0 || firstFailed == NO_FLAVOR) {
+        firstFailed = res;
+      }
+    }
+    if (kept == 0) {
+      failedResource[slot] = firstFailed;
+    }
+    return kept;
+  }
+
+  /** Whether the queue may take {@code amount} more of the resource now; records a refusal. */
+  private boolean fits(int q, int res, long amount, int slot) {
+    if (res < 0 || amount == 0) {
+      return true;
+    }
+    int cell = q * resources + res;
+    boolean ok = amount < refusedAt[cell] && quota.covers(q, res) && quota.available(q, res) >= amount;
+    if (!ok) {
+      refusedAt[cell] = Math.min(refusedAt[cell], amount);
+      if (slot >= 0) {
+        failedResource[slot] = res;
+      }
+    }
+    return ok;
+  }
+
+  /**
+   * Whether the job must be placed flavor by flavor: it names no GPU model, needs GPUs, and the
+   * cluster has several models. Otherwise the admitted flavor is the job's own model (or the
+   * only one) and the pass places it exactly as a single-tenant pass would.
+   */
+  boolean needsFlavorChoice(int slot) {
+    return cluster.gpuModelCount() > 1
+        && pending.gpus()[slot] > 0
+        && pending.jobs()[slot].spec().gpuModel().isEmpty();
+  }
+
+  /** Charges a started job to its queue. */
+  void started(int slot, Placement placement) {
+    charge(quota, queueOf[slot], pending.jobs()[slot].spec(), placement, 1);
+  }
+
+  /**
+   * The candidate models of a job, before quota: its own model; on a one-model cluster "any"
+   * (-1); else every model the queue has GPU quota of, in resource order.
+   */
+  private int flavors(int slot, int q, int[] out) {
+    JobSpec spec = pending.jobs()[slot].spec();
+    if (pending.gpus()[slot] == 0 || cluster.gpuModelCount() <= 1) {
+      out[0] = spec.gpuModel().isEmpty() ? -1 : cluster.modelIdOf(spec.gpuModel());
+      return 1;
+    }
+    if (!spec.gpuModel().isEmpty()) {
+      out[0] = cluster.modelIdOf(spec.gpuModel());
+      return 1;
+    }
+    int count = 0;
+    for (int r = 0; r < resources; r++) {
+      if (!quota.covers(q, r)) {
+        continue;
+      }
+      for (int m = 0; m < gpuResOfModel.length; m++) {
+        if (gpuResOfModel[m] == r) {
+          out[count++] = m;
+        }
+      }
+    }
+    return count;
+  }
+
+  /** The quota resource of model id {@code model} (-1: the cluster's only model). */
+  private int gpuRes(int model) {
+    if (model == -1) {
+      return gpuResOfModel.length == 1 ? gpuResOfModel[0] : -1;
+    }
+    return model >= 0 && model < gpuResOfModel.length ? gpuResOfModel[model] : -1;
+  }
+
+  private void charge(QuotaLedger ledger, int q, JobSpec spec, Placement placement, int sign) {
+    var shape = spec.gang().shape();
+    int tasks = 0;
+    for (int i = 0; i < placement.nodeCount(); i++) {
+      int node = placement.node(i);
+      tasks += placement.tasksOn(i);
+      int res = gpuResOfModel[cluster.gpuModelId(node)];
+      long gpus = (long) placement.tasksOn(i) * shape.gpus();
+      if (res >= 0 && gpus > 0) {
+        apply(ledger, q, res, gpus, sign);
+      }
+    }
+    if (cpuRes >= 0) {
+      apply(ledger, q, cpuRes, (long) tasks * shape.cpus(), sign);
+    }
+    if (memRes >= 0) {
+      apply(ledger, q, memRes, (long) tasks * shape.memoryBytes(), sign);
+    }
+  }
+
+  private static void apply(QuotaLedger ledger, int q, int res, long amount, int sign) {
+    if (amount == 0) {
+      return;
+    }
+    if (sign > 0) {
+      ledger.add(q, res, amount);
+    } else {
+      ledger.remove(q, res, amount);
+    }
+  }
+
+  // ---- diagnosis ----------------------------------------------------------------------------
+
+  /** Why a job refused by quota was refused, for people; built from the quota after the pass. */
+  String quotaDetail(int slot) {
+    Job job = pending.jobs()[slot];
+    int code = failedResource[slot];
+    if (code == UNKNOWN_QUEUE) {
+      return "queue '" + job.spec().queue() + "' is not configured (fix: submit to one of "
+          + tenants.config().queues().stream().map(QueueSpec::name).toList() + ")";
+    }
+    if (code == NO_FLAVOR) {
+      return "queue " + job.spec().queue() + " has no GPU quota of a model the cluster has"
+          + (job.spec().gpuModel().isEmpty() ? "" : " (the job asks for " + job.spec().gpuModel() + ")");
+    }
+    if (code < 0) {
+      return "its queue has no quota left for it";
+    }
+    Resource resource = quota.resource(code);
+    var shape = job.spec().gang().shape();
+    long amount =
+        switch (resource.kind()) {
+          case GPU -> pending.gpus()[slot];
+          case CPU -> (long) pending.tasks()[slot] * shape.cpus();
+          case MEMORY -> (long) pending.tasks()[slot] * shape.memoryBytes();
+        };
+    Admission a = quota.check(job.spec().queue(), Map.of(resource, amount));
+    return a instanceof Admission.DoesNotFit(_, _, _, _, var reason)
+        ? reason
+        : resource + ": queue " + job.spec().queue() + " had no quota left for it in this pass";
+  }
+
+  /** For a preemptor whose victims are still stopping: which ones. */
+  String preemptingDetail(JobId job) {
+    var ids = new ArrayList<Long>();
+    tenants.preempting().forEach((victim, preemptor) -> {
+      if (preemptor.equals(job)) {
+        ids.add(victim.value());
+      }
+    });
+    ids.sort(null);
+    return "waits for job" + (ids.size() == 1 ? " " : "s ") + ids + " to stop (preempted for it)";
+  }
+
+  // ---- preemption ---------------------------------------------------------------------------
+
+  /** A running job as a possible victim. */
+  private record Victim(
+      RunningJob running, int queue, int priority, int accountRank, long protectedUntil) {}
+
+  /**
+   * Victims for the first blocked job (in {@code order}) that preemption can start, or none.
+   * {@code reasons} are the pass's, by rank.
+   */
+  List<Decision.Preempt> preempt(
+      int[] order, byte[] reasons, ClusterSnapshot snapshot, Ledger ledger, long nowSec) {
+    if (!tenants.preempting().isEmpty()) {
+      return List.of();
+    }
+    List<Victim> victims = null;
+    int tried = 0;
+    for (int rank = 0; rank < order.length && tried < PREEMPTORS_TRIED; rank++) {
+      int slot = order[rank];
+      int q = queueOf[slot];
+      Reason reason = reasons[rank] < 0 ? null : Reason.ofCode(reasons[rank]);
+      if (q < 0 || !preemptible(reason) || failedResource[slot] == UNKNOWN_QUEUE
+          || failedResource[slot] == NO_FLAVOR) {
+        continue;
+      }
+      PreemptionPolicy policy = tenants.config().queues().get(q).preemption();
+      if (!policy.any()) {
+        continue;
+      }
+      tried++;
+      if (victims == null) {
+        victims = victims(snapshot, nowSec);
+        if (victims.isEmpty()) {
+          return List.of();
+        }
+      }
+      var decided = planFor(slot, q, policy, victims, snapshot, ledger, nowSec);
+      if (!decided.isEmpty()) {
+        return decided;
+      }
+    }
+    return List.of();
+  }
+
+  private static boolean preemptible(Reason reason) {
+    return reason == Reason.QUOTA
+        || reason == Reason.INSUFFICIENT_GPUS
+        || reason == Reason.NO_PLACEMENT
+        || reason == Reason.RESERVED
+        || reason == Reason.WOULD_DELAY_RESERVATION;
+  }
+
+  private List<Victim> victims(ClusterSnapshot snapshot, long nowSec) {
+    var out = new ArrayList<Victim>();
+    for (int i = 0; i < snapshot.runningCount(); i++) {
+      RunningJob r = snapshot.running(i);
+      JobSpec spec = r.job().spec();
+      if (!tenants.preemptible(spec) || tenants.preempting().containsKey(r.id())) {
+        continue;
+      }
+      int q = quota.queueId(spec.queue());
+      PreemptionHistory history = tenants.histories().getOrDefault(r.id(), PreemptionHistory.NONE);
+      long until = tenants.settings().protection().protectedUntilSec(history, r.startSec());
+      if (until > nowSec) {
+        continue;
+      }
+      out.add(new Victim(r, q, spec.priority(), accountRank(spec, q), until));
+    }
+    // Least valuable first: lower priority, more over-served account (higher rank), most
+    // recently started (least work lost), then id.
+    out.sort(
+        Comparator.comparingInt(Victim::priority)
+            .thenComparing(Comparator.comparingInt(Victim::accountRank).reversed())
+            .thenComparing(Comparator.comparingLong((Victim v) -> v.running().startSec()).reversed())
+            .thenComparingLong(v -> v.running().id().value()));
+    return out;
+  }
+
+  private List<Decision.Preempt> planFor(
+      int slot,
+      int q,
+      PreemptionPolicy policy,
+      List<Victim> all,
+      ClusterSnapshot snapshot,
+      Ledger ledger,
+      long nowSec) {
+    Job job = pending.jobs()[slot];
+    JobSpec spec = job.spec();
+    int priority = spec.priority();
+    int rank = accountRank(spec, q);
+    int cohort = quota.cohortOf(q);
+    int model = spec.gpuModel().isEmpty() ? -1 : cluster.modelIdOf(spec.gpuModel());
+    if (cluster.gpuModelCount() > 1 && model == -1) {
+      int n = flavors(slot, q, flavorScratch);
+      if (n == 0) {
+        return List.of();
+      }
+      model = flavorScratch[0];
+    }
+    int gpuRes = gpuRes(model);
+    long gpus = pending.gpus()[slot];
+    boolean withinNominal =
+        gpuRes < 0 || (quota.covers(q, gpuRes) && quota.usage(q, gpuRes) + gpus <= quota.nominal(q, gpuRes));
+    var candidates = new ArrayList<VictimCandidate>();
+    var kinds = new HashMap<JobId, Decision.PreemptionKind>();
+    var byId = new HashMap<JobId, Victim>();
+    for (Victim v : all) {
+      Decision.PreemptionKind kind = kind(v, q, cohort, priority, rank, withinNominal, gpuRes, policy);
+      if (kind == null) {
+        continue;
+      }
+      long cost = (long) v.running().job().totalGpus() * Math.max(0, nowSec - v.running().startSec());
+      candidates.add(new VictimCandidate(v.running(), cost, v.protectedUntil()));
+      kinds.put(v.running().id(), kind);
+      byId.put(v.running().id(), v);
+    }
+    if (candidates.isEmpty()) {
+      return List.of();
+    }
+    GangSpec gang = spec.gang();
+    long[] excluded = spec.hasExclusions() ? cluster.excludedMask(spec.excludedNodes()) : null;
+    var planner = new PreemptionPlanner(cluster);
+    Optional<PreemptionPlan> plan =
+        planner.plan(ledger.now(0), gang, model, excluded, true, candidates, nowSec);
+    if (plan.isEmpty() || !plan.get().needsPreemption()) {
+      return List.of(); // cannot make room, or it fits without victims (it waits for a reservation)
+    }
+    // Quota with the victims gone; add quota victims in preference order until it fits.
+    var chosen = new ArrayList<RunningJob>(plan.get().victims());
+    QuotaLedger after = quota.copy();
+    for (RunningJob r : chosen) {
+      remove(after, byId.get(r.id()));
+    }
+    if (!quotaFits(after, slot, q, gpuRes)) {
+      var taken = new HashSet<JobId>();
+      chosen.forEach(r -> taken.add(r.id()));
+      for (VictimCandidate c : candidates) {
+        if (taken.contains(c.id())) {
+          continue;
+        }
+        Victim v = byId.get(c.id());
+        if (v.queue() < 0 || (v.queue() != q && (cohort < 0 || quota.cohortOf(v.queue()) != cohort))) {
+          continue; // frees no quota the preemptor can use
+        }
+        chosen.add(v.running());
+        remove(after, v);
+        if (quotaFits(after, slot, q, gpuRes)) {
+          break;
+        }
+      }
+      if (!quotaFits(after, slot, q, gpuRes)) {
+        return List.of();
+      }
+    }
+    var out = new ArrayList<Decision.Preempt>(chosen.size());
+    for (RunningJob r : chosen) {
+      Decision.PreemptionKind kind = kinds.get(r.id());
+      out.add(new Decision.Preempt(r.id(), job.id(), kind, detail(kind, byId.get(r.id()), job, q)));
+    }
+    return out;
+  }
+
+  private void remove(QuotaLedger ledger, Victim v) {
+    if (v.queue() >= 0) {
+      charge(ledger, v.queue(), v.running().job().spec(), v.running().placement(), -1);
+    }
+  }
+
+  private boolean quotaFits(QuotaLedger ledger, int slot, int q, int gpuRes) {
+    var shape = pending.jobs()[slot].spec().gang().shape();
+    int tasks = pending.tasks()[slot];
+    return fitsIn(ledger, q, gpuRes, pending.gpus()[slot])
+        && fitsIn(ledger, q, cpuRes, (long) tasks * shape.cpus())
+        && fitsIn(ledger, q, memRes, (long) tasks * shape.memoryBytes());
+  }
+
+  private static boolean fitsIn(QuotaLedger ledger, int q, int res, long amount) {
+    return res < 0 || amount == 0 || (ledger.covers(q, res) && ledger.available(q, res) >= amount);
+  }
+
+  /** Why the preemptor may preempt the victim under its queue's policy, or null if it may not. */
+  private Decision.PreemptionKind kind(
+      Victim v,
+      int q,
+      int cohort,
+      int priority,
+      int accountRank,
+      boolean withinNominal,
+      int gpuRes,
+      PreemptionPolicy policy) {
+    boolean lower = v.priority() < priority;
+    if (v.queue() == q) {
+      if (lower && policy.withinQueue() == PreemptionPolicy.WithinQueue.LOWER_PRIORITY) {
+        return Decision.PreemptionKind.PRIORITY;
+      }
+    } else if (cohort >= 0 && v.queue() >= 0 && quota.cohortOf(v.queue()) == cohort) {
+      boolean victimBorrows =
+          gpuRes >= 0
+              && quota.covers(v.queue(), gpuRes)
+              && quota.usage(v.queue(), gpuRes) > quota.nominal(v.queue(), gpuRes);
+      var reclaim = policy.reclaimWithinCohort();
+      if (withinNominal
+          && victimBorrows
+          && (reclaim == PreemptionPolicy.ReclaimWithinCohort.ANY
+              || (reclaim == PreemptionPolicy.ReclaimWithinCohort.LOWER_PRIORITY && lower))) {
+        return Decision.PreemptionKind.RECLAIM;
+      }
+      var borrow = policy.borrowWithinCohort();
+      if (!withinNominal
+          && lower
+          && borrow.policy() == PreemptionPolicy.BorrowWithinCohort.Policy.LOWER_PRIORITY
+          && (borrow.maxPriorityThreshold() == null
+              || v.priority() <= borrow.maxPriorityThreshold())) {
+        return Decision.PreemptionKind.BORROW;
+      }
+    }
+    boolean sameScope =
+        v.queue() == q || (cohort >= 0 && v.queue() >= 0 && quota.cohortOf(v.queue()) == cohort);
+    if (sameScope
+        && policy.fairShare() == PreemptionPolicy.FairShare.OVER_SERVED
+        && tenants.fairShare() != null
+        && v.priority() <= priority
+        && v.accountRank() > accountRank) {
+      return Decision.PreemptionKind.FAIR_SHARE;
+    }
+    return null;
+  }
+
+  private String detail(Decision.PreemptionKind kind, Victim v, Job preemptor, int q) {
+    JobSpec victim = v.running().job().spec();
+    String queue = quota.queueName(q);
+    return switch (kind) {
+      case PRIORITY ->
+          "priority: job " + preemptor.id().value() + " (priority " + preemptor.spec().priority()
+              + ") needs room in queue " + queue + "; this job has priority " + victim.priority();
+      case RECLAIM ->
+          "reclaim: queue " + queue + " takes back its nominal quota, which queue "
+              + victim.queue() + " borrows";
+      case BORROW ->
+          "borrow: job " + preemptor.id().value() + " of queue " + queue
+              + " (priority " + preemptor.spec().priority() + ") borrows in the cohort";
+      case FAIR_SHARE ->
+          "fair share: this job's account is more over-served than job "
+              + preemptor.id().value() + "'s";
+    };
+  }
+}
