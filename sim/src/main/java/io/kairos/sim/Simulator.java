@@ -406,11 +406,9 @@ public final class Simulator {
           }
           if (book != null) {
             book.stopped(i, specs.get(i).totalGpus(), true);
-            if (stopAt[i] >= 0) {
-              // Finished within its grace: nothing to stop.
-              stopAt[i] = -1;
-              book.preempting.remove(jobId(i));
-            }
+            // Finished within its grace: nothing to stop (its preemption stays under way until
+            // the preemptor starts).
+            stopAt[i] = -1;
             book.histories.remove(jobId(i));
           }
           if (series != null) {
@@ -525,6 +523,9 @@ public final class Simulator {
 
     private void runPass(long t) {
       long before = nanoTime == null ? 0 : nanoTime.getAsLong();
+      if (tenantPass) {
+        book.expirePreemptions(t);
+      }
       PassResult result =
           pass.run(
               new PassInput(
@@ -548,6 +549,7 @@ public final class Simulator {
         removePending(specs.get(i).totalGpus());
         if (book != null) {
           book.started(i, specs.get(i).totalGpus());
+          book.preemptorStarted(s.job());
         }
         if (!everStarted[i]) {
           everStarted[i] = true;
@@ -579,8 +581,9 @@ public final class Simulator {
 
     /**
      * A victim is signalled at {@code t}: it runs on for the grace period, then stops ({@link
-     * #stop}); the pass sees it in {@code preempting} until then. Its preemption history records
-     * {@code t}.
+     * #stop}). The pass sees the preemption in {@code preempting} until the preemptor starts, or
+     * at most {@code 2 x grace + 60 s} (see {@link TenancyBook#expirePreemptions}). The victim's
+     * preemption history records {@code t}.
      */
     private void preempt(Decision.Preempt p, long t) {
       int v = index(p.job());
@@ -592,7 +595,7 @@ public final class Simulator {
       preemptionsSignalled++;
       stopAt[v] = t + book.settings.graceSec();
       finishes.add(stopAt[v], EventQueue.STOP, v);
-      book.preempting.put(p.job(), p.preemptor());
+      book.preemptionStarted(p.job(), p.preemptor(), t);
       var protection = book.settings.protection();
       book.histories.merge(
           p.job(),
@@ -633,7 +636,6 @@ public final class Simulator {
       addPending(gpus);
       book.stopped(v, gpus, false);
       book.preempted(v, lost);
-      book.preempting.remove(id);
       requeued++;
       preemptionLostGpuSeconds += lost;
       dirty = true;
@@ -750,6 +752,11 @@ public final class Simulator {
         notes.add(
             preemptionsIgnored + " preemptions named a job that was not running or already"
                 + " stopping, and were ignored");
+      }
+      if (book != null && book.expired > 0) {
+        notes.add(
+            book.expired + " preemptions ended without their preemptor starting within 2 x grace"
+                + " + 60 s (first: " + book.firstExpired + ", job numbers in trace order)");
       }
       Arrays.sort(waits);
       Arrays.sort(jcts);

@@ -46,6 +46,7 @@ final class TenancyBook {
   // Preemption state handed to the pass.
   final Map<JobId, PreemptionHistory> histories = new HashMap<>();
   final TreeMap<JobId, JobId> preempting = new TreeMap<>();
+  private final TreeMap<JobId, Long> preemptedAtSec = new TreeMap<>();
 
   // Per queue.
   final long[] runningGpus;
@@ -120,9 +121,10 @@ final class TenancyBook {
     var tree = accountTree(sim, specs);
     long cpus = 0;
     long memory = 0;
+    // Saturating: simple nodes declare "unlimited" CPUs and memory as the type's maximum.
     for (int node = 0; node < cluster.nodeCount(); node++) {
-      cpus += cluster.cpuCount(node);
-      memory += cluster.memoryBytes(node);
+      cpus = saturatedAdd(cpus, cluster.cpuCount(node));
+      memory = saturatedAdd(memory, cluster.memoryBytes(node));
     }
     var usage =
         new UsageTracker(
@@ -142,6 +144,11 @@ final class TenancyBook {
           };
     }
     return new TenancyBook(sim, queueNames, nominal, queueOf, usage, accountOf, held, startSec);
+  }
+
+  private static long saturatedAdd(long a, long b) {
+    long sum = a + b;
+    return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
   }
 
   private static AccountTree accountTree(SimTenancy sim, List<JobSpec> specs) {
@@ -213,6 +220,59 @@ final class TenancyBook {
     preemptions[queueOf[victim]]++;
     lostGpuSec[queueOf[victim]] += lostGpuSeconds;
   }
+
+  /** A preemption of {@code victim} for {@code preemptor} is under way from {@code atSec}. */
+  void preemptionStarted(JobId victim, JobId preemptor, long atSec) {
+    preempting.put(victim, preemptor);
+    preemptedAtSec.put(victim, atSec);
+  }
+
+  /** A job started: preemptions made for it are over. */
+  void preemptorStarted(JobId job) {
+    if (preempting.isEmpty()) {
+      return;
+    }
+    var it = preempting.entrySet().iterator();
+    while (it.hasNext()) {
+      var e = it.next();
+      if (e.getValue().equals(job)) {
+        preemptedAtSec.remove(e.getKey());
+        it.remove();
+      }
+    }
+  }
+
+  /**
+   * Drops preemptions made {@code 2 x grace + 60 s} ago or earlier whose preemptor has not
+   * started (it no longer fits, say), so that they stop blocking new preemptions ({@link
+   * Tenants#preempting()}).
+   */
+  void expirePreemptions(long nowSec) {
+    if (preempting.isEmpty()) {
+      return;
+    }
+    long limit = 2 * settings.graceSec() + 60;
+    var it = preemptedAtSec.entrySet().iterator();
+    while (it.hasNext()) {
+      var e = it.next();
+      if (nowSec - e.getValue() >= limit) {
+        if (expired == 0) {
+          firstExpired =
+              "victim " + e.getKey().value() + " for job " + preempting.get(e.getKey()).value()
+                  + " at t=" + e.getValue();
+        }
+        preempting.remove(e.getKey());
+        it.remove();
+        expired++;
+      }
+    }
+  }
+
+  /** Preemptions dropped by {@link #expirePreemptions} before their preemptor started. */
+  int expired;
+
+  /** The first of those, for the report's note ("" when none). */
+  String firstExpired = "";
 
   /** Usage and demand were constant from {@code fromSec} to {@code toSec}. */
   void interval(long fromSec, long toSec) {
