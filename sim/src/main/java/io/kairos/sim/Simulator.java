@@ -275,6 +275,7 @@ public final class Simulator {
     private int preemptionsSignalled;
     private int requeued;
     private int preemptionsIgnored;
+    private String firstIgnored = "";
     private double preemptionLostGpuSeconds;
     private final SchedulingPass pass = new SchedulingPass(policy, options.placement());
     private final EventQueue finishes = new EventQueue();
@@ -589,7 +590,13 @@ public final class Simulator {
       int v = index(p.job());
       if (!tenantPass || stopAt[v] >= 0 || store.running(p.job()).isEmpty()) {
         // Not running, or already being stopped: nothing to do (counted in a note).
-        preemptionsIgnored++;
+        if (preemptionsIgnored++ == 0) {
+          firstIgnored =
+              "job " + p.job().value() + " for job " + p.preemptor().value() + " at t=" + t
+                  + (stopAt[v] >= 0 ? ", already stopping since its preemption"
+                      : ", not running")
+                  + " (" + p.kind() + ": " + p.detail() + ")";
+        }
         return;
       }
       preemptionsSignalled++;
@@ -751,7 +758,7 @@ public final class Simulator {
       if (preemptionsIgnored > 0) {
         notes.add(
             preemptionsIgnored + " preemptions named a job that was not running or already"
-                + " stopping, and were ignored");
+                + " stopping, and were ignored (first: " + firstIgnored + ")");
       }
       if (book != null && book.expired > 0) {
         notes.add(
