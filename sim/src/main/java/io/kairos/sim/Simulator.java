@@ -410,6 +410,7 @@ public final class Simulator {
             // Finished within its grace: nothing to stop (its preemption stays under way until
             // the preemptor starts).
             stopAt[i] = -1;
+            book.victimDone(jobId(i));
             book.histories.remove(jobId(i));
           }
           if (series != null) {
@@ -550,7 +551,7 @@ public final class Simulator {
         removePending(specs.get(i).totalGpus());
         if (book != null) {
           book.started(i, specs.get(i).totalGpus());
-          book.preemptorStarted(s.job());
+          book.preemptorStarted(s.job(), v -> stopAt[index(v)] >= 0);
         }
         if (!everStarted[i]) {
           everStarted[i] = true;
@@ -643,6 +644,7 @@ public final class Simulator {
       addPending(gpus);
       book.stopped(v, gpus, false);
       book.preempted(v, lost);
+      book.victimDone(id);
       requeued++;
       preemptionLostGpuSeconds += lost;
       dirty = true;

@@ -227,8 +227,11 @@ final class TenancyBook {
     preemptedAtSec.put(victim, atSec);
   }
 
-  /** A job started: preemptions made for it are over. */
-  void preemptorStarted(JobId job) {
+  /**
+   * A job started: preemptions made for it are over, except that a victim still in its grace
+   * stays listed until it stops (so that no pass picks it again, or preempts more meanwhile).
+   */
+  void preemptorStarted(JobId job, java.util.function.Predicate<JobId> stillStopping) {
     if (preempting.isEmpty()) {
       return;
     }
@@ -236,11 +239,25 @@ final class TenancyBook {
     while (it.hasNext()) {
       var e = it.next();
       if (e.getValue().equals(job)) {
-        preemptedAtSec.remove(e.getKey());
-        it.remove();
+        if (stillStopping.test(e.getKey())) {
+          released.add(e.getKey());
+        } else {
+          preemptedAtSec.remove(e.getKey());
+          it.remove();
+        }
       }
     }
   }
+
+  /** A victim stopped or finished: its entry goes if its preemptor already started. */
+  void victimDone(JobId victim) {
+    if (released.remove(victim)) {
+      preempting.remove(victim);
+      preemptedAtSec.remove(victim);
+    }
+  }
+
+  private final java.util.TreeSet<JobId> released = new java.util.TreeSet<>();
 
   /**
    * Drops preemptions made {@code 2 x grace + 60 s} ago or earlier whose preemptor has not
@@ -256,12 +273,16 @@ final class TenancyBook {
     while (it.hasNext()) {
       var e = it.next();
       if (nowSec - e.getValue() >= limit) {
+        if (released.contains(e.getKey())) {
+          continue; // its preemptor started; it goes when the victim stops
+        }
         if (expired == 0) {
           firstExpired =
               "victim " + e.getKey().value() + " for job " + preempting.get(e.getKey()).value()
                   + " at t=" + e.getValue();
         }
         preempting.remove(e.getKey());
+        released.remove(e.getKey());
         it.remove();
         expired++;
       }
