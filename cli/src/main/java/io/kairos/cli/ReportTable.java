@@ -57,12 +57,107 @@ final class ReportTable {
       }
       out.println(line);
     }
+    if (first.tenancy().isPresent()) {
+      for (String[] row : tenancyRows(reports)) {
+        var line = new StringBuilder(pad(row[0], labelWidth));
+        for (int c = 1; c < row.length; c++) {
+          line.append("  ").append(padLeft(row[c], 14));
+        }
+        out.println(line);
+      }
+      for (SimReport r : reports) {
+        out.println();
+        out.println("queues under " + r.policy()
+            + (r.tenancy().orElseThrow().scheduled() ? " (scheduled by the tenancy)"
+                : " (measured only)"));
+        var rows = queueRows(r);
+        int[] widths = new int[rows.getFirst().length];
+        for (String[] row : rows) {
+          for (int c = 0; c < row.length; c++) {
+            widths[c] = Math.max(widths[c], row[c].length());
+          }
+        }
+        for (String[] row : rows) {
+          var line = new StringBuilder(pad(row[0], widths[0]));
+          for (int c = 1; c < row.length; c++) {
+            line.append("  ").append(padLeft(row[c], widths[c]));
+          }
+          out.println(line);
+        }
+      }
+    }
     var notes = new LinkedHashSet<String>();
     reports.forEach(r -> notes.addAll(r.notes()));
     if (!notes.isEmpty()) {
       out.println();
       notes.forEach(n -> out.println("note: " + n));
     }
+  }
+
+  /** Overall tenancy rows: a label, then one cell per report. */
+  private static List<String[]> tenancyRows(List<SimReport> reports) {
+    var rows = new ArrayList<String[]>();
+    var t = reports.stream().map(r -> r.tenancy().orElseThrow()).toList();
+    rows.add(row("Jain index (served fraction)", t, x -> num(x.jainIndex())));
+    rows.add(
+        row(
+            "worst finish-time fairness",
+            t,
+            x -> x.worstQueue().isEmpty() ? "-" : num(x.worstFinishTimeFairness())));
+    rows.add(row("worst FTF queue", t, x -> x.worstQueue().isEmpty() ? "-" : x.worstQueue()));
+    rows.add(
+        row(
+            "max wait >= " + t.getFirst().bigGangGpus() + " GPUs (s)",
+            t,
+            x -> Long.toString(x.bigGangMaxWaitSec())));
+    rows.add(row("preemptions", t, x -> Integer.toString(x.preemptions())));
+    rows.add(row("requeued", t, x -> Integer.toString(x.requeued())));
+    rows.add(row("GPU-hours lost to preemption", t, x -> num(x.preemptionGpuHoursLost())));
+    return rows;
+  }
+
+  private static String[] row(
+      String label,
+      List<io.kairos.sim.TenancyReport> reports,
+      java.util.function.Function<io.kairos.sim.TenancyReport, String> cell) {
+    var row = new String[reports.size() + 1];
+    row[0] = label;
+    for (int i = 0; i < reports.size(); i++) {
+      row[i + 1] = cell.apply(reports.get(i));
+    }
+    return row;
+  }
+
+  /** One report's per-queue table, header first. */
+  static List<String[]> queueRows(SimReport report) {
+    var rows = new ArrayList<String[]>();
+    rows.add(
+        new String[] {
+          "queue", "nominal", "share", "jobs", "GPU-h", "mean wait s", "p99 wait s",
+          "mean JCT s", "preempted", "lost GPU-h", "served", "FTF"
+        });
+    for (var q : report.tenancy().orElseThrow().queues()) {
+      rows.add(
+          new String[] {
+            q.name(),
+            Long.toString(q.nominalGpus()),
+            num(q.entitlement()),
+            Integer.toString(q.jobs()),
+            num(q.gpuHours()),
+            num(q.meanWaitSec()),
+            Long.toString(q.p99WaitSec()),
+            num(q.meanJctSec()),
+            Integer.toString(q.preemptions()),
+            num(q.lostGpuHours()),
+            num(q.servedFraction()),
+            num(q.finishTimeFairness())
+          });
+    }
+    return rows;
+  }
+
+  private static String num(double v) {
+    return Double.isNaN(v) ? "-" : SimulateCommand.fmt(v);
   }
 
   static void markdown(PrintWriter out, List<SimReport> reports, boolean timing) {
@@ -80,6 +175,25 @@ final class ReportTable {
       cells.add(row[1]);
       maps.forEach(m -> cells.add(String.valueOf(m.get(row[0]))));
       out.println("| " + String.join(" | ", cells) + " |");
+    }
+    if (reports.getFirst().tenancy().isPresent()) {
+      for (String[] row : tenancyRows(reports)) {
+        out.println("| " + String.join(" | ", row) + " |");
+      }
+      for (SimReport r : reports) {
+        out.println();
+        out.println("Queues under " + r.policy()
+            + (r.tenancy().orElseThrow().scheduled() ? " (scheduled by the tenancy):"
+                : " (measured only):"));
+        out.println();
+        var rows = queueRows(r);
+        for (int k = 0; k < rows.size(); k++) {
+          out.println("| " + String.join(" | ", rows.get(k)) + " |");
+          if (k == 0) {
+            out.println("|" + " --- |".repeat(rows.get(k).length));
+          }
+        }
+      }
     }
     var notes = new LinkedHashSet<String>();
     reports.forEach(r -> notes.addAll(r.notes()));

@@ -2,14 +2,18 @@ package io.kairos.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.kairos.core.fairshare.FairShareFactor;
 import io.kairos.core.model.Cluster;
 import io.kairos.core.sched.Policy;
 import io.kairos.core.sched.place.PlacementStrategy;
 import io.kairos.sim.CommModel;
 import io.kairos.sim.SimOptions;
 import io.kairos.sim.SimReport;
+import io.kairos.sim.SimTenancy;
 import io.kairos.sim.Simulator;
 import io.kairos.sim.report.Figure;
+import io.kairos.sim.tenancy.Tenancy;
+import io.kairos.sim.tenancy.TenancyYaml;
 import io.kairos.sim.report.HtmlReport;
 import io.kairos.sim.report.ReportCharts;
 import io.kairos.sim.trace.EstimateMode;
@@ -99,6 +103,21 @@ final class SimulateCommand implements Callable<Integer> {
   @Option(names = "--every-pass", description = "Run a pass after every event batch, even when it provably starts nothing (slower; same decisions).")
   boolean everyPass;
 
+  @Option(names = "--tenancy", description = "Tenancy file (queues, quotas, cohorts, priority classes, fair-share accounts; see docs/tenancy.md). Every run reports per-queue figures against it; the --tenancy-policies schedule by it.")
+  Path tenancyFile;
+
+  @Option(names = "--tenancy-policies", defaultValue = "kairos", split = ",", description = "Policies that schedule by the tenancy file (quota admission, fair share, preemption); the others run plain and are only measured by it (default: ${DEFAULT-VALUE}).")
+  List<String> tenancyPolicies;
+
+  @Option(names = "--checkpoint-every", defaultValue = "30m", description = "Under a tenancy: a running job saves its progress this often (run time since it started); a preempted job resumes from its last checkpoint. 0 for never (default: ${DEFAULT-VALUE}).")
+  String checkpointEvery;
+
+  @Option(names = "--fair-share", defaultValue = "classic", description = "Under a tenancy: classic or fair-tree (Slurm's algorithms; default: ${DEFAULT-VALUE}).")
+  String fairShare;
+
+  @Option(names = "--no-alone-runs", description = "Under a tenancy: skip the per-queue runs alone on the queue's nominal GPUs (no finish-time fairness; faster).")
+  boolean noAloneRuns;
+
   @Option(names = "--seed", defaultValue = "1", description = "Seed for randomised tie breaks (default: ${DEFAULT-VALUE}).")
   long seed;
 
@@ -145,6 +164,14 @@ final class SimulateCommand implements Callable<Integer> {
               throw new UsageException(
                   "--placement: unknown value '" + placement + "'; use topology or first-fit");
         };
+    Optional<SimTenancy> tenancy = tenancy();
+    for (String name : tenancyPolicies) {
+      if (Policy.byName(name.trim()).isEmpty()) {
+        throw new UsageException(
+            "--tenancy-policies: unknown policy '" + name + "'; choose from "
+                + String.join(", ", Policy.names()));
+      }
+    }
     var named = ClusterSpecs.parse(cluster, rackSize, blockSize);
     Trace loaded = TraceReaders.read(trace, format, mode);
     var options =
@@ -160,8 +187,11 @@ final class SimulateCommand implements Callable<Integer> {
     for (Policy policy : chosen) {
       long t0 = System.nanoTime();
       var progress = ProgressBar.forTerminal(policy.name());
+      boolean schedules = tenancyPolicies.stream().anyMatch(p -> p.trim().equals(policy.name()));
+      var runOptions = options.withTenancy(tenancy.map(t -> t.withSchedule(schedules)));
       var report =
-          new Simulator(named.cluster(), named.name(), policy, options, System::nanoTime, progress)
+          new Simulator(
+                  named.cluster(), named.name(), policy, runOptions, System::nanoTime, progress)
               .run(loaded);
       if (progress != null) {
         progress.done();
@@ -184,6 +214,49 @@ final class SimulateCommand implements Callable<Integer> {
     }
     out.flush();
     return 0;
+  }
+
+  /** The tenancy of the runs, from --tenancy and its companions; empty without a file. */
+  private Optional<SimTenancy> tenancy() {
+    long checkpointSec = parseDuration(checkpointEvery, "--checkpoint-every");
+    FairShareFactor.Algorithm algorithm =
+        switch (fairShare) {
+          case "classic" -> FairShareFactor.Algorithm.CLASSIC;
+          case "fair-tree" -> FairShareFactor.Algorithm.FAIR_TREE;
+          default ->
+              throw new UsageException(
+                  "--fair-share: unknown value '" + fairShare + "'; use classic or fair-tree");
+        };
+    if (tenancyFile == null) {
+      return Optional.empty();
+    }
+    Tenancy read;
+    try {
+      read = TenancyYaml.read(tenancyFile);
+    } catch (TenancyYaml.InvalidConfig e) {
+      throw new UsageException(
+          "--tenancy: " + e.problems().size() + " problem(s) in " + tenancyFile + ":\n"
+              + String.join("\n", e.problems()));
+    }
+    return Optional.of(
+        new SimTenancy(read, true, checkpointSec, algorithm, !noAloneRuns));
+  }
+
+  /** A duration such as 0, 90s, 30m, 2h or 1d, in seconds. */
+  static long parseDuration(String text, String option) {
+    var m = java.util.regex.Pattern.compile("([0-9]{1,12})([smhd]?)").matcher(text.strip());
+    if (!m.matches() || (m.group(2).isEmpty() && !m.group(1).equals("0"))) {
+      throw new UsageException(
+          option + ": not a duration: '" + text + "'; write e.g. 30m, 2h, 90s or 0");
+    }
+    long unit =
+        switch (m.group(2)) {
+          case "m" -> 60;
+          case "h" -> 3600;
+          case "d" -> 86_400;
+          default -> 1;
+        };
+    return Long.parseLong(m.group(1)) * unit;
   }
 
   private void printJson(PrintWriter out, List<SimReport> reports, double wallSec) {
@@ -226,6 +299,12 @@ final class SimulateCommand implements Callable<Integer> {
       parameters.put("cluster", first.cluster() + ", " + first.clusterGpus() + " GPUs");
       parameters.put("policies", String.join(", ", reports.stream().map(SimReport::policy).toList()));
       parameters.put("seed", Long.toString(seed));
+      if (tenancyFile != null) {
+        parameters.put(
+            "tenancy",
+            tenancyFile + " (scheduled by: " + String.join(", ", tenancyPolicies)
+                + "; checkpoint every " + checkpointEvery + ")");
+      }
       parameters.put(
           "estimates",
           first.estimatesFromRuntime() ? "run times (the trace has none)" : estimate);

@@ -453,6 +453,72 @@ class SimulateCommandTest {
   // ---------------------------------------------------------------- bad input
 
   @Test
+  void badTenancyFileListsEveryProblemWithoutAStackTrace() throws IOException {
+    Path csv = dir.resolve("t.csv");
+    Files.writeString(csv, "id,submit_s,gpus,duration_s,queue\n1,0,8,100,a\n");
+    Path yaml = dir.resolve("tenancy.yaml");
+    Files.writeString(
+        yaml,
+        "queues:\n  - {name: a, quota: {gpu:gpu: {nominal: 4}}}\n"
+            + "scheduling: {preemptionGrace: soon}\n");
+
+    Result r =
+        kairos("simulate", "--trace", csv.toString(), "--cluster", "2x4", "--tenancy",
+            yaml.toString());
+
+    assertThat(r.code()).as("exit code; stderr: %s", r.err()).isEqualTo(2);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.err()).startsWith("kairos: --tenancy: 3 problem(s) in " + yaml);
+    assertThat(r.err())
+        .contains(yaml + ": queues[a].quota: unknown key; did you mean 'quotas'?")
+        .contains(yaml + ": queues[a].quotas: missing")
+        .contains(yaml + ": scheduling.preemptionGrace: not a duration: 'soon'")
+        .doesNotContain("\tat ")
+        .doesNotContain("Exception");
+  }
+
+  @Test
+  void tenancyRunsReportPerQueueFiguresForEveryPolicy() throws IOException {
+    Path csv = dir.resolve("t.csv");
+    Files.writeString(csv, "id,submit_s,gpus,duration_s,queue\n1,0,8,10000,a\n2,100,4,100,b\n");
+    Path yaml = dir.resolve("tenancy.yaml");
+    Files.writeString(
+        yaml,
+        """
+        cohorts: [c]
+        queues:
+          - {name: a, cohort: c, quotas: {gpu:gpu: {nominal: 4}}}
+          - {name: b, cohort: c, quotas: {gpu:gpu: {nominal: 4}}, preemption: {reclaimWithinCohort: ANY}}
+        """);
+
+    Result r =
+        kairos("simulate", "--trace", csv.toString(), "--cluster", "2x4", "--policy",
+            "kairos,fcfs", "--tenancy", yaml.toString(), "--checkpoint-every", "1m", "--json",
+            "--no-timing").assertOk();
+
+    JsonNode runs = JSON.readTree(r.out()).get("runs");
+    JsonNode kairos = runs.get(0).get("tenancy");
+    JsonNode fcfs = runs.get(1).get("tenancy");
+    assertThat(kairos.get("scheduled").asBoolean()).isTrue();
+    assertThat(kairos.get("requeued").asInt()).isEqualTo(1);
+    assertThat(kairos.get("checkpoint_every_s").asLong()).isEqualTo(60);
+    // 130 s run, checkpoint at 120: 10 s x 8 GPUs lost.
+    assertThat(kairos.get("preemption_gpu_hours_lost").asDouble()).isEqualTo(0.022);
+    assertThat(fcfs.get("scheduled").asBoolean()).isFalse();
+    assertThat(fcfs.get("preemptions").asInt()).isZero();
+    assertThat(fcfs.get("queues").get(1).get("mean_wait_s").asDouble()).isEqualTo(9900.0);
+    assertThat(kairos.get("queues").get(1).get("mean_wait_s").asDouble()).isEqualTo(30.0);
+  }
+
+  @Test
+  void badCheckpointIntervalIsAUsageError() throws IOException {
+    Path csv = dir.resolve("t.csv");
+    Files.writeString(csv, "id,submit_s,gpus,duration_s\n1,0,1,100\n");
+    kairos("simulate", "--trace", csv.toString(), "--cluster", "1x4", "--checkpoint-every", "often")
+        .assertUsageError("--checkpoint-every", "often");
+  }
+
+  @Test
   void unknownPolicyListsTheValidOnes() throws IOException {
     kairos("simulate", "--trace", csv().toString(), "--cluster", "4x8", "--policy",
         "easy,bogus").assertUsageError("bogus", "fcfs, easy, conservative, sjf, kairos");

@@ -3,34 +3,38 @@ package io.kairos.sim;
 /**
  * A 4-ary min-heap of simulator events ordered by (time, kind, sequence).
  *
- * <p>Kinds order events at the same instant: completions ({@link #FINISH}) are applied before
- * arrivals ({@link #ARRIVAL}), so a job arriving when another ends sees the freed GPUs. The
+ * <p>Kinds order events at the same instant: completions ({@link #FINISH}), then preempted jobs
+ * stopping at the end of their grace ({@link #STOP}), then arrivals ({@link #ARRIVAL}), then
+ * pass ticks ({@link #TICK}), so a job arriving when another ends sees the freed GPUs, and a job
+ * that ends as its grace runs out finishes rather than being requeued. The
  * sequence number (insertion order) makes the order total. A 4-ary heap does log4(n) levels per
  * operation and keeps children in one cache line; entries live in parallel primitive arrays, so
  * the queue allocates only when it grows.
  */
 final class EventQueue {
   static final int FINISH = 0;
-  static final int ARRIVAL = 1;
+  static final int STOP = 1;
+  static final int ARRIVAL = 2;
+  static final int TICK = 3;
 
   private static final int D = 4;
 
-  private long[] keys = new long[64]; // time << 1 | kind
+  private long[] keys = new long[64]; // time << 2 | kind
   private long[] seqs = new long[64];
   private int[] payloads = new int[64];
   private int size;
   private long nextSeq;
 
   void add(long timeSec, int kind, int payload) {
-    if (timeSec < 0 || timeSec >= 1L << 62) {
-      throw new IllegalArgumentException("event time out of range [0, 2^62): " + timeSec);
+    if (timeSec < 0 || timeSec >= 1L << 61) {
+      throw new IllegalArgumentException("event time out of range [0, 2^61): " + timeSec);
     }
     if (size == keys.length) {
       keys = java.util.Arrays.copyOf(keys, size * 2);
       seqs = java.util.Arrays.copyOf(seqs, size * 2);
       payloads = java.util.Arrays.copyOf(payloads, size * 2);
     }
-    long key = (timeSec << 1) | kind;
+    long key = (timeSec << 2) | kind;
     long seq = nextSeq++;
     int i = size++;
     while (i > 0) {
@@ -57,11 +61,11 @@ final class EventQueue {
   }
 
   long peekTime() {
-    return keys[0] >>> 1;
+    return keys[0] >>> 2;
   }
 
   int peekKind() {
-    return (int) (keys[0] & 1);
+    return (int) (keys[0] & 3);
   }
 
   int peekPayload() {

@@ -14,6 +14,8 @@ import java.util.Optional;
  *     (for checking that skipping such passes changes no decision)
  * @param placement how gangs' nodes are chosen (topology-aware, or first fit for comparison)
  * @param recordSeries collect time series for charts ({@link SimSeries}, bounded memory)
+ * @param tenancy queues with quotas, fair share and preemption, scheduled by or only measured
+ *     against; empty for a single-tenant run (the report then has no per-queue part)
  */
 public record SimOptions(
     boolean checkInvariants,
@@ -22,7 +24,27 @@ public record SimOptions(
     long seed,
     boolean everyPass,
     PlacementStrategy placement,
-    boolean recordSeries) {
+    boolean recordSeries,
+    Optional<SimTenancy> tenancy) {
+  public SimOptions {
+    java.util.Objects.requireNonNull(commModel, "commModel");
+    java.util.Objects.requireNonNull(placement, "placement");
+    java.util.Objects.requireNonNull(tenancy, "tenancy");
+  }
+
+  public SimOptions(
+      boolean checkInvariants,
+      Optional<CommModel> commModel,
+      boolean recordJobs,
+      long seed,
+      boolean everyPass,
+      PlacementStrategy placement,
+      boolean recordSeries) {
+    this(
+        checkInvariants, commModel, recordJobs, seed, everyPass, placement, recordSeries,
+        Optional.empty());
+  }
+
   public SimOptions(
       boolean checkInvariants,
       Optional<CommModel> commModel,
@@ -45,7 +67,13 @@ public record SimOptions(
   /** These options, collecting time series or not. */
   public SimOptions withSeries(boolean record) {
     return new SimOptions(
-        checkInvariants, commModel, recordJobs, seed, everyPass, placement, record);
+        checkInvariants, commModel, recordJobs, seed, everyPass, placement, record, tenancy);
+  }
+
+  /** These options under a tenancy, or without one. */
+  public SimOptions withTenancy(Optional<SimTenancy> value) {
+    return new SimOptions(
+        checkInvariants, commModel, recordJobs, seed, everyPass, placement, recordSeries, value);
   }
 
   public static SimOptions defaults() {

@@ -19,6 +19,7 @@ import java.util.Optional;
  *     turnaround count from that arrival)
  * @param dependenciesIgnored jobs whose preceding job was not in the trace (or was skipped, or
  *     came later), which arrived at their own submit time
+ * @param tenancy per-queue figures and fairness, for a run under a tenancy file
  */
 public record SimReport(
     String policy,
@@ -50,7 +51,8 @@ public record SimReport(
     double passP99Ms,
     Optional<SimSeries> series,
     int jobsWaitedOnDependency,
-    int dependenciesIgnored) {
+    int dependenciesIgnored,
+    Optional<TenancyReport> tenancy) {
 
   public SimReport withWall(double simWallSec) {
     return new SimReport(
@@ -58,7 +60,16 @@ public record SimReport(
         makespanSec, meanWaitSec, p50WaitSec, p95WaitSec, p99WaitSec, maxWaitSec, meanJctSec,
         p95JctSec, meanBoundedSlowdown, utilization, fragmentationFreeGpus, passes, commModel,
         gpuHoursLostToSpread, jobsStoppedAtLimit, perJob, simWallSec, passP50Ms, passP99Ms,
-        series, jobsWaitedOnDependency, dependenciesIgnored);
+        series, jobsWaitedOnDependency, dependenciesIgnored, tenancy);
+  }
+
+  public SimReport withTenancy(Optional<TenancyReport> value) {
+    return new SimReport(
+        policy, trace, cluster, clusterGpus, jobs, skipped, estimatesFromRuntime, notes,
+        makespanSec, meanWaitSec, p50WaitSec, p95WaitSec, p99WaitSec, maxWaitSec, meanJctSec,
+        p95JctSec, meanBoundedSlowdown, utilization, fragmentationFreeGpus, passes, commModel,
+        gpuHoursLostToSpread, jobsStoppedAtLimit, perJob, simWallSec, passP50Ms, passP99Ms,
+        series, jobsWaitedOnDependency, dependenciesIgnored, value);
   }
 
   /**
@@ -94,6 +105,8 @@ public record SimReport(
       m.put("jobs_waited_on_dependency", jobsWaitedOnDependency);
       m.put("dependencies_ignored", dependenciesIgnored);
     }
+    // Only under a tenancy file, so that other reports stay as they were.
+    tenancy.ifPresent(t -> m.put("tenancy", t.toMap()));
     if (timing) {
       m.put("sim_wall_s", round(simWallSec));
       m.put("pass_p50_ms", round(passP50Ms));

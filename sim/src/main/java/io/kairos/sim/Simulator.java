@@ -15,9 +15,11 @@ import io.kairos.core.sched.PassInput;
 import io.kairos.core.sched.PassResult;
 import io.kairos.core.sched.Policy;
 import io.kairos.core.sched.SchedulingPass;
+import io.kairos.core.sched.preempt.PreemptionHistory;
 import io.kairos.core.sched.order.JobOrder;
 import io.kairos.core.state.ClusterStore;
 import io.kairos.core.state.Reducer;
+import io.kairos.core.tenancy.Tenants;
 import io.kairos.sim.trace.Trace;
 import io.kairos.sim.trace.TraceJob;
 import java.util.ArrayList;
@@ -55,6 +57,13 @@ public final class Simulator {
   /** Simulated times stay below 2^40 s (35,000 years), far from overflow in the event keys. */
   public static final long MAX_TIME_SEC = 1L << 40;
 
+  /**
+   * Under a tenancy, a pass runs at least this often while jobs wait and others run, so that
+   * time-driven decisions (a victim's protection running out, a large gang's wait reaching the
+   * starvation limit, fair share decaying) happen without waiting for the next event.
+   */
+  public static final long PASS_INTERVAL_SEC = 60;
+
   private final Cluster cluster;
   private final String clusterName;
   private final Policy policy;
@@ -87,6 +96,8 @@ public final class Simulator {
     var kept = new ArrayList<TraceJob>(trace.jobs().size());
     var specs = new ArrayList<JobSpec>(trace.jobs().size());
     var skippedIds = new ArrayList<Long>();
+    var unknownQueue = new java.util.TreeMap<String, Integer>();
+    var tenancy = options.tenancy();
     for (TraceJob t : trace.jobs()) {
       if (t.submitSec() < 0
           || t.durationSec() <= 0
@@ -113,13 +124,31 @@ public final class Simulator {
         skippedIds.add(t.id());
         continue;
       }
+      var spec = new JobSpec(t.user(), t.queue(), t.priority(), gang, t.timeLimitSec(), "");
+      if (tenancy.isPresent()) {
+        var config = tenancy.get().tenancy().config();
+        if (config.queue(t.queue()).isEmpty()) {
+          unknownQueue.merge(t.queue(), 1, Integer::sum);
+          continue;
+        }
+        if (tenancy.get().schedule()) {
+          spec = resolve(spec, config);
+        }
+      }
       kept.add(t);
-      specs.add(new JobSpec(t.user(), t.queue(), t.priority(), gang, t.timeLimitSec(), ""));
+      specs.add(spec);
     }
     if (!skippedIds.isEmpty()) {
       notes.add(
           skippedIds.size() + " jobs larger than the cluster were skipped (first ids: "
               + skippedIds.subList(0, Math.min(5, skippedIds.size())) + ")");
+    }
+    if (!unknownQueue.isEmpty()) {
+      int count = unknownQueue.values().stream().mapToInt(Integer::intValue).sum();
+      notes.add(
+          count + " jobs of queues the tenancy file does not declare were skipped (queues "
+              + unknownQueue.keySet().stream().limit(5).toList()
+              + (unknownQueue.size() > 5 ? ", ..." : "") + ")");
     }
     // Preceding jobs, by index in submit order; only an earlier job can be waited for.
     var indexOf = new java.util.HashMap<Long, Integer>();
@@ -138,22 +167,120 @@ public final class Simulator {
       notes.add(ignored + " jobs name a preceding job that is not in the trace, was skipped or"
           + " comes later: they arrive at their own submit time");
     }
-    return new Loop(kept, specs, notes, trace, skippedIds.size(), preceding, ignored).run();
+    var loop = new Loop(kept, specs, notes, trace, skippedIds.size(), preceding, ignored);
+    SimReport report = loop.run();
+    if (tenancy.isPresent() && tenancy.get().aloneRuns() && report.tenancy().isPresent()) {
+      report = report.withTenancy(Optional.of(aloneRuns(loop, report.tenancy().get())));
+    }
+    return report;
+  }
+
+  /**
+   * The spec under the tenancy: account and priority class from the queue's defaults, the
+   * class's priority; a job whose account would be empty (no account, no queue default, no user)
+   * is charged to an account named after its queue.
+   */
+  private static JobSpec resolve(JobSpec spec, io.kairos.core.tenancy.TenancyConfig config) {
+    JobSpec resolved = Tenants.resolve(spec, config);
+    if (resolved.account().isEmpty()) {
+      resolved =
+          resolved.withTenancy(spec.queue(), resolved.priorityClass(), resolved.priority());
+    }
+    return resolved;
+  }
+
+  /**
+   * Finish-time fairness: each queue's jobs (those that ran) simulated by themselves, same
+   * policy, no tenancy, on whole nodes of the cluster's largest node size adding up to the
+   * queue's nominal GPUs (rounded to the nearest node, at least one); jobs too large for that are
+   * left out of both means. See {@link TenancyReport}.
+   */
+  private TenancyReport aloneRuns(Loop loop, TenancyReport shared) {
+    TenancyBook book = loop.book;
+    int gpusPerNode = cluster.maxGpusPerNode();
+    var aloneOptions =
+        new SimOptions(
+            false, options.commModel(), false, options.seed(), false, options.placement());
+    var updated = new ArrayList<TenancyReport.QueueReport>();
+    for (int q = 0; q < book.queueNames.size(); q++) {
+      var queue = shared.queues().get(q);
+      long nominal = book.nominalGpus[q];
+      if (nominal <= 0) {
+        updated.add(queue);
+        continue;
+      }
+      int nodes = (int) Math.max(1, Math.min(1 << 20, Math.round((double) nominal / gpusPerNode)));
+      Cluster alone = Cluster.uniform(nodes, gpusPerNode, 16, 8);
+      var jobs = new ArrayList<TraceJob>();
+      double sharedJct = 0;
+      for (int i = 0; i < loop.n; i++) {
+        if (book.queueOf[i] != q || !loop.everStarted[i]) {
+          continue;
+        }
+        TraceJob t = loop.jobs.get(i);
+        if (!alone.canEverHold(loop.specs.get(i).gang(), "")) {
+          continue;
+        }
+        jobs.add(t);
+        sharedJct += loop.end[i] - loop.arrival[i];
+      }
+      if (jobs.isEmpty()) {
+        updated.add(queue);
+        continue;
+      }
+      var subset =
+          new Trace(
+              loop.trace.source() + " [" + book.queueNames.get(q) + "]",
+              loop.trace.format(),
+              jobs,
+              jobs.size(),
+              0,
+              loop.trace.estimatesFromRuntime(),
+              List.of());
+      SimReport aloneReport =
+          new Simulator(alone, nodes + "x" + gpusPerNode, policy, aloneOptions).run(subset);
+      double rho =
+          aloneReport.meanJctSec() > 0
+              ? sharedJct / jobs.size() / aloneReport.meanJctSec()
+              : Double.NaN;
+      updated.add(queue.withFinishTimeFairness(rho, jobs.size()));
+    }
+    return shared.withQueues(updated);
   }
 
   /** The state of one run. */
   private final class Loop {
-    private final List<TraceJob> jobs;
-    private final List<JobSpec> specs;
+    final List<TraceJob> jobs;
+    final List<JobSpec> specs;
     private final List<String> notes;
-    private final Trace trace;
+    final Trace trace;
     private final int skipped;
-    private final int n;
+    final int n;
     private final ClusterStore store = new ClusterStore(cluster);
+    /** Tenancy bookkeeping, or null for a single-tenant run. */
+    final TenancyBook book;
+    /** Whether the pass schedules by the tenancy (quotas, fair share, preemption). */
+    private final boolean tenantPass;
+    /** Work left per job, in seconds of its trace duration (less after a checkpointed stop). */
+    private final long[] workLeft;
+    /** The run length the current run of the job was started with, and when it started. */
+    private final long[] plannedRun;
+    private final long[] lastStart;
+    /** When a preempted job stops (end of its grace), or -1 while it is not being stopped. */
+    private final long[] stopAt;
+    /** Finish events of runs that were stopped and requeued, still in the heap. */
+    private final int[] staleFinishes;
+    final boolean[] everStarted;
+    private long tickAt = -1;
+    private int preemptionsSignalled;
+    private int requeued;
+    private int preemptionsIgnored;
+    private String firstIgnored = "";
+    private double preemptionLostGpuSeconds;
     private final SchedulingPass pass = new SchedulingPass(policy, options.placement());
     private final EventQueue finishes = new EventQueue();
     private final long[] start;
-    private final long[] end;
+    final long[] end;
     private final long[] runSec;
     private final long[] firstReservedStart;
     private final int[][] nodes;
@@ -177,7 +304,7 @@ public final class Simulator {
     private final int[] firstDependent;
     private final int[] nextDependent;
     /** When each job arrived: its submit time, or its preceding job's end plus think time. */
-    private final long[] arrival;
+    final long[] arrival;
     private final boolean dependencies;
     private final int dependenciesIgnored;
     private int waitedOnDependency;
@@ -192,6 +319,22 @@ public final class Simulator {
       this.n = jobs.size();
       start = new long[n];
       end = new long[n];
+      workLeft = new long[n];
+      plannedRun = new long[n];
+      lastStart = new long[n];
+      stopAt = new long[n];
+      Arrays.fill(stopAt, -1);
+      staleFinishes = new int[n];
+      everStarted = new boolean[n];
+      for (int i = 0; i < n; i++) {
+        workLeft[i] = jobs.get(i).durationSec();
+      }
+      book =
+          options.tenancy().isEmpty()
+              ? null
+              : TenancyBook.of(
+                  options.tenancy().get(), cluster, specs, n == 0 ? 0 : jobs.getFirst().submitSec());
+      tenantPass = book != null && book.schedules();
       runSec = new long[n];
       firstReservedStart = new long[n];
       Arrays.fill(firstReservedStart, Long.MAX_VALUE);
@@ -222,7 +365,8 @@ public final class Simulator {
               && exact
               && samePriority
               && policy.order() == JobOrder.ARRIVAL
-              && policy.backfill();
+              && policy.backfill()
+              && !tenantPass;
     }
 
     SimReport run() {
@@ -236,7 +380,10 @@ public final class Simulator {
                 : next < n
                     ? Math.min(finishes.peekTime(), jobs.get(next).submitSec())
                     : finishes.peekTime();
-        // 1. Completions at t, then 2. arrivals at t.
+        if (tenantPass) {
+          book.chargeTo(t);
+        }
+        // 1. Completions at t, then stops of preempted jobs, then 2. arrivals at t.
         while (!finishes.isEmpty() && finishes.peekTime() == t) {
           int i = finishes.peekPayload();
           int kind = finishes.peekKind();
@@ -244,6 +391,27 @@ public final class Simulator {
           if (kind == EventQueue.ARRIVAL) {
             submit(i, t);
             continue;
+          }
+          if (kind == EventQueue.TICK) {
+            continue;
+          }
+          if (kind == EventQueue.STOP) {
+            stop(i, t);
+            continue;
+          }
+          if (staleFinishes[i] > 0) {
+            // The end of a run that was stopped early: it never happens. A stale event is never
+            // later than the job's current end (a restart ends no earlier), so it comes first.
+            staleFinishes[i]--;
+            continue;
+          }
+          if (book != null) {
+            book.stopped(i, specs.get(i).totalGpus(), true);
+            // Finished within its grace: nothing to stop (its preemption stays under way until
+            // the preemptor starts).
+            stopAt[i] = -1;
+            book.victimDone(jobId(i));
+            book.histories.remove(jobId(i));
           }
           if (series != null) {
             series.finished(
@@ -263,8 +431,18 @@ public final class Simulator {
           submit(next, t);
           next = skipDeferred(next + 1);
         }
-        // 3. One pass, if anything could start.
-        if (store.pendingCount() > 0 && minPendingGpus <= store.freeGpus()) {
+        // 3. One pass, if anything could start. Under a tenancy the pass may also preempt, and
+        // what it decides depends on time (fair share, protection, starvation): always run it,
+        // and while jobs wait and run, at least every PASS_INTERVAL_SEC.
+        if (tenantPass) {
+          if (store.pendingCount() > 0) {
+            runPass(t);
+          }
+          if (store.pendingCount() > 0 && store.runningCount() > 0 && tickAt <= t) {
+            tickAt = t + PASS_INTERVAL_SEC;
+            finishes.add(tickAt, EventQueue.TICK, 0);
+          }
+        } else if (store.pendingCount() > 0 && minPendingGpus <= store.freeGpus()) {
           if (dirty || options.everyPass()) {
             runPass(t);
           }
@@ -281,6 +459,9 @@ public final class Simulator {
                 next < n ? jobs.get(next).submitSec() : Long.MAX_VALUE);
         if (series != null && nextT != Long.MAX_VALUE) {
           series.interval(t, nextT, cluster.totalGpus() - store.freeGpus());
+        }
+        if (book != null && nextT != Long.MAX_VALUE) {
+          book.interval(t, nextT);
         }
         if (nextT != Long.MAX_VALUE
             && store.pendingCount() > 0
@@ -310,6 +491,9 @@ public final class Simulator {
       }
       mustApply(new Command.SubmitJob(t, new Job(jobId(i), specs.get(i), t)));
       addPending(specs.get(i).totalGpus());
+      if (book != null) {
+        book.arrived(i, specs.get(i).totalGpus());
+      }
       arrived(i, t);
     }
 
@@ -341,8 +525,16 @@ public final class Simulator {
 
     private void runPass(long t) {
       long before = nanoTime == null ? 0 : nanoTime.getAsLong();
+      if (tenantPass) {
+        book.expirePreemptions(t);
+      }
       PassResult result =
-          pass.run(new PassInput(store.snapshot(), t, options.seed() * 1_000_003L + passes));
+          pass.run(
+              new PassInput(
+                  store.snapshot(),
+                  t,
+                  options.seed() * 1_000_003L + passes,
+                  tenantPass ? book.tenants() : null));
       if (nanoTime != null) {
         if (passes == passNanos.length) {
           passNanos = Arrays.copyOf(passNanos, passes * 2);
@@ -357,12 +549,21 @@ public final class Simulator {
           series.started(i, t, s.placement(), specs.get(i).totalGpus());
         }
         removePending(specs.get(i).totalGpus());
-        start[i] = t;
+        if (book != null) {
+          book.started(i, specs.get(i).totalGpus());
+          book.preemptorStarted(s.job(), v -> stopAt[index(v)] >= 0);
+        }
+        if (!everStarted[i]) {
+          everStarted[i] = true;
+          start[i] = t;
+        }
+        lastStart[i] = t;
         if (checkReservations && firstReservedStart[i] != Long.MAX_VALUE) {
           InvariantChecker.checkReservationKept(jobs.get(i).id(), firstReservedStart[i], t);
         }
         long run = runtime(i, s.placement());
-        runSec[i] = run;
+        plannedRun[i] = run;
+        runSec[i] += run;
         end[i] = t + run;
         if (nodes != null) {
           nodes[i] = s.placement().nodes();
@@ -375,17 +576,90 @@ public final class Simulator {
         int i = index(head.job());
         firstReservedStart[i] = Math.min(firstReservedStart[i], head.startSec());
       }
+      for (Decision.Preempt p : result.preemptions()) {
+        preempt(p, t);
+      }
+    }
+
+    /**
+     * A victim is signalled at {@code t}: it runs on for the grace period, then stops ({@link
+     * #stop}). The pass sees the preemption in {@code preempting} until the preemptor starts, or
+     * at most {@code 2 x grace + 60 s} (see {@link TenancyBook#expirePreemptions}). The victim's
+     * preemption history records {@code t}.
+     */
+    private void preempt(Decision.Preempt p, long t) {
+      int v = index(p.job());
+      if (!tenantPass || stopAt[v] >= 0 || store.running(p.job()).isEmpty()) {
+        // Not running, or already being stopped: nothing to do (counted in a note).
+        if (preemptionsIgnored++ == 0) {
+          firstIgnored =
+              "job " + p.job().value() + " for job " + p.preemptor().value() + " at t=" + t
+                  + (stopAt[v] >= 0 ? ", already stopping since its preemption"
+                      : ", not running")
+                  + " (" + p.kind() + ": " + p.detail() + ")";
+        }
+        return;
+      }
+      preemptionsSignalled++;
+      stopAt[v] = t + book.settings.graceSec();
+      finishes.add(stopAt[v], EventQueue.STOP, v);
+      book.preemptionStarted(p.job(), p.preemptor(), t);
+      var protection = book.settings.protection();
+      book.histories.merge(
+          p.job(),
+          protection.record(PreemptionHistory.NONE, t),
+          (old, _) -> protection.record(old, t));
+    }
+
+    /**
+     * The grace of victim {@code v} ends at {@code s}: it stops and is requeued. It keeps the
+     * progress saved at its last checkpoint (every {@code checkpointEverySec} of run time since
+     * it started); the run since then is lost.
+     */
+    private void stop(int v, long s) {
+      if (stopAt[v] != s) {
+        return; // it finished within its grace
+      }
+      stopAt[v] = -1;
+      JobId id = jobId(v);
+      var running = store.running(id).orElseThrow();
+      long ran = s - lastStart[v];
+      long every = book.sim.checkpointEverySec();
+      long saved = every > 0 ? ran / every * every : 0;
+      // Saved run time as work: the same unless the comm model stretched this run.
+      long done =
+          plannedRun[v] == workLeft[v]
+              ? saved
+              : (long) Math.floor((double) saved * workLeft[v] / plannedRun[v]);
+      workLeft[v] -= done;
+      int gpus = specs.get(v).totalGpus();
+      double lost = (double) gpus * (ran - saved);
+      runSec[v] -= plannedRun[v] - ran;
+      end[v] = s;
+      staleFinishes[v]++;
+      if (series != null) {
+        series.finished(v, s, running.placement(), gpus);
+      }
+      mustApply(new Command.RequeueJob(s, id));
+      addPending(gpus);
+      book.stopped(v, gpus, false);
+      book.preempted(v, lost);
+      book.victimDone(id);
+      requeued++;
+      preemptionLostGpuSeconds += lost;
+      dirty = true;
     }
 
     private long runtime(int i, Placement placement) {
       TraceJob job = jobs.get(i);
+      long work = workLeft[i];
       if (options.commModel().isEmpty()) {
-        return job.durationSec();
+        return work;
       }
       var model = options.commModel().get();
       TopologyLevel level = spanOf(placement, specs.get(i).gang());
       // Ceiling of the product, not of its rounding error (100 * 4.4000000000000004 is 440).
-      double stretched = Math.ceil(job.durationSec() * model.slowdown(level) - 1e-6);
+      double stretched = Math.ceil(work * model.slowdown(level) - 1e-6);
       if (stretched > job.timeLimitSec()) {
         // Stopped at its limit without finishing: all of its GPU time was lost.
         stoppedAtLimit++;
@@ -393,7 +667,7 @@ public final class Simulator {
         return job.timeLimitSec();
       }
       long run = (long) stretched;
-      lostGpuSeconds += (double) (run - job.durationSec()) * job.gpus();
+      lostGpuSeconds += (double) (run - work) * job.gpus();
       return run;
     }
 
@@ -440,26 +714,58 @@ public final class Simulator {
       return (int) (id.value() - 1);
     }
 
+    /**
+     * A job's wait: the time between its arrival and its end that it did not run (so a requeued
+     * job's second wait counts too); without preemption, its start minus its arrival.
+     */
+    private long waitOf(int i) {
+      return end[i] - arrival[i] - runSec[i];
+    }
+
     private SimReport report() {
-      long[] waits = new long[n];
-      long[] jcts = new long[n];
+      // Jobs that never started (under a tenancy whose quotas can never admit them) are left out.
+      int ran = 0;
+      for (int i = 0; i < n; i++) {
+        ran += everStarted[i] ? 1 : 0;
+      }
+      long[] waits = new long[ran];
+      long[] jcts = new long[ran];
       double waitSum = 0;
       double jctSum = 0;
       double slowdownSum = 0;
       double busyGpuSeconds = 0;
       long firstSubmit = n == 0 ? 0 : jobs.getFirst().submitSec();
       long lastEnd = firstSubmit;
-      for (int i = 0; i < n; i++) {
+      for (int i = 0, k = 0; i < n; i++) {
+        if (!everStarted[i]) {
+          continue;
+        }
         TraceJob job = jobs.get(i);
-        long wait = start[i] - arrival[i];
+        long wait = waitOf(i);
         long run = runSec[i];
-        waits[i] = wait;
-        jcts[i] = wait + run;
+        waits[k] = wait;
+        jcts[k] = wait + run;
+        k++;
         waitSum += wait;
         jctSum += wait + run;
         slowdownSum += Math.max(1.0, (double) (wait + run) / Math.max(run, 10));
         busyGpuSeconds += (double) run * job.gpus();
         lastEnd = Math.max(lastEnd, end[i]);
+      }
+      if (ran < n) {
+        notes.add(
+            (n - ran) + " jobs never started: their queue's quota can never admit them (left out"
+                + " of the figures)");
+      }
+      if (preemptionsIgnored > 0) {
+        notes.add(
+            preemptionsIgnored + " preemptions named a job that was not running or already"
+                + " stopping, and were ignored (first: " + firstIgnored + ")");
+      }
+      if (book != null && book.expired > 0) {
+        notes.add(
+            book.expired + " preemptions ended without their preemptor starting within 2 x grace"
+                + " + 60 s (first: " + book.firstExpired + ", job numbers in trace order)");
       }
       Arrays.sort(waits);
       Arrays.sort(jcts);
@@ -486,14 +792,14 @@ public final class Simulator {
           trace.estimatesFromRuntime(),
           List.copyOf(notes),
           makespan,
-          n == 0 ? 0 : waitSum / n,
+          ran == 0 ? 0 : waitSum / ran,
           percentile(waits, 50),
           percentile(waits, 95),
           percentile(waits, 99),
-          n == 0 ? 0 : waits[n - 1],
-          n == 0 ? 0 : jctSum / n,
+          ran == 0 ? 0 : waits[ran - 1],
+          ran == 0 ? 0 : jctSum / ran,
           percentile(jcts, 95),
-          n == 0 ? 0 : slowdownSum / n,
+          ran == 0 ? 0 : slowdownSum / ran,
           makespan == 0 ? 0 : busyGpuSeconds / ((double) cluster.totalGpus() * makespan),
           fragSeconds == 0 ? 0 : fragGpuSeconds / fragSeconds,
           passes,
@@ -506,7 +812,80 @@ public final class Simulator {
           nanos.length == 0 ? 0 : percentile(nanos, 99) / 1e6,
           series == null ? Optional.empty() : Optional.of(series.finish(lastEnd, waits)),
           waitedOnDependency,
-          dependenciesIgnored);
+          dependenciesIgnored,
+          book == null ? Optional.empty() : Optional.of(tenancyReport(n - ran)));
+    }
+
+    /** Per-queue figures and fairness (finish-time fairness is added by the alone runs). */
+    private TenancyReport tenancyReport(int neverStarted) {
+      int queues = book.queueNames.size();
+      int[] count = new int[queues];
+      for (int i = 0; i < n; i++) {
+        count[book.queueOf[i]] += everStarted[i] ? 1 : 0;
+      }
+      long[][] waits = new long[queues][];
+      for (int q = 0; q < queues; q++) {
+        waits[q] = new long[count[q]];
+      }
+      int[] filled = new int[queues];
+      double[] waitSum = new double[queues];
+      double[] jctSum = new double[queues];
+      double[] gpuSec = new double[queues];
+      int bigGpus =
+          book.settings.starvationMinGpus() > 0 ? book.settings.starvationMinGpus() : 64;
+      long bigMaxWait = 0;
+      for (int i = 0; i < n; i++) {
+        if (!everStarted[i]) {
+          continue;
+        }
+        int q = book.queueOf[i];
+        long wait = waitOf(i);
+        waits[q][filled[q]++] = wait;
+        waitSum[q] += wait;
+        jctSum[q] += end[i] - arrival[i];
+        gpuSec[q] += (double) runSec[i] * specs.get(i).totalGpus();
+        if (specs.get(i).totalGpus() >= bigGpus) {
+          bigMaxWait = Math.max(bigMaxWait, wait);
+        }
+      }
+      var reports = new ArrayList<TenancyReport.QueueReport>(queues);
+      double[] served = new double[queues];
+      for (int q = 0; q < queues; q++) {
+        Arrays.sort(waits[q]);
+        served[q] =
+            book.entitledGpuSec[q] > 0
+                ? book.servedGpuSec[q] / book.entitledGpuSec[q]
+                : Double.NaN;
+        int c = count[q];
+        reports.add(
+            new TenancyReport.QueueReport(
+                book.queueNames.get(q),
+                book.nominalGpus[q],
+                (double) book.nominalGpus[q] / cluster.totalGpus(),
+                c,
+                gpuSec[q] / 3600.0,
+                c == 0 ? 0 : waitSum[q] / c,
+                percentile(waits[q], 99),
+                c == 0 ? 0 : jctSum[q] / c,
+                book.preemptions[q],
+                book.lostGpuSec[q] / 3600.0,
+                served[q],
+                Double.NaN,
+                0));
+      }
+      return new TenancyReport(
+          tenantPass,
+          book.sim.checkpointEverySec(),
+          preemptionsSignalled,
+          requeued,
+          preemptionLostGpuSeconds / 3600.0,
+          TenancyReport.jain(served),
+          "",
+          Double.NaN,
+          bigGpus,
+          bigMaxWait,
+          neverStarted,
+          reports);
     }
   }
 

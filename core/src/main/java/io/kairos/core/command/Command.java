@@ -18,6 +18,14 @@ public sealed interface Command {
   /** A running job's gang ended (all tasks), releasing its GPUs. */
   record FinishJob(long atSec, JobId job, int exitCode) implements Command {}
 
+  /**
+   * A running job is stopped and goes back to waiting (a preemption's victim, once its grace is
+   * over): its GPUs are freed, it keeps its id, spec and submit time, and it is eligible to start
+   * again from {@code atSec} (so order keys that read the eligible time see it as waiting since
+   * the requeue).
+   */
+  record RequeueJob(long atSec, JobId job) implements Command {}
+
   /** A pending or running job is removed by its user or an admin. */
   record CancelJob(long atSec, JobId job, String reason) implements Command {}
 

@@ -166,6 +166,26 @@ public final class ClusterStore {
     return Applied.ACCEPTED;
   }
 
+  /**
+   * Stops a running job and puts it back among the pending jobs, eligible from {@code atSec}; it
+   * keeps its id, spec and submit time. Refused, changing nothing, for a job that is not running
+   * or a time before the job's start.
+   */
+  Applied requeue(JobId id, long atSec) {
+    RunningJob job = running.get(id);
+    if (job == null) {
+      return new Refused("job " + id + " is not running");
+    }
+    if (atSec < job.startSec()) {
+      return new Refused(
+          "job " + id + " started at t=" + job.startSec() + ", cannot requeue at t=" + atSec);
+    }
+    running.remove(id);
+    release(job);
+    pending.add(job.job().withEligibleSec(atSec));
+    return Applied.ACCEPTED;
+  }
+
   Applied cancel(JobId id, long atSec) {
     if (pending.remove(id) != null) {
       return Applied.ACCEPTED;

@@ -5,6 +5,7 @@ import io.kairos.core.command.Command;
 import io.kairos.core.command.Command.CancelJob;
 import io.kairos.core.command.Command.CordonNode;
 import io.kairos.core.command.Command.FinishJob;
+import io.kairos.core.command.Command.RequeueJob;
 import io.kairos.core.command.Command.StartJob;
 import io.kairos.core.command.Command.SubmitJob;
 
@@ -18,6 +19,7 @@ public final class Reducer {
       case SubmitJob(var at, var job) -> store.addPending(job, at);
       case StartJob(var at, var job, var placement) -> store.start(job, placement, at);
       case FinishJob(var at, var job, _) -> store.finish(job, at);
+      case RequeueJob(var at, var job) -> store.requeue(job, at);
       case CancelJob(var at, var job, _) -> store.cancel(job, at);
       case CordonNode(var at, var node, var cordoned) -> store.cordon(node, cordoned);
     };

@@ -206,6 +206,48 @@ class ClusterStoreTest {
   }
 
   @Test
+  void requeueFreesTheGpusAndMakesTheJobPendingFromThatTime() {
+    submit(1, GangSpec.flexible(2));
+    submit(2, GangSpec.flexible(1));
+    assertThat(apply(new Command.StartJob(10, JobId.of(1), on(0, 2, 0b0110))).isAccepted())
+        .isTrue();
+
+    assertThat(apply(new Command.RequeueJob(50, JobId.of(1))).isAccepted()).isTrue();
+
+    assertThat(store.runningCount()).isZero();
+    assertThat(store.freeMask(0)).isEqualTo(0b1111);
+    assertThat(store.freeGpus()).isEqualTo(8);
+    Job requeued = store.pending(JobId.of(1)).orElseThrow();
+    assertThat(requeued.submitSec()).isZero();
+    assertThat(requeued.eligibleSec()).isEqualTo(50);
+    assertThat(requeued.spec()).isEqualTo(job(1, GangSpec.flexible(2)).spec());
+    // Back among the pending jobs after those that waited all along.
+    assertThat(StoreState.of(store).pendingIds()).containsExactly(JobId.of(2), JobId.of(1));
+    // Not startable before its eligible time; startable from it, on other GPUs.
+    assertThat(apply(new Command.StartJob(49, JobId.of(1), on(1, 2, 0b0011))))
+        .isInstanceOf(Applied.Refused.class);
+    assertThat(apply(new Command.StartJob(50, JobId.of(1), on(1, 2, 0b0011))).isAccepted())
+        .isTrue();
+    assertThat(store.running(JobId.of(1)).orElseThrow().startSec()).isEqualTo(50);
+  }
+
+  @Test
+  void requeueOfAJobThatIsNotRunningOrBeforeItsStartIsRefused() {
+    submit(1, GangSpec.flexible(1));
+    submit(2, GangSpec.flexible(1));
+    apply(new Command.StartJob(20, JobId.of(2), on(0, 1, 0b0001)));
+    var before = StoreState.of(store);
+
+    assertThat(apply(new Command.RequeueJob(30, JobId.of(1))))
+        .isInstanceOf(Applied.Refused.class);
+    assertThat(apply(new Command.RequeueJob(30, JobId.of(9))))
+        .isInstanceOf(Applied.Refused.class);
+    assertThat(apply(new Command.RequeueJob(19, JobId.of(2))))
+        .isInstanceOf(Applied.Refused.class);
+    assertThat(StoreState.of(store)).isEqualTo(before);
+  }
+
+  @Test
   void cancelRemovesAPendingJob() {
     submit(1, GangSpec.flexible(1));
     submit(2, GangSpec.flexible(1));

@@ -2,22 +2,32 @@ package io.kairos.sim.tenancy;
 
 import io.kairos.core.fairshare.AccountTree;
 import io.kairos.core.tenancy.TenancyConfig;
+import io.kairos.core.tenancy.Tenants;
 import java.util.Objects;
 
 /**
  * A tenancy file as read by {@link TenancyYaml}: queues with quotas, the account tree for fair
- * share, and the fair-share half-life. Every part is already validated.
+ * share, the fair-share half-life, and the preemption and starvation settings of the pass. Every
+ * part is already validated.
  *
  * @param config priority classes, cohorts and queues
  * @param accounts the fair-share account tree
  * @param halfLifeSec the half-life of recorded usage in fair share, in seconds, &gt; 0
+ * @param settings preemption grace, protection against thrashing, the large-gang starvation guard
  */
-public record Tenancy(TenancyConfig config, AccountTree accounts, long halfLifeSec) {
+public record Tenancy(
+    TenancyConfig config, AccountTree accounts, long halfLifeSec, Tenants.Settings settings) {
   public Tenancy {
     Objects.requireNonNull(config, "config");
     Objects.requireNonNull(accounts, "accounts");
+    Objects.requireNonNull(settings, "settings");
     if (halfLifeSec <= 0) {
       throw new IllegalArgumentException("halfLifeSec must be > 0, got " + halfLifeSec);
     }
+  }
+
+  /** With {@link Tenants.Settings#DEFAULT}. */
+  public Tenancy(TenancyConfig config, AccountTree accounts, long halfLifeSec) {
+    this(config, accounts, halfLifeSec, Tenants.Settings.DEFAULT);
   }
 }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.kairos.core.fairshare.AccountTree;
+import io.kairos.core.sched.preempt.ProtectionPolicy;
 import io.kairos.core.tenancy.CohortSpec;
 import io.kairos.core.tenancy.PreemptionPolicy;
 import io.kairos.core.tenancy.PriorityClass;
@@ -15,6 +16,7 @@ import io.kairos.core.tenancy.QueueSpec;
 import io.kairos.core.tenancy.Resource;
 import io.kairos.core.tenancy.ResourceQuota;
 import io.kairos.core.tenancy.TenancyConfig;
+import io.kairos.core.tenancy.Tenants;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -50,7 +52,7 @@ public final class TenancyYaml {
   public static final long DEFAULT_HALF_LIFE_SEC = 7L * 24 * 3600;
 
   private static final List<String> ROOT_KEYS =
-      List.of("fairShare", "priorityClasses", "cohorts", "queues", "accounts");
+      List.of("fairShare", "priorityClasses", "cohorts", "queues", "accounts", "scheduling");
   private static final List<String> FAIR_SHARE_KEYS = List.of("halfLife");
   private static final List<String> CLASS_KEYS = List.of("name", "value", "preemptible");
   private static final List<String> COHORT_KEYS = List.of("name");
@@ -59,7 +61,12 @@ public final class TenancyYaml {
   private static final List<String> QUOTA_KEYS =
       List.of("nominal", "borrowingLimit", "lendingLimit");
   private static final List<String> PREEMPTION_KEYS =
-      List.of("withinQueue", "reclaimWithinCohort", "borrowWithinCohort");
+      List.of("withinQueue", "reclaimWithinCohort", "borrowWithinCohort", "fairShare");
+  private static final List<String> SCHEDULING_KEYS =
+      List.of("preemptionGrace", "protection", "starvation");
+  private static final List<String> PROTECTION_KEYS =
+      List.of("minRuntime", "window", "maxPreemptions", "protectFor");
+  private static final List<String> STARVATION_KEYS = List.of("minGpus", "maxWait");
   private static final List<String> BORROW_KEYS = List.of("policy", "maxPriorityThreshold");
   private static final List<String> DEFAULTS_KEYS = List.of("account", "priorityClass");
   private static final List<String> ACCOUNT_KEYS = List.of("name", "parent", "shares");
@@ -182,6 +189,7 @@ public final class TenancyYaml {
       List<CohortSpec> cohorts = cohorts(root.get("cohorts"));
       List<QueueSpec> queues = queues(root.get("queues"));
       List<AccountTree.Account> accounts = accounts(root.get("accounts"));
+      Tenants.Settings settings = scheduling(root.get("scheduling"));
       defaultAccounts(queues, accounts);
       if (!problems.isEmpty()) {
         throw new InvalidConfig(problems);
@@ -208,7 +216,7 @@ public final class TenancyYaml {
       if (!problems.isEmpty() || config == null || tree == null) {
         throw new InvalidConfig(problems);
       }
-      return new Tenancy(config, tree, halfLife);
+      return new Tenancy(config, tree, halfLife, settings);
     }
 
     // ---- sections ------------------------------------------------------------------------
@@ -225,16 +233,68 @@ public final class TenancyYaml {
       if (absent(value)) {
         return DEFAULT_HALF_LIFE_SEC;
       }
-      String path = "fairShare.halfLife";
-      String fix = "write a positive duration such as 30s, 10m, 12h or 7d";
+      Long seconds = duration(value, "fairShare.halfLife", false);
+      return seconds == null ? DEFAULT_HALF_LIFE_SEC : seconds;
+    }
+
+    /** The {@code scheduling} block; every key optional, defaults {@link Tenants.Settings#DEFAULT}. */
+    private Tenants.Settings scheduling(JsonNode node) {
+      var d = Tenants.Settings.DEFAULT;
+      if (absent(node) || !mapping(node, "scheduling")) {
+        return d;
+      }
+      keys(node, "scheduling", SCHEDULING_KEYS);
+      long grace = orElse(duration(node.get("preemptionGrace"), "scheduling.preemptionGrace", true), d.graceSec());
+      ProtectionPolicy p = d.protection();
+      JsonNode pn = node.get("protection");
+      String pp = "scheduling.protection";
+      if (!absent(pn) && mapping(pn, pp)) {
+        keys(pn, pp, PROTECTION_KEYS);
+        long minRuntime = orElse(duration(pn.get("minRuntime"), pp + ".minRuntime", true), p.graceSec());
+        long window = orElse(duration(pn.get("window"), pp + ".window", true), p.windowSec());
+        Long max = integer(pn, "maxPreemptions", pp, false, 1, Integer.MAX_VALUE);
+        long protectFor =
+            orElse(duration(pn.get("protectFor"), pp + ".protectFor", true), p.protectAfterPreemptionsSec());
+        p =
+            new ProtectionPolicy(
+                minRuntime, window, max == null ? p.maxPreemptionsPerWindow() : max.intValue(), protectFor);
+      }
+      int minGpus = d.starvationMinGpus();
+      long maxWait = d.starvationMaxWaitSec();
+      JsonNode sn = node.get("starvation");
+      String sp = "scheduling.starvation";
+      if (!absent(sn) && mapping(sn, sp)) {
+        keys(sn, sp, STARVATION_KEYS);
+        Long gpus = integer(sn, "minGpus", sp, false, 0, Integer.MAX_VALUE);
+        minGpus = gpus == null ? minGpus : gpus.intValue();
+        maxWait = orElse(duration(sn.get("maxWait"), sp + ".maxWait", true), maxWait);
+      }
+      return new Tenants.Settings(p, grace, minGpus, maxWait);
+    }
+
+    private static long orElse(Long value, long otherwise) {
+      return value == null ? otherwise : value;
+    }
+
+    /**
+     * A duration such as {@code 30s}, {@code 10m}, {@code 12h} or {@code 7d}, in seconds; null
+     * when absent or wrong (the problem is recorded).
+     */
+    private Long duration(JsonNode value, String path, boolean zeroAllowed) {
+      if (absent(value)) {
+        return null;
+      }
+      String fix =
+          "write a " + (zeroAllowed ? "" : "positive ") + "duration such as "
+              + (zeroAllowed ? "0s, " : "") + "30s, 10m, 12h or 7d";
       if (!value.isTextual()) {
         problem(path, "must be a duration with a unit, got " + kind(value), fix);
-        return DEFAULT_HALF_LIFE_SEC;
+        return null;
       }
       Matcher m = DURATION.matcher(value.asText().strip());
       if (!m.matches()) {
         problem(path, "not a duration: '" + value.asText() + "'", fix);
-        return DEFAULT_HALF_LIFE_SEC;
+        return null;
       }
       long unit =
           switch (m.group(2)) {
@@ -245,14 +305,18 @@ public final class TenancyYaml {
           };
       try {
         long seconds = Math.multiplyExact(Long.parseLong(m.group(1)), unit);
-        if (seconds <= 0) {
+        if (seconds <= 0 && !zeroAllowed) {
           problem(path, "must be > 0, got '" + value.asText() + "'", fix);
-          return DEFAULT_HALF_LIFE_SEC;
+          return null;
+        }
+        if (seconds > (1L << 40)) {
+          problem(path, "too large: '" + value.asText() + "'", fix);
+          return null;
         }
         return seconds;
       } catch (NumberFormatException | ArithmeticException e) {
         problem(path, "too large: '" + value.asText() + "'", fix);
-        return DEFAULT_HALF_LIFE_SEC;
+        return null;
       }
     }
 
@@ -406,10 +470,13 @@ public final class TenancyYaml {
             new PreemptionPolicy.BorrowWithinCohort(
                 policy, threshold == null ? null : threshold.intValue());
       }
-      if (within == null || reclaim == null) {
+      var fairShare =
+          enumValue(node, "fairShare", path, PreemptionPolicy.FairShare.class,
+              PreemptionPolicy.FairShare.NEVER);
+      if (within == null || reclaim == null || fairShare == null) {
         return null;
       }
-      return new PreemptionPolicy(within, reclaim, borrow);
+      return new PreemptionPolicy(within, reclaim, borrow, fairShare);
     }
 
     private QueueDefaults defaults(JsonNode node, String path) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.kairos.core.fairshare.AccountTree;
+import io.kairos.core.sched.preempt.ProtectionPolicy;
 import io.kairos.core.tenancy.CohortSpec;
 import io.kairos.core.tenancy.PreemptionPolicy;
 import io.kairos.core.tenancy.PriorityClass;
@@ -13,6 +14,7 @@ import io.kairos.core.tenancy.QueueSpec;
 import io.kairos.core.tenancy.Resource;
 import io.kairos.core.tenancy.ResourceQuota;
 import io.kairos.core.tenancy.TenancyConfig;
+import io.kairos.core.tenancy.Tenants;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -57,7 +59,8 @@ class TenancyYamlTest {
                     new PreemptionPolicy(
                         PreemptionPolicy.WithinQueue.LOWER_PRIORITY,
                         PreemptionPolicy.ReclaimWithinCohort.ANY,
-                        PreemptionPolicy.BorrowWithinCohort.NEVER),
+                        PreemptionPolicy.BorrowWithinCohort.NEVER,
+                        PreemptionPolicy.FairShare.OVER_SERVED),
                     new QueueDefaults("vision", "research"))));
     assertThat(t.config()).isEqualTo(expected);
     assertThat(t.accounts())
@@ -68,6 +71,31 @@ class TenancyYamlTest {
                     new AccountTree.Account("vision", "research-org", 2),
                     new AccountTree.Account("alice", "vision", 1))));
     assertThat(t.halfLifeSec()).isEqualTo(7L * 24 * 3600);
+    assertThat(t.settings())
+        .isEqualTo(new Tenants.Settings(new ProtectionPolicy(30, 3600, 3, 3600), 120, 64, 6 * 3600));
+  }
+
+  @Test
+  void schedulingKeysOverrideTheirDefaultsOneByOne() {
+    Tenancy t =
+        TenancyYaml.parse(
+            """
+            scheduling:
+              preemptionGrace: 0s
+              protection: {minRuntime: 5m, maxPreemptions: 1}
+              starvation: {minGpus: 0}
+            """,
+            FILE);
+    var d = Tenants.Settings.DEFAULT;
+    assertThat(t.settings())
+        .isEqualTo(
+            new Tenants.Settings(
+                new ProtectionPolicy(
+                    300, d.protection().windowSec(), 1, d.protection().protectAfterPreemptionsSec()),
+                0,
+                0,
+                d.starvationMaxWaitSec()));
+    assertThat(t.settings().starvationGuard()).isFalse();
   }
 
   @Test
@@ -93,6 +121,8 @@ class TenancyYamlTest {
     assertThat(q.quotas()).containsEntry(Resource.MEMORY_BYTES, ResourceQuota.of(512L << 30));
     assertThat(small.accounts().shares(small.accounts().id("a"))).isEqualTo(1);
     assertThat(small.halfLifeSec()).isEqualTo(12 * 3600);
+    assertThat(small.settings()).isEqualTo(Tenants.Settings.DEFAULT);
+    assertThat(empty.settings()).isEqualTo(Tenants.Settings.DEFAULT);
   }
 
   static Stream<Arguments> errors() {
@@ -168,6 +198,39 @@ class TenancyYamlTest {
             "tenancy.yaml: queues[vision].preemption.reclaimWithinCohort: unknown value"
                 + " 'LOWER_PRIORTY'; did you mean 'LOWER_PRIORITY'?"),
         Arguments.of(
+            "bad fair-share preemption",
+            "fairShare: OVER_SERVED}",
+            "fairShare: OVERSERVED}",
+            "tenancy.yaml: queues[vision].preemption.fairShare: unknown value 'OVERSERVED'; did"
+                + " you mean 'OVER_SERVED'?"),
+        Arguments.of(
+            "bad grace",
+            "preemptionGrace: 2m",
+            "preemptionGrace: 2 minutes",
+            "tenancy.yaml: scheduling.preemptionGrace: not a duration: '2 minutes' (fix:"),
+        Arguments.of(
+            "zero preemptions",
+            "maxPreemptions: 3",
+            "maxPreemptions: 0",
+            "tenancy.yaml: scheduling.protection.maxPreemptions: out of range: 0"),
+        Arguments.of(
+            "unknown protection key",
+            "protectFor: 1h",
+            "protectfor: 1h",
+            "tenancy.yaml: scheduling.protection.protectfor: unknown key; did you mean"
+                + " 'protectFor'?"),
+        Arguments.of(
+            "negative gang size",
+            "minGpus: 64",
+            "minGpus: -1",
+            "tenancy.yaml: scheduling.starvation.minGpus: out of range: -1"),
+        Arguments.of(
+            "max wait as a number",
+            "maxWait: 6h",
+            "maxWait: 6",
+            "tenancy.yaml: scheduling.starvation.maxWait: must be a duration with a unit, got the"
+                + " number 6"),
+        Arguments.of(
             "unknown resource",
             "      cpu: {nominal: 2048}",
             "      cpus: {nominal: 2048}",
@@ -181,7 +244,7 @@ class TenancyYamlTest {
             "duplicate key with line",
             "    cohort: ml                # must be declared under cohorts\n",
             "    cohort: ml                # must be declared under cohorts\n" + "    cohort: ml\n",
-            "tenancy.yaml: line 20, column "));
+            "tenancy.yaml: line 21, column "));
   }
 
   @ParameterizedTest(name = "{0}")

@@ -1,0 +1,334 @@
+package io.kairos.sim;
+
+import io.kairos.core.fairshare.AccountTree;
+import io.kairos.core.fairshare.FairShareFactor;
+import io.kairos.core.fairshare.Resources;
+import io.kairos.core.fairshare.UsageTracker;
+import io.kairos.core.model.Cluster;
+import io.kairos.core.model.JobId;
+import io.kairos.core.model.JobSpec;
+import io.kairos.core.sched.preempt.PreemptionHistory;
+import io.kairos.core.tenancy.QueueSpec;
+import io.kairos.core.tenancy.Resource;
+import io.kairos.core.tenancy.TenancyConfig;
+import io.kairos.core.tenancy.Tenants;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The simulator's tenancy state for one run: which queue and account each job belongs to, the
+ * accounts' decayed usage (for fair share), the preemption state the pass reads (histories, jobs
+ * being stopped), and the per-queue integrals the report's fairness figures come from.
+ *
+ * <p>Single-threaded, deterministic: everything that is iterated is indexed by dense ints or kept
+ * in a sorted map.
+ */
+final class TenancyBook {
+  final SimTenancy sim;
+  final TenancyConfig config;
+  final Tenants.Settings settings;
+  final List<String> queueNames;
+  final long[] nominalGpus;
+  /** Job index to queue index. */
+  final int[] queueOf;
+
+  // Fair share (only when scheduling).
+  private final UsageTracker usage;
+  private final int[] accountOf;
+  private final long[][] heldByAccount; // [account][gpus, cpus, memory]
+  private final long[][] heldByJob;
+  private long chargedToSec;
+
+  // Preemption state handed to the pass.
+  final Map<JobId, PreemptionHistory> histories = new HashMap<>();
+  final TreeMap<JobId, JobId> preempting = new TreeMap<>();
+  private final TreeMap<JobId, Long> preemptedAtSec = new TreeMap<>();
+
+  // Per queue.
+  final long[] runningGpus;
+  final long[] demandGpus;
+  final double[] entitledGpuSec;
+  final double[] servedGpuSec;
+  final int[] preemptions;
+  final double[] lostGpuSec;
+
+  private TenancyBook(
+      SimTenancy sim,
+      List<String> queueNames,
+      long[] nominalGpus,
+      int[] queueOf,
+      UsageTracker usage,
+      int[] accountOf,
+      long[][] heldByJob,
+      long startSec) {
+    this.sim = sim;
+    this.config = sim.tenancy().config();
+    this.settings = sim.tenancy().settings();
+    this.queueNames = queueNames;
+    this.nominalGpus = nominalGpus;
+    this.queueOf = queueOf;
+    this.usage = usage;
+    this.accountOf = accountOf;
+    this.heldByJob = heldByJob;
+    this.heldByAccount = usage == null ? null : new long[usage.tree().size()][3];
+    this.chargedToSec = startSec;
+    int q = queueNames.size();
+    runningGpus = new long[q];
+    demandGpus = new long[q];
+    entitledGpuSec = new double[q];
+    servedGpuSec = new double[q];
+    preemptions = new int[q];
+    lostGpuSec = new double[q];
+  }
+
+  /** The nominal GPU quota of a queue: the sum over its GPU resources (all models). */
+  static long nominalGpus(QueueSpec queue) {
+    long sum = 0;
+    for (var e : queue.quotas().entrySet()) {
+      if (e.getKey().kind() == Resource.Kind.GPU) {
+        sum += e.getValue().nominal();
+      }
+    }
+    return sum;
+  }
+
+  /**
+   * The book for a run of {@code specs} (already resolved when scheduling). The fair-share tree
+   * is the file's accounts plus, for every job account not in it, a leaf of 1 share under its
+   * queue's default account (or the root), in order of first appearance.
+   */
+  static TenancyBook of(SimTenancy sim, Cluster cluster, List<JobSpec> specs, long startSec) {
+    TenancyConfig config = sim.tenancy().config();
+    var queueNames = config.queues().stream().map(QueueSpec::name).toList();
+    var queueIndex = new HashMap<String, Integer>();
+    long[] nominal = new long[queueNames.size()];
+    for (int q = 0; q < queueNames.size(); q++) {
+      queueIndex.put(queueNames.get(q), q);
+      nominal[q] = nominalGpus(config.queues().get(q));
+    }
+    int n = specs.size();
+    int[] queueOf = new int[n];
+    for (int i = 0; i < n; i++) {
+      queueOf[i] = queueIndex.get(specs.get(i).queue());
+    }
+    if (!sim.schedule()) {
+      return new TenancyBook(sim, queueNames, nominal, queueOf, null, null, null, startSec);
+    }
+    var tree = accountTree(sim, specs);
+    long cpus = 0;
+    long memory = 0;
+    // Saturating: simple nodes declare "unlimited" CPUs and memory as the type's maximum.
+    for (int node = 0; node < cluster.nodeCount(); node++) {
+      cpus = saturatedAdd(cpus, cluster.cpuCount(node));
+      memory = saturatedAdd(memory, cluster.memoryBytes(node));
+    }
+    var usage =
+        new UsageTracker(
+            tree, new Resources(cluster.totalGpus(), cpus, memory), sim.tenancy().halfLifeSec(),
+            startSec);
+    int[] accountOf = new int[n];
+    long[][] held = new long[n][];
+    for (int i = 0; i < n; i++) {
+      JobSpec spec = specs.get(i);
+      accountOf[i] = tree.id(spec.account());
+      var gang = spec.gang();
+      held[i] =
+          new long[] {
+            gang.totalGpus(),
+            (long) gang.tasks() * gang.shape().cpus(),
+            (long) gang.tasks() * gang.shape().memoryBytes()
+          };
+    }
+    return new TenancyBook(sim, queueNames, nominal, queueOf, usage, accountOf, held, startSec);
+  }
+
+  private static long saturatedAdd(long a, long b) {
+    long sum = a + b;
+    return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
+  }
+
+  private static AccountTree accountTree(SimTenancy sim, List<JobSpec> specs) {
+    var file = sim.tenancy().accounts();
+    var accounts = new ArrayList<AccountTree.Account>();
+    for (int id = 0; id < file.size(); id++) {
+      int parent = file.parent(id);
+      accounts.add(
+          new AccountTree.Account(
+              file.name(id),
+              parent == AccountTree.NO_PARENT ? AccountTree.ROOT : file.name(parent),
+              file.shares(id)));
+    }
+    var added = new LinkedHashMap<String, String>();
+    for (JobSpec spec : specs) {
+      if (file.contains(spec.account()) || added.containsKey(spec.account())) {
+        continue;
+      }
+      String parent =
+          sim.tenancy()
+              .config()
+              .queue(spec.queue())
+              .map(q -> q.defaults().account())
+              .filter(file::contains)
+              .orElse(AccountTree.ROOT);
+      added.put(spec.account(), parent);
+    }
+    added.forEach((name, parent) -> accounts.add(new AccountTree.Account(name, parent, 1)));
+    return AccountTree.of(accounts);
+  }
+
+  boolean schedules() {
+    return usage != null;
+  }
+
+  // ---- events ------------------------------------------------------------------------------
+
+  void arrived(int i, int gpus) {
+    demandGpus[queueOf[i]] += gpus;
+  }
+
+  void started(int i, int gpus) {
+    runningGpus[queueOf[i]] += gpus;
+    if (usage != null) {
+      long[] a = heldByAccount[accountOf[i]];
+      long[] j = heldByJob[i];
+      a[0] += j[0];
+      a[1] += j[1];
+      a[2] += j[2];
+    }
+  }
+
+  /** A running job stops: it was requeued ({@code finished} false) or it ended. */
+  void stopped(int i, int gpus, boolean finished) {
+    runningGpus[queueOf[i]] -= gpus;
+    if (finished) {
+      demandGpus[queueOf[i]] -= gpus;
+    }
+    if (usage != null) {
+      long[] a = heldByAccount[accountOf[i]];
+      long[] j = heldByJob[i];
+      a[0] -= j[0];
+      a[1] -= j[1];
+      a[2] -= j[2];
+    }
+  }
+
+  void preempted(int victim, double lostGpuSeconds) {
+    preemptions[queueOf[victim]]++;
+    lostGpuSec[queueOf[victim]] += lostGpuSeconds;
+  }
+
+  /** A preemption of {@code victim} for {@code preemptor} is under way from {@code atSec}. */
+  void preemptionStarted(JobId victim, JobId preemptor, long atSec) {
+    preempting.put(victim, preemptor);
+    preemptedAtSec.put(victim, atSec);
+  }
+
+  /**
+   * A job started: preemptions made for it are over, except that a victim still in its grace
+   * stays listed until it stops (so that no pass picks it again, or preempts more meanwhile).
+   */
+  void preemptorStarted(JobId job, java.util.function.Predicate<JobId> stillStopping) {
+    if (preempting.isEmpty()) {
+      return;
+    }
+    var it = preempting.entrySet().iterator();
+    while (it.hasNext()) {
+      var e = it.next();
+      if (e.getValue().equals(job)) {
+        if (stillStopping.test(e.getKey())) {
+          released.add(e.getKey());
+        } else {
+          preemptedAtSec.remove(e.getKey());
+          it.remove();
+        }
+      }
+    }
+  }
+
+  /** A victim stopped or finished: its entry goes if its preemptor already started. */
+  void victimDone(JobId victim) {
+    if (released.remove(victim)) {
+      preempting.remove(victim);
+      preemptedAtSec.remove(victim);
+    }
+  }
+
+  private final java.util.TreeSet<JobId> released = new java.util.TreeSet<>();
+
+  /**
+   * Drops preemptions made {@code 2 x grace + 60 s} ago or earlier whose preemptor has not
+   * started (it no longer fits, say), so that they stop blocking new preemptions ({@link
+   * Tenants#preempting()}).
+   */
+  void expirePreemptions(long nowSec) {
+    if (preempting.isEmpty()) {
+      return;
+    }
+    long limit = 2 * settings.graceSec() + 60;
+    var it = preemptedAtSec.entrySet().iterator();
+    while (it.hasNext()) {
+      var e = it.next();
+      if (nowSec - e.getValue() >= limit) {
+        if (released.contains(e.getKey())) {
+          continue; // its preemptor started; it goes when the victim stops
+        }
+        if (expired == 0) {
+          firstExpired =
+              "victim " + e.getKey().value() + " for job " + preempting.get(e.getKey()).value()
+                  + " at t=" + e.getValue();
+        }
+        preempting.remove(e.getKey());
+        released.remove(e.getKey());
+        it.remove();
+        expired++;
+      }
+    }
+  }
+
+  /** Preemptions dropped by {@link #expirePreemptions} before their preemptor started. */
+  int expired;
+
+  /** The first of those, for the report's note ("" when none). */
+  String firstExpired = "";
+
+  /** Usage and demand were constant from {@code fromSec} to {@code toSec}. */
+  void interval(long fromSec, long toSec) {
+    double dt = toSec - fromSec;
+    for (int q = 0; q < nominalGpus.length; q++) {
+      long entitled = Math.min(demandGpus[q], nominalGpus[q]);
+      if (entitled > 0) {
+        entitledGpuSec[q] += entitled * dt;
+        servedGpuSec[q] += Math.min(runningGpus[q], entitled) * dt;
+      }
+    }
+  }
+
+  /** Charges every account for what it held since the last charge, up to {@code nowSec}. */
+  void chargeTo(long nowSec) {
+    if (usage == null || nowSec <= chargedToSec) {
+      return;
+    }
+    usage.decayTo(nowSec);
+    for (int a = 0; a < heldByAccount.length; a++) {
+      long[] h = heldByAccount[a];
+      if (h[0] != 0 || h[1] != 0 || h[2] != 0) {
+        usage.charge(a, new Resources(h[0], h[1], h[2]), chargedToSec, nowSec);
+      }
+    }
+    chargedToSec = nowSec;
+  }
+
+  /** What the pass at {@code nowSec} knows of tenancy; {@link #chargeTo} must have run. */
+  Tenants tenants() {
+    return new Tenants(
+        config,
+        FairShareFactor.of(sim.fairShare(), usage),
+        histories,
+        preempting,
+        settings);
+  }
+}
