@@ -1,7 +1,6 @@
 package io.kairos.cli;
 
 import io.kairos.control.sched.TenancySetup;
-import io.kairos.core.tenancy.Tenants;
 import io.kairos.sim.tenancy.Tenancy;
 import io.kairos.sim.tenancy.TenancyYaml;
 import java.nio.file.Path;
@@ -26,8 +25,7 @@ final class TenancyFile {
     } catch (TenancyYaml.InvalidConfig e) {
       throw new UsageException("--tenancy: the tenancy file is not valid:\n" + e.getMessage());
     }
-    // TODO(#5): take the file's scheduling settings (grace, protection) once TenancyYaml reads them.
     return new TenancySetup(
-        tenancy.config(), tenancy.accounts(), tenancy.halfLifeSec(), Tenants.Settings.DEFAULT);
+        tenancy.config(), tenancy.accounts(), tenancy.halfLifeSec(), tenancy.settings());
   }
 }

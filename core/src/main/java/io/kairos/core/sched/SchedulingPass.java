@@ -78,6 +78,11 @@ public final class SchedulingPass {
             order, pending, now, settings.starvationMinGpus(), settings.starvationMaxWaitSec());
       }
       stage.promotePreemptors(order);
+      if (stage.hasPreemptionsUnderWay()) {
+        // Victims free their GPUs within the grace period, not at their limits: the preemptor's
+        // reservation falls then, and backfill may not take what they free.
+        profile.stopping(tenants.preempting().keySet(), now + settings.graceSec());
+      }
     }
     int[] gpus = pending.gpus();
     long[] eligibleSec = pending.eligibleSec();

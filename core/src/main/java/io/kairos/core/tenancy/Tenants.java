@@ -27,12 +27,14 @@ import java.util.Objects;
  * @param histories past preemptions per job (for {@link Settings#protection()}); jobs without
  *     an entry were never preempted
  * @param preempting the victims of preemptions under way, each with the pending job it makes room
- *     for: from the preemption until the preemptor starts (or leaves the queue), so also after
- *     the victims have stopped; the caller drops an entry at the latest {@code 2 x graceSec + 60}
- *     s after the preemption, so that a preemptor that can no longer start does not stop further
- *     preemption. While any entry is present the pass plans no new preemption, puts the
- *     preemptors first (so what the victims free goes to them) and reports them {@code
- *     PREEMPTING}; victims that still run are never chosen again
+ *     for. An entry stays while its victim still runs (so a victim is never chosen twice, even
+ *     when its preemptor has started meanwhile), and after the victim has stopped until the
+ *     preemptor starts (or leaves the queue), but at most {@code 2 x graceSec + 60} s after the
+ *     preemption, so that a preemptor that can no longer start does not stop further preemption.
+ *     While any entry is present the pass plans no new preemption, puts the waiting preemptors
+ *     first, counts running victims as stopping within {@code graceSec} (so the preemptor's
+ *     reservation falls then and backfill does not take what they free), and reports the
+ *     preemptors {@code PREEMPTING}
  * @param settings preemption and starvation settings
  */
 public record Tenants(

@@ -3,6 +3,7 @@ package io.kairos.core.sched.backfill;
 import io.kairos.core.model.Cluster;
 import io.kairos.core.model.GangSpec;
 import io.kairos.core.model.Job;
+import io.kairos.core.model.JobId;
 import io.kairos.core.model.Placement;
 import io.kairos.core.model.RunningJob;
 import io.kairos.core.model.TopologyLevel;
@@ -12,6 +13,7 @@ import io.kairos.core.sched.place.Ledger;
 import io.kairos.core.state.ClusterSnapshot;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Free GPUs per node over time, and the earliest time a blocked gang can start.
@@ -36,12 +38,27 @@ public final class AvailabilityProfile {
   private final GangPlacer placer;
   private final Cluster cluster;
   private long[] releaseEvents;
+  private Set<JobId> stopping = Set.of();
+  private long stopBySec = Long.MAX_VALUE;
 
   public AvailabilityProfile(ClusterSnapshot snapshot, Ledger ledger, GangPlacer placer) {
     this.snapshot = snapshot;
     this.ledger = ledger;
     this.placer = placer;
     this.cluster = snapshot.cluster();
+  }
+
+  /**
+   * Running jobs told to stop (preemption victims): they release their GPUs by {@code stopBySec}
+   * at the latest, not at their time limits, so the preemptor's reservation falls when they have
+   * stopped and backfill cannot take what they free. Call before the first query.
+   */
+  public void stopping(Set<JobId> jobs, long stopBySec) {
+    if (releaseEvents != null) {
+      throw new IllegalStateException("stopping() after the first query");
+    }
+    this.stopping = jobs;
+    this.stopBySec = stopBySec;
   }
 
   /**
@@ -115,7 +132,12 @@ public final class AvailabilityProfile {
       int count = snapshot.runningCount();
       releaseEvents = new long[count];
       for (int i = 0; i < count; i++) {
-        releaseEvents[i] = pack(releaseTime(snapshot.running(i), now), 0, i);
+        RunningJob r = snapshot.running(i);
+        long release = releaseTime(r, now);
+        if (!stopping.isEmpty() && stopping.contains(r.id())) {
+          release = Math.max(now + 1, Math.min(release, stopBySec));
+        }
+        releaseEvents[i] = pack(release, 0, i);
       }
       Arrays.sort(releaseEvents);
     }
