@@ -392,6 +392,13 @@ class DashboardIT {
     go("queues");
     wait.until(d -> !d.findElements(By.cssSelector("#queues-table tr[data-queue='research']")).isEmpty());
     assertThat(text("#queues-table tr[data-queue='default']")).startsWith("default");
+    // Without tenancy the page is the plain load table: no quota column, cohorts or accounts.
+    assertThat(driver.findElements(By.cssSelector("#queues-table thead th")))
+        .extracting(WebElement::getText)
+        .containsExactly("Queue", "Pending jobs", "Running jobs", "GPUs running", "GPUs pending");
+    assertThat(driver.findElements(By.cssSelector("#queues-table td.quotas, #queues-table .cohort-head")))
+        .isEmpty();
+    assertThat(driver.findElement(By.id("accounts")).isDisplayed()).isFalse();
     shot("queues");
 
     // 8. Nothing went wrong in the page.
