@@ -155,6 +155,9 @@ public final class SchedulingPass {
         continue;
       }
       blocked = true;
+      if (stage != null) {
+        stage.hold(slot, flavors[0]);
+      }
       Job job = pending.jobs()[slot];
       // 4. Reserve: the first blocked jobs get reservations; later jobs must not delay them.
       // Past the first, a reservation is only computed while it can still constrain a start.

@@ -94,6 +94,15 @@ final class TenancyStage {
   private final Set<Long> preemptors = new HashSet<>();
   private final int[] flavorScratch;
 
+  /**
+   * The quota as it will be once the running victims of the preemptions under way have stopped;
+   * null when none run. A waiting preemptor is admitted against it (its victims' usage is about
+   * to go), and held in both ledgers while it waits for room, so no later job takes the quota its
+   * victims free (the main ledger then counts it twice for at most the grace period: stricter,
+   * never looser).
+   */
+  private QuotaLedger afterVictims;
+
   TenancyStage(Tenants tenants, ClusterSnapshot snapshot) {
     this.tenants = tenants;
     this.cluster = snapshot.cluster();
@@ -128,6 +137,17 @@ final class TenancyStage {
       runningQueue[i] = q;
       if (q >= 0) {
         charge(quota, q, r.job().spec(), r.placement(), 1);
+      }
+    }
+    if (!tenants.preempting().isEmpty()) {
+      for (int i = 0; i < snapshot.runningCount(); i++) {
+        RunningJob r = snapshot.running(i);
+        if (runningQueue[i] >= 0 && tenants.preempting().containsKey(r.id())) {
+          if (afterVictims == null) {
+            afterVictims = quota.copy();
+          }
+          charge(afterVictims, runningQueue[i], r.job().spec(), r.placement(), -1);
+        }
       }
     }
     // Fair-share ranks of the accounts: equal order keys, equal rank.
@@ -304,6 +324,9 @@ final class TenancyStage {
       failedResource[slot] = NO_FLAVOR;
       return 0;
     }
+    if (afterVictims != null && isWaitingForVictims(pending.ids()[slot])) {
+      return admitAfterVictims(slot, q, out, count);
+    }
     int shape = pending.shapeIds()[slot];
     int tasks = pending.tasks()[slot];
     long cpus = (long) tasks * shapeCpus[shape];
@@ -334,6 +357,45 @@ final class TenancyStage {
       failedResource[slot] = firstFailed;
     }
     return kept;
+  }
+
+  /** {@link #admit} for a preemptor whose victims still run: against the quota once they stop. */
+  private int admitAfterVictims(int slot, int q, int[] out, int count) {
+    int kept = 0;
+    for (int i = 0; i < count; i++) {
+      if (quotaFits(afterVictims, slot, q, gpuRes(out[i]))) {
+        out[kept++] = out[i];
+      }
+    }
+    if (kept == 0) {
+      failedResource[slot] = -1;
+    }
+    return kept;
+  }
+
+  /**
+   * A waiting preemptor admitted on {@code model} could not be placed yet (its victims still
+   * run): holds its quota in both ledgers, so later jobs of the pass do not take it.
+   */
+  void hold(int slot, int model) {
+    if (afterVictims == null || !isWaitingForVictims(pending.ids()[slot])) {
+      return;
+    }
+    int q = queueOf[slot];
+    int shape = pending.shapeIds()[slot];
+    long tasks = pending.tasks()[slot];
+    for (QuotaLedger ledger : new QuotaLedger[] {quota, afterVictims}) {
+      int res = gpuRes(model);
+      if (res >= 0) {
+        apply(ledger, q, res, pending.gpus()[slot], 1);
+      }
+      if (cpuRes >= 0) {
+        apply(ledger, q, cpuRes, tasks * shapeCpus[shape], 1);
+      }
+      if (memRes >= 0) {
+        apply(ledger, q, memRes, tasks * shapeMemory[shape], 1);
+      }
+    }
   }
 
   /** Whether the queue may take {@code amount} more of the resource now; records a refusal. */

@@ -115,11 +115,30 @@ class TenancyProperties {
             p.job(),
             settings.protection().record(histories.getOrDefault(p.job(), PreemptionHistory.NONE), t));
       }
-      // The victims stop (here at once), and the next pass starts the preemptor.
-      for (JobId victim : preempting.keySet()) {
-        h.cancel(victim);
-      }
       h.tenants(new Tenants(config, null, histories, preempting, settings));
+      if (random.nextBoolean()) {
+        // While the victims stop, more jobs arrive and a pass starts what it can: none of it
+        // may take the room or the quota the victims free for the preemptor.
+        t += 1 + random.nextInt((int) settings.graceSec());
+        h.advanceTo(t);
+        for (int i = random.nextInt(4); i > 0; i--) {
+          var queue = config.queues().get(random.nextInt(config.queues().size())).name();
+          h.submitAt(
+              t, Jobs.gpus(1 + random.nextInt((int) Math.min(total, 8))).queue(queue).limit(100 + random.nextInt(500)));
+        }
+        PassResult meanwhile = h.runPass();
+        assertThat(meanwhile.preemptions()).as("%s: no preemption while one is under way", h.context()).isEmpty();
+        h.commit(meanwhile);
+        if (meanwhile.starts().stream().anyMatch(st -> st.job().equals(preemptor))) {
+          continue; // its victims' limits passed meanwhile and it found room: fine
+        }
+      }
+      // The victims stop, and the next pass starts the preemptor.
+      for (JobId victim : preempting.keySet()) {
+        if (h.store().running(victim).isPresent()) {
+          h.cancel(victim);
+        }
+      }
       PassResult next = h.runPass();
       assertThat(next.starts())
           .as("%s: preemptor %s starts once its victims %s stopped (pass %s)",

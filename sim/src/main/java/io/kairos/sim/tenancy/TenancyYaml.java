@@ -645,8 +645,10 @@ public final class TenancyYaml {
         problem(kp, "must be one of " + names + ", got " + kind(node), fix);
         return null;
       }
+      // Kueue's spelling is accepted too: LowerPriority, Any, Never.
+      String asConstant = node.asText().replaceAll("([a-z])([A-Z])", "$1_$2").toUpperCase(java.util.Locale.ROOT);
       for (E constant : type.getEnumConstants()) {
-        if (constant.name().equals(node.asText())) {
+        if (constant.name().equals(node.asText()) || constant.name().equals(asConstant)) {
           return constant;
         }
       }

@@ -38,6 +38,33 @@ class TenancyYamlTest {
   }
 
   @Test
+  void kueueSpellingOfPreemptionValuesIsAccepted() {
+    Tenancy t =
+        TenancyYaml.parse(
+            """
+            cohorts: [c]
+            queues:
+              - name: q
+                cohort: c
+                quotas: {gpu:H100: {nominal: 8}}
+                preemption:
+                  withinQueue: LowerPriority
+                  reclaimWithinCohort: Any
+                  borrowWithinCohort: {policy: LowerPriority}
+                  fairShare: OverServed
+            """,
+            FILE);
+    assertThat(t.config().queues().getFirst().preemption())
+        .isEqualTo(
+            new PreemptionPolicy(
+                PreemptionPolicy.WithinQueue.LOWER_PRIORITY,
+                PreemptionPolicy.ReclaimWithinCohort.ANY,
+                new PreemptionPolicy.BorrowWithinCohort(
+                    PreemptionPolicy.BorrowWithinCohort.Policy.LOWER_PRIORITY, null),
+                PreemptionPolicy.FairShare.OVER_SERVED));
+  }
+
+  @Test
   void theExampleParsesToTheExpectedRecords() {
     Tenancy t = TenancyYaml.read(EXAMPLE);
 
