@@ -39,6 +39,7 @@ import java.util.List;
 public final class SchedulingPass {
   private final Policy policy;
   private final PlacementStrategy placement;
+  private final TenantIndex tenantIndex = new TenantIndex();
 
   public SchedulingPass(Policy policy) {
     this(policy, PlacementStrategy.TOPOLOGY);
@@ -62,7 +63,7 @@ public final class SchedulingPass {
     var profile = new AvailabilityProfile(snapshot, ledger, placer);
 
     var tenants = in.tenants();
-    var stage = tenants == null ? null : new TenancyStage(tenants, snapshot);
+    var stage = tenants == null ? null : new TenancyStage(tenants, snapshot, tenantIndex);
     // 1. Order: priority, then (with tenancy) non-borrowing before borrowing and fair share, then
     // the policy's key, then job id.
     int[] order =
@@ -269,13 +270,13 @@ public final class SchedulingPass {
     int prefix = ledger.reservationsStartingBefore(endSec);
     if (tasks > ledger.tasksUpperBound(gang.shape().gpus(), gang.distinctNodes())
         || (prefix > 0 && gang.totalGpus() > ledger.usableUpperBound(prefix))) {
-      memo.recordFailure(shape, tasks, endSec);
+      memo.recordFailure(shape, tasks, ledger.earliestEndRespecting(prefix));
       return whyBlocked(pending, slot, excluded, ledger, placer, memo);
     }
     int modelId = ledger.cluster().modelIdOf(job.spec().gpuModel());
     Placement placement = placer.place(gang, modelId, ledger.now(prefix), true, excluded);
     if (placement == null) {
-      memo.recordFailure(shape, tasks, endSec);
+      memo.recordFailure(shape, tasks, ledger.earliestEndRespecting(prefix));
       return prefix > 0
           ? whyBlocked(pending, slot, excluded, ledger, placer, memo)
           : Reason.NO_PLACEMENT;

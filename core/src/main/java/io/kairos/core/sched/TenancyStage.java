@@ -69,7 +69,7 @@ final class TenancyStage {
   private static final int NO_FLAVOR = -3;
 
   /** How many blocked jobs, first in order, the preemption stage tries. */
-  private static final int PREEMPTORS_TRIED = 8;
+  private static final int PREEMPTORS_TRIED = 4;
 
   private final Tenants tenants;
   private final Cluster cluster;
@@ -104,6 +104,10 @@ final class TenancyStage {
   private QuotaLedger afterVictims;
 
   TenancyStage(Tenants tenants, ClusterSnapshot snapshot) {
+    this(tenants, snapshot, new TenantIndex());
+  }
+
+  TenancyStage(Tenants tenants, ClusterSnapshot snapshot, TenantIndex index) {
     this.tenants = tenants;
     this.cluster = snapshot.cluster();
     this.pending = snapshot.pendingJobs();
@@ -153,20 +157,25 @@ final class TenancyStage {
     // Fair-share ranks of the accounts: equal order keys, equal rank.
     FairShareFactor fair = tenants.fairShare();
     int rank = 0;
+    int[] rankById = new int[0];
     if (fair != null) {
       var tree = fair.tree();
-      Integer[] ids = new Integer[tree.size()];
-      for (int i = 0; i < ids.length; i++) {
+      int size = tree.size();
+      double[] keys = new double[size];
+      for (int i = 0; i < size; i++) {
+        keys[i] = fair.orderKey(i);
+      }
+      Integer[] ids = new Integer[size];
+      for (int i = 0; i < size; i++) {
         ids[i] = i;
       }
-      Arrays.sort(ids, Comparator.comparingDouble((Integer i) -> fair.orderKey(i)));
-      double last = Double.NaN;
-      for (int i = 0; i < ids.length; i++) {
-        double key = fair.orderKey(ids[i]);
-        if (i > 0 && Double.compare(key, last) != 0) {
+      Arrays.sort(ids, (a, b) -> Double.compare(keys[a], keys[b]));
+      rankById = new int[size];
+      for (int i = 0; i < size; i++) {
+        if (i > 0 && Double.compare(keys[ids[i]], keys[ids[i - 1]]) != 0) {
           rank++;
         }
-        last = key;
+        rankById[ids[i]] = rank;
         accountRanks.put(tree.name(ids[i]), rank);
       }
       rank++;
@@ -187,18 +196,16 @@ final class TenancyStage {
     for (int slot = 0; slot < n; slot++) {
       tenantCount = Math.max(tenantCount, tenantIds[slot] + 1);
     }
-    int[] tenantQueue = new int[tenantCount];
+    int[][] resolved =
+        index.resolve(
+            tenants.config(), quota, fair == null ? null : fair.tree(), pending.tenantKeys(),
+            tenantCount);
+    int[] tenantQueue = resolved[0];
+    int[] tenantAccount = resolved[1];
     int[] tenantRank = new int[tenantCount];
-    var keys = pending.tenantKeys();
-    var queueIds = new HashMap<String, Integer>();
     for (int t = 0; t < tenantCount; t++) {
-      var key = keys[t];
-      if (key == null) {
-        continue;
-      }
-      int q = queueIds.computeIfAbsent(key.queue(), quota::queueId);
-      tenantQueue[t] = q;
-      tenantRank[t] = accountRank(key.account(), key.user(), q);
+      tenantRank[t] =
+          fair == null ? 0 : tenantAccount[t] < 0 ? unknownAccountRank : rankById[tenantAccount[t]];
     }
     int shapes = pending.shapeCount();
     shapeModel = new int[shapes];
@@ -327,12 +334,14 @@ final class TenancyStage {
     if (afterVictims != null && isWaitingForVictims(pending.ids()[slot])) {
       return admitAfterVictims(slot, q, out, count);
     }
-    int shape = pending.shapeIds()[slot];
-    int tasks = pending.tasks()[slot];
-    long cpus = (long) tasks * shapeCpus[shape];
-    long memory = (long) tasks * shapeMemory[shape];
-    if (!fits(q, cpuRes, cpus, slot) || !fits(q, memRes, memory, slot)) {
-      return 0;
+    if (cpuRes >= 0 || memRes >= 0) {
+      int shape = pending.shapeIds()[slot];
+      int tasks = pending.tasks()[slot];
+      long cpus = (long) tasks * shapeCpus[shape];
+      long memory = (long) tasks * shapeMemory[shape];
+      if (!fits(q, cpuRes, cpus, slot) || !fits(q, memRes, memory, slot)) {
+        return 0;
+      }
     }
     int gpus = pending.gpus()[slot];
     int kept = 0;
@@ -435,8 +444,13 @@ final class TenancyStage {
    * (-1); else every model the queue has GPU quota of, in resource order.
    */
   private int flavors(int slot, int q, int[] out) {
+    if (cluster.gpuModelCount() <= 1) {
+      // One model: "any" and the model are the same flavor; the pass places by the job's own.
+      out[0] = -1;
+      return 1;
+    }
     int model = shapeModel[pending.shapeIds()[slot]];
-    if (pending.gpus()[slot] == 0 || cluster.gpuModelCount() <= 1 || model != -1) {
+    if (pending.gpus()[slot] == 0 || model != -1) {
       out[0] = model;
       return 1;
     }
@@ -652,14 +666,9 @@ final class TenancyStage {
     boolean withinNominal =
         gpuRes < 0 || (quota.covers(q, gpuRes) && quota.usage(q, gpuRes) + gpus <= quota.nominal(q, gpuRes));
     var matched = new ArrayList<Victim>();
-    var kinds = new HashMap<JobId, Decision.PreemptionKind>();
-    var byId = new HashMap<JobId, Victim>();
     for (Victim v : all) {
-      Decision.PreemptionKind kind = kind(v, q, cohort, priority, rank, withinNominal, gpuRes, policy);
-      if (kind != null) {
+      if (kind(v, q, cohort, priority, rank, withinNominal, gpuRes, policy) != null) {
         matched.add(v);
-        kinds.put(v.running().id(), kind);
-        byId.put(v.running().id(), v);
       }
     }
     if (matched.isEmpty()) {
@@ -682,23 +691,24 @@ final class TenancyStage {
       return List.of(); // cannot make room, or it fits without victims (it waits for a reservation)
     }
     // Quota with the victims gone; add quota victims in preference order until it fits.
-    var chosen = new ArrayList<RunningJob>(plan.get().victims());
+    var inPlan = new HashSet<JobId>();
+    plan.get().victims().forEach(r -> inPlan.add(r.id()));
+    var chosen = new ArrayList<Victim>(inPlan.size());
     QuotaLedger after = quota.copy();
-    for (RunningJob r : chosen) {
-      remove(after, byId.get(r.id()));
+    for (Victim v : matched) {
+      if (inPlan.contains(v.running().id())) {
+        chosen.add(v);
+        remove(after, v);
+      }
     }
     if (!quotaFits(after, slot, q, gpuRes)) {
-      var taken = new HashSet<JobId>();
-      chosen.forEach(r -> taken.add(r.id()));
-      for (VictimCandidate c : candidates) {
-        if (taken.contains(c.id())) {
-          continue;
+      for (Victim v : matched) {
+        if (inPlan.contains(v.running().id())
+            || v.queue() < 0
+            || (v.queue() != q && (cohort < 0 || quota.cohortOf(v.queue()) != cohort))) {
+          continue; // chosen already, or frees no quota the preemptor can use
         }
-        Victim v = byId.get(c.id());
-        if (v.queue() < 0 || (v.queue() != q && (cohort < 0 || quota.cohortOf(v.queue()) != cohort))) {
-          continue; // frees no quota the preemptor can use
-        }
-        chosen.add(v.running());
+        chosen.add(v);
         remove(after, v);
         if (quotaFits(after, slot, q, gpuRes)) {
           break;
@@ -709,9 +719,9 @@ final class TenancyStage {
       }
     }
     var out = new ArrayList<Decision.Preempt>(chosen.size());
-    for (RunningJob r : chosen) {
-      Decision.PreemptionKind kind = kinds.get(r.id());
-      out.add(new Decision.Preempt(r.id(), job.id(), kind, detail(kind, byId.get(r.id()), job, q)));
+    for (Victim v : chosen) {
+      Decision.PreemptionKind kind = kind(v, q, cohort, priority, rank, withinNominal, gpuRes, policy);
+      out.add(new Decision.Preempt(v.running().id(), job.id(), kind, detail(kind, v, job, q)));
     }
     return out;
   }

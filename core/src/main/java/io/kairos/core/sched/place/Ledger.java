@@ -127,6 +127,16 @@ public final class Ledger {
   }
 
   /**
+   * The earliest end time at which a job respects at least the first {@code prefix} reservations
+   * (the start of the last of them plus one; {@code Long.MIN_VALUE} for none). A gang that failed
+   * with an end that respects {@code prefix} reservations fails for every end from here on: the
+   * capacity it sees depends on the end only through that prefix.
+   */
+  public long earliestEndRespecting(int prefix) {
+    return prefix == 0 ? Long.MIN_VALUE : reservations.get(prefix - 1).startSec() + 1;
+  }
+
+  /**
    * An upper bound of the GPUs a job respecting the first {@code prefix} reservations may use
    * now, summed over the cluster: O(prefix).
    */
