@@ -39,6 +39,8 @@ class DashboardTenancyIT {
   static final Path SHOTS = Path.of("target", "screenshots");
 
   static final String TENANCY = """
+      # A short protection, so the test does not wait out the default 30 s.
+      scheduling: {protection: {minRuntime: 3s}}
       priorityClasses:
         - {name: high, value: 1000, preemptible: false}
         - {name: low, value: 10, preemptible: true}
@@ -198,7 +200,7 @@ class DashboardTenancyIT {
       assertThat(text("#job-facts dd[data-fact='priority']")).isEqualTo("1000");
       assertThat(driver.findElement(By.id("job-notice")).isDisplayed()).isFalse();
 
-      // 6. b takes its quota back: the borrower is preempted (after its 30 s of protection) and
+      // 6. b takes its quota back: the borrower is preempted (after its 3 s of protection) and
       //    waits for quota, as its page says, with the preemptor in its timeline.
       long claimer = submit(cluster, "{\"name\": \"claimer\", \"command\": [\"sleep\", \"600\"],"
           + " \"gpus\": 1, \"queue\": \"b\"}");

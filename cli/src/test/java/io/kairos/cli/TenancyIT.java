@@ -28,6 +28,8 @@ class TenancyIT {
   @TempDir Path dir;
 
   static final String TENANCY = """
+      # A short protection, so the test does not wait out the default 30 s.
+      scheduling: {protection: {minRuntime: 3s}}
       cohorts: [lab]
       queues:
         - name: a
@@ -68,8 +70,9 @@ class TenancyIT {
         assertThat(q.borrowed()).isEqualTo(2);
       });
 
-      // 2. Queue b's job wants its nominal 2 back. The borrower is protected for its first 30 s
-      //    of running (anti-thrashing), then preempted: SIGTERM, and PENDING again.
+      // 2. Queue b's job wants its nominal 2 back. The borrower is protected for its first 3 s
+      //    of running (anti-thrashing; the file's minRuntime), then preempted: SIGTERM, and
+      //    PENDING again.
       long claimer = cluster.submit(job("b", 2, "claimer", "sleep 5"));
       assertThat(cluster.job(claimer).state()).isEqualTo(JobState.PENDING);
       TestCluster.waitFor("the borrower is requeued by a preemption", Duration.ofSeconds(90),
