@@ -63,11 +63,28 @@ final class QueuesCommand extends ApiCommand {
       if (!sb.isEmpty()) {
         sb.append(", ");
       }
-      sb.append(q.resource()).append(' ').append(q.usage()).append('/').append(q.nominal());
+      boolean memory = "memory".equals(q.resource());
+      sb.append(q.resource()).append(' ').append(amount(q.usage(), memory)).append('/')
+          .append(amount(q.nominal(), memory));
       if (q.borrowed() > 0) {
-        sb.append(" +").append(q.borrowed()).append(" borrowed");
+        sb.append(" +").append(amount(q.borrowed(), memory)).append(" borrowed");
       }
     }
     return sb.toString();
+  }
+
+  /** A count as is; memory in bytes with the largest binary unit that divides it (16Ti, 512Mi). */
+  static String amount(long value, boolean memory) {
+    if (!memory || value == 0) {
+      return Long.toString(value);
+    }
+    String[] units = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+    int u = 0;
+    long v = value;
+    while (u < units.length - 1 && v % 1024 == 0) {
+      v /= 1024;
+      u++;
+    }
+    return v + units[u];
   }
 }
