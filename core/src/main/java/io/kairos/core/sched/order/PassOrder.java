@@ -118,17 +118,7 @@ public final class PassOrder {
         || !guard.isStarving(nowSec - eligible[oldest], pending.limitSec()[oldest])) {
       return;
     }
-    int at = 0;
-    while (order[at] != oldest) {
-      at++;
-    }
-    int priority = pending.priority()[oldest];
-    int front = at;
-    while (front > 0 && pending.priority()[order[front - 1]] == priority) {
-      front--;
-    }
-    System.arraycopy(order, front, order, front + 1, at - front);
-    order[front] = oldest;
+    moveToFrontOfItsPriority(order, pending, oldest);
   }
 
   /**
@@ -155,17 +145,22 @@ public final class PassOrder {
     if (oldest < 0 || nowSec - eligible[oldest] < maxWaitSec) {
       return;
     }
+    moveToFrontOfItsPriority(order, pending, oldest);
+  }
+
+  /** Moves {@code slot} before every job of its priority, keeping the rest in order. O(n). */
+  private static void moveToFrontOfItsPriority(int[] order, PendingJobs pending, int slot) {
     int at = 0;
-    while (order[at] != oldest) {
+    while (order[at] != slot) {
       at++;
     }
-    int priority = pending.priority()[oldest];
+    int priority = pending.priority()[slot];
     int front = at;
     while (front > 0 && pending.priority()[order[front - 1]] == priority) {
       front--;
     }
     System.arraycopy(order, front, order, front + 1, at - front);
-    order[front] = oldest;
+    order[front] = slot;
   }
 
   private static int compare(int a, int b, long[] priority, long[] key, long[] id) {
