@@ -6,14 +6,21 @@
 # account. Then `kairos simulate` runs kairos (scheduling by the tenancy), fcfs and easy (plain,
 # measured per queue against the same entitlements).
 #
-# Usage: scripts/philly-tenancy.sh [DAYS]   (DAYS: only jobs submitted in the trace's first DAYS
-#        days; default: the whole trace)
+# Usage: scripts/philly-tenancy.sh [--report] [DAYS]   (DAYS: only jobs submitted in the trace's
+#        first DAYS days; default: the whole trace. --report: also write the HTML report,
+#        $OUT/philly-tenancy.html, with each queue's GPUs held against its quota per policy, and
+#        its charts as SVG files in $OUT/charts/)
 # Env:   TRACE (default ../shared/traces/philly/pollux_philly_jobs.csv.gz relative to the repo's
 #        parent), OUT (work directory, default target/philly-tenancy), EXTRA (more simulate flags)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 trace="${TRACE:-/work/shared/traces/philly/pollux_philly_jobs.csv.gz}"
 out="${OUT:-$root/target/philly-tenancy}"
+report=()
+if [ "${1:-}" = "--report" ]; then
+  report=(--report "$out/philly-tenancy.html" --charts "$out/charts")
+  shift
+fi
 days="${1:-}"
 mkdir -p "$out"
 
@@ -62,5 +69,6 @@ echo "tenancy file: $yaml" >&2
 start=$(date +%s)
 "$root/kairos" simulate --trace "$input" --format philly --cluster 64x8 \
   --policy kairos,fcfs,easy --tenancy "$yaml" --tenancy-policies kairos \
-  --markdown --no-timing ${EXTRA:-}
+  --markdown --no-timing "${report[@]}" ${EXTRA:-}
 echo "wall: $(( $(date +%s) - start )) s" >&2
+if [ ${#report[@]} -gt 0 ]; then echo "report: $out/philly-tenancy.html, charts: $out/charts/" >&2; fi

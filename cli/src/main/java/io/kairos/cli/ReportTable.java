@@ -70,19 +70,11 @@ final class ReportTable {
         out.println("queues under " + r.policy()
             + (r.tenancy().orElseThrow().scheduled() ? " (scheduled by the tenancy)"
                 : " (measured only)"));
-        var rows = queueRows(r);
-        int[] widths = new int[rows.getFirst().length];
-        for (String[] row : rows) {
-          for (int c = 0; c < row.length; c++) {
-            widths[c] = Math.max(widths[c], row[c].length());
-          }
-        }
-        for (String[] row : rows) {
-          var line = new StringBuilder(pad(row[0], widths[0]));
-          for (int c = 1; c < row.length; c++) {
-            line.append("  ").append(padLeft(row[c], widths[c]));
-          }
-          out.println(line);
+        printAligned(out, queueRows(r));
+        if (!r.tenancy().orElseThrow().accountsAreQueues()) {
+          out.println();
+          out.println("accounts under " + r.policy());
+          printAligned(out, accountRows(r));
         }
       }
     }
@@ -92,6 +84,52 @@ final class ReportTable {
       out.println();
       notes.forEach(n -> out.println("note: " + n));
     }
+  }
+
+  /** Rows with each column as wide as its widest cell; the first left-aligned, the others right. */
+  private static void printAligned(PrintWriter out, List<String[]> rows) {
+    int[] widths = new int[rows.getFirst().length];
+    for (String[] row : rows) {
+      for (int c = 0; c < row.length; c++) {
+        widths[c] = Math.max(widths[c], row[c].length());
+      }
+    }
+    for (String[] row : rows) {
+      var line = new StringBuilder(pad(row[0], widths[0]));
+      for (int c = 1; c < row.length; c++) {
+        line.append("  ").append(padLeft(row[c], widths[c]));
+      }
+      out.println(line);
+    }
+  }
+
+  /**
+   * One report's per-account table, header first. Printed only when the accounts differ from the
+   * queues ({@link io.kairos.sim.TenancyReport#accountsAreQueues()}); JSON always has them.
+   */
+  static List<String[]> accountRows(SimReport report) {
+    var rows = new ArrayList<String[]>();
+    rows.add(
+        new String[] {
+          "account", "queues", "jobs", "GPU-h", "mean wait s", "p99 wait s", "mean JCT s",
+          "preempted", "lost GPU-h", "fair share"
+        });
+    for (var a : report.tenancy().orElseThrow().accounts()) {
+      rows.add(
+          new String[] {
+            a.name(),
+            String.join(" ", a.queues()),
+            Integer.toString(a.jobs()),
+            num(a.gpuHours()),
+            num(a.meanWaitSec()),
+            Long.toString(a.p99WaitSec()),
+            num(a.meanJctSec()),
+            Integer.toString(a.preemptions()),
+            num(a.lostGpuHours()),
+            num(a.fairShareFactor())
+          });
+    }
+    return rows;
   }
 
   /** Overall tenancy rows: a label, then one cell per report. */
@@ -186,12 +224,12 @@ final class ReportTable {
             + (r.tenancy().orElseThrow().scheduled() ? " (scheduled by the tenancy):"
                 : " (measured only):"));
         out.println();
-        var rows = queueRows(r);
-        for (int k = 0; k < rows.size(); k++) {
-          out.println("| " + String.join(" | ", rows.get(k)) + " |");
-          if (k == 0) {
-            out.println("|" + " --- |".repeat(rows.get(k).length));
-          }
+        printMarkdown(out, queueRows(r));
+        if (!r.tenancy().orElseThrow().accountsAreQueues()) {
+          out.println();
+          out.println("Accounts under " + r.policy() + ":");
+          out.println();
+          printMarkdown(out, accountRows(r));
         }
       }
     }
@@ -200,6 +238,15 @@ final class ReportTable {
     if (!notes.isEmpty()) {
       out.println();
       notes.forEach(n -> out.println("Note: " + n + "."));
+    }
+  }
+
+  private static void printMarkdown(PrintWriter out, List<String[]> rows) {
+    for (int k = 0; k < rows.size(); k++) {
+      out.println("| " + String.join(" | ", rows.get(k)) + " |");
+      if (k == 0) {
+        out.println("|" + " --- |".repeat(rows.get(k).length));
+      }
     }
   }
 

@@ -510,6 +510,98 @@ class SimulateCommandTest {
     assertThat(kairos.get("queues").get(1).get("mean_wait_s").asDouble()).isEqualTo(30.0);
   }
 
+  /** Alice and bob share queue a, each charged to their own account; carol is alone in b. */
+  private Path[] sharedQueue() throws IOException {
+    Path csv = dir.resolve("shared.csv");
+    Files.writeString(
+        csv,
+        "id,submit_s,gpus,duration_s,user,queue\n1,0,4,100,alice,a\n2,0,2,50,bob,a\n"
+            + "3,10,2,30,alice,a\n4,20,1,10,carol,b\n");
+    Path yaml = dir.resolve("shared.yaml");
+    Files.writeString(
+        yaml,
+        """
+        queues:
+          - {name: a, quotas: {gpu:gpu: {nominal: 3}}}
+          - {name: b, quotas: {gpu:gpu: {nominal: 1}}}
+        """);
+    return new Path[] {csv, yaml};
+  }
+
+  @Test
+  void tenancyRunsReportPerAccountFiguresAndTablesWhenAccountsAreNotQueues() throws IOException {
+    Path[] files = sharedQueue();
+    String[] args = {
+      "simulate", "--trace", files[0].toString(), "--cluster", "1x4", "--policy", "fcfs,kairos",
+      "--tenancy", files[1].toString(), "--no-timing"
+    };
+
+    Result json = kairos(concat(args, "--json")).assertOk();
+    Result markdown = kairos(concat(args, "--markdown")).assertOk();
+    Result text = kairos(args).assertOk();
+
+    JsonNode fcfs = JSON.readTree(json.out()).get("runs").get(0).get("tenancy");
+    assertThat(fcfs.get("accounts").findValuesAsText("account"))
+        .containsExactly("alice", "bob", "carol");
+    JsonNode alice = fcfs.get("accounts").get(0);
+    assertThat(alice.get("jobs").asInt()).isEqualTo(2);
+    assertThat(alice.get("mean_wait_s").asDouble()).isEqualTo(45.0);
+    assertThat(alice.get("p99_wait_s").asLong()).isEqualTo(90);
+    assertThat(alice.get("mean_jct_s").asDouble()).isEqualTo(110.0);
+    assertThat(alice.get("fair_share_factor").isNull()).as("fcfs only measured").isTrue();
+    JsonNode kairos = JSON.readTree(json.out()).get("runs").get(1).get("tenancy");
+    assertThat(kairos.get("accounts").get(0).get("fair_share_factor").asDouble())
+        .isBetween(0.0, 1.0);
+    assertThat(markdown.out())
+        .contains("Accounts under fcfs:", "Accounts under kairos:")
+        .contains("| account | queues | jobs | GPU-h |")
+        .contains("| alice | a | 2 | 0.128 | 45.000 | 90 | 110.000 | 0 | 0.000 | - |");
+    assertThat(text.out()).contains("accounts under fcfs", "accounts under kairos");
+  }
+
+  @Test
+  void accountTablesAreLeftOutWhenEachAccountIsItsQueue() throws IOException {
+    Path[] files = sharedQueue();
+    Files.writeString(
+        files[1],
+        """
+        queues:
+          - {name: a, quotas: {gpu:gpu: {nominal: 3}}, defaults: {account: a}}
+          - {name: b, quotas: {gpu:gpu: {nominal: 1}}, defaults: {account: b}}
+        accounts: [{name: a}, {name: b}]
+        """);
+
+    Result r =
+        kairos("simulate", "--trace", files[0].toString(), "--cluster", "1x4", "--policy",
+            "fcfs", "--tenancy", files[1].toString(), "--markdown", "--no-timing").assertOk();
+
+    assertThat(r.out()).contains("Queues under fcfs").doesNotContain("Accounts under");
+  }
+
+  @Test
+  void chartsUnderATenancyIncludeUsageAgainstQuotaPerPolicy() throws IOException {
+    Path[] files = sharedQueue();
+    Path charts = dir.resolve("charts");
+    Path html = dir.resolve("report.html");
+
+    kairos("simulate", "--trace", files[0].toString(), "--cluster", "1x4", "--policy",
+            "fcfs,kairos", "--tenancy", files[1].toString(), "--charts", charts.toString(),
+            "--report", html.toString(), "--no-timing").assertOk();
+
+    assertThat(charts.resolve("quota-fcfs.svg")).exists();
+    assertThat(charts.resolve("quota-kairos.svg")).exists();
+    String svg = Files.readString(charts.resolve("quota-kairos.svg"));
+    assertThat(svg.split("class=\"quota-panel\"", -1)).hasSize(3);
+    assertThat(Files.readString(html))
+        .contains("GPUs held against nominal quota, per queue: kairos");
+  }
+
+  private static String[] concat(String[] args, String more) {
+    var all = java.util.Arrays.copyOf(args, args.length + 1);
+    all[args.length] = more;
+    return all;
+  }
+
   @Test
   void badCheckpointIntervalIsAUsageError() throws IOException {
     Path csv = dir.resolve("t.csv");

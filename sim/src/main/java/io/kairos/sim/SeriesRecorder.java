@@ -16,8 +16,8 @@ import java.util.Map;
  * <p>Design: a grid of {@link SimSeries#MAX_POINTS} buckets per series, starting at the first
  * submission. The first step is the submission span over half the buckets (so the tail after the
  * last arrival has room); when an interval reaches past the last bucket, every series doubles its
- * step by adding neighbouring buckets. Memory is {@code (3 + queues) x 2,000} doubles whatever the
- * trace's length; each event costs O(nodes of the job) plus the buckets its interval crosses. The
+ * step by adding neighbouring buckets. Memory is {@code (3 + queues + quota queues) x 2,000}
+ * doubles whatever the trace's length (at most 12 queues and 16 quota queues); each event costs O(nodes of the job) plus the buckets its interval crosses. The
  * step depends only on the trace and on when the run ends, so it is deterministic; runs of one
  * trace differ only by powers of two.
  *
@@ -42,8 +42,28 @@ final class SeriesRecorder {
   private final int[] freeOnNode;
   private long strandedGpus;
   private long lastSec;
+  private final QuotaGroups quota;
+  /** Row of the first quota queue; quota queue g is row {@code firstQuota + g}. */
+  private final int firstQuota;
+
+  /**
+   * The tenancy queues charted against their quota ({@link SimSeries.QuotaUsage}): their names
+   * and nominal GPUs, and each job's group (an index into {@code names}). Built by {@link
+   * TenancyBook#quotaGroups}.
+   */
+  record QuotaGroups(List<String> names, long[] nominalGpus, int[] groupOfJob) {
+    static final QuotaGroups NONE = new QuotaGroups(List.of(), new long[0], new int[0]);
+
+    QuotaGroups {
+      names = List.copyOf(names);
+    }
+  }
 
   SeriesRecorder(Cluster cluster, List<TraceJob> jobs) {
+    this(cluster, jobs, QuotaGroups.NONE);
+  }
+
+  SeriesRecorder(Cluster cluster, List<TraceJob> jobs, QuotaGroups quota) {
     this.cluster = cluster;
     this.originSec = jobs.isEmpty() ? 0 : jobs.getFirst().submitSec();
     long span = jobs.isEmpty() ? 0 : jobs.getLast().submitSec() - originSec;
@@ -77,10 +97,13 @@ final class SeriesRecorder {
     for (int i = 0; i < jobs.size(); i++) {
       queueOfJob[i] = index.get(jobs.get(i).queue());
     }
-    this.queueBusyGpus = new long[queues.size()];
-    this.queueSinceSec = new long[queues.size()];
+    this.quota = quota;
+    this.firstQuota = queues.size();
+    int groups = queues.size() + quota.names().size();
+    this.queueBusyGpus = new long[groups];
+    this.queueSinceSec = new long[groups];
     Arrays.fill(queueSinceSec, originSec);
-    this.sums = new double[FIRST_QUEUE + queues.size()][SimSeries.MAX_POINTS];
+    this.sums = new double[FIRST_QUEUE + groups][SimSeries.MAX_POINTS];
     this.freeOnNode = new int[cluster.nodeCount()];
     for (int node = 0; node < freeOnNode.length; node++) {
       freeOnNode[node] = cluster.gpuCount(node);
@@ -90,12 +113,18 @@ final class SeriesRecorder {
   /** Job {@code job} starts at {@code t} on {@code placement}. */
   void started(int job, long t, Placement placement, int gpus) {
     changeQueue(queueOfJob[job], t, gpus);
+    if (!quota.names().isEmpty()) {
+      changeQueue(firstQuota + quota.groupOfJob()[job], t, gpus);
+    }
     changeNodes(placement, -1);
   }
 
   /** Job {@code job}, which ran on {@code placement}, finishes at {@code t}. */
   void finished(int job, long t, Placement placement, int gpus) {
     changeQueue(queueOfJob[job], t, -gpus);
+    if (!quota.names().isEmpty()) {
+      changeQueue(firstQuota + quota.groupOfJob()[job], t, -gpus);
+    }
     changeNodes(placement, +1);
   }
 
@@ -109,7 +138,7 @@ final class SeriesRecorder {
 
   /** The series, once the run is over at {@code endSec}; {@code sortedWaits} ascending. */
   SimSeries finish(long endSec, long[] sortedWaits) {
-    for (int q = 0; q < queues.size(); q++) {
+    for (int q = 0; q < queueBusyGpus.length; q++) {
       changeQueue(q, endSec, 0);
     }
     lastSec = Math.max(lastSec, endSec);
@@ -117,6 +146,10 @@ final class SeriesRecorder {
     double[][] queueSums = new double[queues.size()][];
     for (int q = 0; q < queueSums.length; q++) {
       queueSums[q] = Arrays.copyOf(sums[FIRST_QUEUE + q], used);
+    }
+    double[][] quotaSums = new double[quota.names().size()][];
+    for (int g = 0; g < quotaSums.length; g++) {
+      quotaSums[g] = Arrays.copyOf(sums[FIRST_QUEUE + firstQuota + g], used);
     }
     long[] cdfSec = new long[Math.min(SimSeries.MAX_CDF_POINTS, sortedWaits.length)];
     double[] cdfFraction = new double[cdfSec.length];
@@ -131,7 +164,10 @@ final class SeriesRecorder {
         queues,
         queueSums,
         Arrays.copyOf(cdfSec, points),
-        Arrays.copyOf(cdfFraction, points));
+        Arrays.copyOf(cdfFraction, points),
+        quota.names().isEmpty()
+            ? SimSeries.QuotaUsage.NONE
+            : new SimSeries.QuotaUsage(quota.names(), quota.nominalGpus(), quotaSums));
   }
 
   /**

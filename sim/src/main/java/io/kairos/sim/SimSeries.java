@@ -25,6 +25,8 @@ import java.util.List;
  * @param waitCdfSec wait times (s), increasing, at which the CDF is drawn (at most {@link
  *     #MAX_CDF_POINTS})
  * @param waitCdfFraction the fraction of jobs that waited at most {@code waitCdfSec[i]}
+ * @param quota under a tenancy file, each charted queue's GPUs held on the same grid, with its
+ *     nominal quota; {@link QuotaUsage#NONE} without one
  */
 public record SimSeries(
     long originSec,
@@ -36,7 +38,8 @@ public record SimSeries(
     List<String> queues,
     double[][] queueGpuSec,
     long[] waitCdfSec,
-    double[] waitCdfFraction) {
+    double[] waitCdfFraction,
+    QuotaUsage quota) {
   /** Most buckets a series has. */
   public static final int MAX_POINTS = 2000;
 
@@ -49,8 +52,83 @@ public record SimSeries(
   /** The name of the entry that gathers the smaller queues. */
   public static final String OTHER_QUEUES = "(other queues)";
 
+  /**
+   * Under a tenancy file: the GPUs held by each queue of the file, for the usage-against-quota
+   * charts. Queues are those with jobs in the trace or a nominal GPU quota, largest GPU time in the
+   * trace first (then by name); past {@link #MAX_QUOTA_QUEUES} the rest are summed into {@value
+   * #OTHER_QUEUES}, whose nominal is the sum of theirs.
+   *
+   * @param queues queue names, in the order of {@code gpuSec}
+   * @param nominalGpus each queue's nominal GPU quota (all GPU models)
+   * @param gpuSec GPU-seconds of each queue's running jobs in each bucket
+   */
+  public record QuotaUsage(List<String> queues, long[] nominalGpus, double[][] gpuSec) {
+    /** No tenancy file. */
+    public static final QuotaUsage NONE = new QuotaUsage(List.of(), new long[0], new double[0][]);
+
+    public QuotaUsage {
+      queues = List.copyOf(queues);
+      if (nominalGpus.length != queues.size() || gpuSec.length != queues.size()) {
+        throw new IllegalArgumentException(
+            "quota usage: " + queues.size() + " queues, " + nominalGpus.length + " nominals, "
+                + gpuSec.length + " series");
+      }
+    }
+
+    public boolean isEmpty() {
+      return queues.isEmpty();
+    }
+
+    QuotaUsage merged(int factor) {
+      double[][] sums = new double[gpuSec.length][];
+      for (int q = 0; q < sums.length; q++) {
+        sums[q] = merge(gpuSec[q], factor);
+      }
+      return new QuotaUsage(queues, nominalGpus, sums);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof QuotaUsage u
+          && queues.equals(u.queues)
+          && Arrays.equals(nominalGpus, u.nominalGpus)
+          && Arrays.deepEquals(gpuSec, u.gpuSec);
+    }
+
+    @Override
+    public int hashCode() {
+      return queues.hashCode() * 31 + Arrays.hashCode(nominalGpus);
+    }
+
+    @Override
+    public String toString() {
+      return "QuotaUsage" + queues;
+    }
+  }
+
+  /** Most tenancy queues charted by name against their quota; the rest are summed. */
+  public static final int MAX_QUOTA_QUEUES = 15;
+
+  /** The series without quota usage (a run without a tenancy file). */
+  public SimSeries(
+      long originSec,
+      long stepSec,
+      long clusterGpus,
+      double[] coveredSec,
+      double[] busyGpuSec,
+      double[] strandedGpuSec,
+      List<String> queues,
+      double[][] queueGpuSec,
+      long[] waitCdfSec,
+      double[] waitCdfFraction) {
+    this(
+        originSec, stepSec, clusterGpus, coveredSec, busyGpuSec, strandedGpuSec, queues,
+        queueGpuSec, waitCdfSec, waitCdfFraction, QuotaUsage.NONE);
+  }
+
   public SimSeries {
     queues = List.copyOf(queues);
+    java.util.Objects.requireNonNull(quota, "quota");
     if (stepSec <= 0
         || coveredSec.length > MAX_POINTS
         || busyGpuSec.length != coveredSec.length
@@ -73,6 +151,11 @@ public record SimSeries(
         throw new IllegalArgumentException("series: queue series of " + q.length + " buckets");
       }
     }
+    for (double[] q : quota.gpuSec()) {
+      if (q.length != coveredSec.length) {
+        throw new IllegalArgumentException("series: quota series of " + q.length + " buckets");
+      }
+    }
   }
 
   /** Buckets in each series. */
@@ -93,6 +176,11 @@ public record SimSeries(
   /** Queue {@code q}'s busy GPUs over cluster GPUs, time-weighted over bucket {@code k}. */
   public double queueShare(int q, int k) {
     return ratio(queueGpuSec[q][k], clusterGpus * coveredSec[k]);
+  }
+
+  /** Quota queue {@code q}'s GPUs held, time-weighted over bucket {@code k} (0 when empty). */
+  public double quotaGpus(int q, int k) {
+    return coveredSec[k] <= 1e-9 ? 0 : Math.max(0, quota.gpuSec()[q][k] / coveredSec[k]);
   }
 
   /**
@@ -134,7 +222,8 @@ public record SimSeries(
         queues,
         queueSums,
         waitCdfSec,
-        waitCdfFraction);
+        waitCdfFraction,
+        quota.merged((int) factor));
   }
 
   private static double[] merge(double[] sums, int factor) {
@@ -157,7 +246,8 @@ public record SimSeries(
         && queues.equals(s.queues)
         && Arrays.deepEquals(queueGpuSec, s.queueGpuSec)
         && Arrays.equals(waitCdfSec, s.waitCdfSec)
-        && Arrays.equals(waitCdfFraction, s.waitCdfFraction);
+        && Arrays.equals(waitCdfFraction, s.waitCdfFraction)
+        && quota.equals(s.quota);
   }
 
   @Override

@@ -355,7 +355,12 @@ public final class Simulator {
       }
       dependencies = any;
       nodes = options.recordJobs() ? new int[n][] : null;
-      series = options.recordSeries() ? new SeriesRecorder(cluster, jobs) : null;
+      series =
+          !options.recordSeries()
+              ? null
+              : book == null
+                  ? new SeriesRecorder(cluster, jobs)
+                  : new SeriesRecorder(cluster, jobs, book.quotaGroups(jobs));
       pendingBySize = new int[(int) Math.min(Integer.MAX_VALUE - 8, cluster.totalGpus() + 1)];
       boolean samePriority = jobs.stream().mapToInt(TraceJob::priority).distinct().count() <= 1;
       boolean exact = jobs.stream().allMatch(j -> j.durationSec() == j.timeLimitSec());
@@ -885,7 +890,64 @@ public final class Simulator {
           bigGpus,
           bigMaxWait,
           neverStarted,
-          reports);
+          reports,
+          accountReports());
+    }
+
+    /** Per account: the same figures as per queue, over the jobs charged to it. */
+    private List<TenancyReport.AccountReport> accountReports() {
+      int accounts = book.accountNames.size();
+      int[] count = new int[accounts];
+      boolean[][] inQueue = new boolean[accounts][book.queueNames.size()];
+      for (int i = 0; i < n; i++) {
+        int a = book.reportAccountOf[i];
+        count[a] += everStarted[i] ? 1 : 0;
+        inQueue[a][book.queueOf[i]] = true;
+      }
+      long[][] waits = new long[accounts][];
+      for (int a = 0; a < accounts; a++) {
+        waits[a] = new long[count[a]];
+      }
+      int[] filled = new int[accounts];
+      double[] waitSum = new double[accounts];
+      double[] jctSum = new double[accounts];
+      double[] gpuSec = new double[accounts];
+      for (int i = 0; i < n; i++) {
+        if (!everStarted[i]) {
+          continue;
+        }
+        int a = book.reportAccountOf[i];
+        long wait = waitOf(i);
+        waits[a][filled[a]++] = wait;
+        waitSum[a] += wait;
+        jctSum[a] += end[i] - arrival[i];
+        gpuSec[a] += (double) runSec[i] * specs.get(i).totalGpus();
+      }
+      double[] factors = book.finalFairShareFactors();
+      var reports = new ArrayList<TenancyReport.AccountReport>(accounts);
+      for (int a = 0; a < accounts; a++) {
+        Arrays.sort(waits[a]);
+        var queues = new ArrayList<String>();
+        for (int q = 0; q < book.queueNames.size(); q++) {
+          if (inQueue[a][q]) {
+            queues.add(book.queueNames.get(q));
+          }
+        }
+        int c = count[a];
+        reports.add(
+            new TenancyReport.AccountReport(
+                book.accountNames.get(a),
+                queues,
+                c,
+                gpuSec[a] / 3600.0,
+                c == 0 ? 0 : waitSum[a] / c,
+                percentile(waits[a], 99),
+                c == 0 ? 0 : jctSum[a] / c,
+                book.accountPreemptions[a],
+                book.accountLostGpuSec[a] / 3600.0,
+                factors[a]));
+      }
+      return reports;
     }
   }
 

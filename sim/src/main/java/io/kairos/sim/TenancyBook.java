@@ -12,6 +12,7 @@ import io.kairos.core.tenancy.QueueSpec;
 import io.kairos.core.tenancy.Resource;
 import io.kairos.core.tenancy.TenancyConfig;
 import io.kairos.core.tenancy.Tenants;
+import io.kairos.sim.trace.TraceJob;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -56,6 +57,14 @@ final class TenancyBook {
   final int[] preemptions;
   final double[] lostGpuSec;
 
+  // Per account (the report's: every run has them, scheduled or measured only).
+  /** The accounts jobs are charged to, in the file's order, then the others as they appear. */
+  final List<String> accountNames;
+  /** Job index to report account index (into {@link #accountNames}). */
+  final int[] reportAccountOf;
+  final int[] accountPreemptions;
+  final double[] accountLostGpuSec;
+
   private TenancyBook(
       SimTenancy sim,
       List<String> queueNames,
@@ -64,7 +73,8 @@ final class TenancyBook {
       UsageTracker usage,
       int[] accountOf,
       long[][] heldByJob,
-      long startSec) {
+      long startSec,
+      ReportAccounts accounts) {
     this.sim = sim;
     this.config = sim.tenancy().config();
     this.settings = sim.tenancy().settings();
@@ -83,6 +93,49 @@ final class TenancyBook {
     servedGpuSec = new double[q];
     preemptions = new int[q];
     lostGpuSec = new double[q];
+    accountNames = accounts.names();
+    reportAccountOf = accounts.ofJob();
+    accountPreemptions = new int[accountNames.size()];
+    accountLostGpuSec = new double[accountNames.size()];
+  }
+
+  /** The report's accounts: names in order, and each job's index into them. */
+  private record ReportAccounts(List<String> names, int[] ofJob) {}
+
+  /**
+   * The account a job is charged to under the tenancy: its own, else its queue's default, else its
+   * user, else (all empty) its queue's name: what {@code Simulator} resolves when scheduling, and
+   * what a measured-only run is reported by.
+   */
+  static String accountOf(JobSpec spec, TenancyConfig config) {
+    String account = Tenants.accountOf(spec, config);
+    return account.isEmpty() ? spec.queue() : account;
+  }
+
+  private static ReportAccounts reportAccounts(SimTenancy sim, List<JobSpec> specs) {
+    TenancyConfig config = sim.tenancy().config();
+    var file = sim.tenancy().accounts();
+    int n = specs.size();
+    String[] names = new String[n];
+    var used = new java.util.HashSet<String>();
+    for (int i = 0; i < n; i++) {
+      names[i] = accountOf(specs.get(i), config);
+      used.add(names[i]);
+    }
+    var order = new LinkedHashMap<String, Integer>();
+    for (int id = 0; id < file.size(); id++) {
+      if (used.contains(file.name(id))) {
+        order.putIfAbsent(file.name(id), order.size());
+      }
+    }
+    for (String name : names) {
+      order.putIfAbsent(name, order.size());
+    }
+    int[] ofJob = new int[n];
+    for (int i = 0; i < n; i++) {
+      ofJob[i] = order.get(names[i]);
+    }
+    return new ReportAccounts(List.copyOf(order.keySet()), ofJob);
   }
 
   /** The nominal GPU quota of a queue: the sum over its GPU resources (all models). */
@@ -116,7 +169,9 @@ final class TenancyBook {
       queueOf[i] = queueIndex.get(specs.get(i).queue());
     }
     if (!sim.schedule()) {
-      return new TenancyBook(sim, queueNames, nominal, queueOf, null, null, null, startSec);
+      return new TenancyBook(
+          sim, queueNames, nominal, queueOf, null, null, null, startSec,
+          reportAccounts(sim, specs));
     }
     var tree = accountTree(sim, specs);
     long cpus = 0;
@@ -143,7 +198,9 @@ final class TenancyBook {
             (long) gang.tasks() * gang.shape().memoryBytes()
           };
     }
-    return new TenancyBook(sim, queueNames, nominal, queueOf, usage, accountOf, held, startSec);
+    return new TenancyBook(
+        sim, queueNames, nominal, queueOf, usage, accountOf, held, startSec,
+        reportAccounts(sim, specs));
   }
 
   private static long saturatedAdd(long a, long b) {
@@ -219,6 +276,71 @@ final class TenancyBook {
   void preempted(int victim, double lostGpuSeconds) {
     preemptions[queueOf[victim]]++;
     lostGpuSec[queueOf[victim]] += lostGpuSeconds;
+    accountPreemptions[reportAccountOf[victim]]++;
+    accountLostGpuSec[reportAccountOf[victim]] += lostGpuSeconds;
+  }
+
+  /**
+   * Each report account's fair-share factor from the usage charged until the last event of the
+   * run (what the next pass would have seen); NaN for every account when the run was only measured
+   * (no usage was tracked).
+   */
+  double[] finalFairShareFactors() {
+    double[] factors = new double[accountNames.size()];
+    if (usage == null) {
+      java.util.Arrays.fill(factors, Double.NaN);
+      return factors;
+    }
+    var fairShare = FairShareFactor.of(sim.fairShare(), usage);
+    for (int a = 0; a < factors.length; a++) {
+      factors[a] = fairShare.factor(accountNames.get(a));
+    }
+    return factors;
+  }
+
+  /**
+   * The queues charted against their quota, and each job's group: the file's queues that have
+   * jobs in the trace or a nominal GPU quota, by GPU time in the trace (largest first, then by
+   * name); past {@link SimSeries#MAX_QUOTA_QUEUES} the rest share one group, {@value
+   * SimSeries#OTHER_QUEUES}, whose nominal is the sum of theirs.
+   */
+  SeriesRecorder.QuotaGroups quotaGroups(List<TraceJob> jobs) {
+    int queues = queueNames.size();
+    double[] gpuSec = new double[queues];
+    boolean[] hasJobs = new boolean[queues];
+    for (int i = 0; i < jobs.size(); i++) {
+      TraceJob j = jobs.get(i);
+      gpuSec[queueOf[i]] += (double) j.durationSec() * j.gpus();
+      hasJobs[queueOf[i]] = true;
+    }
+    var shown = new ArrayList<Integer>();
+    for (int q = 0; q < queues; q++) {
+      if (hasJobs[q] || nominalGpus[q] > 0) {
+        shown.add(q);
+      }
+    }
+    shown.sort(
+        java.util.Comparator.comparingDouble((Integer q) -> -gpuSec[q])
+            .thenComparing(queueNames::get));
+    int max = SimSeries.MAX_QUOTA_QUEUES;
+    int named = shown.size() <= max + 1 ? shown.size() : max;
+    var names = new ArrayList<String>();
+    long[] nominal = new long[Math.min(shown.size(), max + 1)];
+    int[] groupOfQueue = new int[queues];
+    for (int k = 0; k < shown.size(); k++) {
+      int q = shown.get(k);
+      int g = Math.min(k, named);
+      if (g == names.size()) {
+        names.add(k < named ? queueNames.get(q) : SimSeries.OTHER_QUEUES);
+      }
+      groupOfQueue[q] = g;
+      nominal[g] += nominalGpus[q];
+    }
+    int[] groupOfJob = new int[jobs.size()];
+    for (int i = 0; i < groupOfJob.length; i++) {
+      groupOfJob[i] = groupOfQueue[queueOf[i]];
+    }
+    return new SeriesRecorder.QuotaGroups(names, nominal, groupOfJob);
   }
 
   /** A preemption of {@code victim} for {@code preemptor} is under way from {@code atSec}. */

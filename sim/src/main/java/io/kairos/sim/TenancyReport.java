@@ -41,6 +41,8 @@ import java.util.Map;
  * @param bigGangMaxWaitSec the longest wait of a large gang (0 when none)
  * @param neverStarted jobs still waiting at the end (their queue could never admit them)
  * @param queues per queue, in the file's order
+ * @param accounts per fair-share account that jobs were charged to (the tree's leaves in use), in
+ *     the file's order, then accounts not in the file as their first job arrived
  */
 public record TenancyReport(
     boolean scheduled,
@@ -54,10 +56,69 @@ public record TenancyReport(
     int bigGangGpus,
     long bigGangMaxWaitSec,
     int neverStarted,
-    List<QueueReport> queues) {
+    List<QueueReport> queues,
+    List<AccountReport> accounts) {
 
   public TenancyReport {
     queues = List.copyOf(queues);
+    accounts = List.copyOf(accounts);
+  }
+
+  /**
+   * One fair-share account: the jobs charged to it, whatever their queue. A job is charged to its
+   * own account, else its queue's default account, else its user, else its queue's name (the
+   * same resolution whether the run was scheduled by the tenancy or only measured).
+   *
+   * @param queues the queues its jobs came from, in the file's order
+   * @param jobs its jobs that ran
+   * @param gpuHours GPU-hours its jobs held (lost work included)
+   * @param preemptions times its jobs were stopped and requeued
+   * @param lostGpuHours GPU-hours of work lost at those stops
+   * @param fairShareFactor its fair-share factor at the end of the run, from the usage charged
+   *     (decayed) until the last event; NaN when the run was only measured
+   */
+  public record AccountReport(
+      String name,
+      List<String> queues,
+      int jobs,
+      double gpuHours,
+      double meanWaitSec,
+      long p99WaitSec,
+      double meanJctSec,
+      int preemptions,
+      double lostGpuHours,
+      double fairShareFactor) {
+    public AccountReport {
+      queues = List.copyOf(queues);
+    }
+
+    Map<String, Object> toMap() {
+      var m = new LinkedHashMap<String, Object>();
+      m.put("account", name);
+      m.put("queues", queues);
+      m.put("jobs", jobs);
+      m.put("gpu_hours", SimReport.round(gpuHours));
+      m.put("mean_wait_s", SimReport.round(meanWaitSec));
+      m.put("p99_wait_s", p99WaitSec);
+      m.put("mean_jct_s", SimReport.round(meanJctSec));
+      m.put("preemptions", preemptions);
+      m.put("lost_gpu_hours", SimReport.round(lostGpuHours));
+      m.put("fair_share_factor", number(fairShareFactor));
+      return m;
+    }
+  }
+
+  /**
+   * Whether the accounts say nothing the queues do not: each account takes the jobs of one queue
+   * of the same name (Philly: one account per virtual cluster). The tables then leave them out.
+   */
+  public boolean accountsAreQueues() {
+    for (AccountReport a : accounts) {
+      if (a.queues().size() != 1 || !a.queues().getFirst().equals(a.name())) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
@@ -143,7 +204,7 @@ public record TenancyReport(
     }
     return new TenancyReport(
         scheduled, checkpointEverySec, preemptions, requeued, preemptionGpuHoursLost, jainIndex,
-        worst, worstRho, bigGangGpus, bigGangMaxWaitSec, neverStarted, updated);
+        worst, worstRho, bigGangGpus, bigGangMaxWaitSec, neverStarted, updated, accounts);
   }
 
   /** The JSON fields, in a fixed order. NaN is written as null. */
@@ -163,6 +224,10 @@ public record TenancyReport(
     var qs = new ArrayList<Map<String, Object>>();
     queues.forEach(q -> qs.add(q.toMap()));
     m.put("queues", qs);
+    // Last, so that the keys before it keep their place in reports written before it existed.
+    var as = new ArrayList<Map<String, Object>>();
+    accounts.forEach(a -> as.add(a.toMap()));
+    m.put("accounts", as);
     return m;
   }
 

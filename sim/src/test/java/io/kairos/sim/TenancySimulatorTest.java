@@ -122,6 +122,110 @@ class TenancySimulatorTest {
     assertThat(a.lostGpuHours()).isCloseTo(c.lostGpuSec() / 3600, within(1e-9));
     // The victim's wait is the time it did not run: requeued, it waited while job 2 ran.
     assertThat(a.meanWaitSec()).isEqualTo(c.requeued() == 1 ? 100.0 : 0.0);
+    // Its account (queue a's default) suffered the same.
+    var account = t.accounts().getFirst();
+    assertThat(account.name()).isEqualTo("a");
+    assertThat(account.preemptions()).isEqualTo(c.requeued());
+    assertThat(account.lostGpuHours()).isCloseTo(c.lostGpuSec() / 3600, within(1e-9));
+    assertThat(t.accounts().get(1).preemptions()).isZero();
+  }
+
+  private static TraceJob userJob(
+      long id, long submit, int gpus, long duration, String user, String queue) {
+    return new TraceJob(id, submit, gpus, duration, duration, user, queue, 0, 0);
+  }
+
+  /**
+   * Alice and bob share queue {@code shared} (no default account: each is charged to an account
+   * named after them, which the file does not declare); carol's job goes to queue {@code solo},
+   * charged to its default account {@code solo-acct}. One node of 4 GPUs, FCFS, measured only: job 1 (alice, 4 GPUs, 100 s) runs
+   * 0..100; job 2 (bob, 2 GPUs, 50 s) and job 3 (alice, arrives at 10, 2 GPUs, 30 s) run from 100;
+   * job 4 (carol, arrives at 20, 1 GPU, 10 s) waits for job 3's GPUs and runs 130..140.
+   *
+   * <p>alice: waits 0 and 90, JCTs 100 and 120, 4 x 100 + 2 x 30 = 460 GPU-s. bob: wait 100, JCT
+   * 150, 100 GPU-s. solo-acct: wait 110, JCT 120, 10 GPU-s.
+   */
+  private static final String SHARED =
+      """
+      queues:
+        - {name: shared, quotas: {gpu:gpu: {nominal: 4}}}
+        - {name: solo, quotas: {gpu:gpu: {nominal: 0}}, defaults: {account: solo-acct}}
+      accounts: [{name: dave}, {name: solo-acct}]
+      """;
+
+  private static Trace sharedQueueTrace() {
+    return SimTestTraces.of(
+        userJob(1, 0, 4, 100, "alice", "shared"),
+        userJob(2, 0, 2, 50, "bob", "shared"),
+        userJob(3, 10, 2, 30, "alice", "shared"),
+        userJob(4, 20, 1, 10, "carol", "solo"));
+  }
+
+  @Test
+  void perAccountFiguresOfTwoUsersSharingAQueue() {
+    var tenancy = SimTenancy.scheduling(TenancyYaml.parse(SHARED, "test.yaml")).measuredOnly();
+
+    SimReport r =
+        run(Cluster.uniform(1, 4, 16, 8), FCFS, Optional.of(tenancy), false, sharedQueueTrace());
+
+    assertThat(r.perJob().orElseThrow().startSec()).containsExactly(0, 100, 100, 130);
+    var t = r.tenancy().orElseThrow();
+    // dave has no jobs: not listed. Accounts in the file's order, then the others as they appear.
+    assertThat(t.accounts())
+        .extracting(TenancyReport.AccountReport::name)
+        .containsExactly("solo-acct", "alice", "bob");
+    assertThat(t.accounts().get(1))
+        .isEqualTo(
+            new TenancyReport.AccountReport(
+                "alice", List.of("shared"), 2, 460 / 3600.0, 45, 90, 110, 0, 0, Double.NaN));
+    assertThat(t.accounts().get(2))
+        .isEqualTo(
+            new TenancyReport.AccountReport(
+                "bob", List.of("shared"), 1, 100 / 3600.0, 100, 100, 150, 0, 0, Double.NaN));
+    assertThat(t.accounts().get(0))
+        .isEqualTo(
+            new TenancyReport.AccountReport(
+                "solo-acct", List.of("solo"), 1, 10 / 3600.0, 110, 110, 120, 0, 0, Double.NaN));
+    assertThat(t.accountsAreQueues()).isFalse();
+  }
+
+  @Test
+  void perAccountFiguresInJson() throws Exception {
+    var tenancy = SimTenancy.scheduling(TenancyYaml.parse(SHARED, "test.yaml")).measuredOnly();
+    SimReport r =
+        run(Cluster.uniform(1, 4, 16, 8), FCFS, Optional.of(tenancy), false, sharedQueueTrace());
+
+    var json = new ObjectMapper().valueToTree(r.toMap(false)).get("tenancy");
+
+    assertThat(json.get("queues")).hasSize(2);
+    var alice = json.get("accounts").get(1);
+    assertThat(alice.toString())
+        .isEqualTo(
+            "{\"account\":\"alice\",\"queues\":[\"shared\"],\"jobs\":2,\"gpu_hours\":0.128,"
+                + "\"mean_wait_s\":45.0,\"p99_wait_s\":90,\"mean_jct_s\":110.0,\"preemptions\":0,"
+                + "\"lost_gpu_hours\":0.0,\"fair_share_factor\":null}");
+  }
+
+  @Test
+  void scheduledRunsReportEachAccountsFinalFairShareFactor() {
+    var tenancy = SimTenancy.scheduling(TenancyYaml.parse(SHARED, "test.yaml"));
+
+    SimReport r =
+        run(Cluster.uniform(1, 4, 16, 8), KAIROS, Optional.of(tenancy), true, sharedQueueTrace());
+
+    var accounts = r.tenancy().orElseThrow().accounts();
+    assertThat(accounts)
+        .extracting(TenancyReport.AccountReport::name)
+        .containsExactly("solo-acct", "alice", "bob");
+    // Alice used the most GPU time, so her factor is the lowest; solo-acct (nominal 0: its job
+    // never starts) used nothing. All are in (0, 1].
+    double alice = accounts.get(1).fairShareFactor();
+    double bob = accounts.get(2).fairShareFactor();
+    assertThat(alice).isGreaterThan(0).isLessThan(bob);
+    assertThat(bob).isLessThan(accounts.get(0).fairShareFactor());
+    assertThat(accounts.get(0).fairShareFactor()).isEqualTo(1.0);
+    assertThat(accounts.get(0).jobs()).isZero();
+    assertThat(accounts.get(1).gpuHours()).isCloseTo(460 / 3600.0, within(1e-12));
   }
 
   @Test

@@ -8,7 +8,7 @@ import java.util.SequencedMap;
 
 /**
  * The simulation report as one self-contained HTML page: the run's parameters, a summary table (one
- * row per policy), the four {@link ReportCharts} as inline SVG, each with its definition and a data
+ * row per policy), the {@link ReportCharts} as inline SVG, each with its definition and a data
  * table in a {@code <details>} element, and the simulator's notes.
  *
  * <p>Self-contained: inline CSS, inline SVG, no script, no fonts or images from elsewhere; a

@@ -7,13 +7,15 @@ import java.util.List;
 import java.util.function.IntToDoubleFunction;
 
 /**
- * The four charts of a simulation report, built from runs of one trace (one run per policy), each
- * of which carries its {@link SimSeries}:
+ * The charts of a simulation report, built from runs of one trace (one run per policy), each of
+ * which carries its {@link SimSeries}:
  *
  * <ol>
  *   <li>utilization over time, one line per policy;
  *   <li>the wait-time CDF, one line per policy, log-scaled wait axis;
  *   <li>each queue's share of the cluster's GPUs over time, stacked, one panel per policy;
+ *   <li>under a tenancy file, one chart per policy: each queue's GPUs held against its nominal
+ *       quota, small multiples ({@link QuotaChart});
  *   <li>GPU fragmentation over time: the share of free GPUs stranded on partly busy nodes.
  * </ol>
  *
@@ -36,7 +38,7 @@ public final class ReportCharts {
     }
   }
 
-  /** The four figures, in report order; every run must carry its series. */
+  /** The figures, in report order; every run must carry its series. */
   public static List<Figure> build(List<SimReport> runs) {
     if (runs.isEmpty()) {
       throw new IllegalArgumentException("report: no runs");
@@ -63,11 +65,126 @@ public final class ReportCharts {
       spanSec = Math.max(spanSec, (double) s.points() * s.stepSec());
     }
     TimeUnit unit = TimeUnit.of(spanSec);
-    return List.of(
-        utilization(names, common, unit),
-        waitCdf(names, common),
-        queueShare(names, common, unit),
-        fragmentation(names, common, unit));
+    var figures = new ArrayList<Figure>();
+    figures.add(utilization(names, common, unit));
+    figures.add(waitCdf(names, common));
+    figures.add(queueShare(names, common, unit));
+    for (int i = 0; i < runs.size(); i++) {
+      if (!common.get(i).quota().isEmpty()) {
+        figures.add(quotaUsage(runs.get(i), common.get(i), timeAxis(common, unit), unit));
+      }
+    }
+    figures.add(fragmentation(names, common, unit));
+    return List.copyOf(figures);
+  }
+
+  /** Most windows of a usage-against-quota panel (small panels need fewer points). */
+  static final int QUOTA_POINTS = 250;
+
+  /**
+   * One run's queues against their nominal quotas: a {@link QuotaChart} panel per queue, GPUs held
+   * averaged over windows of at most {@value #QUOTA_POINTS} per run.
+   */
+  private static Figure quotaUsage(SimReport run, SimSeries full, Axis time, TimeUnit unit) {
+    long step = full.stepSec();
+    while ((full.points() * full.stepSec() + step - 1) / step > QUOTA_POINTS) {
+      step *= 2;
+    }
+    SimSeries s = full.coarsenTo(step);
+    var quota = s.quota();
+    var panels = new ArrayList<QuotaChart.Panel>();
+    var summaries = new ArrayList<String>();
+    double covered = 0;
+    for (double c : full.coveredSec()) {
+      covered += c;
+    }
+    for (int q = 0; q < quota.queues().size(); q++) {
+      int queue = q;
+      panels.add(
+          new QuotaChart.Panel(
+              quota.queues().get(q), quota.nominalGpus()[q], values(s, k -> s.quotaGpus(queue, k))));
+      summaries.add(
+          quota.queues().get(q) + " mean " + Svg.fixed(sum(full.quota().gpuSec()[q]) / covered, 1)
+              + " of " + quota.nominalGpus()[q]);
+    }
+    String policy = run.policy();
+    boolean scheduled = run.tenancy().map(t -> t.scheduled()).orElse(false);
+    String title = "GPUs held against nominal quota, per queue: " + policy;
+    String definition =
+        "One panel per queue of the tenancy file: the GPUs its running jobs held under "
+            + policy
+            + (scheduled ? " (scheduled by the tenancy)" : " (not scheduled by it, only measured)")
+            + ", averaged over windows of "
+            + duration(step)
+            + "; blue up to the queue's nominal GPU quota, orange above it (GPUs borrowed from"
+            + " the cohort, or taken from others' idle quota), the dashed line at the nominal"
+            + " quota. Each panel has its own vertical scale. Queues are ordered by GPU time in the"
+            + " trace; past "
+            + SimSeries.MAX_QUOTA_QUEUES
+            + " the rest are summed as "
+            + SimSeries.OTHER_QUEUES
+            + " against the sum of their quotas.";
+    String desc =
+        "Small multiples, one panel per queue, of GPUs held over time against the nominal quota"
+            + " under "
+            + policy
+            + ". Mean GPUs held of nominal: "
+            + String.join("; ", summaries)
+            + ".";
+    String svg =
+        QuotaChart.svg(
+            "chart-quota-" + Svg.slug(policy),
+            title,
+            desc,
+            time,
+            "GPUs held",
+            midpoints(s, unit),
+            panels);
+    var table =
+        new HtmlTable(
+            policy + ": GPUs held per queue against its nominal quota",
+            List.of(
+                "queue",
+                "nominal GPUs",
+                "mean GPUs held",
+                "mean held / nominal",
+                "highest window mean",
+                "time above nominal (window means)"),
+            numericAfterFirst(6));
+    for (int q = 0; q < quota.queues().size(); q++) {
+      long nominal = quota.nominalGpus()[q];
+      double mean = sum(full.quota().gpuSec()[q]) / covered;
+      double highest = 0;
+      double above = 0;
+      for (int k = 0; k < full.points(); k++) {
+        double held = full.quotaGpus(q, k);
+        highest = Math.max(highest, held);
+        above += held > nominal + 1e-9 ? full.coveredSec()[k] : 0;
+      }
+      table.row(
+          List.of(
+              quota.queues().get(q),
+              Svg.grouped(nominal),
+              Svg.fixed(mean, 1),
+              nominal > 0 ? Svg.percent(mean / nominal) : "-",
+              Svg.fixed(highest, 1),
+              Svg.percent(covered > 0 ? above / covered : 0)));
+    }
+    return new Figure(
+        "quota-" + Svg.slug(policy),
+        title,
+        definition,
+        svg,
+        table.html(),
+        "Data table: " + policy + ", GPUs held per queue against its nominal quota");
+  }
+
+  private static double sum(double[] values) {
+    double total = 0;
+    for (double v : values) {
+      total += v;
+    }
+    return total;
   }
 
   private static Figure utilization(List<String> names, List<SimSeries> runs, TimeUnit unit) {

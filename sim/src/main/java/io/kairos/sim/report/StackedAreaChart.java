@@ -108,7 +108,7 @@ public final class StackedAreaChart {
   }
 
   /** The band between {@code below} and {@code above}: along the top, back along the bottom. */
-  private static String band(double[] x, double[] below, double[] above, Scale sx, Scale sy) {
+  static String band(double[] x, double[] below, double[] above, Scale sx, Scale sy) {
     if (x.length == 0) {
       return "M0,0";
     }

@@ -1,7 +1,8 @@
 /**
  * Simulation reports as pictures: a small SVG writer ({@link io.kairos.sim.report.Svg}), axis
  * scales, the chart types ({@link io.kairos.sim.report.LineChart}, {@link
- * io.kairos.sim.report.StackedAreaChart}), the four report charts built from {@link
+ * io.kairos.sim.report.StackedAreaChart}, the small multiples of {@link
+ * io.kairos.sim.report.QuotaChart}), the report charts built from {@link
  * io.kairos.sim.SimSeries} ({@link io.kairos.sim.report.ReportCharts}) and the self-contained HTML
  * page ({@link io.kairos.sim.report.HtmlReport}).
  *
