@@ -127,6 +127,14 @@ public final class SchedulingPass {
         reasons[rank] = (byte) Reason.QUOTA.ordinal();
         continue;
       }
+      boolean flavorChoice = stage != null && stage.needsFlavorChoice(slot);
+      if (flavorChoice) {
+        flavorCount = stage.everHolding(slot, flavors, flavorCount, exclusions.mask(slot));
+        if (flavorCount == 0) {
+          reasons[rank] = (byte) Reason.NEVER_FITS.ordinal();
+          continue;
+        }
+      }
       if (blocked && !backfill) {
         reasons[rank] = (byte) Reason.WAITING_FOR_EARLIER_JOB.ordinal();
         continue;
@@ -145,7 +153,7 @@ public final class SchedulingPass {
       // placed job is charged to its queue's quota.
       long[] excluded = exclusions.mask(slot);
       Reason reason =
-          stage == null || !stage.needsFlavorChoice(slot)
+          !flavorChoice
               ? tryStart(pending, slot, excluded, ledger, placer, memo, starts)
               : tryStartOnFlavors(pending, slot, excluded, ledger, placer, flavors, flavorCount, starts);
       if (reason == null) {
@@ -163,7 +171,10 @@ public final class SchedulingPass {
       // 4. Reserve: the first blocked jobs get reservations; later jobs must not delay them.
       // Past the first, a reservation is only computed while it can still constrain a start.
       if (mayReserve) {
-        Reservation reservation = profile.earliestStart(job, excluded);
+        Reservation reservation =
+            flavorChoice
+                ? profile.earliestStart(job, excluded, flavors[0])
+                : profile.earliestStart(job, excluded);
         if (reservation != null) {
           ledger.reserve(reservation);
           reserves.add(

@@ -434,6 +434,38 @@ final class TenancyStage {
         && shapeModel[pending.shapeIds()[slot]] == -1;
   }
 
+  /**
+   * For a job placed flavor by flavor ({@link #needsFlavorChoice}): keeps the admitted flavors
+   * whose nodes could ever hold its gang (on an empty cluster, its excluded nodes left out),
+   * in order; returns how many. None: the job can never start on any one flavor, so the pass
+   * reports it {@code NEVER_FITS} and it holds back no one (placed across models it might fit,
+   * but its quota is per flavor). Memoised per gang shape and model: O(nodes) once each.
+   */
+  int everHolding(int slot, int[] flavors, int count, long[] excluded) {
+    int shape = pending.shapeIds()[slot];
+    int tasks = pending.tasks()[slot];
+    var gang = pending.jobs()[slot].spec().gang();
+    if (maxTasksEver == null) {
+      maxTasksEver = new long[pending.shapeCount() * Math.max(1, cluster.gpuModelCount())];
+      Arrays.fill(maxTasksEver, -1);
+    }
+    int kept = 0;
+    for (int i = 0; i < count; i++) {
+      int model = flavors[i];
+      int cell = shape * cluster.gpuModelCount() + model;
+      if (maxTasksEver[cell] < 0) {
+        maxTasksEver[cell] =
+            cluster.maxTasksEver(gang.shape(), gang.distinctNodes(), model, excluded, Integer.MAX_VALUE);
+      }
+      if (maxTasksEver[cell] >= tasks) {
+        flavors[kept++] = model;
+      }
+    }
+    return kept;
+  }
+
+  private long[] maxTasksEver;
+
   /** Charges a started job to its queue. */
   void started(int slot, Placement placement) {
     charge(quota, queueOf[slot], pending.jobs()[slot].spec(), placement, 1);

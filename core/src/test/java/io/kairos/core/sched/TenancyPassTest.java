@@ -428,6 +428,21 @@ class TenancyPassTest {
             .running("r", Jobs.gpus(4).queue("b").model("A100").limit(1000))
             .pending("j", Jobs.gpus(8).queue("a"))
             .expect(Scenario.startsOn("j", 1)),
+        Scenario.named("a gang no single flavor can hold never fits, and holds back no one")
+            .cluster(twoModels())
+            .policy(Policy.FCFS)
+            .tenants(tenants(flavored("a", 16, 16)))
+            .pending("spans-models", Jobs.gpus(16).queue("a"))
+            .pending("next", Jobs.gpus(8).queue("a"))
+            .expect(waits("spans-models", Reason.NEVER_FITS), starts("next")),
+        Scenario.named("a job without a model neither starts across flavors nor reserves across them")
+            .cluster(twoModels())
+            .tenants(tenants(flavored("a", 16, 16), flavored("b", 16, 16)))
+            // 4 A100s and 4 H100s are free now: 8 in total, but no flavor has 8.
+            .running("a100", Jobs.gpus(4).queue("b").model("A100").limit(100))
+            .running("h100", Jobs.gpus(4).queue("b").model("H100").limit(500))
+            .pending("whole-node", Jobs.gpus(8).queue("a"))
+            .expect(reserved("whole-node", 100)),
         Scenario.named("a job naming a model its queue has no quota of: QUOTA")
             .cluster(twoModels())
             .tenants(tenants(flavored("a", 8, -1)))

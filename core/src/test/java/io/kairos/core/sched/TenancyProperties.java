@@ -48,6 +48,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class TenancyProperties {
   private static final Resource GPU = Resource.gpu("gpu");
+  private static final List<String> TWO_MODELS = List.of("A100", "H100");
 
   static LongStream seeds() {
     return Properties.seeds();
@@ -63,9 +64,13 @@ class TenancyProperties {
     var random = new SplittableRandom(seed);
     int nodes = 2 + random.nextInt(5);
     int gpusPerNode = random.nextBoolean() ? 4 : 8;
-    Cluster cluster = Clusters.oneRack(nodes, gpusPerNode);
+    // Every third seed: nodes of two GPU models, quotas per flavor, jobs with or without a model.
+    boolean twoModels = seed % 3 == 2;
+    Cluster cluster = twoModels ? twoModelCluster(nodes, gpusPerNode) : Clusters.oneRack(nodes, gpusPerNode);
     long total = (long) nodes * gpusPerNode;
-    var config = config(random, total);
+    List<Resource> flavors =
+        twoModels ? TWO_MODELS.stream().map(Resource::gpu).toList() : List.of(GPU);
+    var config = config(random, total, flavors);
     var settings = new Tenants.Settings(ProtectionPolicy.DEFAULT, 30, 0, 0);
     var policy = Policy.ALL.get(random.nextInt(Policy.ALL.size()));
     var h = SchedulerHarness.of(cluster).policy(policy).seed(seed);
@@ -78,7 +83,9 @@ class TenancyProperties {
       int arrivals = random.nextInt(4);
       for (int i = 0; i < arrivals; i++) {
         var queue = config.queues().get(random.nextInt(config.queues().size())).name();
-        int gpus = 1 + random.nextInt((int) Math.min(total, 16));
+        // A job is placed on one flavor: on two models, no larger than the smaller model's GPUs.
+        long fits = twoModels ? (long) (nodes / 2) * gpusPerNode : total;
+        int gpus = 1 + random.nextInt((int) Math.min(fits, 16));
         var job =
             (random.nextInt(4) == 0 && gpus > gpusPerNode && gpus % gpusPerNode == 0
                     ? Jobs.perNode(gpus, gpusPerNode)
@@ -86,6 +93,9 @@ class TenancyProperties {
                 .queue(queue)
                 .priority(random.nextInt(3))
                 .limit(100 + random.nextInt(2_000));
+        if (twoModels && random.nextInt(3) == 0) {
+          job.model(TWO_MODELS.get(random.nextInt(2)));
+        }
         h.submitAt(t, job);
       }
       var tenants = new Tenants(config, null, histories, Map.of(), settings);
@@ -96,9 +106,19 @@ class TenancyProperties {
         assertThat(s.placement().totalTasks())
             .as("%s: start of %s places its whole gang", h.context(), s.job())
             .isEqualTo(spec.gang().tasks());
+        var models = new java.util.HashSet<String>();
+        for (int i = 0; i < s.placement().nodeCount(); i++) {
+          models.add(cluster.gpuModel(s.placement().node(i)));
+        }
+        assertThat(models)
+            .as("%s: start of %s uses one GPU flavor", h.context(), s.job())
+            .hasSize(1);
+        if (!spec.gpuModel().isEmpty()) {
+          assertThat(models).containsExactly(spec.gpuModel());
+        }
       }
       h.commit(pass);
-      checkQuota(h.store(), config, h.context());
+      checkQuota(h.store(), config, flavors, h.context());
       if (pass.preemptions().isEmpty()) {
         continue;
       }
@@ -146,23 +166,45 @@ class TenancyProperties {
           .anySatisfy(s -> assertThat(s.job()).isEqualTo(preemptor));
       assertThat(next.preemptions()).as("no new preemption while one is under way").isEmpty();
       h.commit(next);
-      checkQuota(h.store(), config, h.context());
+      checkQuota(h.store(), config, flavors, h.context());
     }
   }
 
+  /** {@code nodes} nodes, the first half A100s, the rest H100s. */
+  private static Cluster twoModelCluster(int nodes, int gpus) {
+    var b = Clusters.builder();
+    for (int i = 0; i < nodes; i++) {
+      b.add(
+          new io.kairos.core.model.NodeSpec(
+              "n" + i, TWO_MODELS.get(i < nodes / 2 ? 0 : 1), gpus, 0, 1 << 20, Long.MAX_VALUE / 4,
+              Map.of(), "z0", "b0", "r0", gpus));
+    }
+    return b.build();
+  }
+
   /** Random queues in up to two cohorts, some without; limits and preemption policies. */
-  private static TenancyConfig config(SplittableRandom random, long total) {
+  private static TenancyConfig config(SplittableRandom random, long total, List<Resource> flavors) {
     int count = 2 + random.nextInt(3);
     var queues = new ArrayList<QueueSpec>();
     for (int i = 0; i < count; i++) {
       String cohort = random.nextInt(5) == 0 ? null : "c" + random.nextInt(2);
-      long nominal = random.nextLong(total / 2 + 1) + 1;
-      ResourceQuota quota = ResourceQuota.of(nominal);
-      if (cohort != null && random.nextInt(3) == 0) {
-        quota = quota.withBorrowingLimit(random.nextLong(total));
+      var quotas = new HashMap<Resource, ResourceQuota>();
+      for (Resource flavor : flavors) {
+        if (flavors.size() > 1 && random.nextInt(4) == 0) {
+          continue; // no quota of this flavor: its jobs never run on it
+        }
+        long nominal = random.nextLong(total / 2 + 1) + 1;
+        ResourceQuota quota = ResourceQuota.of(nominal);
+        if (cohort != null && random.nextInt(3) == 0) {
+          quota = quota.withBorrowingLimit(random.nextLong(total));
+        }
+        if (cohort != null && random.nextInt(3) == 0) {
+          quota = quota.withLendingLimit(random.nextLong(nominal + 1));
+        }
+        quotas.put(flavor, quota);
       }
-      if (cohort != null && random.nextInt(3) == 0) {
-        quota = quota.withLendingLimit(random.nextLong(nominal + 1));
+      if (quotas.isEmpty()) {
+        quotas.put(flavors.getFirst(), ResourceQuota.of(1 + random.nextLong(total / 2 + 1)));
       }
       var within = random.nextBoolean() ? WithinQueue.LOWER_PRIORITY : WithinQueue.NEVER;
       var reclaim =
@@ -175,45 +217,62 @@ class TenancyProperties {
               : BorrowWithinCohort.NEVER;
       queues.add(
           new QueueSpec(
-              "q" + i, cohort, Map.of(GPU, quota), new PreemptionPolicy(within, reclaim, borrow),
+              "q" + i, cohort, quotas, new PreemptionPolicy(within, reclaim, borrow),
               QueueDefaults.NONE));
     }
     return TenancyConfig.ofQueues(queues);
   }
 
-  /** Recomputes quota usage from the running jobs and checks the limits. */
-  static void checkQuota(ClusterStore store, TenancyConfig config, String context) {
+  /** Recomputes quota usage per flavor from the running jobs' nodes and checks the limits. */
+  static void checkQuota(
+      ClusterStore store, TenancyConfig config, List<Resource> flavors, String context) {
     var ledger = new QuotaLedger(config);
     var snapshot = store.snapshot();
-    var perQueue = new HashMap<String, Long>();
+    var cluster = snapshot.cluster();
+    var perQueue = new HashMap<String, Map<Resource, Long>>();
     for (int i = 0; i < snapshot.runningCount(); i++) {
       var r = snapshot.running(i);
-      perQueue.merge(r.job().spec().queue(), (long) r.job().totalGpus(), Long::sum);
+      var placement = r.placement();
+      for (int k = 0; k < placement.nodeCount(); k++) {
+        var flavor = Resource.gpu(cluster.gpuModel(placement.node(k)));
+        long gpus = (long) placement.tasksOn(k) * r.job().spec().gang().shape().gpus();
+        perQueue
+            .computeIfAbsent(r.job().spec().queue(), _ -> new HashMap<>())
+            .merge(flavor, gpus, Long::sum);
+      }
     }
-    perQueue.forEach((q, gpus) -> ledger.add(q, Map.of(GPU, gpus)));
+    perQueue.forEach((q, usage) -> ledger.add(q, usage));
     ledger.checkInvariants();
-    var cohortUsed = new HashMap<String, Long>();
-    var cohortLendable = new HashMap<String, Long>();
-    List<QueueSpec> queues = config.queues();
-    for (QueueSpec q : queues) {
-      long usage = perQueue.getOrDefault(q.name(), 0L);
-      ResourceQuota quota = q.quotas().get(GPU);
-      if (q.cohort() == null) {
-        assertThat(usage).as("%s: queue %s (no cohort) within nominal", context, q.name())
-            .isLessThanOrEqualTo(quota.nominal());
-        continue;
+    for (Resource flavor : flavors) {
+      var cohortUsed = new HashMap<String, Long>();
+      var cohortLendable = new HashMap<String, Long>();
+      for (QueueSpec q : config.queues()) {
+        long usage = perQueue.getOrDefault(q.name(), Map.of()).getOrDefault(flavor, 0L);
+        ResourceQuota quota = q.quotas().get(flavor);
+        if (quota == null) {
+          assertThat(usage)
+              .as("%s: queue %s has no quota of %s and uses none", context, q.name(), flavor)
+              .isZero();
+          continue;
+        }
+        if (q.cohort() == null) {
+          assertThat(usage).as("%s: queue %s (no cohort) within nominal %s", context, q.name(), flavor)
+              .isLessThanOrEqualTo(quota.nominal());
+          continue;
+        }
+        if (quota.borrowingLimit() != null) {
+          assertThat(usage)
+              .as("%s: queue %s within nominal + borrowingLimit of %s", context, q.name(), flavor)
+              .isLessThanOrEqualTo(quota.nominal() + quota.borrowingLimit());
+        }
+        cohortUsed.merge(q.cohort(), Math.max(0, usage - quota.guaranteed()), Long::sum);
+        cohortLendable.merge(q.cohort(), quota.nominal() - quota.guaranteed(), Long::sum);
       }
-      if (quota.borrowingLimit() != null) {
-        assertThat(usage).as("%s: queue %s within nominal + borrowingLimit", context, q.name())
-            .isLessThanOrEqualTo(quota.nominal() + quota.borrowingLimit());
-      }
-      cohortUsed.merge(q.cohort(), Math.max(0, usage - quota.guaranteed()), Long::sum);
-      cohortLendable.merge(q.cohort(), quota.nominal() - quota.guaranteed(), Long::sum);
+      cohortUsed.forEach(
+          (c, used) ->
+              assertThat(used)
+                  .as("%s: cohort %s uses no more %s than its members lend", context, c, flavor)
+                  .isLessThanOrEqualTo(cohortLendable.get(c)));
     }
-    cohortUsed.forEach(
-        (c, used) ->
-            assertThat(used)
-                .as("%s: cohort %s uses no more than its members lend", context, c)
-                .isLessThanOrEqualTo(cohortLendable.get(c)));
   }
 }

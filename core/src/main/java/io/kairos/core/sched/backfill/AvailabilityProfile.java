@@ -75,9 +75,16 @@ public final class AvailabilityProfile {
    * so the reservation is for nodes the job may use.
    */
   public Reservation earliestStart(Job job, long[] excluded) {
+    return earliestStart(job, excluded, cluster.modelIdOf(job.spec().gpuModel()));
+  }
+
+  /**
+   * {@link #earliestStart(Job, long[])} on GPUs of model {@code modelId} ({@link
+   * Cluster#modelIdOf}; -1 for any): for a job that names no model but is placed on one flavor.
+   */
+  public Reservation earliestStart(Job job, long[] excluded, int modelId) {
     long now = ledger.nowSec();
     var gang = job.spec().gang();
-    int modelId = cluster.modelIdOf(job.spec().gpuModel());
     int gpusPerTask = gang.shape().gpus();
     int n = cluster.nodeCount();
     int[] free = new int[n];
