@@ -83,7 +83,9 @@ final class Views {
       case RESERVED -> "holds a reservation";
       case WAITING_FOR_EARLIER_JOB -> "an earlier job waits first (strict order)";
       case BEGIN_TIME -> "held until its begin time (a requested begin or a requeue backoff)";
-      case NEVER_FITS -> "the nodes it may use (not excluded) could never hold it";
+      case NEVER_FITS ->
+          "the nodes it may use (not excluded; with queues, of one GPU model at a time, as quota"
+              + " is per model) could never hold it";
       case QUOTA -> "its queue has no quota left for it";
       case PREEMPTING -> "running jobs are stopping to make room for it";
     };
