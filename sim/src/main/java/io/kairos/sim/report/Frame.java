@@ -104,26 +104,14 @@ final class Frame {
         .append(Style.TEXT)
         .append("\" text-anchor=\"middle\">");
     for (double t : x.ticks()) {
-      out.append("<text x=\"")
-          .append(Svg.coord(x.pixel(t)))
-          .append("\" y=\"")
-          .append(Svg.coord(y0 + 16))
-          .append("\">")
-          .append(Svg.escape(x.label(t)))
-          .append("</text>");
+      Svg.text(out, x.pixel(t), y0 + 16, x.label(t));
     }
     out.append("</g>\n");
     out.append("<g class=\"axis y-axis\" fill=\"")
         .append(Style.TEXT)
         .append("\" text-anchor=\"end\">");
     for (double t : y.ticks()) {
-      out.append("<text x=\"")
-          .append(Svg.coord(x0 - 6))
-          .append("\" y=\"")
-          .append(Svg.coord(y.pixel(t) + 4))
-          .append("\">")
-          .append(Svg.escape(y.label(t)))
-          .append("</text>");
+      Svg.text(out, x0 - 6, y.pixel(t) + 4, y.label(t));
     }
     out.append("</g>\n");
     out.append("<path class=\"frame\" d=\"M")
@@ -210,13 +198,7 @@ final class Frame {
           }
           out.append("/>");
         }
-        out.append("<text x=\"")
-            .append(Svg.coord(x + 28))
-            .append("\" y=\"")
-            .append(Svg.coord(y))
-            .append("\">")
-            .append(Svg.escape(e.name()))
-            .append("</text>");
+        Svg.text(out, x + 28, y, e.name());
         out.append("</g>");
       }
       x += width + 16;

@@ -127,13 +127,7 @@ public final class QuotaChart {
         .append(Style.TEXT)
         .append("\" text-anchor=\"end\" font-size=\"10\">");
     for (double t : List.of(ticks.getFirst(), ticks.getLast())) {
-      out.append("<text x=\"")
-          .append(Svg.coord(x0 - 4))
-          .append("\" y=\"")
-          .append(Svg.coord(sy.pixel(t) + 3))
-          .append("\">")
-          .append(Svg.escape(sy.label(t)))
-          .append("</text>");
+      Svg.text(out, x0 - 4, sy.pixel(t) + 3, sy.label(t));
     }
     out.append("</g>\n");
     if (xLabels) {
@@ -141,13 +135,7 @@ public final class QuotaChart {
           .append(Style.TEXT)
           .append("\" text-anchor=\"middle\" font-size=\"10\">");
       for (double t : sx.ticks()) {
-        out.append("<text x=\"")
-            .append(Svg.coord(sx.pixel(t)))
-            .append("\" y=\"")
-            .append(Svg.coord(y0 + 13))
-            .append("\">")
-            .append(Svg.escape(sx.label(t)))
-            .append("</text>");
+        Svg.text(out, sx.pixel(t), y0 + 13, sx.label(t));
       }
       out.append("</g>\n");
     }

@@ -45,6 +45,17 @@ public final class Svg {
     return out == null ? text : out.toString();
   }
 
+  /** Appends {@code <text x=".." y="..">label</text>}, the label escaped. */
+  public static void text(StringBuilder out, double x, double y, String label) {
+    out.append("<text x=\"")
+        .append(coord(x))
+        .append("\" y=\"")
+        .append(coord(y))
+        .append("\">")
+        .append(escape(label))
+        .append("</text>");
+  }
+
   /** A coordinate: one decimal, no trailing ".0", never "-0". */
   public static String coord(double value) {
     if (!Double.isFinite(value)) {
