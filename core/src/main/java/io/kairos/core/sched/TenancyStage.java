@@ -23,7 +23,6 @@ import io.kairos.core.tenancy.Resource;
 import io.kairos.core.tenancy.Tenants;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -89,7 +88,8 @@ final class TenancyStage {
   private final Map<String, Boolean> classPreemptible = new HashMap<>();
   private final long[] refusedAt;
   private final int[] failedResource;
-  private final Map<String, Integer> accountRanks = new HashMap<>();
+  /** Fair-share rank per account id of the tree (equal order keys, equal rank); null without fair share. */
+  private int[] rankById;
   private final int unknownAccountRank;
   private final Set<Long> preemptors = new HashSet<>();
   private final int[] flavorScratch;
@@ -157,7 +157,6 @@ final class TenancyStage {
     // Fair-share ranks of the accounts: equal order keys, equal rank.
     FairShareFactor fair = tenants.fairShare();
     int rank = 0;
-    int[] rankById = new int[0];
     if (fair != null) {
       var tree = fair.tree();
       int size = tree.size();
@@ -176,7 +175,6 @@ final class TenancyStage {
           rank++;
         }
         rankById[ids[i]] = rank;
-        accountRanks.put(tree.name(ids[i]), rank);
       }
       rank++;
     }
@@ -267,18 +265,14 @@ final class TenancyStage {
   }
 
   private int accountRank(String account, String user, int q) {
-    if (accountRanks.isEmpty()) {
+    if (rankById == null) {
       return 0;
     }
-    if (account.isEmpty()) {
-      QueueSpec queue = q >= 0 ? tenants.config().queues().get(q) : null;
-      account =
-          queue != null && queue.defaults().account() != null
-              ? queue.defaults().account()
-              : user;
-    }
-    return accountRanks.getOrDefault(account, unknownAccountRank);
+    var tree = tenants.fairShare().tree();
+    String name = Tenants.accountOf(account, user, q >= 0 ? tenants.config().queues().get(q) : null);
+    return tree.contains(name) ? rankById[tree.id(name)] : unknownAccountRank;
   }
+
 
   /** Whether the job (by id value) is a preemptor whose preemption is under way. */
   boolean isWaitingForVictims(long job) {

@@ -2,9 +2,9 @@ package io.kairos.core.sched;
 
 import io.kairos.core.fairshare.AccountTree;
 import io.kairos.core.state.PendingJobs.TenantKey;
-import io.kairos.core.tenancy.QueueSpec;
 import io.kairos.core.tenancy.QuotaLedger;
 import io.kairos.core.tenancy.TenancyConfig;
+import io.kairos.core.tenancy.Tenants;
 import java.util.Arrays;
 import java.util.HashMap;
 
@@ -56,11 +56,8 @@ final class TenantIndex {
   }
 
   private static int accountId(TenantKey key, int q, TenancyConfig config, AccountTree tree) {
-    String name = key.account();
-    if (name.isEmpty()) {
-      QueueSpec spec = q >= 0 ? config.queues().get(q) : null;
-      name = spec != null && spec.defaults().account() != null ? spec.defaults().account() : key.user();
-    }
+    String name =
+        Tenants.accountOf(key.account(), key.user(), q >= 0 ? config.queues().get(q) : null);
     return tree.contains(name) ? tree.id(name) : -1;
   }
 }

@@ -99,15 +99,20 @@ public record Tenants(
    * (Slurm's default association). Pure: the controller and the simulator resolve with it.
    */
   public static String accountOf(JobSpec spec, TenancyConfig config) {
-    if (!spec.account().isEmpty()) {
-      return spec.account();
-    }
-    var queue = config.queue(spec.queue());
-    if (queue.isPresent() && queue.get().defaults().account() != null) {
-      return queue.get().defaults().account();
-    }
-    return spec.user();
+    return accountOf(spec.account(), spec.user(), config.queue(spec.queue()).orElse(null));
   }
+
+  /**
+   * {@link #accountOf(JobSpec, TenancyConfig)} from the parts: {@code account} if given, else
+   * {@code queue}'s default account (null queue: none), else {@code user}.
+   */
+  public static String accountOf(String account, String user, QueueSpec queue) {
+    if (!account.isEmpty()) {
+      return account;
+    }
+    return queue != null && queue.defaults().account() != null ? queue.defaults().account() : user;
+  }
+
 
   /**
    * The priority class a job runs in: its own, else its queue's default, else none (empty).
