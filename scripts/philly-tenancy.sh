@@ -14,7 +14,7 @@
 #        parent), OUT (work directory, default target/philly-tenancy), EXTRA (more simulate flags)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-trace="${TRACE:-/work/shared/traces/philly/pollux_philly_jobs.csv.gz}"
+trace="${TRACE:-$root/../shared/traces/philly/pollux_philly_jobs.csv.gz}"
 out="${OUT:-$root/target/philly-tenancy}"
 report=()
 if [ "${1:-}" = "--report" ]; then

@@ -1,0 +1,156 @@
+package io.kairos.core.sched;
+
+import static io.kairos.testkit.Scenario.reserved;
+import static io.kairos.testkit.Scenario.reservations;
+import static io.kairos.testkit.Scenario.starts;
+import static io.kairos.testkit.Scenario.startsAt;
+import static io.kairos.testkit.Scenario.startsOn;
+import static io.kairos.testkit.Scenario.waits;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kairos.testkit.Clusters;
+import io.kairos.testkit.Jobs;
+import io.kairos.testkit.Scenario;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Named;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * EASY backfilling: arrival order, one reservation for the first blocked job, later jobs start
+ * only if they do not delay it.
+ */
+class EasyBackfillTest {
+
+  /**
+   * The textbook case, on 10 nodes of 1 GPU in one rack (node i = GPU i), at t=0:
+   *
+   * <pre>
+   *   r  6 GPUs until t=100, started first: nodes 0..5. Free now: nodes 6..9 (4 GPUs).
+   *   h  9 GPUs, limit 50   head; 9 > 4 free: INSUFFICIENT_GPUS, reserved at t=100 (r ends)
+   *                         on nodes 0..8; the spare GPU at t=100 is node 9.
+   *   a  1 GPU,  limit 50   ends at 50 <= 100: unconstrained, backfills on node 6 (best fit,
+   *                         lowest index). Free: 7, 8, 9.
+   *   b  2 GPUs, limit 500  ends after 100: may use only the spare GPU (1) -> would delay h.
+   *   c  1 GPU,  limit 500  ends after 100 but fits in the spare GPU: starts on node 9, the one
+   *                         GPU h does not need. Free: 7, 8; spare left: 0.
+   *   d  1 GPU,  limit 500  spare is used up -> would delay h.
+   *   e  3 GPUs, limit 10   3 > 2 free: INSUFFICIENT_GPUS.
+   *   f  2 GPUs, limit 100  ends exactly at 100, when h starts: unconstrained, starts on 7, 8.
+   *   g  1 GPU,  limit 1    nothing is free any more: INSUFFICIENT_GPUS.
+   * </pre>
+   *
+   * Running on (every job runs to its limit): a ends at 50 and g backfills 50..51 on node 6
+   * (it ends before 100); at 100 r and f end and h starts on nodes 0..8; at 100 b is the first
+   * blocked job and is reserved at 150, when h ends; at 150 b, d and e start together.
+   */
+  static Scenario textbook() {
+    return Scenario.named("textbook EASY")
+        .cluster(Clusters.oneRack(10, 1))
+        .policy(Policy.EASY)
+        .running("r", Jobs.gpus(6).limit(100))
+        .pending("h", Jobs.gpus(9).limit(50))
+        .pending("a", Jobs.gpus(1).limit(50))
+        .pending("b", Jobs.gpus(2).limit(500))
+        .pending("c", Jobs.gpus(1).limit(500))
+        .pending("d", Jobs.gpus(1).limit(500))
+        .pending("e", Jobs.gpus(3).limit(10))
+        .pending("f", Jobs.gpus(2).limit(100))
+        .pending("g", Jobs.gpus(1).limit(1));
+  }
+
+  static Stream<Arguments> textbookRows() {
+    return Stream.of(
+        row("blocked head is reserved when the running job ends", reserved("h", 100)),
+        row("only the head gets a reservation", reservations(1)),
+        row("short job backfills now", startsOn("a", 6)),
+        row("long job that needs GPUs the head needs waits",
+            waits("b", Reason.WOULD_DELAY_RESERVATION)),
+        row("long job on the GPU the head does not need starts", startsOn("c", 9)),
+        row("once the spare GPU is taken, a long job waits",
+            waits("d", Reason.WOULD_DELAY_RESERVATION)),
+        row("job larger than what is free waits", waits("e", Reason.INSUFFICIENT_GPUS)),
+        row("job ending exactly at the reservation starts", startsOn("f", 7, 8)),
+        row("nothing free is left for the last job", waits("g", Reason.INSUFFICIENT_GPUS)),
+        row("the head starts exactly at its reservation", startsAt("h", 100)),
+        row("a 1 s job backfills when the first short job ends", startsAt("g", 50)),
+        row("the next head starts when the first head ends", startsAt("b", 150)),
+        row("waiting jobs start together when the head ends", startsAt("e", 150)));
+  }
+
+  private static Arguments row(String name, Scenario.Expect expect) {
+    return Arguments.of(Named.of(name, expect));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("textbookRows")
+  void textbook(Scenario.Expect expect) {
+    textbook().expect(expect).check();
+  }
+
+  @Test
+  void textbookReservationHoldsEveryGpuTheHeadNeeds() {
+    var run = textbook().run();
+    var h = run.pass().reservations().getFirst();
+
+    assertThat(h.job()).isEqualTo(run.id("h"));
+    assertThat(h.placement().totalTasks()).isEqualTo(9);
+    assertThat(h.placement().nodes()).containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8);
+    assertThat(run.pass().starts()).extracting(Decision.Start::job)
+        .containsExactly(run.id("a"), run.id("c"), run.id("f"));
+    assertThat(run.pass().diagnosis().started()).isEqualTo(3);
+    assertThat(run.pass().diagnosis().count(Reason.WOULD_DELAY_RESERVATION)).isEqualTo(2);
+    assertThat(run.pass().diagnosis().count(Reason.INSUFFICIENT_GPUS)).isEqualTo(2);
+    assertThat(run.pass().diagnosis().count(Reason.RESERVED)).isEqualTo(1);
+  }
+
+  static Stream<Scenario> scenarios() {
+    return Stream.of(
+        Scenario.named("head needs the whole cluster: only jobs ending by then backfill")
+            // 4 x 1 GPU; r holds 3 until 100; h needs all 4 -> reserved at 100, no spare.
+            .cluster(Clusters.oneRack(4, 1))
+            .running("r", Jobs.gpus(3).limit(100))
+            .pending("h", Jobs.gpus(4).limit(50))
+            .pending("long", Jobs.gpus(1).limit(101))
+            .pending("short", Jobs.gpus(1).limit(100))
+            .expect(
+                reserved("h", 100),
+                waits("long", Reason.WOULD_DELAY_RESERVATION),
+                starts("short"),
+                startsAt("h", 100),
+                startsAt("long", 150)),
+        Scenario.named("reservation waits for the last release it needs")
+            // 4 x 1 GPU; r1 holds 2 until 100, r2 holds 1 until 300: h (4) is reserved at 300,
+            // so a 1-GPU job of 200 s (ends 200) backfills, one of 300 s (ends 300) too.
+            .cluster(Clusters.oneRack(4, 1))
+            .running("r1", Jobs.gpus(2).limit(100))
+            .running("r2", Jobs.gpus(1).limit(300))
+            .pending("h", Jobs.gpus(4).limit(10))
+            .pending("fits-until-300", Jobs.gpus(1).limit(300))
+            .expect(reserved("h", 300), starts("fits-until-300"), startsAt("h", 300)),
+        Scenario.named("head that fits starts; the next blocked job is the one reserved")
+            .cluster(Clusters.oneRack(4, 1))
+            .running("r", Jobs.gpus(2).limit(100))
+            .pending("fits", Jobs.gpus(2).limit(1000))
+            .pending("blocked", Jobs.gpus(3).limit(10))
+            .expect(starts("fits"), reserved("blocked", 1000), startsAt("blocked", 1000)),
+        Scenario.named("per-node head: spare GPUs on its nodes may be backfilled")
+            // 2 nodes x 4 GPUs; r holds 3 GPUs of each node until 100 (one flexible 6-GPU gang
+            // packs node 0 with 4 and node 1 with 2: free 0 + 2). h = 2 tasks x 2 GPUs on
+            // distinct nodes: at 100 both nodes are free, h is placed on 2 GPUs of each, and
+            // 2 GPUs per node stay spare. A long 2-GPU job fits the spare of node 1 now.
+            .cluster(Clusters.oneRack(2, 4))
+            .running("r", Jobs.gpus(6).limit(100))
+            .pending("h", Jobs.perNode(4, 2).limit(50).runtime(50))
+            .pending("long", Jobs.tasks(1, 2).limit(1000))
+            .expect(reserved("h", 100), startsOn("long", 1), startsAt("h", 100)));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("scenarios")
+  void scenario(Scenario s) {
+    s.check();
+  }
+}
