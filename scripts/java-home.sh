@@ -35,3 +35,4 @@ if ! JAVA_HOME="$(find_java_home)"; then
   exit 2
 fi
 export JAVA_HOME
+export MAVEN_OPTS="--sun-misc-unsafe-memory-access=allow ${MAVEN_OPTS:-}"

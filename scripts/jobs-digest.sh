@@ -21,11 +21,12 @@ for run in "${runs[@]}"; do
   # shellcheck disable=SC2086
   "$root/kairos" simulate --trace "$traces/$file" --cluster "$cluster" --policy "$policies" \
     --no-timing --jobs-out "$out/$name.csv" ${extra:-} >"$out/$name.txt"
-  echo "$name $(sha256sum <"$out/$name.csv" | cut -c1-16) $(sha256sum <"$out/$name.txt" | cut -c1-16)"
+  echo "$name $(sha256sum <"$out/$name.csv" | cut -c1-16) $(grep -v '^trace ' "$out/$name.txt" | sha256sum | cut -c1-16)"
 done
-# Under a tenancy: Philly's first 20 days as 15 queues of one cohort (scripts/philly-tenancy.sh).
+# Under a tenancy: Philly's 15 virtual clusters as queues of one cohort (scripts/philly-tenancy.sh),
+# without the per-queue runs alone.
 if [ "${QUICK:-}" != 1 ]; then
   OUT="$out/tenancy" TRACE="$traces/philly/pollux_philly_jobs.csv.gz" \
-    EXTRA="--jobs-out $out/tenancy.csv" "$root/scripts/philly-tenancy.sh" 20 >"$out/tenancy.txt"
+    EXTRA="--jobs-out $out/tenancy.csv --no-alone-runs" "$root/scripts/philly-tenancy.sh" >"$out/tenancy.txt" 2>/dev/null
   echo "philly-tenancy $(sha256sum <"$out/tenancy.csv" | cut -c1-16) $(sha256sum <"$out/tenancy.txt" | cut -c1-16)"
 fi

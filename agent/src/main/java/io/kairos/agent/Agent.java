@@ -95,6 +95,7 @@ public final class Agent implements AutoCloseable {
 
   // Retry state, used by the loop thread only.
   private int failures;
+
   /** The secret this agent's log server accepts from controllers, registered with the node. */
   private final String logToken = newLogToken();
 
@@ -531,7 +532,9 @@ public final class Agent implements AutoCloseable {
     return leaseMs > 0 ? Math.min(wait, leaseMs / 3) : wait;
   }
 
-  /** A scheduled health check; a change in the problems goes out with the next heartbeat at once. */
+  /**
+   * A scheduled health check; a change in the problems goes out with the next heartbeat at once.
+   */
   private void checkHealth() {
     try {
       List<String> before = health.latest();

@@ -35,17 +35,17 @@ import java.util.regex.Pattern;
  * @param killGraceMs how long a task gets between SIGTERM and SIGKILL
  * @param maxTaskOutputBytes a task whose stdout and stderr together grow past this is stopped
  *     (reason {@code OUTPUT_LIMIT}); 0 for no limit
- * @param nvidiaSmi the nvidia-smi binary to discover real GPUs with (and check their health);
- *     null to emulate {@code gpus} instead
- * @param healthCheckProgram a site check run with every health check (Slurm's
- *     HealthCheckProgram, NHC): exit 0 is healthy, anything else drains the node with the first
- *     line it printed; empty for none
+ * @param nvidiaSmi the nvidia-smi binary to discover real GPUs with (and check their health); null
+ *     to emulate {@code gpus} instead
+ * @param healthCheckProgram a site check run with every health check (Slurm's HealthCheckProgram,
+ *     NHC): exit 0 is healthy, anything else drains the node with the first line it printed; empty
+ *     for none
  * @param healthIntervalMs how often the node's health is checked (it is also checked before each
  *     task starts)
- * @param cgroups whether to put each task in a cgroup of its own with CPU, memory and pids
- *     limits, where the kernel lets the agent write them
- * @param fenceWatchdog whether to run the fence watchdog, a small process that kills the tasks
- *     when the lease runs out even if the agent itself is frozen or dead
+ * @param cgroups whether to put each task in a cgroup of its own with CPU, memory and pids limits,
+ *     where the kernel lets the agent write them
+ * @param fenceWatchdog whether to run the fence watchdog, a small process that kills the tasks when
+ *     the lease runs out even if the agent itself is frozen or dead
  */
 public record AgentConfig(
     List<String> controllers,
@@ -112,7 +112,8 @@ public record AgentConfig(
     if (nvidiaSmi != null && nvidiaSmi.isBlank()) {
       throw new IllegalArgumentException("nvidiaSmi must name the nvidia-smi binary, or be absent");
     }
-    healthCheckProgram = List.copyOf(Objects.requireNonNull(healthCheckProgram, "healthCheckProgram"));
+    healthCheckProgram =
+        List.copyOf(Objects.requireNonNull(healthCheckProgram, "healthCheckProgram"));
     inRange(healthIntervalMs, 1_000, 86_400_000, "healthIntervalMs");
   }
 

@@ -86,7 +86,6 @@ public record EmulatedGpus(int count, String model, long memoryBytes) {
     return List.copyOf(devices);
   }
 
-  /** A device UUID that depends only on the node name and the index. */
   /** Whether {@code uuid} is one this class made up. */
   public static boolean isEmulated(String uuid) {
     return uuid != null && uuid.startsWith(UUID_PREFIX);

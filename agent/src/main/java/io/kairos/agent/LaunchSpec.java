@@ -26,31 +26,31 @@ import java.util.stream.Collectors;
  *       and {@code NVIDIA_VISIBLE_DEVICES} (GPU UUIDs when the node reported them, else indexes),
  *       {@code KAIROS_*} (including {@code KAIROS_GPUS}, the indexes, {@code KAIROS_RESTART_COUNT}
  *       and {@code KAIROS_CHECKPOINT_DIR}), {@code RANK}, {@code WORLD_SIZE}, {@code LOCAL_RANK},
- *       {@code LOCAL_WORLD_SIZE}, {@code NODE_RANK}, and Slurm's names for the same things, so
- *       that scripts written for Slurm run unchanged: {@code SLURM_JOB_ID} and {@code
- *       SLURM_JOBID}, {@code SLURM_JOB_NAME}, {@code SLURM_PROCID} (= RANK), {@code SLURM_NTASKS}
- *       and {@code SLURM_NPROCS} (= WORLD_SIZE), {@code SLURM_NNODES} and {@code
- *       SLURM_JOB_NUM_NODES}, {@code SLURM_NODEID} (= NODE_RANK), {@code SLURM_LOCALID} (=
- *       LOCAL_RANK), {@code SLURM_JOB_NODELIST} and {@code SLURM_NODELIST} (the gang's nodes,
- *       comma-separated, not compressed to n[1-2]), {@code SLURMD_NODENAME}, {@code
- *       SLURM_GPUS_ON_NODE}, {@code SLURM_CPUS_PER_TASK} (when the job asked for CPUs), {@code
- *       SLURM_RESTART_COUNT} (= KAIROS_RESTART_COUNT), {@code SLURM_SUBMIT_DIR} (the working
- *       directory) and, for an array job ({@code KAIROS_ARRAY_*} in the job's env), {@code
- *       SLURM_ARRAY_JOB_ID} and {@code SLURM_ARRAY_TASK_ID}.
+ *       {@code LOCAL_WORLD_SIZE}, {@code NODE_RANK}, and Slurm's names for the same things, so that
+ *       scripts written for Slurm run unchanged: {@code SLURM_JOB_ID} and {@code SLURM_JOBID},
+ *       {@code SLURM_JOB_NAME}, {@code SLURM_PROCID} (= RANK), {@code SLURM_NTASKS} and {@code
+ *       SLURM_NPROCS} (= WORLD_SIZE), {@code SLURM_NNODES} and {@code SLURM_JOB_NUM_NODES}, {@code
+ *       SLURM_NODEID} (= NODE_RANK), {@code SLURM_LOCALID} (= LOCAL_RANK), {@code
+ *       SLURM_JOB_NODELIST} and {@code SLURM_NODELIST} (the gang's nodes, comma-separated, not
+ *       compressed to n[1-2]), {@code SLURMD_NODENAME}, {@code SLURM_GPUS_ON_NODE}, {@code
+ *       SLURM_CPUS_PER_TASK} (when the job asked for CPUs), {@code SLURM_RESTART_COUNT} (=
+ *       KAIROS_RESTART_COUNT), {@code SLURM_SUBMIT_DIR} (the working directory) and, for an array
+ *       job ({@code KAIROS_ARRAY_*} in the job's env), {@code SLURM_ARRAY_JOB_ID} and {@code
+ *       SLURM_ARRAY_TASK_ID}.
  * </ol>
  *
  * <p>Output goes to {@code stdout.log} and {@code stderr.log} in the task directory, unless the
  * assignment names files ({@code output}, {@code error}: Slurm's {@code --output} and {@code
- * --error}); their patterns are resolved here ({@link #resolve}). With {@code output} alone,
- * stderr goes to the same file, as in Slurm.
+ * --error}); their patterns are resolved here ({@link #resolve}). With {@code output} alone, stderr
+ * goes to the same file, as in Slurm.
  *
  * <p>Example: task 1 of job 42 (attempt 2, 2 tasks on n1 and n2), GPUs 2 and 3, on n2 gives {@code
  * CUDA_VISIBLE_DEVICES=2,3 RANK=1 WORLD_SIZE=2 NODE_RANK=1 KAIROS_NODES=n1,n2 MASTER_PORT=29542},
  * in {@code <dataDir>/tasks/42-2-1/}.
  *
  * @param workdir where the process starts; the task directory unless the assignment names one
- * @param taskDir {@code <dataDir>/tasks/<job>-<attempt>-<task>/}, holding the output files
- *     unless the assignment sends them elsewhere
+ * @param taskDir {@code <dataDir>/tasks/<job>-<attempt>-<task>/}, holding the output files unless
+ *     the assignment sends them elsewhere
  * @param stdout where the process' stdout is appended
  * @param stderr where its stderr is appended; may equal {@code stdout}
  */
@@ -111,12 +111,14 @@ public record LaunchSpec(
     Path taskDir = taskDir(dataDir, key);
     Path workdir =
         a.workdir() == null || a.workdir().isBlank() ? taskDir : taskDir.resolve(a.workdir());
-    Path stdout = isSet(a.output())
-        ? outputPath(resolve(a.output(), a, node), "output")
-        : taskDir.resolve("stdout.log");
-    Path stderr = isSet(a.error())
-        ? outputPath(resolve(a.error(), a, node), "error")
-        : isSet(a.output()) ? stdout : taskDir.resolve("stderr.log");
+    Path stdout =
+        isSet(a.output())
+            ? outputPath(resolve(a.output(), a, node), "output")
+            : taskDir.resolve("stdout.log");
+    Path stderr =
+        isSet(a.error())
+            ? outputPath(resolve(a.error(), a, node), "error")
+            : isSet(a.output()) ? stdout : taskDir.resolve("stderr.log");
     return new LaunchSpec(
         key, argv, environment(a, node, agentEnv, workdir), workdir, taskDir, stdout, stderr);
   }
@@ -133,15 +135,16 @@ public record LaunchSpec(
 
   private static Path outputPath(String resolved, String field) {
     if (!resolved.startsWith("/") || resolved.indexOf('\0') >= 0) {
-      throw new IllegalArgumentException(field + " must be an absolute path, got '" + resolved + "'");
+      throw new IllegalArgumentException(
+          field + " must be an absolute path, got '" + resolved + "'");
     }
     return Path.of(resolved).normalize();
   }
 
   /**
-   * Slurm's filename patterns in {@code pattern}, filled in for task {@code a} on {@code node}:
-   * %j job id, %A array job id, %a array index, %t rank, %N node, %u user, %x job name, %% a '%'.
-   * %A and %a come from the job's {@code KAIROS_ARRAY_JOB_ID} and {@code KAIROS_ARRAY_TASK_ID};
+   * Slurm's filename patterns in {@code pattern}, filled in for task {@code a} on {@code node}: %j
+   * job id, %A array job id, %a array index, %t rank, %N node, %u user, %x job name, %% a '%'. %A
+   * and %a come from the job's {@code KAIROS_ARRAY_JOB_ID} and {@code KAIROS_ARRAY_TASK_ID};
    * outside an array job they are the job id and 4294967294, as in Slurm. Any other letter after
    * '%' is kept as written (the controller refuses such patterns).
    *

@@ -51,7 +51,9 @@ public final class LogServer implements AutoCloseable {
   private final byte[] expectedAuthorization;
   private final byte[] logAuthorization;
 
-  /** Binds {@code host:port} (0: any free port) and starts serving; readers present the join token. */
+  /**
+   * Binds {@code host:port} (0: any free port) and starts serving; readers present the join token.
+   */
   public LogServer(String host, int port, String joinToken, Path dataDir, TaskTable table)
       throws IOException {
     this(host, port, joinToken, joinToken, dataDir, table);

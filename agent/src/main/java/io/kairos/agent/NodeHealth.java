@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
  * each check runs nvidia-smi again and compares: ECC counts rising, a GPU missing or lost, a
  * temperature at its slowdown threshold, pending page retirements. Without one (emulated GPUs),
  * only the site's check program runs. A check runs every health interval and before each task
- * starts; its problems ride on every heartbeat until a check finds none, and the controller
- * drains the node while there are any.
+ * starts; its problems ride on every heartbeat until a check finds none, and the controller drains
+ * the node while there are any.
  *
  * <p>Thread-safe: checks may run on the ticker and on a launch at once; the latest result is a
  * volatile reference.
@@ -40,7 +40,8 @@ public final class NodeHealth {
   private final List<HealthCheckProgram> programs;
   private volatile List<String> latest = List.of();
 
-  private NodeHealth(Optional<Discovery> discovery, GpuInventory baseline, List<HealthCheckProgram> programs) {
+  private NodeHealth(
+      Optional<Discovery> discovery, GpuInventory baseline, List<HealthCheckProgram> programs) {
     this.discovery = discovery;
     this.baseline = baseline;
     this.programs = programs;
@@ -49,24 +50,29 @@ public final class NodeHealth {
   /**
    * Discovers the node's GPUs when the config names nvidia-smi.
    *
-   * @throws NvidiaSmiException when discovery fails: the agent must not register GPUs it cannot
-   *     see (the message names the command, its exit code and its first error line)
+   * @throws NvidiaSmiException when discovery fails: the agent must not register GPUs it cannot see
+   *     (the message names the command, its exit code and its first error line)
    */
   public static NodeHealth of(AgentConfig config) throws NvidiaSmiException {
     var programs = new ArrayList<HealthCheckProgram>();
     if (!config.healthCheckProgram().isEmpty()) {
-      programs.add(new HealthCheckProgram(config.healthCheckProgram(), Map.of(), Duration.ofSeconds(60)));
+      programs.add(
+          new HealthCheckProgram(config.healthCheckProgram(), Map.of(), Duration.ofSeconds(60)));
     }
     if (config.nvidiaSmi() == null) {
       return new NodeHealth(Optional.empty(), null, List.copyOf(programs));
     }
-    var discovery = new Discovery(new NvidiaSmi(config.nvidiaSmi(), Map.of(), Duration.ofSeconds(30)));
+    var discovery =
+        new Discovery(new NvidiaSmi(config.nvidiaSmi(), Map.of(), Duration.ofSeconds(30)));
     GpuInventory inventory = discovery.discover();
     for (String w : inventory.warnings()) {
       log.warn("GPU discovery: {}", w);
     }
-    log.info("discovered {} GPU(s), driver {}, NVLink domain size {}: {}", inventory.gpuCount(),
-        inventory.driverVersion(), inventory.nvlinkDomainSize(),
+    log.info(
+        "discovered {} GPU(s), driver {}, NVLink domain size {}: {}",
+        inventory.gpuCount(),
+        inventory.driverVersion(),
+        inventory.nvlinkDomainSize(),
         inventory.gpus().stream().map(g -> g.label()).toList());
     return new NodeHealth(Optional.of(discovery), inventory, List.copyOf(programs));
   }

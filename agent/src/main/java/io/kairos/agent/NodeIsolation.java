@@ -18,12 +18,12 @@ import org.slf4j.LoggerFactory;
 /**
  * The agent's hooks around each task: the health check before a start ({@link NodeHealth}), the
  * task's own cgroup (CPU, memory and pids limits, GPU device rules on cgroup v1), and the fence
- * watchdog's registry, so that a task still runs only while the agent holds its lease, even if
- * the agent is frozen or killed.
+ * watchdog's registry, so that a task still runs only while the agent holds its lease, even if the
+ * agent is frozen or killed.
  *
- * <p>{@link #open} is the agent's start-up: it kills what a previous agent on this data
- * directory left running (orphans, which the controller has already given up on), removes stale
- * cgroups, and starts the watchdog. Thread-safe.
+ * <p>{@link #open} is the agent's start-up: it kills what a previous agent on this data directory
+ * left running (orphans, which the controller has already given up on), removes stale cgroups, and
+ * starts the watchdog. Thread-safe.
  */
 final class NodeIsolation implements TaskHooks, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(NodeIsolation.class);
@@ -36,7 +36,11 @@ final class NodeIsolation implements TaskHooks, AutoCloseable {
   private final FenceWatchdog watchdog;
   private final Map<TaskKey, TaskCgroup> groups = new ConcurrentHashMap<>();
 
-  private NodeIsolation(AgentConfig config, NodeHealth health, Cgroups cgroups, LeaseFile lease,
+  private NodeIsolation(
+      AgentConfig config,
+      NodeHealth health,
+      Cgroups cgroups,
+      LeaseFile lease,
       FenceWatchdog watchdog) {
     this.config = config;
     this.health = health;
@@ -50,7 +54,11 @@ final class NodeIsolation implements TaskHooks, AutoCloseable {
     FenceWatchdog watchdog = null;
     if (config.fenceWatchdog()) {
       for (Orphans.Killed k : Orphans.killAll(config.dataDir())) {
-        log.warn("agent {}: killed {} left by a previous agent (pids {})", config.nodeName(), k.what(), k.pids());
+        log.warn(
+            "agent {}: killed {} left by a previous agent (pids {})",
+            config.nodeName(),
+            k.what(),
+            k.pids());
       }
     }
     Cgroups cgroups = null;
@@ -65,14 +73,18 @@ final class NodeIsolation implements TaskHooks, AutoCloseable {
         log.warn("agent {}: {}", config.nodeName(), cgroups.describe());
       }
     } else {
-      log.warn("agent {}: cgroups off (--no-cgroups): tasks run without CPU, memory or pids limits;"
-          + " they are isolated only by GPU visibility and the kill of their process tree", config.nodeName());
+      log.warn(
+          "agent {}: cgroups off (--no-cgroups): tasks run without CPU, memory or pids limits;"
+              + " they are isolated only by GPU visibility and the kill of their process tree",
+          config.nodeName());
     }
     if (config.fenceWatchdog()) {
       lease = LeaseFile.forThisAgent(config.dataDir());
       watchdog = FenceWatchdog.start(config.dataDir());
-      log.info("agent {}: fence watchdog pid {} kills the tasks if the lease runs out",
-          config.nodeName(), watchdog.process().map(ProcessHandle::pid).orElse(-1L));
+      log.info(
+          "agent {}: fence watchdog pid {} kills the tasks if the lease runs out",
+          config.nodeName(),
+          watchdog.process().map(ProcessHandle::pid).orElse(-1L));
     }
     return new NodeIsolation(config, health, cgroups, lease, watchdog);
   }
@@ -100,8 +112,8 @@ final class NodeIsolation implements TaskHooks, AutoCloseable {
     if (cgroups == null || !cgroups.enforcing()) {
       return spec;
     }
-    var limits = new TaskLimits(a.cpus(), a.memoryMb() * MIB, 0,
-        a.gpus() == null ? List.of() : a.gpus());
+    var limits =
+        new TaskLimits(a.cpus(), a.memoryMb() * MIB, 0, a.gpus() == null ? List.of() : a.gpus());
     Optional<TaskCgroup> group = cgroups.create(spec.key(), limits);
     if (group.isEmpty()) {
       return spec;
@@ -110,8 +122,14 @@ final class NodeIsolation implements TaskHooks, AutoCloseable {
     for (String note : group.get().notes()) {
       log.info("{}: cgroup: {}", spec.key(), note);
     }
-    return new LaunchSpec(spec.key(), group.get().wrap(spec.argv()), spec.env(), spec.workdir(),
-        spec.taskDir(), spec.stdout(), spec.stderr());
+    return new LaunchSpec(
+        spec.key(),
+        group.get().wrap(spec.argv()),
+        spec.env(),
+        spec.workdir(),
+        spec.taskDir(),
+        spec.stdout(),
+        spec.stderr());
   }
 
   @Override
@@ -146,12 +164,15 @@ final class NodeIsolation implements TaskHooks, AutoCloseable {
     TaskCgroup group = groups.remove(key);
     if (group != null) {
       // Not under the task table's lock: removal waits for the cgroup to empty.
-      Thread.ofVirtual().name("kairos-cgroup-rm").start(() -> {
-        group.killAll();
-        if (!group.remove(5_000)) {
-          log.warn("{}: cgroup {} could not be removed", key, group.dirs());
-        }
-      });
+      Thread.ofVirtual()
+          .name("kairos-cgroup-rm")
+          .start(
+              () -> {
+                group.killAll();
+                if (!group.remove(5_000)) {
+                  log.warn("{}: cgroup {} could not be removed", key, group.dirs());
+                }
+              });
     }
   }
 

@@ -18,13 +18,13 @@ import java.util.Set;
  *
  * <p>A task starts with {@link ProcessBuilder}, no shell, its environment replaced by the spec's
  * and its stdout and stderr appended to files: in its task directory, or where the job's {@code
- * output} and {@code error} send them (parent directories created). For the latter, a pointer
- * file in the task directory ({@link #pointer}) names the file, so that {@link LogServer} finds
- * it. Stopping a task is two
- * steps, as Slurm and Kubernetes do it: {@link #terminate} sends SIGTERM to the process and every
- * descendant and returns the tree it saw; {@link #forceKill}, after the grace period, sends SIGKILL
- * to that tree and to any descendant born since. The tree is captured before the first signal
- * because a child whose parent dies is re-parented and no longer shows as a descendant.
+ * output} and {@code error} send them (parent directories created). For the latter, a pointer file
+ * in the task directory ({@link #pointer}) names the file, so that {@link LogServer} finds it.
+ * Stopping a task is two steps, as Slurm and Kubernetes do it: {@link #terminate} sends SIGTERM to
+ * the process and every descendant and returns the tree it saw; {@link #forceKill}, after the grace
+ * period, sends SIGKILL to that tree and to any descendant born since. The tree is captured before
+ * the first signal because a child whose parent dies is re-parented and no longer shows as a
+ * descendant.
  *
  * <p>Stateless and thread-safe. It does not wait or decide when to escalate: {@link TaskTable}
  * does.
@@ -50,12 +50,13 @@ public final class ProcessLauncher {
   /**
    * Creates the task directory and the output files' directories, and starts the process.
    *
-   * @throws IOException when the working directory does not exist (the message names it), an
-   *     output file cannot be created, or the program cannot be started
+   * @throws IOException when the working directory does not exist (the message names it), an output
+   *     file cannot be created, or the program cannot be started
    */
   public Process start(LaunchSpec spec) throws IOException {
     Files.createDirectories(spec.taskDir());
-    for (var stream : List.of(Map.entry("stdout", spec.stdout()), Map.entry("stderr", spec.stderr()))) {
+    for (var stream :
+        List.of(Map.entry("stdout", spec.stdout()), Map.entry("stderr", spec.stderr()))) {
       Path file = stream.getValue();
       if (!file.equals(spec.taskDir().resolve(stream.getKey() + ".log"))) {
         Path parent = file.getParent();
@@ -88,8 +89,8 @@ public final class ProcessLauncher {
 
   /**
    * Sends {@code signal} (TERM, INT, HUP, QUIT, USR1 or USR2) to {@code root} and all its
-   * descendants. SIGTERM goes through {@link ProcessHandle#destroy}; the others through {@code
-   * kill -s}, since the JDK sends no other signal.
+   * descendants. SIGTERM goes through {@link ProcessHandle#destroy}; the others through {@code kill
+   * -s}, since the JDK sends no other signal.
    *
    * @return the tree as it was before the signal (root first), for {@link #forceKill}
    */
@@ -111,8 +112,11 @@ public final class ProcessLauncher {
     }
     if (argv.size() > 3) {
       try {
-        Process kill = new ProcessBuilder(argv).redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        Process kill =
+            new ProcessBuilder(argv)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
         if (!kill.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) {
           kill.destroyForcibly();
         }

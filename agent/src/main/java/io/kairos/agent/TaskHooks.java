@@ -7,9 +7,9 @@ import java.util.List;
 /**
  * What the {@link TaskTable} asks of the node around each task: a health check before the start,
  * the isolation of the process (its cgroup), and its registration with the fence watchdog that
- * kills it should the agent lose its lease while frozen. The table calls them in this order:
- * {@link #healthProblems}, {@link #isolate}, {@link #started}, and {@link #ended} once the
- * process has exited (or, after {@link #isolate}, once its start has failed).
+ * kills it should the agent lose its lease while frozen. The table calls them in this order: {@link
+ * #healthProblems}, {@link #isolate}, {@link #started}, and {@link #ended} once the process has
+ * exited (or, after {@link #isolate}, once its start has failed).
  */
 public interface TaskHooks {
   /** Nothing checked, nothing isolated: emulated nodes and unit tests. */
@@ -21,8 +21,7 @@ public interface TaskHooks {
   }
 
   /**
-   * The spec to start: the same, or one whose argv first moves the process into the task's
-   * cgroup.
+   * The spec to start: the same, or one whose argv first moves the process into the task's cgroup.
    *
    * @throws IOException when the isolation cannot be set up (the launch fails, naming why)
    */
@@ -37,8 +36,8 @@ public interface TaskHooks {
   default void forceKilled(TaskKey key) {}
 
   /**
-   * The process exited, or the task was isolated but its process could not start; its cgroup may
-   * be removed and the watchdog forget it.
+   * The process exited, or the task was isolated but its process could not start; its cgroup may be
+   * removed and the watchdog forget it.
    */
   default void ended(TaskKey key) {}
 }

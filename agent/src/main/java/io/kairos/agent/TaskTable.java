@@ -79,7 +79,16 @@ public final class TaskTable {
       ProcessLauncher launcher,
       InstantSource clock,
       Runnable onChange) {
-    this(node, dataDir, killGrace, maxOutputBytes, agentEnv, launcher, clock, onChange, TaskHooks.NONE);
+    this(
+        node,
+        dataDir,
+        killGrace,
+        maxOutputBytes,
+        agentEnv,
+        launcher,
+        clock,
+        onChange,
+        TaskHooks.NONE);
   }
 
   /**
@@ -108,8 +117,8 @@ public final class TaskTable {
   }
 
   /**
-   * Takes the assigned task unless its key is already held or was forgotten. The node's health
-   * is checked first: on an unhealthy node the task is held as EXITED with reason {@link
+   * Takes the assigned task unless its key is already held or was forgotten. The node's health is
+   * checked first: on an unhealthy node the task is held as EXITED with reason {@link
    * ExitReason#NODE_UNHEALTHY} and never started. A task of a gang with a barrier is prepared and
    * held READY until {@link #go}; any other starts at once. A task that cannot start is held as
    * EXITED with reason {@link ExitReason#LAUNCH_FAILED}.
@@ -296,8 +305,11 @@ public final class TaskTable {
       if (task.status == TaskStatus.RUNNING && task.stopRequestedAt == null) {
         if (task.warnAt != null && !task.warned && !now.isBefore(task.warnAt)) {
           task.warned = true;
-          log.info("{}: SIG{} as warned, {} s before the time limit", task.key,
-              task.assignment.warnSignal(), task.assignment.warnBeforeSec());
+          log.info(
+              "{}: SIG{} as warned, {} s before the time limit",
+              task.key,
+              task.assignment.warnSignal(),
+              task.assignment.warnBeforeSec());
           launcher.signal(task.process.toHandle(), task.assignment.warnSignal());
         }
         if (task.deadline != null && !now.isBefore(task.deadline)) {
@@ -425,8 +437,13 @@ public final class TaskTable {
     task.stopRequestedAt = clock.instant();
     String signal = task.assignment.killSignal();
     task.tree = launcher.signal(task.process.toHandle(), signal);
-    log.info("{}: SIG{} ({}: {}); SIGKILL in {} ms", task.key, signal == null ? "TERM" : signal,
-        reason, message, task.grace.toMillis());
+    log.info(
+        "{}: SIG{} ({}: {}); SIGKILL in {} ms",
+        task.key,
+        signal == null ? "TERM" : signal,
+        reason,
+        message,
+        task.grace.toMillis());
     if (task.grace.isZero()) {
       forceKill(task);
     }
@@ -473,11 +490,13 @@ public final class TaskTable {
     final TaskKey key;
     final TaskAssignment assignment;
     final long timeLimitSec;
+
     /**
      * From the stop signal to SIGKILL: the job's grace, else the agent's; a kill may name its own
      * (a preemption), set before the stop.
      */
     Duration grace;
+
     TaskStatus status = TaskStatus.STARTING;
     Instant warnAt;
     boolean warned;
@@ -498,7 +517,8 @@ public final class TaskTable {
       this.key = key;
       this.assignment = assignment;
       this.timeLimitSec = assignment.timeLimitSec();
-      this.grace = assignment.graceSec() > 0 ? Duration.ofSeconds(assignment.graceSec()) : agentGrace;
+      this.grace =
+          assignment.graceSec() > 0 ? Duration.ofSeconds(assignment.graceSec()) : agentGrace;
     }
 
     void started(LaunchSpec spec, Process process, Instant at) {

@@ -216,17 +216,59 @@ final class Assignments {
   /** {@code a} with Slurm-style output and error paths (either may be null). */
   static TaskAssignment withOutput(TaskAssignment a, String output, String error) {
     return new TaskAssignment(
-        a.jobId(), a.attempt(), a.task(), a.tasks(), a.nodes(), a.name(), a.user(), a.command(),
-        a.env(), a.workdir(), a.gpus(), a.cpus(), a.memoryMb(), a.timeLimitSec(), a.masterAddr(),
-        a.gpuUuids(), a.killSignal(), a.graceSec(), a.warnSignal(), a.warnBeforeSec(),
-        a.checkpointDir(), a.barrier(), a.restarts(), output, error);
+        a.jobId(),
+        a.attempt(),
+        a.task(),
+        a.tasks(),
+        a.nodes(),
+        a.name(),
+        a.user(),
+        a.command(),
+        a.env(),
+        a.workdir(),
+        a.gpus(),
+        a.cpus(),
+        a.memoryMb(),
+        a.timeLimitSec(),
+        a.masterAddr(),
+        a.gpuUuids(),
+        a.killSignal(),
+        a.graceSec(),
+        a.warnSignal(),
+        a.warnBeforeSec(),
+        a.checkpointDir(),
+        a.barrier(),
+        a.restarts(),
+        output,
+        error);
   }
 
   static TaskAssignment withName(TaskAssignment a, String name) {
     return new TaskAssignment(
-        a.jobId(), a.attempt(), a.task(), a.tasks(), a.nodes(), name, a.user(), a.command(),
-        a.env(), a.workdir(), a.gpus(), a.cpus(), a.memoryMb(), a.timeLimitSec(), a.masterAddr(),
-        a.gpuUuids(), a.killSignal(), a.graceSec(), a.warnSignal(), a.warnBeforeSec(),
-        a.checkpointDir(), a.barrier(), a.restarts(), a.output(), a.error());
+        a.jobId(),
+        a.attempt(),
+        a.task(),
+        a.tasks(),
+        a.nodes(),
+        name,
+        a.user(),
+        a.command(),
+        a.env(),
+        a.workdir(),
+        a.gpus(),
+        a.cpus(),
+        a.memoryMb(),
+        a.timeLimitSec(),
+        a.masterAddr(),
+        a.gpuUuids(),
+        a.killSignal(),
+        a.graceSec(),
+        a.warnSignal(),
+        a.warnBeforeSec(),
+        a.checkpointDir(),
+        a.barrier(),
+        a.restarts(),
+        a.output(),
+        a.error());
   }
 }

@@ -18,10 +18,31 @@ import org.junit.jupiter.params.provider.MethodSource;
 class LaunchSpecTest {
   static TaskAssignment withRestartCount(TaskAssignment a, int restarts) {
     return new TaskAssignment(
-        a.jobId(), a.attempt(), a.task(), a.tasks(), a.nodes(), a.name(), a.user(), a.command(),
-        a.env(), a.workdir(), a.gpus(), a.cpus(), a.memoryMb(), a.timeLimitSec(), a.masterAddr(),
-        a.gpuUuids(), a.killSignal(), a.graceSec(), a.warnSignal(), a.warnBeforeSec(),
-        a.checkpointDir(), a.barrier(), restarts, a.output(), a.error());
+        a.jobId(),
+        a.attempt(),
+        a.task(),
+        a.tasks(),
+        a.nodes(),
+        a.name(),
+        a.user(),
+        a.command(),
+        a.env(),
+        a.workdir(),
+        a.gpus(),
+        a.cpus(),
+        a.memoryMb(),
+        a.timeLimitSec(),
+        a.masterAddr(),
+        a.gpuUuids(),
+        a.killSignal(),
+        a.graceSec(),
+        a.warnSignal(),
+        a.warnBeforeSec(),
+        a.checkpointDir(),
+        a.barrier(),
+        restarts,
+        a.output(),
+        a.error());
   }
 
   private static final Path DATA = Path.of("/var/lib/kairos");
@@ -259,33 +280,51 @@ class LaunchSpecTest {
 
   @Test
   void slurmVariablesNameTheSameThingsAsKairosOnes() {
-    var a = withRestartCount(gang(1234, 2, 1, List.of("n1", "n2"), List.of(2, 3),
-        Map.of("SLURM_JOB_ID", "999", "SLURM_PROCID", "7", "SLURM_CPUS_PER_TASK", "64")), 3);
-    Map<String, String> agentEnv = Map.of("SLURM_JOB_ID", "1", "SLURM_MEM_PER_NODE", "1024",
-        "SLURMD_NODENAME", "host", "PATH", "/usr/bin");
+    var a =
+        withRestartCount(
+            gang(
+                1234,
+                2,
+                1,
+                List.of("n1", "n2"),
+                List.of(2, 3),
+                Map.of("SLURM_JOB_ID", "999", "SLURM_PROCID", "7", "SLURM_CPUS_PER_TASK", "64")),
+            3);
+    Map<String, String> agentEnv =
+        Map.of(
+            "SLURM_JOB_ID",
+            "1",
+            "SLURM_MEM_PER_NODE",
+            "1024",
+            "SLURMD_NODENAME",
+            "host",
+            "PATH",
+            "/usr/bin");
 
     var env = LaunchSpec.of(a, "n2", DATA, agentEnv).env();
 
-    assertThat(env).containsAllEntriesOf(Map.ofEntries(
-        Map.entry("SLURM_JOB_ID", "1234"),
-        Map.entry("SLURM_JOBID", "1234"),
-        Map.entry("SLURM_JOB_NAME", "train"),
-        Map.entry("SLURM_PROCID", "1"),
-        Map.entry("SLURM_NTASKS", "2"),
-        Map.entry("SLURM_NPROCS", "2"),
-        Map.entry("SLURM_NNODES", "2"),
-        Map.entry("SLURM_JOB_NUM_NODES", "2"),
-        Map.entry("SLURM_NODEID", "1"),
-        Map.entry("SLURM_LOCALID", "0"),
-        Map.entry("SLURM_JOB_NODELIST", "n1,n2"),
-        Map.entry("SLURM_NODELIST", "n1,n2"),
-        Map.entry("SLURMD_NODENAME", "n2"),
-        Map.entry("SLURM_GPUS_ON_NODE", "2"),
-        Map.entry("SLURM_CPUS_PER_TASK", "4"),
-        Map.entry("SLURM_RESTART_COUNT", "3"),
-        Map.entry("KAIROS_RESTART_COUNT", "3"),
-        Map.entry("SLURM_SUBMIT_DIR", "/var/lib/kairos/tasks/1234-2-1"),
-        Map.entry("PATH", "/usr/bin")));
+    assertThat(env)
+        .containsAllEntriesOf(
+            Map.ofEntries(
+                Map.entry("SLURM_JOB_ID", "1234"),
+                Map.entry("SLURM_JOBID", "1234"),
+                Map.entry("SLURM_JOB_NAME", "train"),
+                Map.entry("SLURM_PROCID", "1"),
+                Map.entry("SLURM_NTASKS", "2"),
+                Map.entry("SLURM_NPROCS", "2"),
+                Map.entry("SLURM_NNODES", "2"),
+                Map.entry("SLURM_JOB_NUM_NODES", "2"),
+                Map.entry("SLURM_NODEID", "1"),
+                Map.entry("SLURM_LOCALID", "0"),
+                Map.entry("SLURM_JOB_NODELIST", "n1,n2"),
+                Map.entry("SLURM_NODELIST", "n1,n2"),
+                Map.entry("SLURMD_NODENAME", "n2"),
+                Map.entry("SLURM_GPUS_ON_NODE", "2"),
+                Map.entry("SLURM_CPUS_PER_TASK", "4"),
+                Map.entry("SLURM_RESTART_COUNT", "3"),
+                Map.entry("KAIROS_RESTART_COUNT", "3"),
+                Map.entry("SLURM_SUBMIT_DIR", "/var/lib/kairos/tasks/1234-2-1"),
+                Map.entry("PATH", "/usr/bin")));
     // The agent's own Slurm settings (it may run inside a Slurm job) are not handed on.
     assertThat(env).doesNotContainKeys("SLURM_MEM_PER_NODE", "SLURM_ARRAY_TASK_ID");
     assertThat(env.get("SLURM_PROCID")).isEqualTo(env.get("RANK"));
@@ -294,14 +333,35 @@ class LaunchSpecTest {
 
   @Test
   void aJobWithoutCpusHasNoSlurmCpusPerTaskAndArrayJobsSeeTheirIndex() {
-    var a = new TaskAssignment(8, 1, 0, 1, List.of("n1"), "sweep", "bob", List.of("true"),
-        Map.of("SLURM_CPUS_PER_TASK", "9", "KAIROS_ARRAY_JOB_ID", "5",
-            "KAIROS_ARRAY_TASK_ID", "3"), "/data", List.of(0), 0, 0, 60);
+    var a =
+        new TaskAssignment(
+            8,
+            1,
+            0,
+            1,
+            List.of("n1"),
+            "sweep",
+            "bob",
+            List.of("true"),
+            Map.of(
+                "SLURM_CPUS_PER_TASK",
+                "9",
+                "KAIROS_ARRAY_JOB_ID",
+                "5",
+                "KAIROS_ARRAY_TASK_ID",
+                "3"),
+            "/data",
+            List.of(0),
+            0,
+            0,
+            60);
 
     var env = LaunchSpec.of(a, "n1", DATA, Map.of()).env();
 
     assertThat(env).doesNotContainKey("SLURM_CPUS_PER_TASK");
-    assertThat(env).containsEntry("SLURM_ARRAY_JOB_ID", "5").containsEntry("SLURM_ARRAY_TASK_ID", "3")
+    assertThat(env)
+        .containsEntry("SLURM_ARRAY_JOB_ID", "5")
+        .containsEntry("SLURM_ARRAY_TASK_ID", "3")
         .containsEntry("SLURM_SUBMIT_DIR", "/data");
   }
 
@@ -315,11 +375,17 @@ class LaunchSpecTest {
   static Stream<Pattern> patterns() {
     return Stream.of(
         new Pattern("job id and rank", "/logs/%j.%t.out", Map.of(), "/logs/1234.1.out"),
-        new Pattern("node, user and name", "/logs/%u/%x-%N.log", Map.of(), "/logs/bob/train-n2.log"),
+        new Pattern(
+            "node, user and name", "/logs/%u/%x-%N.log", Map.of(), "/logs/bob/train-n2.log"),
         new Pattern("a literal percent", "/logs/100%%-%j", Map.of(), "/logs/100%-1234"),
-        new Pattern("array ids outside an array job", "/logs/%A_%a.out", Map.of(),
+        new Pattern(
+            "array ids outside an array job",
+            "/logs/%A_%a.out",
+            Map.of(),
             "/logs/1234_4294967294.out"),
-        new Pattern("array ids of an array job", "/logs/%A_%a.out",
+        new Pattern(
+            "array ids of an array job",
+            "/logs/%A_%a.out",
             Map.of("KAIROS_ARRAY_JOB_ID", "1200", "KAIROS_ARRAY_TASK_ID", "7"),
             "/logs/1200_7.out"),
         new Pattern("no pattern", "/logs/out.txt", Map.of(), "/logs/out.txt"));
@@ -328,8 +394,9 @@ class LaunchSpecTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("patterns")
   void outputPattern(Pattern p) {
-    var a = Assignments.withOutput(
-        gang(1234, 2, 1, List.of("n1", "n2"), List.of(), p.env()), p.pattern(), null);
+    var a =
+        Assignments.withOutput(
+            gang(1234, 2, 1, List.of("n1", "n2"), List.of(), p.env()), p.pattern(), null);
 
     var spec = LaunchSpec.of(a, "n2", DATA, Map.of());
 
@@ -339,9 +406,11 @@ class LaunchSpecTest {
 
   @Test
   void anErrorPatternOfItsOwnAndANameWithASlash() {
-    var a = Assignments.withOutput(
-        Assignments.withName(gang(9, 1, 0, List.of("n1"), List.of(), Map.of()), "a/b"), null,
-        "/logs/%x.err");
+    var a =
+        Assignments.withOutput(
+            Assignments.withName(gang(9, 1, 0, List.of("n1"), List.of(), Map.of()), "a/b"),
+            null,
+            "/logs/%x.err");
 
     var spec = LaunchSpec.of(a, "n1", DATA, Map.of());
 

@@ -105,8 +105,9 @@ class LogServerTest {
   @Test
   void servesTheFilesAJobSentItsOutputTo() throws Exception {
     Path logs = dataDir.resolve("shared/logs");
-    var a = Assignments.withOutput(script(3, "printf 'out\\n'; printf 'err' >&2"),
-        logs + "/%x-%j.out", logs + "/%j.err");
+    var a =
+        Assignments.withOutput(
+            script(3, "printf 'out\\n'; printf 'err' >&2"), logs + "/%x-%j.out", logs + "/%j.err");
     java.nio.file.Files.createDirectories(logs);
     java.nio.file.Files.writeString(logs.resolve("3.err"), "earlier;");
     table.launch(a);
@@ -124,8 +125,8 @@ class LogServerTest {
   @Test
   void withOnlyAnOutputFileStderrGoesThereToo() throws Exception {
     Path out = dataDir.resolve("new/dir/both.log");
-    table.launch(Assignments.withOutput(script(4, "printf 'a'; printf 'b' >&2"), out.toString(),
-        null));
+    table.launch(
+        Assignments.withOutput(script(4, "printf 'a'; printf 'b' >&2"), out.toString(), null));
     await()
         .atMost(Duration.ofSeconds(10))
         .until(

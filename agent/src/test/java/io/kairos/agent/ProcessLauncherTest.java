@@ -62,9 +62,7 @@ class ProcessLauncherTest {
 
     List<ProcessHandle> tree = launcher.signal(root.toHandle(), "USR2");
 
-    await()
-        .atMost(Processes.PROCESS_WAIT)
-        .until(() -> lines(dir.resolve("got.txt")).size() == 2);
+    await().atMost(Processes.PROCESS_WAIT).until(() -> lines(dir.resolve("got.txt")).size() == 2);
     assertThat(lines(dir.resolve("got.txt"))).containsExactlyInAnyOrder("parent", "child");
     assertThat(tree.getFirst()).isEqualTo(root.toHandle());
     assertThat(tree).extracting(ProcessHandle::pid).contains(child);

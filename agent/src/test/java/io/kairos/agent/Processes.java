@@ -51,8 +51,8 @@ final class Processes {
   }
 
   /**
-   * Whether this JVM ignores {@code signal} (started under {@code nohup}, or in the background of
-   * a shell without job control): its children then inherit the ignored disposition, and a shell
+   * Whether this JVM ignores {@code signal} (started under {@code nohup}, or in the background of a
+   * shell without job control): its children then inherit the ignored disposition, and a shell
    * cannot trap it.
    */
   static boolean ignoredByThisJvm(int signal) throws IOException {

@@ -207,8 +207,7 @@ class TaskTableSignalsTest {
   }
 
   @Test
-  void killAllNowKillsATaskThatIgnoresTheStopSignalWithoutWaitingForTheGrace()
-      throws IOException {
+  void killAllNowKillsATaskThatIgnoresTheStopSignalWithoutWaitingForTheGrace() throws IOException {
     var a = script(46, "trap '' TERM; sleep 60 & echo $! > child.pid; wait");
     var key = TaskKey.of(a);
     table.launch(a);

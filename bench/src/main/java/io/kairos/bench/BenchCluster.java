@@ -20,13 +20,13 @@ import java.util.SplittableRandom;
 /**
  * Builds a large, busy cluster state for the pass benchmark, deterministically from a seed.
  *
- * <p>The state is what a production controller sees between two passes: most GPUs held by
- * running jobs of a realistic size mix, the free GPUs scattered over partly used nodes (few whole
- * nodes free, so wide gangs at the head block and get a reservation), and a deep queue.
+ * <p>The state is what a production controller sees between two passes: most GPUs held by running
+ * jobs of a realistic size mix, the free GPUs scattered over partly used nodes (few whole nodes
+ * free, so wide gangs at the head block and get a reservation), and a deep queue.
  *
  * <ul>
- *   <li>Cluster: {@code Cluster.uniform(nodes, gpusPerNode, 32, 8)}: racks of 32 nodes, blocks of
- *       8 racks, one zone.
+ *   <li>Cluster: {@code Cluster.uniform(nodes, gpusPerNode, 32, 8)}: racks of 32 nodes, blocks of 8
+ *       racks, one zone.
  *   <li>Running jobs: sizes 1, 2, 4 GPUs (one node), whole nodes, and 2-8 node gangs ({@code
  *       GangSpec.perNode(gpus, gpusPerNode)}); the mix is drawn so that the GPUs held add up to
  *       about {@link #TARGET_BUSY} of the cluster. Gangs go into one rack when they can, whole-node
@@ -43,8 +43,10 @@ import java.util.SplittableRandom;
 public final class BenchCluster {
   public static final int NODES_PER_RACK = 32;
   public static final int RACKS_PER_BLOCK = 8;
+
   /** The pass's "now": 30 days after the time origin, so every past time is positive. */
   public static final long NOW_SEC = 30L * 86_400;
+
   /** Fraction of GPUs held by running jobs (the draw stays at or just below it). */
   public static final double TARGET_BUSY = 0.965;
 
@@ -173,8 +175,7 @@ public final class BenchCluster {
     for (Plan p : running) {
       must(
           store,
-          new Command.StartJob(
-              p.start, p.job.id(), Placement.of(p.nodes, p.tasks, p.masks)));
+          new Command.StartJob(p.start, p.job.id(), Placement.of(p.nodes, p.tasks, p.masks)));
     }
     return store;
   }
@@ -240,8 +241,8 @@ public final class BenchCluster {
   }
 
   /**
-   * Jobs below one node are mostly one task of {@code gpus} GPUs, 30% "flexible" (1-GPU tasks
-   * that may spread); a node or more is one task per node.
+   * Jobs below one node are mostly one task of {@code gpus} GPUs, 30% "flexible" (1-GPU tasks that
+   * may spread); a node or more is one task per node.
    */
   private GangSpec gang(int gpus) {
     if (gpus >= gpn) {

@@ -21,13 +21,13 @@ import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
- * The multi-tenant benchmark state: {@value #QUEUES} queues in {@value #COHORTS} cohorts, each
- * with an equal nominal share of the cluster's GPUs, borrowing, reclaim and in-queue preemption
- * on; {@value #ACCOUNTS} user accounts under 100 teams under 10 organisations, with random
- * decayed usage, ranked by Slurm's classic fair-share factor. Jobs get a user (its own account)
- * and a queue from their id ({@link #assign}): user {@code uK} is in team {@code K mod 100},
- * whose queue is {@code q(K mod 100)} (a Kueue namespace's LocalQueue); one job in ten goes to
- * another queue at random, as users of several teams do.
+ * The multi-tenant benchmark state: {@value #QUEUES} queues in {@value #COHORTS} cohorts, each with
+ * an equal nominal share of the cluster's GPUs, borrowing, reclaim and in-queue preemption on;
+ * {@value #ACCOUNTS} user accounts under 100 teams under 10 organisations, with random decayed
+ * usage, ranked by Slurm's classic fair-share factor. Jobs get a user (its own account) and a queue
+ * from their id ({@link #assign}): user {@code uK} is in team {@code K mod 100}, whose queue is
+ * {@code q(K mod 100)} (a Kueue namespace's LocalQueue); one job in ten goes to another queue at
+ * random, as users of several teams do.
  */
 public final class BenchTenancy {
   public static final int QUEUES = 100;
@@ -45,8 +45,15 @@ public final class BenchTenancy {
             ? (int) Long.remainderUnsigned(h >>> 17, QUEUES)
             : account % 100;
     return new JobSpec(
-        "u" + account, "q" + queue, spec.priority(), spec.gang(), spec.timeLimitSec(),
-        spec.gpuModel(), spec.excludedNodes(), "u" + account, "");
+        "u" + account,
+        "q" + queue,
+        spec.priority(),
+        spec.gang(),
+        spec.timeLimitSec(),
+        spec.gpuModel(),
+        spec.excludedNodes(),
+        "u" + account,
+        "");
   }
 
   /** The tenancy of the benchmark for {@code cluster}, with fair share as of {@code nowSec}. */
@@ -63,7 +70,10 @@ public final class BenchTenancy {
     for (int q = 0; q < QUEUES; q++) {
       queues.add(
           new QueueSpec(
-              "q" + q, "c" + (q % COHORTS), Map.of(gpu, ResourceQuota.of(nominal)), policy,
+              "q" + q,
+              "c" + (q % COHORTS),
+              Map.of(gpu, ResourceQuota.of(nominal)),
+              policy,
               QueueDefaults.NONE));
     }
     var config = TenancyConfig.ofQueues(queues);

@@ -19,10 +19,10 @@ import java.util.List;
  *   java -Xmx2g -cp bench/target/benchmarks.jar io.kairos.bench.MemoryCheck [jobs] [load] [policies]
  * </pre>
  *
- * <p>Defaults: 1,000,000 jobs, offered load 0.9 (a small queue forms; at 0.8 almost nothing
- * waits on this cluster), policies "easy,kairos", on {@code Cluster.uniform(1024, 8, 32, 8)}
- * (8,192 GPUs). Prints, per policy, the jobs simulated, wall
- * seconds, mean wait, passes, utilisation, and the peak heap use so far.
+ * <p>Defaults: 1,000,000 jobs, offered load 0.9 (a small queue forms; at 0.8 almost nothing waits
+ * on this cluster), policies "easy,kairos", on {@code Cluster.uniform(1024, 8, 32, 8)} (8,192
+ * GPUs). Prints, per policy, the jobs simulated, wall seconds, mean wait, passes, utilisation, and
+ * the peak heap use so far.
  */
 public final class MemoryCheck {
   private MemoryCheck() {}
@@ -48,7 +48,12 @@ public final class MemoryCheck {
     for (Policy policy : policies) {
       long start = System.nanoTime();
       SimReport report =
-          new Simulator(cluster, "uniform-1024x8", policy, SimOptions.defaults(), null,
+          new Simulator(
+                  cluster,
+                  "uniform-1024x8",
+                  policy,
+                  SimOptions.defaults(),
+                  null,
                   (done, total) -> {})
               .run(trace);
       double wall = (System.nanoTime() - start) / 1e9;

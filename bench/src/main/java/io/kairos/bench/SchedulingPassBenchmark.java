@@ -30,8 +30,8 @@ import org.openjdk.jmh.infra.Blackhole;
  *       reads its snapshot, so every invocation does the same work: order all pending jobs, try
  *       each (no depth limit), start what fits now and compute the reservation(s) of the blocked
  *       head.
- *   <li>{@code snapshot}: {@link ClusterStore#snapshot()} alone (copies of the per-node arrays
- *       and of the pending and running jobs), the other per-pass cost a controller pays.
+ *   <li>{@code snapshot}: {@link ClusterStore#snapshot()} alone (copies of the per-node arrays and
+ *       of the pending and running jobs), the other per-pass cost a controller pays.
  * </ul>
  *
  * <p>SampleTime, so JMH reports p50, p90, p99, p99.9 and max per benchmark.
@@ -43,12 +43,15 @@ import org.openjdk.jmh.infra.Blackhole;
 @Fork(
     value = 1,
     jvmArgsAppend = {
-      "-Xms4g", "-Xmx4g", "--sun-misc-unsafe-memory-access=allow",
+      "-Xms4g",
+      "-Xmx4g",
+      "--sun-misc-unsafe-memory-access=allow",
       "--enable-native-access=ALL-UNNAMED"
     })
 public class SchedulingPassBenchmark {
   /** Seed of the cluster state; fixed so every run measures the same state. */
   public static final long STATE_SEED = 20_250_601L;
+
   /** Seed handed to the pass (tie breaks); fixed. */
   public static final long PASS_SEED = 42L;
 
@@ -72,8 +75,7 @@ public class SchedulingPassBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
       store =
-          BenchCluster.build(
-              BenchCluster.Scale.parse(scale), STATE_SEED, !"none".equals(tenancy));
+          BenchCluster.build(BenchCluster.Scale.parse(scale), STATE_SEED, !"none".equals(tenancy));
       snapshot = store.snapshot();
       System.out.println();
       System.out.println("# state " + scale + ": " + BenchCluster.describe(store));
@@ -103,9 +105,16 @@ public class SchedulingPassBenchmark {
       input = new PassInput(store.snapshot, BenchCluster.NOW_SEC, PASS_SEED, tenants);
       PassResult result = pass.run(input);
       System.out.println(
-          "# pass " + policy + ": starts=" + result.starts().size() + " reservations="
-              + result.reservations().size() + " preemptions=" + result.preemptions().size()
-              + " " + result.diagnosis()
+          "# pass "
+              + policy
+              + ": starts="
+              + result.starts().size()
+              + " reservations="
+              + result.reservations().size()
+              + " preemptions="
+              + result.preemptions().size()
+              + " "
+              + result.diagnosis()
               + (result.reservations().isEmpty()
                   ? ""
                   : " firstReservation=" + describe(store, result)));
@@ -114,8 +123,13 @@ public class SchedulingPassBenchmark {
     private static String describe(StoreState store, PassResult result) {
       var r = result.reservations().getFirst();
       var job = store.store.pending(r.job()).orElseThrow();
-      return "job " + r.job() + " (" + job.totalGpus() + " GPUs) at now+"
-          + (r.startSec() - BenchCluster.NOW_SEC) + "s";
+      return "job "
+          + r.job()
+          + " ("
+          + job.totalGpus()
+          + " GPUs) at now+"
+          + (r.startSec() - BenchCluster.NOW_SEC)
+          + "s";
     }
   }
 

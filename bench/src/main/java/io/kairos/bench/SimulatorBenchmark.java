@@ -21,8 +21,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The whole simulator (EASY, default options) on a 100,000-job synthetic trace ({@link
- * SyntheticTrace}, offered load 0.8) on {@code Cluster.uniform(128, 8, 16, 8)}: 1,024 GPUs in
- * racks of 16 nodes, blocks of 8 racks. One invocation is one full simulation.
+ * SyntheticTrace}, offered load 0.8) on {@code Cluster.uniform(128, 8, 16, 8)}: 1,024 GPUs in racks
+ * of 16 nodes, blocks of 8 racks. One invocation is one full simulation.
  */
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
@@ -31,7 +31,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(
     value = 1,
     jvmArgsAppend = {
-      "-Xms2g", "-Xmx2g", "--sun-misc-unsafe-memory-access=allow",
+      "-Xms2g",
+      "-Xmx2g",
+      "--sun-misc-unsafe-memory-access=allow",
       "--enable-native-access=ALL-UNNAMED"
     })
 @State(Scope.Benchmark)

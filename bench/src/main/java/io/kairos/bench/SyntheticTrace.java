@@ -11,12 +11,11 @@ import java.util.SplittableRandom;
  * A seeded synthetic GPU trace for the simulator benchmarks.
  *
  * <ul>
- *   <li>Sizes: 1 GPU 45%, 2 GPUs 12%, 4 GPUs 12% (these three one-node jobs; 30% of the 2 and 4
- *       GPU jobs "flexible", {@code gpusPerNode} 0), one whole node 18%, gangs of 2, 4 and 8
- *       whole nodes 6%, 4% and 3% ({@code gpusPerNode} = the cluster's GPUs per node).
+ *   <li>Sizes: 1 GPU 45%, 2 GPUs 12%, 4 GPUs 12% (these three one-node jobs; 30% of the 2 and 4 GPU
+ *       jobs "flexible", {@code gpusPerNode} 0), one whole node 18%, gangs of 2, 4 and 8 whole
+ *       nodes 6%, 4% and 3% ({@code gpusPerNode} = the cluster's GPUs per node).
  *   <li>Run times: log-uniform between 1 minute and 24 hours. Time limits (the estimates the
- *       scheduler sees): the run time times a factor uniform in [1, 4], rounded up to 15
- *       minutes.
+ *       scheduler sees): the run time times a factor uniform in [1, 4], rounded up to 15 minutes.
  *   <li>Arrivals: a Poisson process whose rate makes the offered load (GPU-seconds asked per
  *       GPU-second of the cluster) equal to {@code load}.
  * </ul>

@@ -1,6 +1,6 @@
 /**
- * Benchmarks: JMH benchmarks of one scheduling pass and of the simulator, a profiling probe and
- * a million-job memory check. Builds its states from fixed seeds through the core's public API;
+ * Benchmarks: JMH benchmarks of one scheduling pass and of the simulator, a profiling probe and a
+ * million-job memory check. Builds its states from fixed seeds through the core's public API;
  * nothing here is used by the product.
  */
 package io.kairos.bench;

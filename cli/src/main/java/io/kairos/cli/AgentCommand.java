@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.Random;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -27,47 +26,74 @@ import picocli.CommandLine.Option;
           + " watchdog kills the tasks if the agent loses its lease, even while it is frozen."
     })
 final class AgentCommand implements java.util.concurrent.Callable<Integer> {
-  @Option(names = "--controller", required = true, paramLabel = "URL[,URL...]",
+  @Option(
+      names = "--controller",
+      required = true,
+      paramLabel = "URL[,URL...]",
       description = "The controller replicas' base URLs, e.g. http://ctl:8080.")
   String controllers;
 
-  @Option(names = "--join-token", paramLabel = "TOKEN",
+  @Option(
+      names = "--join-token",
+      paramLabel = "TOKEN",
       description = "The join token (the controller's DATA/join.token).")
   String joinToken;
 
-  @Option(names = "--join-token-file", paramLabel = "FILE",
+  @Option(
+      names = "--join-token-file",
+      paramLabel = "FILE",
       description = "Read the join token from this file instead.")
   Path joinTokenFile;
 
-  @Option(names = "--node-name", paramLabel = "NAME",
+  @Option(
+      names = "--node-name",
+      paramLabel = "NAME",
       description = "This node's name (default: the host name).")
   String nodeName;
 
-  @Option(names = "--data", paramLabel = "DIR",
+  @Option(
+      names = "--data",
+      paramLabel = "DIR",
       description = "Where task directories and logs go (default: ~/.kairos/agent-NAME).")
   Path data;
 
-  @Option(names = "--emulate-gpus", paramLabel = "SPEC",
-      description = "GPUs to emulate instead of discovering them: a count or COUNTxMODEL, e.g. 8 or 8xH100-80GB.")
+  @Option(
+      names = "--emulate-gpus",
+      paramLabel = "SPEC",
+      description =
+          "GPUs to emulate instead of discovering them: a count or COUNTxMODEL, e.g. 8 or 8xH100-80GB.")
   String gpus;
 
-  @Option(names = "--nvidia-smi", paramLabel = "PATH", defaultValue = "nvidia-smi",
-      description = "The nvidia-smi to discover and check GPUs with (default: ${DEFAULT-VALUE} on the PATH).")
+  @Option(
+      names = "--nvidia-smi",
+      paramLabel = "PATH",
+      defaultValue = "nvidia-smi",
+      description =
+          "The nvidia-smi to discover and check GPUs with (default: ${DEFAULT-VALUE} on the PATH).")
   String nvidiaSmi;
 
-  @Option(names = "--health-check-program", paramLabel = "PROGRAM",
-      description = "A site check run with every health check (like Slurm's HealthCheckProgram or NHC):"
-          + " exit 0 is healthy; otherwise the node is drained with the first line it printed.")
+  @Option(
+      names = "--health-check-program",
+      paramLabel = "PROGRAM",
+      description =
+          "A site check run with every health check (like Slurm's HealthCheckProgram or NHC):"
+              + " exit 0 is healthy; otherwise the node is drained with the first line it printed.")
   String healthCheckProgram;
 
-  @Option(names = "--health-interval", paramLabel = "TIME", defaultValue = "30s",
+  @Option(
+      names = "--health-interval",
+      paramLabel = "TIME",
+      defaultValue = "30s",
       description = "How often to check the node's health (default: ${DEFAULT-VALUE}).")
   String healthInterval;
 
   @Option(names = "--no-cgroups", description = "Do not put tasks in cgroups of their own.")
   boolean noCgroups;
 
-  @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:0",
+  @Option(
+      names = "--listen",
+      paramLabel = "HOST:PORT",
+      defaultValue = "127.0.0.1:0",
       description = "Where the agent's log server listens (default: ${DEFAULT-VALUE}, any port).")
   String listen;
 
@@ -78,9 +104,11 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
   public Integer call() throws Exception {
     ServerLogging.configure();
     String token = token(joinToken, joinTokenFile);
-    String name = nodeName != null ? nodeName : InetAddress.getLocalHost().getHostName().split("\\.")[0];
+    String name =
+        nodeName != null ? nodeName : InetAddress.getLocalHost().getHostName().split("\\.")[0];
     Path dir = data != null ? data : Environment.home.resolve(".kairos").resolve("agent-" + name);
-    var builder = builder(AgentConfig.parseControllers(controllers), token, name, dir, gpus, listen, rack);
+    var builder =
+        builder(AgentConfig.parseControllers(controllers), token, name, dir, gpus, listen, rack);
     if (gpus == null) {
       builder.nvidiaSmi(nvidiaSmi);
     }
@@ -94,25 +122,43 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
     try {
       agent = new Agent(config, InstantSource.system(), new Random());
     } catch (IllegalStateException e) {
-      throw new UsageException(e.getMessage()
-          + (gpus == null ? "\n(no GPU here? run with --emulate-gpus N to emulate them)" : ""));
+      throw new UsageException(
+          e.getMessage()
+              + (gpus == null ? "\n(no GPU here? run with --emulate-gpus N to emulate them)" : ""));
     }
     agent.start();
-    System.err.println("kairos: agent " + name + " running "
-        + (gpus == null ? "the GPUs nvidia-smi found" : config.gpus()) + " for " + controllers);
+    System.err.println(
+        "kairos: agent "
+            + name
+            + " running "
+            + (gpus == null ? "the GPUs nvidia-smi found" : config.gpus())
+            + " for "
+            + controllers);
     Runtime.getRuntime().addShutdownHook(new Thread(agent::close));
     var exit = agent.awaitStop();
     System.err.println("kairos: agent stopped: " + exit);
     return 0;
   }
 
-  static AgentConfig config(java.util.List<String> controllers, String token, String name, Path dir,
-      String gpus, String listen, String rack) {
+  static AgentConfig config(
+      java.util.List<String> controllers,
+      String token,
+      String name,
+      Path dir,
+      String gpus,
+      String listen,
+      String rack) {
     return builder(controllers, token, name, dir, gpus, listen, rack).build();
   }
 
-  static AgentConfig.Builder builder(java.util.List<String> controllers, String token, String name,
-      Path dir, String gpus, String listen, String rack) {
+  static AgentConfig.Builder builder(
+      java.util.List<String> controllers,
+      String token,
+      String name,
+      Path dir,
+      String gpus,
+      String listen,
+      String rack) {
     int colon = listen.lastIndexOf(':');
     if (colon <= 0) {
       throw new UsageException("--listen " + listen + " must be HOST:PORT");
@@ -123,9 +169,10 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
     } catch (NumberFormatException e) {
       throw new UsageException("--listen " + listen + ": the port is not a number");
     }
-    var builder = AgentConfig.builder(controllers, token, name, dir)
-        .listen(listen.substring(0, colon), port)
-        .topology("zone-0", "block-0", rack);
+    var builder =
+        AgentConfig.builder(controllers, token, name, dir)
+            .listen(listen.substring(0, colon), port)
+            .topology("zone-0", "block-0", rack);
     if (gpus != null) {
       builder.gpus(gpus);
     }
@@ -139,6 +186,7 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
     if (file != null) {
       return Files.readString(file, StandardCharsets.UTF_8).strip();
     }
-    throw new UsageException("give --join-token or --join-token-file (the controller's DATA/join.token)");
+    throw new UsageException(
+        "give --join-token or --join-token-file (the controller's DATA/join.token)");
   }
 }

@@ -27,11 +27,11 @@ import java.util.stream.Collectors;
  *
  * <ul>
  *   <li>Servers are tried in order; one that refuses the connection (or cannot be reached within
- *       the connect timeout) is skipped, which is safe for writes too since nothing was sent.
- *       The server that answered is used first from then on.
+ *       the connect timeout) is skipped, which is safe for writes too since nothing was sent. The
+ *       server that answered is used first from then on.
  *   <li>Redirects (a follower pointing at the leader with 307/308) are followed by hand, resending
- *       the method, the body and the token: the JDK's own redirect handling may drop the
- *       {@code Authorization} header when the host changes.
+ *       the method, the body and the token: the JDK's own redirect handling may drop the {@code
+ *       Authorization} header when the host changes.
  *   <li>Any reply of 400 or more becomes an {@link ApiException} carrying the problem as one line.
  * </ul>
  *
@@ -199,8 +199,11 @@ final class ApiClient implements AutoCloseable {
     if (response.status() < 400) {
       if (response.status() >= 300) {
         throw ApiException.unexpected(
-            "the controller at " + response.uri() + " redirected too often (or without a"
-                + " Location): HTTP " + response.status());
+            "the controller at "
+                + response.uri()
+                + " redirected too often (or without a"
+                + " Location): HTTP "
+                + response.status());
       }
       return response;
     }
@@ -230,7 +233,9 @@ final class ApiClient implements AutoCloseable {
       return Json.MAPPER.readTree(response.body());
     } catch (IOException e) {
       throw ApiException.unexpected(
-          "unexpected reply from " + response.uri() + ": not JSON: "
+          "unexpected reply from "
+              + response.uri()
+              + ": not JSON: "
               + Json.firstLine(e.getMessage()));
     }
   }

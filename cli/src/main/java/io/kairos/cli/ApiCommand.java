@@ -8,10 +8,10 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * A command that talks to a controller through the REST API. It gets the shared options
- * ({@link ClientOptions}), a connected {@link ApiClient} and the output writer, and turns every
- * failure into one line on stderr starting {@code kairos: } and an exit code: 2 for bad input,
- * 1 for anything else (see {@link ApiException#exitCode}). Never a stack trace.
+ * A command that talks to a controller through the REST API. It gets the shared options ({@link
+ * ClientOptions}), a connected {@link ApiClient} and the output writer, and turns every failure
+ * into one line on stderr starting {@code kairos: } and an exit code: 2 for bad input, 1 for
+ * anything else (see {@link ApiException#exitCode}). Never a stack trace.
  *
  * <p>Options left unset on a nested command ({@code kairos nodes --server X drain n1}) are taken
  * from the parent command when it is an {@code ApiCommand} too.

@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * A request that did not succeed: the controller could not be reached, or it answered with an
- * error (a {@link Problem}). The message is the one line the CLI prints after {@code kairos: };
- * {@link #exitCode} is 2 when the server says the input was bad (400, 422), 1 otherwise.
+ * A request that did not succeed: the controller could not be reached, or it answered with an error
+ * (a {@link Problem}). The message is the one line the CLI prints after {@code kairos: }; {@link
+ * #exitCode} is 2 when the server says the input was bad (400, 422), 1 otherwise.
  */
 final class ApiException extends RuntimeException {
   private static final long serialVersionUID = 1L;
@@ -50,8 +50,8 @@ final class ApiException extends RuntimeException {
   }
 
   /**
-   * An error reply as one line: {@code <detail> (field: x; fix: y)}. The problem may be null
-   * (the body was not problem JSON); then {@code text} (the body, possibly empty) is shown.
+   * An error reply as one line: {@code <detail> (field: x; fix: y)}. The problem may be null (the
+   * body was not problem JSON); then {@code text} (the body, possibly empty) is shown.
    *
    * @param sentToken whether the request carried a token (a 401 without one gets a fix)
    */
@@ -77,8 +77,9 @@ final class ApiException extends RuntimeException {
       what = "HTTP " + status + " from " + uri + (first.isEmpty() ? "" : ": " + first);
     }
     if (status == 401 && !sentToken && notes.stream().noneMatch(n -> n.startsWith("fix:"))) {
-      notes.add("fix: pass --token or set KAIROS_TOKEN (the local controller's admin token is in"
-          + " $KAIROS_DATA/admin.token, ~/.kairos by default)");
+      notes.add(
+          "fix: pass --token or set KAIROS_TOKEN (the local controller's admin token is in"
+              + " $KAIROS_DATA/admin.token, ~/.kairos by default)");
     }
     String line = notes.isEmpty() ? what : what + " (" + String.join("; ", notes) + ")";
     return new ApiException(line.replace('\n', ' '), status);

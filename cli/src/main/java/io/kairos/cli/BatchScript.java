@@ -30,10 +30,10 @@ import picocli.CommandLine.ParseResult;
  * torchrun train.py
  * </pre>
  *
- * gives name llama, gpus 16, gpusPerNode 8, gpuModel h100, timeLimit "36:00:00" and maxRestarts
- * 3. {@code #KAIROS} lines win over {@code #SBATCH} lines; the command line wins over both
- * ({@link SubmitCommand}). A bad directive is a {@link UsageException} naming the file, the line,
- * the directive and the fix; one Kairos cannot honour is a warning.
+ * gives name llama, gpus 16, gpusPerNode 8, gpuModel h100, timeLimit "36:00:00" and maxRestarts 3.
+ * {@code #KAIROS} lines win over {@code #SBATCH} lines; the command line wins over both ({@link
+ * SubmitCommand}). A bad directive is a {@link UsageException} naming the file, the line, the
+ * directive and the fix; one Kairos cannot honour is a warning.
  */
 final class BatchScript {
   private BatchScript() {}
@@ -100,8 +100,14 @@ final class BatchScript {
       String prefix = "#" + m.group(1);
       int lineNumber = i + 1;
       if (i >= blockEnd) {
-        warnings.add(prefix + " on line " + lineNumber + " of " + fileName + " comes after the"
-            + " first command and was ignored (as sbatch does); move it above the first command");
+        warnings.add(
+            prefix
+                + " on line "
+                + lineNumber
+                + " of "
+                + fileName
+                + " comes after the"
+                + " first command and was ignored (as sbatch does); move it above the first command");
         continue;
       }
       String where = fileName + " line " + lineNumber + ": " + line;
@@ -118,9 +124,13 @@ final class BatchScript {
     }
     for (int i = blockEnd; i < lines.size(); i++) {
       if (SRUN.matcher(lines.get(i)).find()) {
-        warnings.add(fileName + " line " + (i + 1) + " runs srun, which Kairos does not have:"
-            + " the script already runs once on each of the job's nodes; run the program"
-            + " directly");
+        warnings.add(
+            fileName
+                + " line "
+                + (i + 1)
+                + " runs srun, which Kairos does not have:"
+                + " the script already runs once on each of the job's nodes; run the program"
+                + " directly");
         break;
       }
     }
@@ -130,8 +140,8 @@ final class BatchScript {
   }
 
   /**
-   * The lines after {@code #!} up to the first that is neither blank nor a comment, with the
-   * {@code #!} line itself.
+   * The lines after {@code #!} up to the first that is neither blank nor a comment, with the {@code
+   * #!} line itself.
    */
   static List<String> leadingBlock(List<String> lines) {
     int i = 0;
@@ -149,14 +159,22 @@ final class BatchScript {
   /** One {@code #KAIROS} line on its own: errors and warnings name it. */
   private static void checkKairos(
       String fileName, int lineNumber, List<String> tokens, List<String> warnings) {
-    String where = fileName + " line " + lineNumber + ": " + KAIROS + " " + String.join(" ", tokens);
+    String where =
+        fileName + " line " + lineNumber + ": " + KAIROS + " " + String.join(" ", tokens);
     kairosLayer(tokens, where);
     ParseResult parsed = parseSubmitOptions(tokens, where).getParseResult();
     for (OptionSpec option : parsed.matchedOptions()) {
       if (CLIENT_OPTIONS.contains(option.longestName())) {
-        warnings.add(KAIROS + " " + option.longestName() + " is an option of the kairos command,"
-            + " not of the job, and was ignored (" + fileName + " line " + lineNumber
-            + "); give it on the command line");
+        warnings.add(
+            KAIROS
+                + " "
+                + option.longestName()
+                + " is an option of the kairos command,"
+                + " not of the job, and was ignored ("
+                + fileName
+                + " line "
+                + lineNumber
+                + "); give it on the command line");
       }
     }
   }
@@ -166,8 +184,12 @@ final class BatchScript {
     CommandLine cli = parseSubmitOptions(tokens, where);
     SubmitCommand options = cli.getCommand();
     if (!options.args.isEmpty()) {
-      throw new UsageException(where + ": '" + options.args.getFirst() + "' is not an option;"
-          + " #KAIROS lines take the options of kairos submit, e.g. #KAIROS --gpus 8");
+      throw new UsageException(
+          where
+              + ": '"
+              + options.args.getFirst()
+              + "' is not an option;"
+              + " #KAIROS lines take the options of kairos submit, e.g. #KAIROS --gpus 8");
     }
     try {
       return options.flags();
@@ -183,7 +205,10 @@ final class BatchScript {
       cli.parseArgs(tokens.toArray(String[]::new));
     } catch (ParameterException e) {
       throw new UsageException(
-          where + ": " + Json.firstLine(e.getMessage()) + "; use the options of kairos submit"
+          where
+              + ": "
+              + Json.firstLine(e.getMessage())
+              + "; use the options of kairos submit"
               + " (kairos submit --help)");
     }
     return cli;
@@ -191,8 +216,7 @@ final class BatchScript {
 
   /**
    * The words of a directive, split as a shell would: whitespace separates, single and double
-   * quotes group, a backslash escapes, and an unquoted {@code #} after whitespace starts a
-   * comment.
+   * quotes group, a backslash escapes, and an unquoted {@code #} after whitespace starts a comment.
    */
   static List<String> tokens(String text, String where) {
     var out = new ArrayList<String>();

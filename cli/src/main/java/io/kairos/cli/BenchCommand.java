@@ -9,7 +9,11 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
-    subcommands = {BenchSubmitCommand.class, BenchLatencyCommand.class, BenchHeartbeatsCommand.class},
+    subcommands = {
+      BenchSubmitCommand.class,
+      BenchLatencyCommand.class,
+      BenchHeartbeatsCommand.class
+    },
     description = {
       "Measure a running controller: `bench submit` (submit throughput and latency under load),"
           + " `bench latency` (submit to running, one job at a time), `bench heartbeats` (many agents' heartbeats).",
@@ -20,6 +24,7 @@ final class BenchCommand implements Runnable {
 
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "Missing subcommand: kairos bench submit | latency | heartbeats");
+    throw new ParameterException(
+        spec.commandLine(), "Missing subcommand: kairos bench submit | latency | heartbeats");
   }
 }

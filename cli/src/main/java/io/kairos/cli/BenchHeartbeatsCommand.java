@@ -38,17 +38,17 @@ import picocli.CommandLine.TypeConversionException;
  *
  * <p>Design: the agents {@code bench-0 .. bench-(N-1)} register first ({@code --register-parallel}
  * at a time through the JDK HttpClient; each registration is a Raft commit, so this phase is timed
- * and reported on its own). Then heartbeats follow a fixed schedule, an open loop: heartbeat
- * {@code j} is agent {@code j mod N}'s, due at {@code start + j / (N * rate)} seconds, so each
- * agent heartbeats every {@code 1/rate} s and the agents are spread evenly over the interval.
- * {@code --connections} workers, one keep-alive {@link RawHttp} connection each, take the next
- * index, wait for its due time and send; latency runs from the due time, so a stalled server is
- * charged for the heartbeats it held back (no coordinated omission). Heartbeats due in the warmup
- * are sent but not counted.
+ * and reported on its own). Then heartbeats follow a fixed schedule, an open loop: heartbeat {@code
+ * j} is agent {@code j mod N}'s, due at {@code start + j / (N * rate)} seconds, so each agent
+ * heartbeats every {@code 1/rate} s and the agents are spread evenly over the interval. {@code
+ * --connections} workers, one keep-alive {@link RawHttp} connection each, take the next index, wait
+ * for its due time and send; latency runs from the due time, so a stalled server is charged for the
+ * heartbeats it held back (no coordinated omission). Heartbeats due in the warmup are sent but not
+ * counted.
  *
- * <p>Besides latency it reports what a failure detector would see: for each agent, the longest
- * gap between the replies to its successful heartbeats during the measured window (and from its
- * last one to the end); an agent whose gap exceeds twice the interval would have been suspected.
+ * <p>Besides latency it reports what a failure detector would see: for each agent, the longest gap
+ * between the replies to its successful heartbeats during the measured window (and from its last
+ * one to the end); an agent whose gap exceeds twice the interval would have been suspected.
  */
 @Command(
     name = "heartbeats",
@@ -69,46 +69,79 @@ final class BenchHeartbeatsCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(names = {"--url", "--server"}, paramLabel = "URL", defaultValue = ClientOptions.DEFAULT_SERVER,
+  @Option(
+      names = {"--url", "--server"},
+      paramLabel = "URL",
+      defaultValue = ClientOptions.DEFAULT_SERVER,
       description = "The controller (the leader) to load, plain http (default: ${DEFAULT-VALUE}).")
   String url;
 
   @Option(names = "--join-token", paramLabel = "TOKEN", description = "The join token.")
   String joinToken;
 
-  @Option(names = "--join-token-file", paramLabel = "FILE",
+  @Option(
+      names = "--join-token-file",
+      paramLabel = "FILE",
       description = "Read the join token from this file (the controller's DATA/join.token).")
   Path joinTokenFile;
 
-  @Option(names = "--agents", paramLabel = "N", defaultValue = "1000",
+  @Option(
+      names = "--agents",
+      paramLabel = "N",
+      defaultValue = "1000",
       description = "Simulated agents (default: ${DEFAULT-VALUE}).")
   int agents;
 
-  @Option(names = "--rate", paramLabel = "PER_S", defaultValue = "1",
+  @Option(
+      names = "--rate",
+      paramLabel = "PER_S",
+      defaultValue = "1",
       description = "Heartbeats per agent per second (default: ${DEFAULT-VALUE}).")
   double rate;
 
-  @Option(names = "--duration", paramLabel = "TIME", defaultValue = "60s", converter = Seconds.class,
-      description = "How long to measure: 60s, 2m, 1500ms or plain seconds (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--duration",
+      paramLabel = "TIME",
+      defaultValue = "60s",
+      converter = Seconds.class,
+      description =
+          "How long to measure: 60s, 2m, 1500ms or plain seconds (default: ${DEFAULT-VALUE}).")
   double durationSeconds;
 
-  @Option(names = "--warmup", paramLabel = "TIME", defaultValue = "0s", converter = Seconds.class,
+  @Option(
+      names = "--warmup",
+      paramLabel = "TIME",
+      defaultValue = "0s",
+      converter = Seconds.class,
       description = "Heartbeat this long first without counting (default: ${DEFAULT-VALUE}).")
   double warmupSeconds;
 
-  @Option(names = "--connections", paramLabel = "C", defaultValue = "16",
-      description = "Keep-alive connections, each with one heartbeat in flight (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--connections",
+      paramLabel = "C",
+      defaultValue = "16",
+      description =
+          "Keep-alive connections, each with one heartbeat in flight (default: ${DEFAULT-VALUE}).")
   int connections;
 
-  @Option(names = "--register-parallel", paramLabel = "P", defaultValue = "32",
+  @Option(
+      names = "--register-parallel",
+      paramLabel = "P",
+      defaultValue = "32",
       description = "Registrations in flight at once (default: ${DEFAULT-VALUE}).")
   int registerParallel;
 
-  @Option(names = "--gpus", paramLabel = "N", defaultValue = "0",
+  @Option(
+      names = "--gpus",
+      paramLabel = "N",
+      defaultValue = "0",
       description = "Emulated GPUs per agent, 0 or 1 (default: ${DEFAULT-VALUE}).")
   int gpus;
 
-  @Option(names = {"-o", "--output"}, paramLabel = "table|json", converter = ClientOptions.OutputConverter.class,
+  @Option(
+      names = {"-o", "--output"},
+      paramLabel = "table|json",
+      converter = ClientOptions.OutputConverter.class,
       description = "table (default) or json.")
   ClientOptions.Output output;
 
@@ -135,7 +168,8 @@ final class BenchHeartbeatsCommand implements Callable<Integer> {
       } catch (NumberFormatException e) {
         // fall through
       }
-      throw new TypeConversionException("'" + value + "' is not a duration; use e.g. 60s, 2m or 1500ms");
+      throw new TypeConversionException(
+          "'" + value + "' is not a duration; use e.g. 60s, 2m or 1500ms");
     }
   }
 
@@ -164,7 +198,8 @@ final class BenchHeartbeatsCommand implements Callable<Integer> {
       throw new UsageException("--agents must be in 1..1000000, got " + agents);
     }
     if (!(rate > 0 && rate <= 1000)) {
-      throw new UsageException("--rate must be in (0, 1000] heartbeats per agent per second, got " + rate);
+      throw new UsageException(
+          "--rate must be in (0, 1000] heartbeats per agent per second, got " + rate);
     }
     if (!(durationSeconds > 0)) {
       throw new UsageException("--duration must be > 0");
@@ -177,7 +212,8 @@ final class BenchHeartbeatsCommand implements Callable<Integer> {
     }
     URI server = URI.create(url.strip().replaceAll("/+$", ""));
     if (!"http".equals(server.getScheme()) || server.getHost() == null) {
-      throw new UsageException("--url must be a plain http base URL, e.g. " + ClientOptions.DEFAULT_SERVER);
+      throw new UsageException(
+          "--url must be a plain http base URL, e.g. " + ClientOptions.DEFAULT_SERVER);
     }
     String token = AgentCommand.token(joinToken, joinTokenFile);
     PrintWriter out = spec.commandLine().getOut();
@@ -221,21 +257,56 @@ final class BenchHeartbeatsCommand implements Callable<Integer> {
       }
       Json.print(out, o);
     } else {
-      out.printf(Locale.ROOT, "heartbeats to %s: %d agents every %s ms (target %s/s), %d connections,"
+      out.printf(
+          Locale.ROOT,
+          "heartbeats to %s: %d agents every %s ms (target %s/s), %d connections,"
               + " warmup %s s, measured %s s%n",
-          server, agents, fmt(intervalMs), fmt(target), connections, fmt(warmupSeconds), fmt(r.seconds()));
-      out.printf(Locale.ROOT, "registered    %d agents in %.1f s (%s/s, %d in parallel)%n",
-          agents, regSeconds, fmt(agents / regSeconds), registerParallel);
-      out.printf(Locale.ROOT, "achieved      %s heartbeats/s (%d ok of %d due)%n", fmt(r.rate()), r.ok(), r.due());
+          server,
+          agents,
+          fmt(intervalMs),
+          fmt(target),
+          connections,
+          fmt(warmupSeconds),
+          fmt(r.seconds()));
+      out.printf(
+          Locale.ROOT,
+          "registered    %d agents in %.1f s (%s/s, %d in parallel)%n",
+          agents,
+          regSeconds,
+          fmt(agents / regSeconds),
+          registerParallel);
+      out.printf(
+          Locale.ROOT,
+          "achieved      %s heartbeats/s (%d ok of %d due)%n",
+          fmt(r.rate()),
+          r.ok(),
+          r.due());
       Percentiles p = r.latencyNanos();
-      out.printf(Locale.ROOT, "latency (ms)  p50 %s  p99 %s  p99.9 %s  max %s  (from the scheduled time)%n",
-          fmt(ms(p.value(50))), fmt(ms(p.value(99))), fmt(ms(p.value(99.9))), fmt(ms(p.max())));
+      out.printf(
+          Locale.ROOT,
+          "latency (ms)  p50 %s  p99 %s  p99.9 %s  max %s  (from the scheduled time)%n",
+          fmt(ms(p.value(50))),
+          fmt(ms(p.value(99))),
+          fmt(ms(p.value(99.9))),
+          fmt(ms(p.max())));
       var errors = new StringBuilder();
-      r.errors().forEach((k, v) -> errors.append(errors.isEmpty() ? "" : ", ").append(k).append(": ").append(v));
-      out.printf(Locale.ROOT, "errors        %d%s%n", r.errorCount(), errors.isEmpty() ? "" : "  (" + errors + ")");
-      out.printf(Locale.ROOT, "late agents   %d of %d went over %s ms between successful heartbeats"
+      r.errors()
+          .forEach(
+              (k, v) ->
+                  errors.append(errors.isEmpty() ? "" : ", ").append(k).append(": ").append(v));
+      out.printf(
+          Locale.ROOT,
+          "errors        %d%s%n",
+          r.errorCount(),
+          errors.isEmpty() ? "" : "  (" + errors + ")");
+      out.printf(
+          Locale.ROOT,
+          "late agents   %d of %d went over %s ms between successful heartbeats"
               + " (longest gap %s ms)%n",
-          r.lateAgents(), agents, fmt(2 * intervalMs), fmt(ms(r.maxGapNanos())));
+          r.lateAgents(),
+          agents,
+          fmt(2 * intervalMs),
+          fmt(ms(r.maxGapNanos())));
       if (r.firstError() != null) {
         out.println("first error   " + r.firstError());
       }
@@ -249,33 +320,51 @@ final class BenchHeartbeatsCommand implements Callable<Integer> {
     long[] epochs = new long[agents];
     var next = new AtomicLong();
     try (var clientThreads = Executors.newVirtualThreadPerTaskExecutor();
-        var client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).executor(clientThreads).build();
+        var client =
+            HttpClient.newBuilder()
+                .connectTimeout(Duration.ofSeconds(5))
+                .executor(clientThreads)
+                .build();
         var pool = Executors.newVirtualThreadPerTaskExecutor()) {
       var workers = new ArrayList<Future<Void>>();
       for (int w = 0; w < Math.min(registerParallel, agents); w++) {
-        workers.add(pool.submit(() -> {
-          for (long i = next.getAndIncrement(); i < agents; i = next.getAndIncrement()) {
-            var request = HttpRequest.newBuilder(server.resolve("/api/v1/agents/register"))
-                .timeout(ApiClient.REQUEST_TIMEOUT)
-                .header("Authorization", "Bearer " + token)
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofByteArray(Json.bytes(registration((int) i))))
-                .build();
-            var response = client.send(request, HttpResponse.BodyHandlers.ofString());
-            if (response.statusCode() != 200) {
-              throw new IOException("bench-" + i + ": HTTP " + response.statusCode() + ": " + response.body());
-            }
-            epochs[(int) i] = Json.MAPPER.readValue(response.body(), Registered.class).epoch();
-          }
-          return null;
-        }));
+        workers.add(
+            pool.submit(
+                () -> {
+                  for (long i = next.getAndIncrement(); i < agents; i = next.getAndIncrement()) {
+                    var request =
+                        HttpRequest.newBuilder(server.resolve("/api/v1/agents/register"))
+                            .timeout(ApiClient.REQUEST_TIMEOUT)
+                            .header("Authorization", "Bearer " + token)
+                            .header("Content-Type", "application/json")
+                            .POST(
+                                HttpRequest.BodyPublishers.ofByteArray(
+                                    Json.bytes(registration((int) i))))
+                            .build();
+                    var response = client.send(request, HttpResponse.BodyHandlers.ofString());
+                    if (response.statusCode() != 200) {
+                      throw new IOException(
+                          "bench-"
+                              + i
+                              + ": HTTP "
+                              + response.statusCode()
+                              + ": "
+                              + response.body());
+                    }
+                    epochs[(int) i] =
+                        Json.MAPPER.readValue(response.body(), Registered.class).epoch();
+                  }
+                  return null;
+                }));
       }
       for (var f : workers) {
         try {
           f.get();
         } catch (java.util.concurrent.ExecutionException e) {
           next.set(agents); // the others stop after their current request
-          throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause().toString());
+          throw e.getCause() instanceof IOException io
+              ? io
+              : new IOException(e.getCause().toString());
         }
       }
     }
@@ -283,10 +372,19 @@ final class BenchHeartbeatsCommand implements Callable<Integer> {
   }
 
   private Registration registration(int i) {
-    List<GpuDevice> list = gpus == 0 ? List.of()
-        : List.of(new GpuDevice(0, "GPU-bench-" + i, "bench-emulated", 0));
-    return new Registration("bench-" + i, "http://127.0.0.1:1", list, 0, 0, Map.of(),
-        "zone-bench", "block-bench", "rack-bench-" + i / 64, 1);
+    List<GpuDevice> list =
+        gpus == 0 ? List.of() : List.of(new GpuDevice(0, "GPU-bench-" + i, "bench-emulated", 0));
+    return new Registration(
+        "bench-" + i,
+        "http://127.0.0.1:1",
+        list,
+        0,
+        0,
+        Map.of(),
+        "zone-bench",
+        "block-bench",
+        "rack-bench-" + i / 64,
+        1);
   }
 
   /** The heartbeat phase: warmup, then the measured window, then waiting for the replies. */
@@ -318,56 +416,63 @@ final class BenchHeartbeatsCommand implements Callable<Integer> {
     var next = new AtomicLong();
     var workers = new ArrayList<Thread>();
     for (int c = 0; c < connections; c++) {
-      workers.add(Thread.ofVirtual().start(() -> {
-        RawHttp conn = null;
-        try {
-          for (long j = next.getAndIncrement(); j < end; j = next.getAndIncrement()) {
-            long due = start + (long) (j * nanosPerHeartbeat);
-            for (long wait = due - System.nanoTime(); wait > 0; wait = due - System.nanoTime()) {
-              LockSupport.parkNanos(wait);
-            }
-            int agent = (int) (j % agents);
-            boolean measured = j >= firstMeasured;
-            String failure;
-            try {
-              if (conn == null) {
-                conn = new RawHttp(server);
-              }
-              var reply = conn.send(requests[agent]);
-              long now = System.nanoTime();
-              if (reply.status() == 200) {
-                long previous = lastOk.getAndAccumulate(agent, now, Math::max);
-                if (measured) {
-                  lastReply.accumulateAndGet(now, Math::max);
-                  latencies.add(now - due);
-                  ok.increment();
-                  maxGap.accumulateAndGet(agent, now - previous, Math::max);
-                }
-                continue;
-              }
-              failure = "HTTP " + reply.status();
-              firstError.compareAndSet(null, failure + ": " + reply.errorBody());
-            } catch (IOException e) {
-              failure = e.getClass().getSimpleName();
-              firstError.compareAndSet(null, e.toString());
-              closeQuietly(conn);
-              conn = null;
-            }
-            if (measured) {
-              lastReply.accumulateAndGet(System.nanoTime(), Math::max);
-              errors.computeIfAbsent(failure, k -> new LongAdder()).increment();
-            }
-          }
-        } finally {
-          closeQuietly(conn);
-        }
-      }));
+      workers.add(
+          Thread.ofVirtual()
+              .start(
+                  () -> {
+                    RawHttp conn = null;
+                    try {
+                      for (long j = next.getAndIncrement(); j < end; j = next.getAndIncrement()) {
+                        long due = start + (long) (j * nanosPerHeartbeat);
+                        for (long wait = due - System.nanoTime();
+                            wait > 0;
+                            wait = due - System.nanoTime()) {
+                          LockSupport.parkNanos(wait);
+                        }
+                        int agent = (int) (j % agents);
+                        boolean measured = j >= firstMeasured;
+                        String failure;
+                        try {
+                          if (conn == null) {
+                            conn = new RawHttp(server);
+                          }
+                          var reply = conn.send(requests[agent]);
+                          long now = System.nanoTime();
+                          if (reply.status() == 200) {
+                            long previous = lastOk.getAndAccumulate(agent, now, Math::max);
+                            if (measured) {
+                              lastReply.accumulateAndGet(now, Math::max);
+                              latencies.add(now - due);
+                              ok.increment();
+                              maxGap.accumulateAndGet(agent, now - previous, Math::max);
+                            }
+                            continue;
+                          }
+                          failure = "HTTP " + reply.status();
+                          firstError.compareAndSet(null, failure + ": " + reply.errorBody());
+                        } catch (IOException e) {
+                          failure = e.getClass().getSimpleName();
+                          firstError.compareAndSet(null, e.toString());
+                          closeQuietly(conn);
+                          conn = null;
+                        }
+                        if (measured) {
+                          lastReply.accumulateAndGet(System.nanoTime(), Math::max);
+                          errors.computeIfAbsent(failure, k -> new LongAdder()).increment();
+                        }
+                      }
+                    } finally {
+                      closeQuietly(conn);
+                    }
+                  }));
     }
     long deadline = windowEnd + DRAIN_SECONDS * 1_000_000_000L;
     for (Thread w : workers) {
       long left = deadline - System.nanoTime();
       if (left <= 0 || !w.join(Duration.ofNanos(left))) {
-        errors.computeIfAbsent("no reply within " + DRAIN_SECONDS + " s", k -> new LongAdder()).increment();
+        errors
+            .computeIfAbsent("no reply within " + DRAIN_SECONDS + " s", k -> new LongAdder())
+            .increment();
         w.interrupt();
       }
     }
@@ -384,8 +489,15 @@ final class BenchHeartbeatsCommand implements Callable<Integer> {
     var errorCounts = new TreeMap<String, Long>();
     errors.forEach((k, v) -> errorCounts.put(k, v.sum()));
     double seconds = (Math.max(lastReply.get(), windowEnd) - windowStart) / 1e9;
-    return new Result(end - firstMeasured, ok.sum(), seconds, latencies.percentiles(), errorCounts,
-        late, longest, firstError.get());
+    return new Result(
+        end - firstMeasured,
+        ok.sum(),
+        seconds,
+        latencies.percentiles(),
+        errorCounts,
+        late,
+        longest,
+        firstError.get());
   }
 
   private static void closeQuietly(RawHttp conn) {

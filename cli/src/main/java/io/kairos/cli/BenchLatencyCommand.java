@@ -14,10 +14,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code kairos bench latency}: submit to running, one tiny job at a time on an idle cluster.
- * Two figures per job: the server's ({@code startTime - submitTime} as the controller stamped
- * them: queueing plus the scheduling pass plus the commit) and the client's (from just before the
- * POST to the poll that first saw a start time, polling every 2 ms: adds the HTTP round trips).
+ * {@code kairos bench latency}: submit to running, one tiny job at a time on an idle cluster. Two
+ * figures per job: the server's ({@code startTime - submitTime} as the controller stamped them:
+ * queueing plus the scheduling pass plus the commit) and the client's (from just before the POST to
+ * the poll that first saw a start time, polling every 2 ms: adds the HTTP round trips).
  */
 @Command(
     name = "latency",
@@ -32,19 +32,36 @@ import picocli.CommandLine.Option;
 final class BenchLatencyCommand extends ApiCommand {
   static final long POLL_NANOS = 2_000_000;
 
-  @Option(names = "--count", paramLabel = "N", defaultValue = "50", description = "Jobs to measure (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--count",
+      paramLabel = "N",
+      defaultValue = "50",
+      description = "Jobs to measure (default: ${DEFAULT-VALUE}).")
   int count;
 
-  @Option(names = "--gpus", paramLabel = "N", defaultValue = "0", description = "GPUs per job (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--gpus",
+      paramLabel = "N",
+      defaultValue = "0",
+      description = "GPUs per job (default: ${DEFAULT-VALUE}).")
   int gpus;
 
-  @Option(names = "--cpus", paramLabel = "N", defaultValue = "1", description = "CPUs per job (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--cpus",
+      paramLabel = "N",
+      defaultValue = "1",
+      description = "CPUs per job (default: ${DEFAULT-VALUE}).")
   int cpus;
 
   @Option(names = "--queue", paramLabel = "QUEUE", description = "The queue to submit to.")
   String queue;
 
-  @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "30", description = "Give up when a job has not started after this long (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--timeout",
+      paramLabel = "SECONDS",
+      defaultValue = "30",
+      description =
+          "Give up when a job has not started after this long (default: ${DEFAULT-VALUE}).")
   int timeoutSeconds;
 
   @Override
@@ -54,8 +71,19 @@ final class BenchLatencyCommand extends ApiCommand {
     }
     var job =
         new JobSubmission(
-            "bench-latency", List.of("true"), null, null, gpus, null, cpus, null, null, queue,
-            null, null, null);
+            "bench-latency",
+            List.of("true"),
+            null,
+            null,
+            gpus,
+            null,
+            cpus,
+            null,
+            null,
+            queue,
+            null,
+            null,
+            null);
     var server = new Samples();
     var client = new Samples();
     long timeoutNanos = Duration.ofSeconds(timeoutSeconds).toNanos();
@@ -84,8 +112,13 @@ final class BenchLatencyCommand extends ApiCommand {
       Json.print(out, o);
       return 0;
     }
-    out.printf(Locale.ROOT, "submit to running, %d jobs one at a time (gpus %d, cpus %d) at %s%n",
-        count, gpus, cpus, api.server());
+    out.printf(
+        Locale.ROOT,
+        "submit to running, %d jobs one at a time (gpus %d, cpus %d) at %s%n",
+        count,
+        gpus,
+        cpus,
+        api.server());
     var table = new Table("ms", "p50", "p90", "p99", "max");
     table.row("server stamped", f(s.value(50)), f(s.value(90)), f(s.value(99)), f(s.max()));
     table.row("client observed", f(c.value(50)), f(c.value(90)), f(c.value(99)), f(c.max()));
@@ -107,13 +140,24 @@ final class BenchLatencyCommand extends ApiCommand {
         return view;
       }
       if (untilStarted && view.state().isFinal()) {
-        throw ApiException.unexpected("job " + id + " ended " + view.state() + " without starting"
-            + (view.message() == null ? "" : ": " + view.message()));
+        throw ApiException.unexpected(
+            "job "
+                + id
+                + " ended "
+                + view.state()
+                + " without starting"
+                + (view.message() == null ? "" : ": " + view.message()));
       }
       if (System.nanoTime() - from > timeoutNanos) {
-        throw ApiException.unexpected("job " + id + " still " + view.state()
-            + (view.pendingReason() == null ? "" : " (" + view.pendingReason() + ")")
-            + " after " + timeoutSeconds + " s: is the cluster idle, with an agent up?");
+        throw ApiException.unexpected(
+            "job "
+                + id
+                + " still "
+                + view.state()
+                + (view.pendingReason() == null ? "" : " (" + view.pendingReason() + ")")
+                + " after "
+                + timeoutSeconds
+                + " s: is the cluster idle, with an agent up?");
       }
       LockSupport.parkNanos(POLL_NANOS);
     }

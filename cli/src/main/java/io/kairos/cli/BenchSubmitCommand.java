@@ -18,13 +18,12 @@ import picocli.CommandLine.Option;
 /**
  * {@code kairos bench submit}: a load generator for {@code POST /api/v1/jobs}.
  *
- * <p>Design: one thread issues requests; {@link ApiClient#sendAsync} carries them; a semaphore
- * caps the requests in flight. At a fixed {@code --rate} the load is an open loop: request i is
- * due at {@code start + i * batch / rate}, and its latency is measured from that due time, not
- * from when it was actually sent, so a stalled server is charged for the requests it delayed
- * (no coordinated omission). With {@code --rate 0} it is a closed loop (as fast as the permits
- * allow) and latency runs from the send. Every latency is kept; percentiles are exact
- * ({@link Percentiles}).
+ * <p>Design: one thread issues requests; {@link ApiClient#sendAsync} carries them; a semaphore caps
+ * the requests in flight. At a fixed {@code --rate} the load is an open loop: request i is due at
+ * {@code start + i * batch / rate}, and its latency is measured from that due time, not from when
+ * it was actually sent, so a stalled server is charged for the requests it delayed (no coordinated
+ * omission). With {@code --rate 0} it is a closed loop (as fast as the permits allow) and latency
+ * runs from the send. Every latency is kept; percentiles are exact ({@link Percentiles}).
  */
 @Command(
     name = "submit",
@@ -44,25 +43,53 @@ final class BenchSubmitCommand extends ApiCommand {
   static final long DEFAULT_COUNT = 1000;
   static final long DRAIN_SECONDS = ApiClient.REQUEST_TIMEOUT.toSeconds() + 10;
 
-  @Option(names = "--rate", paramLabel = "JOBS_PER_S", defaultValue = "0", description = "Target submit rate in jobs/s; 0 = as fast as possible (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--rate",
+      paramLabel = "JOBS_PER_S",
+      defaultValue = "0",
+      description =
+          "Target submit rate in jobs/s; 0 = as fast as possible (default: ${DEFAULT-VALUE}).")
   double rate;
 
-  @Option(names = "--duration", paramLabel = "SECONDS", description = "Stop sending after this many seconds.")
+  @Option(
+      names = "--duration",
+      paramLabel = "SECONDS",
+      description = "Stop sending after this many seconds.")
   Double durationSeconds;
 
-  @Option(names = "--count", paramLabel = "N", description = "Stop after N jobs (default " + DEFAULT_COUNT + " when --duration is not given).")
+  @Option(
+      names = "--count",
+      paramLabel = "N",
+      description =
+          "Stop after N jobs (default " + DEFAULT_COUNT + " when --duration is not given).")
   Long count;
 
-  @Option(names = "--concurrency", paramLabel = "C", defaultValue = "64", description = "Requests in flight at most (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--concurrency",
+      paramLabel = "C",
+      defaultValue = "64",
+      description = "Requests in flight at most (default: ${DEFAULT-VALUE}).")
   int concurrency;
 
-  @Option(names = "--batch", paramLabel = "B", defaultValue = "1", description = "Jobs per request; above 1, the body is a JSON array (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--batch",
+      paramLabel = "B",
+      defaultValue = "1",
+      description =
+          "Jobs per request; above 1, the body is a JSON array (default: ${DEFAULT-VALUE}).")
   int batch;
 
-  @Option(names = "--gpus", paramLabel = "N", defaultValue = "1", description = "GPUs per job (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--gpus",
+      paramLabel = "N",
+      defaultValue = "1",
+      description = "GPUs per job (default: ${DEFAULT-VALUE}).")
   int gpus;
 
-  @Option(names = "--cpus", paramLabel = "N", description = "CPUs per job (default: the controller's, 1).")
+  @Option(
+      names = "--cpus",
+      paramLabel = "N",
+      description = "CPUs per job (default: the controller's, 1).")
   Integer cpus;
 
   @Option(names = "--queue", paramLabel = "QUEUE", description = "The queue to submit to.")
@@ -84,8 +111,7 @@ final class BenchSubmitCommand extends ApiCommand {
   @Override
   int run(ApiClient api, PrintWriter out) throws InterruptedException {
     if (!(rate >= 0) || concurrency < 1 || batch < 1 || gpus < 0) {
-      throw new UsageException(
-          "--rate must be >= 0, --concurrency and --batch >= 1, --gpus >= 0");
+      throw new UsageException("--rate must be >= 0, --concurrency and --batch >= 1, --gpus >= 0");
     }
     if (count != null && count < 1 || durationSeconds != null && !(durationSeconds > 0)) {
       throw new UsageException("--count and --duration must be > 0");
@@ -115,17 +141,28 @@ final class BenchSubmitCommand extends ApiCommand {
       }
       Json.print(out, o);
     } else {
-      out.printf(Locale.ROOT, "submitted to %s: %d requests of up to %d jobs over %.2f s"
+      out.printf(
+          Locale.ROOT,
+          "submitted to %s: %d requests of up to %d jobs over %.2f s"
               + " (target %s, concurrency %d)%n",
-          api.server(), r.requests(), batch, r.seconds(),
-          rate > 0 ? fmt(rate) + " jobs/s" : "as fast as possible", concurrency);
+          api.server(),
+          r.requests(),
+          batch,
+          r.seconds(),
+          rate > 0 ? fmt(rate) + " jobs/s" : "as fast as possible",
+          concurrency);
       out.printf(Locale.ROOT, "acknowledged  %d jobs%n", r.jobsAcknowledged());
       out.printf(Locale.ROOT, "errors        %d requests%n", r.errors());
       out.printf(Locale.ROOT, "rate          %s jobs/s%n", fmt(r.rate()));
       Percentiles p = r.latencyNanos();
-      out.printf(Locale.ROOT, "latency (ms)  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s%n",
-          fmt(ms(p.value(50))), fmt(ms(p.value(90))), fmt(ms(p.value(99))),
-          fmt(ms(p.value(99.9))), fmt(ms(p.max())));
+      out.printf(
+          Locale.ROOT,
+          "latency (ms)  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s%n",
+          fmt(ms(p.value(50))),
+          fmt(ms(p.value(90))),
+          fmt(ms(p.value(99))),
+          fmt(ms(p.value(99.9))),
+          fmt(ms(p.max())));
       if (r.firstError() != null) {
         out.println("first error   " + r.firstError());
       }
@@ -143,8 +180,7 @@ final class BenchSubmitCommand extends ApiCommand {
   private Plan plan(long jobs) {
     long requests = jobs == Long.MAX_VALUE ? Long.MAX_VALUE : (jobs + batch - 1) / batch;
     int lastBatch = jobs == Long.MAX_VALUE ? batch : (int) (jobs - (requests - 1) * batch);
-    long durationNanos =
-        durationSeconds == null ? Long.MAX_VALUE : (long) (durationSeconds * 1e9);
+    long durationNanos = durationSeconds == null ? Long.MAX_VALUE : (long) (durationSeconds * 1e9);
     return new Plan(requests, lastBatch, durationNanos, rate > 0 ? batch * 1e9 / rate : 0);
   }
 
@@ -159,9 +195,9 @@ final class BenchSubmitCommand extends ApiCommand {
 
   /**
    * The load over {@code --concurrency} keep-alive connections, one virtual thread each ({@link
-   * RawHttp}). At a fixed rate a dispatcher hands out due times and a worker measures from the
-   * due time it took, so time spent queued behind a slow server counts; at rate 0 each worker
-   * sends back to back.
+   * RawHttp}). At a fixed rate a dispatcher hands out due times and a worker measures from the due
+   * time it took, so time spent queued behind a slow server counts; at rate 0 each worker sends
+   * back to back.
    */
   private Result rawLoad(URI server, String token, long jobs) throws InterruptedException {
     Plan plan = plan(jobs);
@@ -170,7 +206,8 @@ final class BenchSubmitCommand extends ApiCommand {
     long durationNanos = plan.durationNanos();
     double nanosPerRequest = plan.nanosPerRequest();
     byte[] full = RawHttp.post(server, "/api/v1/jobs", token, body(batch));
-    byte[] last = lastBatch == batch ? full : RawHttp.post(server, "/api/v1/jobs", token, body(lastBatch));
+    byte[] last =
+        lastBatch == batch ? full : RawHttp.post(server, "/api/v1/jobs", token, body(lastBatch));
     var latencies = new Samples();
     var acknowledged = new AtomicLong();
     var errors = new AtomicLong();
@@ -183,54 +220,57 @@ final class BenchSubmitCommand extends ApiCommand {
     var lastReply = new AtomicLong(start);
     var workers = new java.util.ArrayList<Thread>();
     for (int c = 0; c < concurrency; c++) {
-      workers.add(Thread.ofVirtual().start(() -> {
-        RawHttp conn = null;
-        try {
-          while (true) {
-            long due;
-            long i;
-            if (rate > 0) {
-              due = tickets.take();
-              if (due == stop) {
-                return;
-              }
-              i = issued.getAndIncrement();
-            } else {
-              i = issued.getAndIncrement();
-              due = System.nanoTime();
-              if (i >= requests || due - start >= durationNanos) {
-                return;
-              }
-            }
-            boolean isLast = i == requests - 1;
-            try {
-              if (conn == null) {
-                conn = new RawHttp(server);
-              }
-              sentRequests.incrementAndGet();
-              var reply = conn.send(isLast ? last : full);
-              long now = System.nanoTime();
-              lastReply.accumulateAndGet(now, Math::max);
-              if (reply.status() == 201) {
-                latencies.add(now - due);
-                acknowledged.addAndGet(isLast ? lastBatch : batch);
-              } else {
-                errors.incrementAndGet();
-                firstError.compareAndSet(null, problemDetail(reply));
-              }
-            } catch (java.io.IOException e) {
-              errors.incrementAndGet();
-              firstError.compareAndSet(null, e.toString());
-              closeQuietly(conn);
-              conn = null;
-            }
-          }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        } finally {
-          closeQuietly(conn);
-        }
-      }));
+      workers.add(
+          Thread.ofVirtual()
+              .start(
+                  () -> {
+                    RawHttp conn = null;
+                    try {
+                      while (true) {
+                        long due;
+                        long i;
+                        if (rate > 0) {
+                          due = tickets.take();
+                          if (due == stop) {
+                            return;
+                          }
+                          i = issued.getAndIncrement();
+                        } else {
+                          i = issued.getAndIncrement();
+                          due = System.nanoTime();
+                          if (i >= requests || due - start >= durationNanos) {
+                            return;
+                          }
+                        }
+                        boolean isLast = i == requests - 1;
+                        try {
+                          if (conn == null) {
+                            conn = new RawHttp(server);
+                          }
+                          sentRequests.incrementAndGet();
+                          var reply = conn.send(isLast ? last : full);
+                          long now = System.nanoTime();
+                          lastReply.accumulateAndGet(now, Math::max);
+                          if (reply.status() == 201) {
+                            latencies.add(now - due);
+                            acknowledged.addAndGet(isLast ? lastBatch : batch);
+                          } else {
+                            errors.incrementAndGet();
+                            firstError.compareAndSet(null, problemDetail(reply));
+                          }
+                        } catch (java.io.IOException e) {
+                          errors.incrementAndGet();
+                          firstError.compareAndSet(null, e.toString());
+                          closeQuietly(conn);
+                          conn = null;
+                        }
+                      }
+                    } catch (InterruptedException e) {
+                      Thread.currentThread().interrupt();
+                    } finally {
+                      closeQuietly(conn);
+                    }
+                  }));
     }
     if (rate > 0) {
       for (long i = 0; i < requests; i++) {
@@ -249,8 +289,9 @@ final class BenchSubmitCommand extends ApiCommand {
     }
     // Workers end by themselves (count or duration reached, or every request failing fast);
     // the deadline only guards against a server that stops answering mid-request.
-    long deadline = (durationNanos == Long.MAX_VALUE ? Long.MAX_VALUE / 2 : start + durationNanos)
-        + TimeUnit.SECONDS.toNanos(DRAIN_SECONDS);
+    long deadline =
+        (durationNanos == Long.MAX_VALUE ? Long.MAX_VALUE / 2 : start + durationNanos)
+            + TimeUnit.SECONDS.toNanos(DRAIN_SECONDS);
     for (Thread w : workers) {
       long left = deadline - System.nanoTime();
       if (left <= 0 || !w.join(java.time.Duration.ofNanos(left))) {
@@ -260,7 +301,12 @@ final class BenchSubmitCommand extends ApiCommand {
       }
     }
     double seconds = (lastReply.get() - start) / 1e9;
-    return new Result(sentRequests.get(), acknowledged.get(), errors.get(), seconds, latencies.percentiles(),
+    return new Result(
+        sentRequests.get(),
+        acknowledged.get(),
+        errors.get(),
+        seconds,
+        latencies.percentiles(),
         firstError.get());
   }
 
@@ -330,7 +376,8 @@ final class BenchSubmitCommand extends ApiCommand {
                   errors.incrementAndGet();
                   String why =
                       failure != null
-                          ? ApiClient.describe(failure.getCause() != null ? failure.getCause() : failure)
+                          ? ApiClient.describe(
+                              failure.getCause() != null ? failure.getCause() : failure)
                           : api.failure(response).getMessage();
                   firstError.compareAndSet(null, why);
                 }
@@ -340,16 +387,31 @@ final class BenchSubmitCommand extends ApiCommand {
     if (!permits.tryAcquire(concurrency, DRAIN_SECONDS, TimeUnit.SECONDS)) {
       long missing = concurrency - permits.availablePermits();
       errors.addAndGet(missing);
-      firstError.compareAndSet(null, missing + " requests got no reply within " + DRAIN_SECONDS + " s");
+      firstError.compareAndSet(
+          null, missing + " requests got no reply within " + DRAIN_SECONDS + " s");
     }
     double seconds = (lastReply.get() - start) / 1e9;
-    return new Result(sent, acknowledged.get(), errors.get(), seconds, latencies.percentiles(), firstError.get());
+    return new Result(
+        sent, acknowledged.get(), errors.get(), seconds, latencies.percentiles(), firstError.get());
   }
 
   /** One job (an object) or a JSON array of {@code n} of them. */
   private byte[] body(int n) {
-    var job = new JobSubmission(
-        "bench", List.of("true"), null, null, gpus, null, cpus, null, null, queue, null, null, null);
+    var job =
+        new JobSubmission(
+            "bench",
+            List.of("true"),
+            null,
+            null,
+            gpus,
+            null,
+            cpus,
+            null,
+            null,
+            queue,
+            null,
+            null,
+            null);
     return n == 1 ? Json.bytes(job) : Json.bytes(Collections.nCopies(n, job));
   }
 
@@ -362,8 +424,8 @@ final class BenchSubmitCommand extends ApiCommand {
   }
 
   static String fmt(double v) {
-    return v >= 100 ? String.format(Locale.ROOT, "%.0f", v)
-        : v >= 10 ? String.format(Locale.ROOT, "%.1f", v)
-        : String.format(Locale.ROOT, "%.2f", v);
+    return v >= 100
+        ? String.format(Locale.ROOT, "%.0f", v)
+        : v >= 10 ? String.format(Locale.ROOT, "%.1f", v) : String.format(Locale.ROOT, "%.2f", v);
   }
 }

@@ -9,7 +9,9 @@ import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
-/** {@code kairos cancel ID...}: cancels jobs, each on its own; one failing does not stop the rest. */
+/**
+ * {@code kairos cancel ID...}: cancels jobs, each on its own; one failing does not stop the rest.
+ */
 @Command(
     name = "cancel",
     mixinStandardHelpOptions = true,

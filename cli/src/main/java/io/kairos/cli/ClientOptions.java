@@ -14,8 +14,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
 
 /**
- * The options every client command shares (a picocli mixin): where the controller is, the token
- * to present, and the output format. Also where the defaults come from when an option is absent.
+ * The options every client command shares (a picocli mixin): where the controller is, the token to
+ * present, and the output format. Also where the defaults come from when an option is absent.
  */
 @Command(
     exitCodeListHeading = "%nExit codes:%n",
@@ -69,7 +69,8 @@ final class ClientOptions {
       return switch (value.strip().toLowerCase(Locale.ROOT)) {
         case "table" -> Output.TABLE;
         case "json" -> Output.JSON;
-        default -> throw new TypeConversionException("unknown format '" + value + "'; use table or json");
+        default ->
+            throw new TypeConversionException("unknown format '" + value + "'; use table or json");
       };
     }
   }

@@ -17,8 +17,8 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * Turns {@code --cluster} into a {@link Cluster}: either {@code NxG} (N nodes of G GPUs) or a
- * YAML file with node groups and topology sizes (see docs/configuration.md).
+ * Turns {@code --cluster} into a {@link Cluster}: either {@code NxG} (N nodes of G GPUs) or a YAML
+ * file with node groups and topology sizes (see docs/configuration.md).
  */
 final class ClusterSpecs {
   private static final Pattern SHORT = Pattern.compile("(\\d+)x(\\d+)");
@@ -47,7 +47,9 @@ final class ClusterSpecs {
     Path file = Path.of(spec);
     if (!Files.isRegularFile(file)) {
       throw new UsageException(
-          "--cluster " + spec + ": not NxG (e.g. 64x8) and no such file; give NxG or a YAML"
+          "--cluster "
+              + spec
+              + ": not NxG (e.g. 64x8) and no such file; give NxG or a YAML"
               + " cluster file");
     }
     return new Named(readYaml(file), file.getFileName().toString());
@@ -88,8 +90,16 @@ final class ClusterSpecs {
     try {
       parsed = mapper.readValue(file.toFile(), ClusterFile.class);
     } catch (JsonMappingException e) {
-      throw new UsageException(file + ": field '" + path(e) + "': " + e.getOriginalMessage()
-          .replaceAll("\\s*\\(class [^)]*\\)", "").lines().findFirst().orElse(""));
+      throw new UsageException(
+          file
+              + ": field '"
+              + path(e)
+              + "': "
+              + e.getOriginalMessage()
+                  .replaceAll("\\s*\\(class [^)]*\\)", "")
+                  .lines()
+                  .findFirst()
+                  .orElse(""));
     } catch (JacksonException e) {
       throw new UsageException(file + ": not valid YAML: " + e.getOriginalMessage());
     } catch (IOException e) {
@@ -108,17 +118,23 @@ final class ClusterSpecs {
       var group = parsed.nodes().get(g);
       String at = "nodes[" + g + "]";
       if (group.count() < 1 || group.count() > 1_000_000) {
-        throw new UsageException(file + ": field '" + at + ".count': must be 1..1000000, got "
-            + group.count());
+        throw new UsageException(
+            file + ": field '" + at + ".count': must be 1..1000000, got " + group.count());
       }
       if (group.gpus() < 0 || group.gpus() > NodeSpec.MAX_GPUS) {
-        throw new UsageException(file + ": field '" + at + ".gpus': must be 0..64, got "
-            + group.gpus());
+        throw new UsageException(
+            file + ": field '" + at + ".gpus': must be 0..64, got " + group.gpus());
       }
       int nvlink = group.nvlinkDomain() == null ? Math.max(1, group.gpus()) : group.nvlinkDomain();
       if (group.gpus() > 0 && (nvlink < 1 || group.gpus() % nvlink != 0)) {
-        throw new UsageException(file + ": field '" + at + ".nvlinkDomain': must divide gpus ("
-            + group.gpus() + "), got " + nvlink);
+        throw new UsageException(
+            file
+                + ": field '"
+                + at
+                + ".nvlinkDomain': must divide gpus ("
+                + group.gpus()
+                + "), got "
+                + nvlink);
       }
       String prefix = group.namePrefix() == null ? "n" : group.namePrefix();
       for (int i = 0; i < group.count(); i++, index++) {

@@ -2,7 +2,10 @@ package io.kairos.cli;
 
 import java.nio.file.Path;
 
-/** Where a local controller keeps its data: {@code --data}, else {@code $KAIROS_DATA}, else {@code ~/.kairos}. */
+/**
+ * Where a local controller keeps its data: {@code --data}, else {@code $KAIROS_DATA}, else {@code
+ * ~/.kairos}.
+ */
 final class DataDir {
   private DataDir() {}
 

@@ -14,7 +14,8 @@ final class Durations {
   static long millis(String text, String option) {
     var m = FORM.matcher(text == null ? "" : text.strip());
     if (!m.matches()) {
-      throw new UsageException(option + " " + text + " is not a duration: write 500ms, 30s, 2m or 1h");
+      throw new UsageException(
+          option + " " + text + " is not a duration: write 500ms, 30s, 2m or 1h");
     }
     long n = Long.parseLong(m.group(1));
     String unit = m.group(2) == null ? "s" : m.group(2);

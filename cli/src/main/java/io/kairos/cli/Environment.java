@@ -6,8 +6,8 @@ import java.time.ZoneId;
 import java.util.function.Function;
 
 /**
- * What the client commands read from the machine they run on: environment variables, the clock,
- * the time zone and the working directory. Commands read these here, never from {@code System}
+ * What the client commands read from the machine they run on: environment variables, the clock, the
+ * time zone and the working directory. Commands read these here, never from {@code System}
  * directly, so that tests can fix them; only tests assign the fields (and {@link #reset} them).
  */
 final class Environment {

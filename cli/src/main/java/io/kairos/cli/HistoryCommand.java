@@ -27,7 +27,11 @@ import picocli.CommandLine.Option;
 final class HistoryCommand extends ApiCommand {
   static final String FINAL_STATES = "SUCCEEDED,FAILED,CANCELLED";
 
-  @Option(names = "--limit", paramLabel = "N", defaultValue = "50", description = "At most N jobs, the most recent (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--limit",
+      paramLabel = "N",
+      defaultValue = "50",
+      description = "At most N jobs, the most recent (default: ${DEFAULT-VALUE}).")
   int limit;
 
   @Option(names = "--user", paramLabel = "USER", description = "Only this user's jobs.")
@@ -66,8 +70,7 @@ final class HistoryCommand extends ApiCommand {
       return 0;
     }
     Instant now = Environment.clock.instant();
-    var table =
-        new Table("ID", "NAME", "USER", "STATE", "GPUS", "START", "END", "ELAPSED", "EXIT");
+    var table = new Table("ID", "NAME", "USER", "STATE", "GPUS", "START", "END", "ELAPSED", "EXIT");
     for (int i : shown) {
       JobView j = views.get(i);
       table.row(

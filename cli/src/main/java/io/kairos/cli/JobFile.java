@@ -24,8 +24,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * A job file for {@code kairos submit job.yaml}: YAML (or JSON) whose keys are the fields of
- * {@link JobSubmission}, e.g.
+ * A job file for {@code kairos submit job.yaml}: YAML (or JSON) whose keys are the fields of {@link
+ * JobSubmission}, e.g.
  *
  * <pre>
  * name: train-resnet
@@ -45,7 +45,9 @@ final class JobFile {
 
   /** JobSubmission's fields in declaration order: the valid keys. */
   static final List<String> KEYS =
-      Arrays.stream(JobSubmission.class.getRecordComponents()).map(RecordComponent::getName).toList();
+      Arrays.stream(JobSubmission.class.getRecordComponents())
+          .map(RecordComponent::getName)
+          .toList();
 
   private static final ObjectMapper YAML =
       YAMLMapper.builder()
@@ -99,9 +101,13 @@ final class JobFile {
       if (!KEYS.contains(key)) {
         String near = closest(key);
         throw new UsageException(
-            name + ": unknown key '" + key + "'"
+            name
+                + ": unknown key '"
+                + key
+                + "'"
                 + (near == null ? "" : " (did you mean '" + near + "'?)")
-                + "; valid keys: " + String.join(", ", KEYS));
+                + "; valid keys: "
+                + String.join(", ", KEYS));
       }
     }
     try {
@@ -111,7 +117,8 @@ final class JobFile {
       throw new UsageException(
           name + ": " + path + ": expected " + expected(path, e.getTargetType()));
     } catch (JsonMappingException e) {
-      throw new UsageException(name + ": " + path(e) + ": " + Json.firstLine(e.getOriginalMessage()));
+      throw new UsageException(
+          name + ": " + path(e) + ": " + Json.firstLine(e.getOriginalMessage()));
     } catch (JsonProcessingException e) {
       throw new UsageException(name + ": " + Json.firstLine(e.getOriginalMessage()));
     }

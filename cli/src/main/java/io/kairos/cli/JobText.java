@@ -16,12 +16,14 @@ final class JobText {
   /** The distinct nodes a job runs on, in task order; empty when it has no placement. */
   static List<String> nodes(JobView job) {
     List<TaskPlacement> placement = job.placement();
-    return placement == null ? List.of() : placement.stream().map(TaskPlacement::node).distinct().toList();
+    return placement == null
+        ? List.of()
+        : placement.stream().map(TaskPlacement::node).distinct().toList();
   }
 
   /**
-   * The NODES column: the node list for a job that has nodes (at most {@code 3} named, then
-   * {@code +N}), else the number of tasks it asks for.
+   * The NODES column: the node list for a job that has nodes (at most {@code 3} named, then {@code
+   * +N}), else the number of tasks it asks for.
    */
   static String nodesColumn(JobView job) {
     List<String> nodes = nodes(job);
@@ -70,8 +72,8 @@ final class JobText {
   }
 
   /**
-   * The exit code {@code submit --wait} ends with: 0 for SUCCEEDED; the job's exit code for
-   * FAILED when it is 1..255, else 1; 1 for CANCELLED.
+   * The exit code {@code submit --wait} ends with: 0 for SUCCEEDED; the job's exit code for FAILED
+   * when it is 1..255, else 1; 1 for CANCELLED.
    */
   static int exitCode(JobView job) {
     return switch (job.state()) {

@@ -24,7 +24,9 @@ final class Json {
       return MAPPER.treeToValue(node, type);
     } catch (JsonProcessingException | IllegalArgumentException e) {
       throw ApiException.unexpected(
-          "unexpected reply from the controller: not a " + type.getSimpleName() + ": "
+          "unexpected reply from the controller: not a "
+              + type.getSimpleName()
+              + ": "
               + firstLine(e.getMessage()));
     }
   }
@@ -33,8 +35,7 @@ final class Json {
   static <T> List<T> list(JsonNode node, Class<T> type) {
     if (node == null || !node.isArray()) {
       throw ApiException.unexpected(
-          "unexpected reply from the controller: expected a JSON array of "
-              + type.getSimpleName());
+          "unexpected reply from the controller: expected a JSON array of " + type.getSimpleName());
     }
     var out = new ArrayList<T>(node.size());
     node.forEach(n -> out.add(convert(n, type)));

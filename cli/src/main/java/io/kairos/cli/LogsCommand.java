@@ -40,13 +40,19 @@ final class LogsCommand extends ApiCommand {
   @Parameters(paramLabel = "ID", description = "The job id.")
   long id;
 
-  @Option(names = "--task", paramLabel = "N", defaultValue = "0", description = "Which task (process) of a gang (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--task",
+      paramLabel = "N",
+      defaultValue = "0",
+      description = "Which task (process) of a gang (default: ${DEFAULT-VALUE}).")
   int task;
 
   @Option(names = "--stderr", description = "The task's stderr instead of its stdout.")
   boolean stderr;
 
-  @Option(names = {"-f", "--follow"}, description = "Keep printing new output until the job has ended.")
+  @Option(
+      names = {"-f", "--follow"},
+      description = "Keep printing new output until the job has ended.")
   boolean follow;
 
   @Override
@@ -76,7 +82,8 @@ final class LogsCommand extends ApiCommand {
       byte[] bytes = r.body();
       text.write(bytes);
       offset = r.header(OFFSET_HEADER).map(LogsCommand::parseOffset).orElse(offset + bytes.length);
-      boolean done = r.header(DONE_HEADER).map(v -> v.strip().equalsIgnoreCase("true")).orElse(false);
+      boolean done =
+          r.header(DONE_HEADER).map(v -> v.strip().equalsIgnoreCase("true")).orElse(false);
       if (bytes.length > 0) {
         continue; // there may be more right away
       }
@@ -113,8 +120,8 @@ final class LogsCommand extends ApiCommand {
   }
 
   /**
-   * Bytes to text as they arrive: UTF-8 decoded across chunk boundaries (a character split
-   * between two replies is kept until its end comes); malformed bytes become U+FFFD.
+   * Bytes to text as they arrive: UTF-8 decoded across chunk boundaries (a character split between
+   * two replies is kept until its end comes); malformed bytes become U+FFFD.
    */
   static final class Utf8Text {
     private final PrintWriter out;

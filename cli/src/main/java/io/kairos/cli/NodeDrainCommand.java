@@ -21,7 +21,10 @@ final class NodeDrainCommand extends ApiCommand {
   @Parameters(paramLabel = "NAME", description = "The node.")
   String node;
 
-  @Option(names = "--reason", paramLabel = "TEXT", description = "Why, for others to read in `kairos nodes`.")
+  @Option(
+      names = "--reason",
+      paramLabel = "TEXT",
+      description = "Why, for others to read in `kairos nodes`.")
   String reason;
 
   @Override
@@ -34,8 +37,12 @@ final class NodeDrainCommand extends ApiCommand {
       Json.print(out, reply);
     } else {
       NodeView view = Json.convert(reply, NodeView.class);
-      out.println("Drained node " + node + (view.jobs() == null || view.jobs().isEmpty()
-          ? "" : " (" + view.jobs().size() + " jobs still running there)"));
+      out.println(
+          "Drained node "
+              + node
+              + (view.jobs() == null || view.jobs().isEmpty()
+                  ? ""
+                  : " (" + view.jobs().size() + " jobs still running there)"));
     }
     return 0;
   }

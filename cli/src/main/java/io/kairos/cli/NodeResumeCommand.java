@@ -23,8 +23,12 @@ final class NodeResumeCommand extends ApiCommand {
       Json.print(out, reply);
     } else {
       NodeView view = Json.convert(reply, NodeView.class);
-      out.println("Resumed node " + node + (view.state() == NodeState.DOWN
-          ? " (it is DOWN: it takes work once its agent is back)" : ""));
+      out.println(
+          "Resumed node "
+              + node
+              + (view.state() == NodeState.DOWN
+                  ? " (it is DOWN: it takes work once its agent is back)"
+                  : ""));
     }
     return 0;
   }

@@ -30,16 +30,22 @@ final class NodesCommand extends ApiCommand {
     }
     var table = new Table("NODE", "STATE", "GPUS", "MODEL", "JOBS", "LIVENESS", "REASON");
     for (NodeView n : nodes) {
-      table.row(n.name(), n.state(), n.gpusUsed() + "/" + n.gpus(), n.gpuModel(), jobs(n.jobs()),
-          liveness(n), n.reason());
+      table.row(
+          n.name(),
+          n.state(),
+          n.gpusUsed() + "/" + n.gpus(),
+          n.gpuModel(),
+          jobs(n.jobs()),
+          liveness(n),
+          n.reason());
     }
     table.print(out);
     return 0;
   }
 
   /**
-   * The leader's failure detector: "ALIVE", or "SUSPECT phi=4.2" when heartbeats are late; "-" on
-   * a follower.
+   * The leader's failure detector: "ALIVE", or "SUSPECT phi=4.2" when heartbeats are late; "-" on a
+   * follower.
    */
   static String liveness(NodeView n) {
     if (n.liveness() == null) {

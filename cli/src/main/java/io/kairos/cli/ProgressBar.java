@@ -27,8 +27,18 @@ final class ProgressBar implements Simulator.Progress {
     int width = 30;
     int filled = percent * width / 100;
     System.err.print(
-        "\r" + label + " [" + "#".repeat(filled) + " ".repeat(width - filled) + "] " + percent
-            + "% (" + finished + "/" + total + " jobs)");
+        "\r"
+            + label
+            + " ["
+            + "#".repeat(filled)
+            + " ".repeat(width - filled)
+            + "] "
+            + percent
+            + "% ("
+            + finished
+            + "/"
+            + total
+            + " jobs)");
     System.err.flush();
   }
 

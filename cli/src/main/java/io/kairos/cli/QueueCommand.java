@@ -45,9 +45,7 @@ final class QueueCommand extends ApiCommand {
   @Override
   int run(ApiClient api, PrintWriter out) {
     String stateFilter =
-        states != null && !states.isEmpty()
-            ? parseStates(states)
-            : all ? null : "PENDING,RUNNING";
+        states != null && !states.isEmpty() ? parseStates(states) : all ? null : "PENDING,RUNNING";
     var params = new LinkedHashMap<String, String>();
     params.put("state", stateFilter);
     params.put("user", user);
@@ -78,19 +76,21 @@ final class QueueCommand extends ApiCommand {
   }
 
   /**
-   * Why a pending job waits; for quota and preemption with the pass's detail (the numbers, the
-   * jobs stopping), which is what a user needs to act on. A running job that a preemption is
-   * stopping says so.
+   * Why a pending job waits; for quota and preemption with the pass's detail (the numbers, the jobs
+   * stopping), which is what a user needs to act on. A running job that a preemption is stopping
+   * says so.
    */
   static String reason(JobView j) {
-    if (j.state() == JobState.RUNNING && j.message() != null
+    if (j.state() == JobState.RUNNING
+        && j.message() != null
         && j.message().startsWith("preempted by")) {
       return "STOPPING (" + j.message() + ")";
     }
     if (j.state() != JobState.PENDING || j.pendingReason() == null) {
       return "";
     }
-    boolean withDetail = j.pendingReason().equals("QUOTA") || j.pendingReason().equals("PREEMPTING");
+    boolean withDetail =
+        j.pendingReason().equals("QUOTA") || j.pendingReason().equals("PREEMPTING");
     return withDetail && j.pendingDetail() != null
         ? j.pendingReason() + " (" + j.pendingDetail() + ")"
         : j.pendingReason();
@@ -114,8 +114,12 @@ final class QueueCommand extends ApiCommand {
                 return JobState.valueOf(s.toUpperCase(Locale.ROOT)).name();
               } catch (IllegalArgumentException e) {
                 throw new UsageException(
-                    "--state: unknown state '" + s + "'; use "
-                        + Arrays.stream(JobState.values()).map(Enum::name).collect(Collectors.joining(", ")));
+                    "--state: unknown state '"
+                        + s
+                        + "'; use "
+                        + Arrays.stream(JobState.values())
+                            .map(Enum::name)
+                            .collect(Collectors.joining(", ")));
               }
             })
         .distinct()

@@ -32,10 +32,17 @@ final class QueuesCommand extends ApiCommand {
       return 0;
     }
     List<QueueView> queues = Json.list(reply, QueueView.class);
-    var table = new Table("QUEUE", "COHORT", "PENDING", "RUNNING", "GPUS", "QUOTA (used/nominal, borrowed)");
+    var table =
+        new Table(
+            "QUEUE", "COHORT", "PENDING", "RUNNING", "GPUS", "QUOTA (used/nominal, borrowed)");
     for (QueueView q : queues) {
-      table.row(q.name(), q.cohort() == null ? "-" : q.cohort(), q.pending(), q.running(),
-          q.gpusRunning() + " running, " + q.gpusPending() + " asked", quotas(q.quotas()));
+      table.row(
+          q.name(),
+          q.cohort() == null ? "-" : q.cohort(),
+          q.pending(),
+          q.running(),
+          q.gpusRunning() + " running, " + q.gpusPending() + " asked",
+          quotas(q.quotas()));
     }
     table.print(out);
     List<AccountView> accounts = Json.list(accountsReply, AccountView.class);
@@ -43,7 +50,10 @@ final class QueuesCommand extends ApiCommand {
       out.println();
       var t = new Table("ACCOUNT", "PARENT", "SHARES", "NORM SHARE", "GPU-HOURS", "FACTOR");
       for (AccountView a : accounts) {
-        t.row(a.name(), a.parent(), a.shares(),
+        t.row(
+            a.name(),
+            a.parent(),
+            a.shares(),
             String.format(Locale.ROOT, "%.3f", a.normalizedShare()),
             a.gpuHours() == null ? "-" : String.format(Locale.ROOT, "%.2f", a.gpuHours()),
             a.factor() == null ? "-" : String.format(Locale.ROOT, "%.3f", a.factor()));
@@ -64,7 +74,10 @@ final class QueuesCommand extends ApiCommand {
         sb.append(", ");
       }
       boolean memory = "memory".equals(q.resource());
-      sb.append(q.resource()).append(' ').append(amount(q.usage(), memory)).append('/')
+      sb.append(q.resource())
+          .append(' ')
+          .append(amount(q.usage(), memory))
+          .append('/')
           .append(amount(q.nominal(), memory));
       if (q.borrowed() > 0) {
         sb.append(" +").append(amount(q.borrowed(), memory)).append(" borrowed");

@@ -14,9 +14,9 @@ import java.util.Locale;
 
 /**
  * One keep-alive HTTP/1.1 connection that sends a prepared request again and again: the load
- * generator's transport. The JDK's HttpClient costs more CPU per request than the controller
- * spends serving it, which on a small machine makes the client the bottleneck it is meant to
- * measure; this costs a socket write and a header parse. Plain http only; no redirects.
+ * generator's transport. The JDK's HttpClient costs more CPU per request than the controller spends
+ * serving it, which on a small machine makes the client the bottleneck it is meant to measure; this
+ * costs a socket write and a header parse. Plain http only; no redirects.
  */
 final class RawHttp implements Closeable {
   /** What came back: the status and, for an error, the body (for the first-error line). */
@@ -38,12 +38,21 @@ final class RawHttp implements Closeable {
 
   /** The bytes of a POST with a JSON body, ready to be sent any number of times. */
   static byte[] post(URI server, String path, String token, byte[] body) {
-    var head = new StringBuilder()
-        .append("POST ").append(path).append(" HTTP/1.1\r\n")
-        .append("Host: ").append(server.getHost()).append(':').append(server.getPort()).append("\r\n")
-        .append("Content-Type: application/json\r\n")
-        .append("Accept: application/json\r\n")
-        .append("Content-Length: ").append(body.length).append("\r\n");
+    var head =
+        new StringBuilder()
+            .append("POST ")
+            .append(path)
+            .append(" HTTP/1.1\r\n")
+            .append("Host: ")
+            .append(server.getHost())
+            .append(':')
+            .append(server.getPort())
+            .append("\r\n")
+            .append("Content-Type: application/json\r\n")
+            .append("Accept: application/json\r\n")
+            .append("Content-Length: ")
+            .append(body.length)
+            .append("\r\n");
     if (token != null) {
       head.append("Authorization: Bearer ").append(token).append("\r\n");
     }
@@ -75,7 +84,8 @@ final class RawHttp implements Closeable {
     }
     var body = code >= 300 ? new ByteArrayOutputStream() : null;
     if (chunked) {
-      for (long size = Long.parseLong(line().strip(), 16); size > 0;
+      for (long size = Long.parseLong(line().strip(), 16);
+          size > 0;
           size = Long.parseLong(line().strip(), 16)) {
         copy(size, body);
         line();

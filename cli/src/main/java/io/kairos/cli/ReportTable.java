@@ -35,10 +35,17 @@ final class ReportTable {
 
   static void text(PrintWriter out, List<SimReport> reports, boolean timing) {
     var first = reports.getFirst();
-    out.println("trace    " + first.trace() + (first.estimatesFromRuntime()
-        ? "  (run times used as time limits)" : ""));
-    out.println("cluster  " + first.cluster() + " (" + first.clusterGpus() + " GPUs)"
-        + (first.commModel() ? "  comm model on" : ""));
+    out.println(
+        "trace    "
+            + first.trace()
+            + (first.estimatesFromRuntime() ? "  (run times used as time limits)" : ""));
+    out.println(
+        "cluster  "
+            + first.cluster()
+            + " ("
+            + first.clusterGpus()
+            + " GPUs)"
+            + (first.commModel() ? "  comm model on" : ""));
     var maps = reports.stream().map(r -> r.toMap(timing)).toList();
     int labelWidth = ROWS.stream().mapToInt(r -> r[1].length()).max().orElse(10);
     var header = new StringBuilder(pad("", labelWidth));
@@ -67,9 +74,12 @@ final class ReportTable {
       }
       for (SimReport r : reports) {
         out.println();
-        out.println("queues under " + r.policy()
-            + (r.tenancy().orElseThrow().scheduled() ? " (scheduled by the tenancy)"
-                : " (measured only)"));
+        out.println(
+            "queues under "
+                + r.policy()
+                + (r.tenancy().orElseThrow().scheduled()
+                    ? " (scheduled by the tenancy)"
+                    : " (measured only)"));
         printAligned(out, queueRows(r));
         if (!r.tenancy().orElseThrow().accountsAreQueues()) {
           out.println();
@@ -111,8 +121,16 @@ final class ReportTable {
     var rows = new ArrayList<String[]>();
     rows.add(
         new String[] {
-          "account", "queues", "jobs", "GPU-h", "mean wait s", "p99 wait s", "mean JCT s",
-          "preempted", "lost GPU-h", "fair share"
+          "account",
+          "queues",
+          "jobs",
+          "GPU-h",
+          "mean wait s",
+          "p99 wait s",
+          "mean JCT s",
+          "preempted",
+          "lost GPU-h",
+          "fair share"
         });
     for (var a : report.tenancy().orElseThrow().accounts()) {
       rows.add(
@@ -171,8 +189,18 @@ final class ReportTable {
     var rows = new ArrayList<String[]>();
     rows.add(
         new String[] {
-          "queue", "nominal", "share", "jobs", "GPU-h", "mean wait s", "p99 wait s",
-          "mean JCT s", "preempted", "lost GPU-h", "served", "FTF"
+          "queue",
+          "nominal",
+          "share",
+          "jobs",
+          "GPU-h",
+          "mean wait s",
+          "p99 wait s",
+          "mean JCT s",
+          "preempted",
+          "lost GPU-h",
+          "served",
+          "FTF"
         });
     for (var q : report.tenancy().orElseThrow().queues()) {
       rows.add(
@@ -220,9 +248,12 @@ final class ReportTable {
       }
       for (SimReport r : reports) {
         out.println();
-        out.println("Queues under " + r.policy()
-            + (r.tenancy().orElseThrow().scheduled() ? " (scheduled by the tenancy):"
-                : " (measured only):"));
+        out.println(
+            "Queues under "
+                + r.policy()
+                + (r.tenancy().orElseThrow().scheduled()
+                    ? " (scheduled by the tenancy):"
+                    : " (measured only):"));
         out.println();
         printMarkdown(out, queueRows(r));
         if (!r.tenancy().orElseThrow().accountsAreQueues()) {

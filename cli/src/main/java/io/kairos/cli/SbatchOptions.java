@@ -44,10 +44,35 @@ final class SbatchOptions {
 
   /** Slurm options that take no value, so the next word is not theirs. */
   private static final Set<String> FLAGS =
-      Set.of("exclusive", "hold", "H", "overcommit", "O", "contiguous", "quiet", "Q", "verbose",
-          "v", "wait", "W", "no-kill", "k", "oversubscribe", "s", "spread-job", "use-min-nodes",
-          "parsable", "test-only", "ignore-pbs", "get-user-env", "reboot", "no-requeue",
-          "requeue", "nice", "kill-on-invalid-dep", "disable-stdout-job-summary");
+      Set.of(
+          "exclusive",
+          "hold",
+          "H",
+          "overcommit",
+          "O",
+          "contiguous",
+          "quiet",
+          "Q",
+          "verbose",
+          "v",
+          "wait",
+          "W",
+          "no-kill",
+          "k",
+          "oversubscribe",
+          "s",
+          "spread-job",
+          "use-min-nodes",
+          "parsable",
+          "test-only",
+          "ignore-pbs",
+          "get-user-env",
+          "reboot",
+          "no-requeue",
+          "requeue",
+          "nice",
+          "kill-on-invalid-dep",
+          "disable-stdout-job-summary");
 
   private final String fileName;
 
@@ -102,27 +127,36 @@ final class SbatchOptions {
           attached = true;
         }
       } else {
-        throw new UsageException(fileName + " line " + line + ": #SBATCH " + word
-            + ": not an option; write #SBATCH --option=value, e.g. #SBATCH --time=1:00:00");
+        throw new UsageException(
+            fileName
+                + " line "
+                + line
+                + ": #SBATCH "
+                + word
+                + ": not an option; write #SBATCH --option=value, e.g. #SBATCH --time=1:00:00");
       }
       Spec spec = spec(key);
       boolean takesValue = spec != null ? spec.takesValue() : !FLAGS.contains(key);
-      if (!attached && takesValue && i + 1 < words.size()
+      if (!attached
+          && takesValue
+          && i + 1 < words.size()
           && (spec != null || !words.get(i + 1).startsWith("-"))) {
         value = words.get(++i);
       }
       // As a user would write it: -N 2, --nodes=2.
-      String shown = key.length() == 1
-          ? "-" + key + (value == null ? "" : " " + value)
-          : "--" + key + (value == null ? "" : "=" + value);
+      String shown =
+          key.length() == 1
+              ? "-" + key + (value == null ? "" : " " + value)
+              : "--" + key + (value == null ? "" : "=" + value);
       var d = new Directive(fileName, line, shown);
       if (spec == null) {
         warnings.add(d.unsupported(""));
         continue;
       }
       if (spec.takesValue() && value == null) {
-        throw d.fail("needs a value; write " + (key.length() == 1 ? "-" + key + " VALUE"
-            : "--" + key + "=VALUE"));
+        throw d.fail(
+            "needs a value; write "
+                + (key.length() == 1 ? "-" + key + " VALUE" : "--" + key + "=VALUE"));
       }
       if (!spec.takesValue() && attached) {
         throw d.fail("takes no value; write --" + spec.name());
@@ -206,9 +240,11 @@ final class SbatchOptions {
         case "requeue" -> {
           // Kairos always requeues a job whose node is lost; nothing to set.
         }
-        case "no-requeue" -> warnings.add(d.unsupported(
-            ": Kairos always requeues a job whose node is lost (a failed exit restarts only"
-                + " with #KAIROS --max-restarts)"));
+        case "no-requeue" ->
+            warnings.add(
+                d.unsupported(
+                    ": Kairos always requeues a job whose node is lost (a failed exit restarts only"
+                        + " with #KAIROS --max-restarts)"));
         case "account" -> account = value;
         // A QOS is a priority class in Kairos (the controller's tenancy file names them).
         case "qos" -> priorityClass = value;
@@ -228,8 +264,8 @@ final class SbatchOptions {
       String e = entry.startsWith("gres/") ? entry.substring(5) : entry;
       String[] parts = e.split(":", -1);
       if (!parts[0].equals("gpu")) {
-        warnings.add(d.unsupported(": Kairos knows only the gpu resource; '" + entry
-            + "' was ignored"));
+        warnings.add(
+            d.unsupported(": Kairos knows only the gpu resource; '" + entry + "' was ignored"));
         continue;
       }
       any = true;
@@ -247,8 +283,9 @@ final class SbatchOptions {
           model(parts[1]);
           gpusPerNode = count(parts[2], 0, "a GPU count");
         }
-        default -> throw new IllegalArgumentException(
-            "cannot read '" + entry + "'; write gpu:COUNT or gpu:MODEL:COUNT, e.g. gpu:h100:8");
+        default ->
+            throw new IllegalArgumentException(
+                "cannot read '" + entry + "'; write gpu:COUNT or gpu:MODEL:COUNT, e.g. gpu:h100:8");
       }
     }
     if (any) {
@@ -283,13 +320,18 @@ final class SbatchOptions {
     if (v.startsWith("B:")) {
       // Slurm sends it to the batch shell only; Kairos signals every process of every task,
       // which a script that traps the signal also sees.
-      warnings.add("#SBATCH " + d.text() + ": the B: prefix was noted: Kairos sends the signal to"
-          + " every process of every task, the batch shell included (" + d.file() + " line "
-          + d.line() + ")");
+      warnings.add(
+          "#SBATCH "
+              + d.text()
+              + ": the B: prefix was noted: Kairos sends the signal to"
+              + " every process of every task, the batch shell included ("
+              + d.file()
+              + " line "
+              + d.line()
+              + ")");
       v = v.substring(2);
     } else if (v.startsWith("R:")) {
-      throw new IllegalArgumentException(
-          "Kairos has no reservations; drop the R: prefix");
+      throw new IllegalArgumentException("Kairos has no reservations; drop the R: prefix");
     }
     int at = v.indexOf('@');
     String signal = SlurmSyntax.signal(at < 0 ? v : v.substring(0, at));
@@ -309,7 +351,9 @@ final class SbatchOptions {
       return SubmitCommand.memoryMb(value);
     }
     throw new IllegalArgumentException(
-        "cannot read the size '" + value + "'; write MiB (16000) or a size with K, M, G or T,"
+        "cannot read the size '"
+            + value
+            + "'; write MiB (16000) or a size with K, M, G or T,"
             + " e.g. 64G");
   }
 
@@ -325,52 +369,99 @@ final class SbatchOptions {
   JobSubmission build(List<String> warnings) {
     int n = nodes == null ? 1 : nodes;
     if (ntasks != null && ntasks != n) {
-      warnings.add(new Directive(fileName, ntasksLine, "--ntasks=" + ntasks).unsupported(
-          ": Kairos runs one process per node (" + n + " here); start more from the script,"
-              + " e.g. with torchrun --nproc-per-node"));
+      warnings.add(
+          new Directive(fileName, ntasksLine, "--ntasks=" + ntasks)
+              .unsupported(
+                  ": Kairos runs one process per node ("
+                      + n
+                      + " here); start more from the script,"
+                      + " e.g. with torchrun --nproc-per-node"));
     }
     Integer gpus = null;
     Integer perNode = null;
     if (gpusPerNode != null) {
       if (gpusTotal != null && gpusTotal != n * gpusPerNode) {
-        throw new Directive(fileName, gpusTotalLine, gpusTotalText).fail(
-            "asks for " + gpusTotal + " GPUs in total, but " + n + " node(s) with "
-                + gpusPerNode + " each (" + gpusPerNodeText + ") make " + (n * gpusPerNode)
-                + "; keep one of the two");
+        throw new Directive(fileName, gpusTotalLine, gpusTotalText)
+            .fail(
+                "asks for "
+                    + gpusTotal
+                    + " GPUs in total, but "
+                    + n
+                    + " node(s) with "
+                    + gpusPerNode
+                    + " each ("
+                    + gpusPerNodeText
+                    + ") make "
+                    + (n * gpusPerNode)
+                    + "; keep one of the two");
       }
       gpus = n * gpusPerNode;
       perNode = n > 1 ? gpusPerNode : null;
     } else if (gpusTotal != null) {
       if (gpusTotal % n != 0) {
-        throw new Directive(fileName, gpusTotalLine, gpusTotalText).fail(
-            gpusTotal + " GPUs do not split evenly over " + n + " nodes; ask for a multiple of "
-                + n + ", or for --gpus-per-node");
+        throw new Directive(fileName, gpusTotalLine, gpusTotalText)
+            .fail(
+                gpusTotal
+                    + " GPUs do not split evenly over "
+                    + n
+                    + " nodes; ask for a multiple of "
+                    + n
+                    + ", or for --gpus-per-node");
       }
       gpus = gpusTotal;
       perNode = n > 1 ? gpusTotal / n : null;
     }
     if (n > 1 && (gpus == null || gpus == 0)) {
-      throw new Directive(fileName, nodesLine, "--nodes=" + n).fail(
-          "Kairos spreads a job over several nodes by its GPUs, and this job asks for none;"
-              + " ask for GPUs per node (--gres=gpu:N or --gpus-per-node=N), or submit one job"
-              + " per node");
+      throw new Directive(fileName, nodesLine, "--nodes=" + n)
+          .fail(
+              "Kairos spreads a job over several nodes by its GPUs, and this job asks for none;"
+                  + " ask for GPUs per node (--gres=gpu:N or --gpus-per-node=N), or submit one job"
+                  + " per node");
     }
     return new JobSubmission(
-        name, null, null, workdir, gpus, perNode, cpus, memoryMb, timeLimit, queue, null,
-        gpuModel, null, null, null, warnSignal, null, null, exclude, array, dependency, output,
-        error, account, priorityClass);
+        name,
+        null,
+        null,
+        workdir,
+        gpus,
+        perNode,
+        cpus,
+        memoryMb,
+        timeLimit,
+        queue,
+        null,
+        gpuModel,
+        null,
+        null,
+        null,
+        warnSignal,
+        null,
+        null,
+        exclude,
+        array,
+        dependency,
+        output,
+        error,
+        account,
+        priorityClass);
   }
 
   /** Where one option came from, for messages: file, line and the option as written. */
   record Directive(String file, int line, String text) {
     UsageException fail(String problem) {
-      return new UsageException(
-          file + " line " + line + ": #SBATCH " + text + ": " + problem);
+      return new UsageException(file + " line " + line + ": #SBATCH " + text + ": " + problem);
     }
 
     String unsupported(String why) {
-      return "#SBATCH " + text + " is not supported and was ignored" + why + " (" + file
-          + " line " + line + ")";
+      return "#SBATCH "
+          + text
+          + " is not supported and was ignored"
+          + why
+          + " ("
+          + file
+          + " line "
+          + line
+          + ")";
     }
   }
 }

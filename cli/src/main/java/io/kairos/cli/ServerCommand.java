@@ -25,59 +25,96 @@ import picocli.CommandLine.Option;
       "The first start writes DATA/admin.token and DATA/join.token (mode 0600)."
     })
 final class ServerCommand implements Callable<Integer> {
-  @Option(names = "--data", paramLabel = "DIR",
+  @Option(
+      names = "--data",
+      paramLabel = "DIR",
       description = "Data directory (default: $KAIROS_DATA or ~/.kairos).")
   Path data;
 
-  @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:8080",
-      description = "Where the HTTP API listens (default: ${DEFAULT-VALUE}). The Raft transport"
-          + " listens on PORT+1000.")
+  @Option(
+      names = "--listen",
+      paramLabel = "HOST:PORT",
+      defaultValue = "127.0.0.1:8080",
+      description =
+          "Where the HTTP API listens (default: ${DEFAULT-VALUE}). The Raft transport"
+              + " listens on PORT+1000.")
   String listen;
 
-  @Option(names = "--peers", paramLabel = "H:P,H:P,H:P", defaultValue = "",
-      description = "All replicas of the group (this one included), as their --listen"
-          + " addresses; H:P:RAFTPORT to choose the Raft port. Omit for a single replica.")
+  @Option(
+      names = "--peers",
+      paramLabel = "H:P,H:P,H:P",
+      defaultValue = "",
+      description =
+          "All replicas of the group (this one included), as their --listen"
+              + " addresses; H:P:RAFTPORT to choose the Raft port. Omit for a single replica.")
   String peers;
 
-  @Option(names = "--policy", defaultValue = "kairos",
+  @Option(
+      names = "--policy",
+      defaultValue = "kairos",
       description = "Scheduling policy: fcfs, easy, conservative, sjf or kairos (default).")
   String policy;
 
-  @Option(names = "--tls-keystore", paramLabel = "FILE",
+  @Option(
+      names = "--tls-keystore",
+      paramLabel = "FILE",
       description = "Serve HTTPS with the certificate and key in this PKCS#12 file.")
   Path tlsKeystore;
 
-  @Option(names = "--tls-password-file", paramLabel = "FILE",
+  @Option(
+      names = "--tls-password-file",
+      paramLabel = "FILE",
       description = "File holding the keystore's password (default: empty password).")
   Path tlsPasswordFile;
 
-  @Option(names = "--tenancy", paramLabel = "FILE",
-      description = "A tenancy file (docs/tenancy.md): queues with quotas, cohorts, priority classes"
-          + " and fair-share accounts. Jobs must then name a configured queue; quotas, fair share"
-          + " and preemption apply. Give every replica the same file.")
+  @Option(
+      names = "--tenancy",
+      paramLabel = "FILE",
+      description =
+          "A tenancy file (docs/tenancy.md): queues with quotas, cohorts, priority classes"
+              + " and fair-share accounts. Jobs must then name a configured queue; quotas, fair share"
+              + " and preemption apply. Give every replica the same file.")
   Path tenancy;
 
-  @Option(names = "--phi-threshold", paramLabel = "PHI", defaultValue = "8.0",
-      description = "Failure detector: an agent whose phi passes this is DOWN and its jobs are"
-          + " requeued (default ${DEFAULT-VALUE}, Akka's; with 1 s heartbeats about 5 s of silence).")
+  @Option(
+      names = "--phi-threshold",
+      paramLabel = "PHI",
+      defaultValue = "8.0",
+      description =
+          "Failure detector: an agent whose phi passes this is DOWN and its jobs are"
+              + " requeued (default ${DEFAULT-VALUE}, Akka's; with 1 s heartbeats about 5 s of silence).")
   double phiThreshold;
 
-  @Option(names = "--phi-window", paramLabel = "N", defaultValue = "1000",
-      description = "Failure detector: heartbeat intervals remembered per agent (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--phi-window",
+      paramLabel = "N",
+      defaultValue = "1000",
+      description =
+          "Failure detector: heartbeat intervals remembered per agent (default ${DEFAULT-VALUE}).")
   int phiWindow;
 
-  @Option(names = "--phi-min-std-dev", paramLabel = "TIME", defaultValue = "100ms",
-      description = "Failure detector: the least standard deviation assumed (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--phi-min-std-dev",
+      paramLabel = "TIME",
+      defaultValue = "100ms",
+      description =
+          "Failure detector: the least standard deviation assumed (default ${DEFAULT-VALUE}).")
   String phiMinStdDev;
 
-  @Option(names = "--acceptable-heartbeat-pause", paramLabel = "TIME", defaultValue = "3s",
-      description = "Failure detector: a pause this long is not yet suspicious (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--acceptable-heartbeat-pause",
+      paramLabel = "TIME",
+      defaultValue = "3s",
+      description =
+          "Failure detector: a pause this long is not yet suspicious (default ${DEFAULT-VALUE}).")
   String acceptablePause;
 
   /** The failure detector's settings from the options. */
   PhiAccrualDetector.Settings detection() {
     try {
-      return new PhiAccrualDetector.Settings(phiThreshold, phiWindow,
+      return new PhiAccrualDetector.Settings(
+          phiThreshold,
+          phiWindow,
           Durations.millis(phiMinStdDev, "--phi-min-std-dev"),
           Durations.millis(acceptablePause, "--acceptable-heartbeat-pause"),
           PhiAccrualDetector.Settings.AKKA_DEFAULTS.firstHeartbeatEstimateMs());
@@ -93,13 +130,15 @@ final class ServerCommand implements Callable<Integer> {
     var tenancySetup = tenancy == null ? null : TenancyFile.read(tenancy);
     Optional<Controller.Tls> tls = Optional.empty();
     if (tlsKeystore != null) {
-      String password = tlsPasswordFile == null ? ""
-          : Files.readString(tlsPasswordFile, StandardCharsets.UTF_8).strip();
+      String password =
+          tlsPasswordFile == null
+              ? ""
+              : Files.readString(tlsPasswordFile, StandardCharsets.UTF_8).strip();
       tls = Optional.of(new Controller.Tls(tlsKeystore, password));
     }
     var config = ControllerMain.config(dir, listen, peers, policy, tls).withDetection(detection());
-    var controller = Controller.start(
-        tenancySetup == null ? config : config.withTenancy(tenancySetup));
+    var controller =
+        Controller.start(tenancySetup == null ? config : config.withTenancy(tenancySetup));
     System.err.println("kairos: controller serving " + controller.url() + " (data " + dir + ")");
     awaitShutdown(controller::close);
     return 0;
@@ -108,14 +147,17 @@ final class ServerCommand implements Callable<Integer> {
   /** Blocks until the JVM is asked to stop (Ctrl-C, SIGTERM), then runs {@code close}. */
   static void awaitShutdown(AutoCloseable close) throws InterruptedException {
     var stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      try {
-        close.close();
-      } catch (Exception e) {
-        System.err.println("kairos: shutdown: " + e.getMessage());
-      }
-      stopped.countDown();
-    }));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  try {
+                    close.close();
+                  } catch (Exception e) {
+                    System.err.println("kairos: shutdown: " + e.getMessage());
+                  }
+                  stopped.countDown();
+                }));
     stopped.await();
   }
 }

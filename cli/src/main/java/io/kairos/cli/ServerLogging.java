@@ -5,8 +5,8 @@ import java.util.logging.LogManager;
 import java.util.logging.Logger;
 
 /**
- * Quiets java.util.logging (gRPC inside Ratis logs through it) for the long-running commands;
- * SLF4J output goes through logback with the levels in {@code logback.xml}.
+ * Quiets java.util.logging (gRPC inside Ratis logs through it) for the long-running commands; SLF4J
+ * output goes through logback with the levels in {@code logback.xml}.
  */
 final class ServerLogging {
   private ServerLogging() {}

@@ -48,33 +48,51 @@ final class ShowCommand extends ApiCommand {
     if (j.account() != null) {
       rows.add(row("account", j.account()));
     }
-    rows.add(row("priority", j.priority()
-        + (j.priorityClass() == null ? "" : " (class " + j.priorityClass() + ")")));
+    rows.add(
+        row(
+            "priority",
+            j.priority()
+                + (j.priorityClass() == null ? "" : " (class " + j.priorityClass() + ")")));
     rows.add(row("state", j.state()));
     if (j.state() == JobState.PENDING && j.pendingReason() != null) {
       rows.add(
-          row("reason", j.pendingReason() + (j.pendingDetail() == null ? "" : ": " + j.pendingDetail())));
+          row(
+              "reason",
+              j.pendingReason() + (j.pendingDetail() == null ? "" : ": " + j.pendingDetail())));
     }
     rows.add(row("command", JobText.commandLine(j.command())));
     rows.add(row("workdir", j.workdir() == null ? "-" : j.workdir()));
     Map<String, String> env = j.env();
     if (env != null && !env.isEmpty()) {
       rows.add(
-          row("env", env.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
-              .collect(Collectors.joining(" "))));
+          row(
+              "env",
+              env.entrySet().stream()
+                  .map(e -> e.getKey() + "=" + e.getValue())
+                  .collect(Collectors.joining(" "))));
     }
-    rows.add(row("gpus", j.gpus() + (j.gpusPerNode() == null ? "" : " (" + j.gpusPerNode() + " per node)")));
+    rows.add(
+        row(
+            "gpus",
+            j.gpus() + (j.gpusPerNode() == null ? "" : " (" + j.gpusPerNode() + " per node)")));
     rows.add(row("tasks", j.tasks()));
     rows.add(row("cpus", j.cpus() + " per task"));
     rows.add(row("memory", j.memoryMb() == 0 ? "not limited" : j.memoryMb() + " MiB per task"));
     rows.add(row("time limit", TimeFormat.elapsed(Duration.ofSeconds(j.timeLimitSec()))));
     rows.add(row("gpu model", j.gpuModel() == null ? "any" : j.gpuModel()));
     Instant submitted = TimeFormat.parse(j.submitTime());
-    rows.add(row("submitted", TimeFormat.full(j.submitTime(), Environment.zone)
-        + (submitted == null ? "" : " (" + TimeFormat.age(Duration.between(submitted, now)) + " ago)")));
+    rows.add(
+        row(
+            "submitted",
+            TimeFormat.full(j.submitTime(), Environment.zone)
+                + (submitted == null
+                    ? ""
+                    : " (" + TimeFormat.age(Duration.between(submitted, now)) + " ago)")));
     if (j.eligibleTime() != null) {
-      rows.add(row("eligible", TimeFormat.full(j.eligibleTime(), Environment.zone)
-          + " (requeue backoff)"));
+      rows.add(
+          row(
+              "eligible",
+              TimeFormat.full(j.eligibleTime(), Environment.zone) + " (requeue backoff)"));
     }
     if (j.checkpointDir() != null) {
       rows.add(row("checkpoints", j.checkpointDir()));
@@ -99,9 +117,13 @@ final class ShowCommand extends ApiCommand {
       rows.add(row("exit code", j.exitCode()));
     }
     if (j.preemptedAt() != null) {
-      rows.add(row("preempted", j.preemptedAt().size() + " time(s), last at "
-          + TimeFormat.full(j.preemptedAt().getLast(), Environment.zone)
-          + (j.preemptedBy() == null ? "" : " by job " + j.preemptedBy())));
+      rows.add(
+          row(
+              "preempted",
+              j.preemptedAt().size()
+                  + " time(s), last at "
+                  + TimeFormat.full(j.preemptedAt().getLast(), Environment.zone)
+                  + (j.preemptedBy() == null ? "" : " by job " + j.preemptedBy())));
     }
     if (j.message() != null) {
       rows.add(row("message", j.message()));
@@ -116,9 +138,15 @@ final class ShowCommand extends ApiCommand {
       lines.add("placement:");
       var table = new ArrayList<String>();
       for (TaskPlacement p : placement) {
-        table.add("  task " + p.task() + "  " + p.node() + "  GPUs "
-            + (p.gpus() == null || p.gpus().isEmpty() ? "-"
-                : p.gpus().stream().map(String::valueOf).collect(Collectors.joining(","))));
+        table.add(
+            "  task "
+                + p.task()
+                + "  "
+                + p.node()
+                + "  GPUs "
+                + (p.gpus() == null || p.gpus().isEmpty()
+                    ? "-"
+                    : p.gpus().stream().map(String::valueOf).collect(Collectors.joining(","))));
       }
       lines.addAll(table);
     }

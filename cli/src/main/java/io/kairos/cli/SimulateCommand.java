@@ -12,10 +12,10 @@ import io.kairos.sim.SimReport;
 import io.kairos.sim.SimTenancy;
 import io.kairos.sim.Simulator;
 import io.kairos.sim.report.Figure;
-import io.kairos.sim.tenancy.Tenancy;
-import io.kairos.sim.tenancy.TenancyYaml;
 import io.kairos.sim.report.HtmlReport;
 import io.kairos.sim.report.ReportCharts;
+import io.kairos.sim.tenancy.Tenancy;
+import io.kairos.sim.tenancy.TenancyYaml;
 import io.kairos.sim.trace.EstimateMode;
 import io.kairos.sim.trace.Trace;
 import io.kairos.sim.trace.TraceReaders;
@@ -29,13 +29,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code kairos simulate}: replays a trace through one or more policies and reports. */
 @Command(
@@ -49,25 +48,49 @@ import picocli.CommandLine.Model.CommandSpec;
 final class SimulateCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Option(names = "--trace", required = true, description = "Trace file (SWF, Philly CSV, Kairos CSV or Slurm sacct --parsable2 output; gzip ok).")
+  @Option(
+      names = "--trace",
+      required = true,
+      description =
+          "Trace file (SWF, Philly CSV, Kairos CSV or Slurm sacct --parsable2 output; gzip ok).")
   Path trace;
 
-  @Option(names = "--format", defaultValue = "auto", description = "auto, swf, philly, kairos-csv or sacct (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--format",
+      defaultValue = "auto",
+      description = "auto, swf, philly, kairos-csv or sacct (default: ${DEFAULT-VALUE}).")
   String format;
 
-  @Option(names = "--cluster", required = true, description = "NxG (N nodes of G GPUs, e.g. 64x8) or a cluster YAML file.")
+  @Option(
+      names = "--cluster",
+      required = true,
+      description = "NxG (N nodes of G GPUs, e.g. 64x8) or a cluster YAML file.")
   String cluster;
 
-  @Option(names = "--rack-size", defaultValue = "16", description = "Nodes per rack for NxG clusters (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--rack-size",
+      defaultValue = "16",
+      description = "Nodes per rack for NxG clusters (default: ${DEFAULT-VALUE}).")
   int rackSize;
 
-  @Option(names = "--block-size", defaultValue = "8", description = "Racks per block for NxG clusters (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--block-size",
+      defaultValue = "8",
+      description = "Racks per block for NxG clusters (default: ${DEFAULT-VALUE}).")
   int blockSize;
 
-  @Option(names = "--policy", defaultValue = "kairos", split = ",", description = "Policies, comma separated: fcfs, easy, conservative, sjf, kairos (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--policy",
+      defaultValue = "kairos",
+      split = ",",
+      description =
+          "Policies, comma separated: fcfs, easy, conservative, sjf, kairos (default: ${DEFAULT-VALUE}).")
   List<String> policies;
 
-  @Option(names = "--estimate", defaultValue = "requested", description = "requested (the trace's estimate) or actual (run times as estimates).")
+  @Option(
+      names = "--estimate",
+      defaultValue = "requested",
+      description = "requested (the trace's estimate) or actual (run times as estimates).")
   String estimate;
 
   @Option(names = "--json", description = "Print one JSON object instead of a table.")
@@ -76,49 +99,94 @@ final class SimulateCommand implements Callable<Integer> {
   @Option(names = "--markdown", description = "Print a Markdown table (for docs).")
   boolean markdown;
 
-  @Option(names = "--no-timing", description = "Leave out wall-clock figures, so output is byte-identical across runs.")
+  @Option(
+      names = "--no-timing",
+      description = "Leave out wall-clock figures, so output is byte-identical across runs.")
   boolean noTiming;
 
-  @Option(names = "--jobs-out", description = "Write per-job rows (policy, id, submit, start, end, nodes) as CSV.")
+  @Option(
+      names = "--jobs-out",
+      description = "Write per-job rows (policy, id, submit, start, end, nodes) as CSV.")
   Path jobsOut;
 
-  @Option(names = "--report", description = "Write a self-contained HTML report with charts (utilization, wait CDF, queue shares, fragmentation) of all policies.")
+  @Option(
+      names = "--report",
+      description =
+          "Write a self-contained HTML report with charts (utilization, wait CDF, queue shares, fragmentation) of all policies.")
   Path reportOut;
 
-  @Option(names = "--charts", description = "Write the report's charts as standalone SVG files into this directory.")
+  @Option(
+      names = "--charts",
+      description = "Write the report's charts as standalone SVG files into this directory.")
   Path chartsDir;
 
-  @Option(names = "--check-invariants", description = "Check scheduler invariants after every event (slower).")
+  @Option(
+      names = "--check-invariants",
+      description = "Check scheduler invariants after every event (slower).")
   boolean checkInvariants;
 
-  @Option(names = "--comm-model", description = "Slow down gangs spread across topology levels (ring all-reduce model).")
+  @Option(
+      names = "--comm-model",
+      description = "Slow down gangs spread across topology levels (ring all-reduce model).")
   boolean commModel;
 
-  @Option(names = "--comm-fraction", defaultValue = "0.2", description = "Share of a packed job's time spent communicating (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--comm-fraction",
+      defaultValue = "0.2",
+      description = "Share of a packed job's time spent communicating (default: ${DEFAULT-VALUE}).")
   double commFraction;
 
-  @Option(names = "--placement", defaultValue = "topology", description = "topology (lowest domain, best fit; default) or first-fit (node order, blind to topology: for comparison).")
+  @Option(
+      names = "--placement",
+      defaultValue = "topology",
+      description =
+          "topology (lowest domain, best fit; default) or first-fit (node order, blind to topology: for comparison).")
   String placement;
 
-  @Option(names = "--every-pass", description = "Run a pass after every event batch, even when it provably starts nothing (slower; same decisions).")
+  @Option(
+      names = "--every-pass",
+      description =
+          "Run a pass after every event batch, even when it provably starts nothing (slower; same decisions).")
   boolean everyPass;
 
-  @Option(names = "--tenancy", description = "Tenancy file (queues, quotas, cohorts, priority classes, fair-share accounts; see docs/tenancy.md). Every run reports per-queue figures against it; the --tenancy-policies schedule by it.")
+  @Option(
+      names = "--tenancy",
+      description =
+          "Tenancy file (queues, quotas, cohorts, priority classes, fair-share accounts; see docs/tenancy.md). Every run reports per-queue figures against it; the --tenancy-policies schedule by it.")
   Path tenancyFile;
 
-  @Option(names = "--tenancy-policies", defaultValue = "kairos", split = ",", description = "Policies that schedule by the tenancy file (quota admission, fair share, preemption); the others run plain and are only measured by it (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--tenancy-policies",
+      defaultValue = "kairos",
+      split = ",",
+      description =
+          "Policies that schedule by the tenancy file (quota admission, fair share, preemption); the others run plain and are only measured by it (default: ${DEFAULT-VALUE}).")
   List<String> tenancyPolicies;
 
-  @Option(names = "--checkpoint-every", defaultValue = "30m", description = "Under a tenancy: a running job saves its progress this often (run time since it started); a preempted job resumes from its last checkpoint. 0 for never (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--checkpoint-every",
+      defaultValue = "30m",
+      description =
+          "Under a tenancy: a running job saves its progress this often (run time since it started); a preempted job resumes from its last checkpoint. 0 for never (default: ${DEFAULT-VALUE}).")
   String checkpointEvery;
 
-  @Option(names = "--fair-share", defaultValue = "classic", description = "Under a tenancy: classic or fair-tree (Slurm's algorithms; default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--fair-share",
+      defaultValue = "classic",
+      description =
+          "Under a tenancy: classic or fair-tree (Slurm's algorithms; default: ${DEFAULT-VALUE}).")
   String fairShare;
 
-  @Option(names = "--no-alone-runs", description = "Under a tenancy: skip the per-queue runs alone on the queue's nominal GPUs (no finish-time fairness; faster).")
+  @Option(
+      names = "--no-alone-runs",
+      description =
+          "Under a tenancy: skip the per-queue runs alone on the queue's nominal GPUs (no finish-time fairness; faster).")
   boolean noAloneRuns;
 
-  @Option(names = "--seed", defaultValue = "1", description = "Seed for randomised tie breaks (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--seed",
+      defaultValue = "1",
+      description = "Seed for randomised tie breaks (default: ${DEFAULT-VALUE}).")
   long seed;
 
   @Override
@@ -131,7 +199,9 @@ final class SimulateCommand implements Callable<Integer> {
               .orElseThrow(
                   () ->
                       new UsageException(
-                          "--policy: unknown policy '" + name + "'; choose from "
+                          "--policy: unknown policy '"
+                              + name
+                              + "'; choose from "
                               + String.join(", ", Policy.names()))));
     }
     EstimateMode mode =
@@ -144,7 +214,9 @@ final class SimulateCommand implements Callable<Integer> {
         };
     if (!TraceReaders.FORMATS.contains(format) && !format.equals(TraceReaders.AUTO)) {
       throw new UsageException(
-          "--format: unknown format '" + format + "'; use "
+          "--format: unknown format '"
+              + format
+              + "'; use "
               + String.join(", ", TraceReaders.FORMATS));
     }
     if (!(commFraction >= 0 && commFraction <= 1)) {
@@ -168,7 +240,9 @@ final class SimulateCommand implements Callable<Integer> {
     for (String name : tenancyPolicies) {
       if (Policy.byName(name.trim()).isEmpty()) {
         throw new UsageException(
-            "--tenancy-policies: unknown policy '" + name + "'; choose from "
+            "--tenancy-policies: unknown policy '"
+                + name
+                + "'; choose from "
                 + String.join(", ", Policy.names()));
       }
     }
@@ -235,11 +309,14 @@ final class SimulateCommand implements Callable<Integer> {
       read = TenancyYaml.read(tenancyFile);
     } catch (TenancyYaml.InvalidConfig e) {
       throw new UsageException(
-          "--tenancy: " + e.problems().size() + " problem(s) in " + tenancyFile + ":\n"
+          "--tenancy: "
+              + e.problems().size()
+              + " problem(s) in "
+              + tenancyFile
+              + ":\n"
               + String.join("\n", e.problems()));
     }
-    return Optional.of(
-        new SimTenancy(read, true, checkpointSec, algorithm, !noAloneRuns));
+    return Optional.of(new SimTenancy(read, true, checkpointSec, algorithm, !noAloneRuns));
   }
 
   /** A duration such as 0, 90s, 30m, 2h or 1d, in seconds. */
@@ -297,20 +374,23 @@ final class SimulateCommand implements Callable<Integer> {
       parameters.put("trace", first.trace() + " (" + loaded.format() + ")");
       parameters.put("jobs", first.jobs() + " simulated, " + first.skipped() + " skipped");
       parameters.put("cluster", first.cluster() + ", " + first.clusterGpus() + " GPUs");
-      parameters.put("policies", String.join(", ", reports.stream().map(SimReport::policy).toList()));
+      parameters.put(
+          "policies", String.join(", ", reports.stream().map(SimReport::policy).toList()));
       parameters.put("seed", Long.toString(seed));
       if (tenancyFile != null) {
         parameters.put(
             "tenancy",
-            tenancyFile + " (scheduled by: " + String.join(", ", tenancyPolicies)
-                + "; checkpoint every " + checkpointEvery + ")");
+            tenancyFile
+                + " (scheduled by: "
+                + String.join(", ", tenancyPolicies)
+                + "; checkpoint every "
+                + checkpointEvery
+                + ")");
       }
       parameters.put(
-          "estimates",
-          first.estimatesFromRuntime() ? "run times (the trace has none)" : estimate);
+          "estimates", first.estimatesFromRuntime() ? "run times (the trace has none)" : estimate);
       parameters.put("placement", placement);
-      parameters.put(
-          "communication model", commModel ? "on, fraction " + commFraction : "off");
+      parameters.put("communication model", commModel ? "on, fraction " + commFraction : "off");
       try {
         Files.writeString(reportOut, HtmlReport.page(reports, parameters, figures));
       } catch (IOException e) {
@@ -327,10 +407,18 @@ final class SimulateCommand implements Callable<Integer> {
         var jobs = r.perJob().orElseThrow();
         for (int i = 0; i < jobs.size(); i++) {
           sb.setLength(0);
-          sb.append(r.policy()).append(',').append(jobs.traceIds()[i]).append(',')
-              .append(jobs.submitSec()[i]).append(',').append(jobs.startSec()[i]).append(',')
-              .append(jobs.endSec()[i]).append(',')
-              .append(jobs.startSec()[i] - jobs.submitSec()[i]).append(',');
+          sb.append(r.policy())
+              .append(',')
+              .append(jobs.traceIds()[i])
+              .append(',')
+              .append(jobs.submitSec()[i])
+              .append(',')
+              .append(jobs.startSec()[i])
+              .append(',')
+              .append(jobs.endSec()[i])
+              .append(',')
+              .append(jobs.startSec()[i] - jobs.submitSec()[i])
+              .append(',');
           int[] nodes = jobs.nodes()[i];
           for (int k = 0; k < nodes.length; k++) {
             if (k > 0) {
@@ -350,5 +438,4 @@ final class SimulateCommand implements Callable<Integer> {
   static String fmt(double v) {
     return String.format(Locale.ROOT, "%.3f", v);
   }
-
 }

@@ -8,9 +8,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Slurm's value formats, read into what the Kairos API takes: time limits, host lists and
- * signals. Each method throws {@link IllegalArgumentException} whose message is the problem, a
- * semicolon, and the fix; the caller adds where the value came from.
+ * Slurm's value formats, read into what the Kairos API takes: time limits, host lists and signals.
+ * Each method throws {@link IllegalArgumentException} whose message is the problem, a semicolon,
+ * and the fix; the caller adds where the value came from.
  */
 final class SlurmSyntax {
   private SlurmSyntax() {}
@@ -22,6 +22,7 @@ final class SlurmSyntax {
 
   /** Slurm's six time formats; the groups are days, then up to three clock fields. */
   private static final Pattern MINUTES = Pattern.compile("(\\d{1,9})");
+
   private static final Pattern CLOCK = Pattern.compile("(\\d{1,9}):(\\d{1,9})(?::(\\d{1,9}))?");
   private static final Pattern DAYS =
       Pattern.compile("(\\d{1,9})-(\\d{1,9})(?::(\\d{1,9})(?::(\\d{1,9}))?)?");
@@ -45,14 +46,18 @@ final class SlurmSyntax {
     if ((m = MINUTES.matcher(t)).matches()) {
       seconds = Long.parseLong(m.group(1)) * 60;
     } else if ((m = CLOCK.matcher(t)).matches()) {
-      seconds = m.group(3) == null
-          ? Long.parseLong(m.group(1)) * 60 + Long.parseLong(m.group(2))
-          : Long.parseLong(m.group(1)) * 3600 + Long.parseLong(m.group(2)) * 60
-              + Long.parseLong(m.group(3));
+      seconds =
+          m.group(3) == null
+              ? Long.parseLong(m.group(1)) * 60 + Long.parseLong(m.group(2))
+              : Long.parseLong(m.group(1)) * 3600
+                  + Long.parseLong(m.group(2)) * 60
+                  + Long.parseLong(m.group(3));
     } else if ((m = DAYS.matcher(t)).matches()) {
-      seconds = Long.parseLong(m.group(1)) * 86400 + Long.parseLong(m.group(2)) * 3600
-          + (m.group(3) == null ? 0 : Long.parseLong(m.group(3)) * 60)
-          + (m.group(4) == null ? 0 : Long.parseLong(m.group(4)));
+      seconds =
+          Long.parseLong(m.group(1)) * 86400
+              + Long.parseLong(m.group(2)) * 3600
+              + (m.group(3) == null ? 0 : Long.parseLong(m.group(3)) * 60)
+              + (m.group(4) == null ? 0 : Long.parseLong(m.group(4)));
     } else {
       throw new IllegalArgumentException("cannot read the time '" + t + "'; " + fix);
     }
@@ -154,7 +159,10 @@ final class SlurmSyntax {
 
   private static IllegalArgumentException badHostList(String whole, String problem) {
     return new IllegalArgumentException(
-        "cannot read the node list '" + whole + "': " + problem
+        "cannot read the node list '"
+            + whole
+            + "': "
+            + problem
             + "; write names and ranges such as n1,n[3-5,8]");
   }
 
@@ -167,7 +175,9 @@ final class SlurmSyntax {
     String name = t.startsWith("SIG") ? t.substring(3) : t;
     if (!SIGNAL_NUMBERS.containsValue(name)) {
       throw new IllegalArgumentException(
-          "'" + text + "' is not a signal a job may ask for; use one of TERM, INT, HUP, QUIT,"
+          "'"
+              + text
+              + "' is not a signal a job may ask for; use one of TERM, INT, HUP, QUIT,"
               + " USR1 or USR2");
     }
     return name;

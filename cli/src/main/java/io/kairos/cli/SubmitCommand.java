@@ -63,82 +63,168 @@ final class SubmitCommand extends ApiCommand {
               + " arguments.")
   List<String> args = new ArrayList<>();
 
-  @Option(names = "--name", paramLabel = "NAME", description = "A label for people (default: the program's name).")
+  @Option(
+      names = "--name",
+      paramLabel = "NAME",
+      description = "A label for people (default: the program's name).")
   String name;
 
-  @Option(names = "--gpus", paramLabel = "N", description = "GPUs in total (default 0). All on one node unless --gpus-per-node is given.")
+  @Option(
+      names = "--gpus",
+      paramLabel = "N",
+      description = "GPUs in total (default 0). All on one node unless --gpus-per-node is given.")
   Integer gpus;
 
-  @Option(names = "--gpus-per-node", paramLabel = "N", description = "Spread --gpus over --gpus / N nodes, one process per node, started together (a gang).")
+  @Option(
+      names = "--gpus-per-node",
+      paramLabel = "N",
+      description =
+          "Spread --gpus over --gpus / N nodes, one process per node, started together (a gang).")
   Integer gpusPerNode;
 
-  @Option(names = "--cpus", paramLabel = "N", description = "CPUs reserved per process (default 1 for a CPU-only job, 0 for a GPU job).")
+  @Option(
+      names = "--cpus",
+      paramLabel = "N",
+      description = "CPUs reserved per process (default 1 for a CPU-only job, 0 for a GPU job).")
   Integer cpus;
 
-  @Option(names = "--mem", paramLabel = "SIZE", description = "Memory per process: 512M, 4G, 1.5G, 1T; a bare number is MiB (default: not limited).")
+  @Option(
+      names = "--mem",
+      paramLabel = "SIZE",
+      description =
+          "Memory per process: 512M, 4G, 1.5G, 1T; a bare number is MiB (default: not limited).")
   String memory;
 
-  @Option(names = "--time", paramLabel = "LIMIT", description = "The longest the job may run: 3600 (seconds), 90s, 30m, 2h, 1d or 1:30:00 (default 1 day).")
+  @Option(
+      names = "--time",
+      paramLabel = "LIMIT",
+      description =
+          "The longest the job may run: 3600 (seconds), 90s, 30m, 2h, 1d or 1:30:00 (default 1 day).")
   String timeLimit;
 
   @Option(names = "--queue", paramLabel = "QUEUE", description = "The queue (default: default).")
   String queue;
 
-  @Option(names = "--priority", paramLabel = "N", description = "Higher runs first within its queue (default 0).")
+  @Option(
+      names = "--priority",
+      paramLabel = "N",
+      description = "Higher runs first within its queue (default 0).")
   Integer priority;
 
-  @Option(names = "--gpu-model", paramLabel = "MODEL", description = "The GPU model every node must have, e.g. H100 (default: any).")
+  @Option(
+      names = "--gpu-model",
+      paramLabel = "MODEL",
+      description = "The GPU model every node must have, e.g. H100 (default: any).")
   String gpuModel;
 
-  @Option(names = "--env", paramLabel = "KEY=VALUE", description = "An environment variable for the tasks (repeatable).")
+  @Option(
+      names = "--env",
+      paramLabel = "KEY=VALUE",
+      description = "An environment variable for the tasks (repeatable).")
   Map<String, String> env;
 
-  @Option(names = "--workdir", paramLabel = "DIR", description = "Working directory on the nodes (default: the current directory).")
+  @Option(
+      names = "--workdir",
+      paramLabel = "DIR",
+      description = "Working directory on the nodes (default: the current directory).")
   Path workdir;
 
-  @Option(names = "--user", paramLabel = "USER", description = "Submit on behalf of USER (admins only; default: the token's user).")
+  @Option(
+      names = "--user",
+      paramLabel = "USER",
+      description = "Submit on behalf of USER (admins only; default: the token's user).")
   String user;
 
-  @Option(names = "--kill-signal", paramLabel = "SIG", description = "The first signal of a cancel, time limit or preemption: TERM (default), INT, HUP, QUIT, USR1 or USR2; SIGKILL follows after --grace.")
+  @Option(
+      names = "--kill-signal",
+      paramLabel = "SIG",
+      description =
+          "The first signal of a cancel, time limit or preemption: TERM (default), INT, HUP, QUIT, USR1 or USR2; SIGKILL follows after --grace.")
   String killSignal;
 
-  @Option(names = "--grace", paramLabel = "TIME", description = "Time to checkpoint and exit after the kill signal, before SIGKILL (default 30s).")
+  @Option(
+      names = "--grace",
+      paramLabel = "TIME",
+      description =
+          "Time to checkpoint and exit after the kill signal, before SIGKILL (default 30s).")
   String grace;
 
-  @Option(names = "--signal", paramLabel = "SIG[@SECONDS]", description = "Like Slurm's --signal: send SIG this many seconds before the time limit (default 60), e.g. USR1@120.")
+  @Option(
+      names = "--signal",
+      paramLabel = "SIG[@SECONDS]",
+      description =
+          "Like Slurm's --signal: send SIG this many seconds before the time limit (default 60), e.g. USR1@120.")
   String warnSignal;
 
-  @Option(names = "--checkpoint-dir", paramLabel = "DIR", description = "Passed to every task as KAIROS_CHECKPOINT_DIR and kept across requeues, so a requeued job resumes from its checkpoint.")
+  @Option(
+      names = "--checkpoint-dir",
+      paramLabel = "DIR",
+      description =
+          "Passed to every task as KAIROS_CHECKPOINT_DIR and kept across requeues, so a requeued job resumes from its checkpoint.")
   Path checkpointDir;
 
-  @Option(names = "--max-restarts", paramLabel = "N", description = "Restart the whole gang up to N times when a task fails (default 0). A lost node always requeues the job.")
+  @Option(
+      names = "--max-restarts",
+      paramLabel = "N",
+      description =
+          "Restart the whole gang up to N times when a task fails (default 0). A lost node always requeues the job.")
   Integer maxRestarts;
 
-  @Option(names = {"--exclude", "-x"}, paramLabel = "NODE[,NODE...]", split = ",", description = "Nodes the job must not run on.")
+  @Option(
+      names = {"--exclude", "-x"},
+      paramLabel = "NODE[,NODE...]",
+      split = ",",
+      description = "Nodes the job must not run on.")
   List<String> exclude;
 
-  @Option(names = "--stdout", paramLabel = "FILE", description = "Where each task's stdout goes, like Slurm's --output: a path with %%j (job id), %%t (rank), %%N (node), %%u (user), %%x (name), %%A and %%a (array job and index), %%%% (a %%); relative to --workdir; appended to (default: the task's directory on its node, read with kairos logs).")
+  @Option(
+      names = "--stdout",
+      paramLabel = "FILE",
+      description =
+          "Where each task's stdout goes, like Slurm's --output: a path with %%j (job id), %%t (rank), %%N (node), %%u (user), %%x (name), %%A and %%a (array job and index), %%%% (a %%); relative to --workdir; appended to (default: the task's directory on its node, read with kairos logs).")
   String stdoutPattern;
 
-  @Option(names = "--stderr", paramLabel = "FILE", description = "Where each task's stderr goes, like Slurm's --error; patterns as for --stdout (default: with --stdout, the same file; else the task's directory).")
+  @Option(
+      names = "--stderr",
+      paramLabel = "FILE",
+      description =
+          "Where each task's stderr goes, like Slurm's --error; patterns as for --stdout (default: with --stdout, the same file; else the task's directory).")
   String stderrPattern;
 
-  @Option(names = "--array", paramLabel = "INDEXES", description = "Like Slurm's --array: one job per index, e.g. 0-15, 1,3,5, 0-15%%4, 0-20:2.")
+  @Option(
+      names = "--array",
+      paramLabel = "INDEXES",
+      description = "Like Slurm's --array: one job per index, e.g. 0-15, 1,3,5, 0-15%%4, 0-20:2.")
   String array;
 
-  @Option(names = "--dependency", paramLabel = "TYPE:ID[:ID...]", description = "Like Slurm's --dependency: afterok:12, afterany:14, afternotok:15, after:16; several joined by ','.")
+  @Option(
+      names = "--dependency",
+      paramLabel = "TYPE:ID[:ID...]",
+      description =
+          "Like Slurm's --dependency: afterok:12, afterany:14, afternotok:15, after:16; several joined by ','.")
   String dependency;
 
-  @Option(names = {"--account", "-A"}, paramLabel = "ACCOUNT", description = "The fair-share account charged for the job, like Slurm's --account (default: the queue's default account, else your user).")
+  @Option(
+      names = {"--account", "-A"},
+      paramLabel = "ACCOUNT",
+      description =
+          "The fair-share account charged for the job, like Slurm's --account (default: the queue's default account, else your user).")
   String account;
 
-  @Option(names = {"--priority-class", "--qos"}, paramLabel = "CLASS", description = "A priority class of the controller's tenancy file, like Slurm's --qos: it sets the priority and whether the job may be preempted (default: the queue's default class).")
+  @Option(
+      names = {"--priority-class", "--qos"},
+      paramLabel = "CLASS",
+      description =
+          "A priority class of the controller's tenancy file, like Slurm's --qos: it sets the priority and whether the job may be preempted (default: the queue's default class).")
   String priorityClass;
 
   /** Warnings about the script's directives, printed before the job is sent. */
   final List<String> warnings = new ArrayList<>();
 
-  @Option(names = "--wait", description = "Wait until the job ends, printing its state as it changes; exit with the job's exit code (1 if it was cancelled).")
+  @Option(
+      names = "--wait",
+      description =
+          "Wait until the job ends, printing its state as it changes; exit with the job's exit code (1 if it was cancelled).")
   boolean waitForEnd;
 
   @Override
@@ -195,18 +281,38 @@ final class SubmitCommand extends ApiCommand {
   }
 
   /**
-   * What to submit: the job file, the script (with its directives) or the command, then the
-   * options over it. Warnings about directives go to {@link #warnings}.
+   * What to submit: the job file, the script (with its directives) or the command, then the options
+   * over it. Warnings about directives go to {@link #warnings}.
    */
   JobSubmission submission() {
     JobSubmission job = over(base(), flags());
-    String dir = job.workdir() != null ? absolute(job.workdir()) : Environment.workingDirectory.toString();
+    String dir =
+        job.workdir() != null ? absolute(job.workdir()) : Environment.workingDirectory.toString();
     return new JobSubmission(
-        job.name(), job.command(), job.env(), dir, job.gpus(), job.gpusPerNode(), job.cpus(),
-        job.memoryMb(), job.timeLimit(), job.queue(), job.priority(), job.gpuModel(), job.user(),
-        job.killSignal(), job.gracePeriod(), job.warnSignal(), job.checkpointDir(),
-        job.maxRestarts(), job.excludeNodes(), job.array(), job.dependency(),
-        inDirectory(job.output(), dir), inDirectory(job.error(), dir), job.account(),
+        job.name(),
+        job.command(),
+        job.env(),
+        dir,
+        job.gpus(),
+        job.gpusPerNode(),
+        job.cpus(),
+        job.memoryMb(),
+        job.timeLimit(),
+        job.queue(),
+        job.priority(),
+        job.gpuModel(),
+        job.user(),
+        job.killSignal(),
+        job.gracePeriod(),
+        job.warnSignal(),
+        job.checkpointDir(),
+        job.maxRestarts(),
+        job.excludeNodes(),
+        job.array(),
+        job.dependency(),
+        inDirectory(job.output(), dir),
+        inDirectory(job.error(), dir),
+        job.account(),
         job.priorityClass());
   }
 
@@ -298,8 +404,12 @@ final class SubmitCommand extends ApiCommand {
     Path file = Environment.workingDirectory.resolve(args.getFirst());
     if (!Files.isRegularFile(file)) {
       throw new UsageException(
-          "no such job file: " + args.getFirst() + " (to run a program, put it after --:"
-              + " kairos submit [options] -- " + String.join(" ", args) + ")");
+          "no such job file: "
+              + args.getFirst()
+              + " (to run a program, put it after --:"
+              + " kairos submit [options] -- "
+              + String.join(" ", args)
+              + ")");
     }
     boolean shebang = JobFile.isScript(file);
     String text = null;
@@ -318,7 +428,8 @@ final class SubmitCommand extends ApiCommand {
     }
     if (args.size() > 1) {
       throw new UsageException(
-          args.getFirst() + " is a job file: it takes no arguments (to run a program with"
+          args.getFirst()
+              + " is a job file: it takes no arguments (to run a program with"
               + " arguments, put it after --: kairos submit [options] -- PROGRAM ARGS...)");
     }
     JobSubmission fromFile = JobFile.read(file);

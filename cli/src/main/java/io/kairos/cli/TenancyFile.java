@@ -7,8 +7,8 @@ import java.nio.file.Path;
 
 /**
  * {@code --tenancy FILE} of {@code kairos server} and {@code kairos up}: the tenancy file (see
- * docs/tenancy.md) read and checked here, in the CLI, and handed to the controller as core
- * objects. Not replicated: every replica of a group must be started with the same file.
+ * docs/tenancy.md) read and checked here, in the CLI, and handed to the controller as core objects.
+ * Not replicated: every replica of a group must be started with the same file.
  */
 final class TenancyFile {
   private TenancyFile() {}

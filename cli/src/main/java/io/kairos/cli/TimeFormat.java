@@ -8,9 +8,9 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 
 /**
- * How client commands show times: the API's ISO-8601 instants in the local zone, compact for
- * tables ({@code 14:03:07} today, {@code 03-28 14:03} otherwise), ages ({@code 5s}, {@code 3m},
- * {@code 2h}, {@code 4d}) and elapsed times ({@code 1:02:03}, {@code 2-01:02:03} past a day).
+ * How client commands show times: the API's ISO-8601 instants in the local zone, compact for tables
+ * ({@code 14:03:07} today, {@code 03-28 14:03} otherwise), ages ({@code 5s}, {@code 3m}, {@code
+ * 2h}, {@code 4d}) and elapsed times ({@code 1:02:03}, {@code 2-01:02:03} past a day).
  */
 final class TimeFormat {
   private TimeFormat() {}

@@ -16,6 +16,7 @@ final class TokenCommand implements Runnable {
 
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "Missing subcommand: kairos token create --user NAME");
+    throw new ParameterException(
+        spec.commandLine(), "Missing subcommand: kairos token create --user NAME");
   }
 }

@@ -18,15 +18,23 @@ import picocli.CommandLine.Option;
       ""
     })
 final class TokenCreateCommand extends ApiCommand {
-  @Option(names = "--user", required = true, paramLabel = "NAME", description = "Who the token is for.")
+  @Option(
+      names = "--user",
+      required = true,
+      paramLabel = "NAME",
+      description = "Who the token is for.")
   String user;
 
-  @Option(names = "--admin", description = "The token may also act as an admin (create tokens, drain nodes, submit for others).")
+  @Option(
+      names = "--admin",
+      description =
+          "The token may also act as an admin (create tokens, drain nodes, submit for others).")
   boolean admin;
 
   @Override
   int run(ApiClient api, PrintWriter out) {
-    JsonNode reply = api.post("/api/v1/tokens", new TokenRequest(user, admin ? Boolean.TRUE : null));
+    JsonNode reply =
+        api.post("/api/v1/tokens", new TokenRequest(user, admin ? Boolean.TRUE : null));
     if (isJson()) {
       Json.print(out, reply);
       return 0;
@@ -35,8 +43,12 @@ final class TokenCreateCommand extends ApiCommand {
     out.println(created.token());
     out.flush();
     PrintWriter err = spec.commandLine().getErr();
-    err.println("Token for " + created.user() + (created.admin() ? " (admin)" : "")
-        + ", shown once. Use it with: export KAIROS_TOKEN=" + created.token());
+    err.println(
+        "Token for "
+            + created.user()
+            + (created.admin() ? " (admin)" : "")
+            + ", shown once. Use it with: export KAIROS_TOKEN="
+            + created.token());
     err.flush();
     return 0;
   }

@@ -24,16 +24,25 @@ import picocli.CommandLine.Option;
       "Then, in another terminal: kairos submit --gpus 2 -- python3 train.py; kairos queue."
     })
 final class UpCommand implements Callable<Integer> {
-  @Option(names = "--data", paramLabel = "DIR",
+  @Option(
+      names = "--data",
+      paramLabel = "DIR",
       description = "Data directory (default: $KAIROS_DATA or ~/.kairos).")
   Path data;
 
-  @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:8080",
+  @Option(
+      names = "--listen",
+      paramLabel = "HOST:PORT",
+      defaultValue = "127.0.0.1:8080",
       description = "Where the API listens (default: ${DEFAULT-VALUE}).")
   String listen;
 
-  @Option(names = "--gpus", paramLabel = "SPEC", defaultValue = "4",
-      description = "GPUs the local agent emulates: a count or COUNTxMODEL (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--gpus",
+      paramLabel = "SPEC",
+      defaultValue = "4",
+      description =
+          "GPUs the local agent emulates: a count or COUNTxMODEL (default: ${DEFAULT-VALUE}).")
   String gpus;
 
   @Option(names = "--node-name", defaultValue = "local", description = "The local node's name.")
@@ -42,10 +51,13 @@ final class UpCommand implements Callable<Integer> {
   @Option(names = "--policy", defaultValue = "kairos", description = "Scheduling policy.")
   String policy;
 
-  @Option(names = "--tenancy", paramLabel = "FILE",
-      description = "A tenancy file (docs/tenancy.md): queues with quotas, cohorts, priority classes"
-          + " and fair-share accounts. Jobs must then name a configured queue; quotas, fair share"
-          + " and preemption apply. Give every replica the same file.")
+  @Option(
+      names = "--tenancy",
+      paramLabel = "FILE",
+      description =
+          "A tenancy file (docs/tenancy.md): queues with quotas, cohorts, priority classes"
+              + " and fair-share accounts. Jobs must then name a configured queue; quotas, fair share"
+              + " and preemption apply. Give every replica the same file.")
   Path tenancy;
 
   @Override
@@ -54,12 +66,20 @@ final class UpCommand implements Callable<Integer> {
     Path dir = DataDir.resolve(data);
     var tenancySetup = tenancy == null ? null : TenancyFile.read(tenancy);
     var controllerConfig = ControllerMain.config(dir, listen, "", policy, Optional.empty());
-    var controller = Controller.start(tenancySetup == null
-        ? controllerConfig : controllerConfig.withTenancy(tenancySetup));
+    var controller =
+        Controller.start(
+            tenancySetup == null ? controllerConfig : controllerConfig.withTenancy(tenancySetup));
     Agent agent;
     try {
-      var config = AgentCommand.config(List.of(controller.url()), controller.joinToken(), nodeName,
-          dir.resolve("agent-" + nodeName), gpus, "127.0.0.1:0", "rack-0");
+      var config =
+          AgentCommand.config(
+              List.of(controller.url()),
+              controller.joinToken(),
+              nodeName,
+              dir.resolve("agent-" + nodeName),
+              gpus,
+              "127.0.0.1:0",
+              "rack-0");
       agent = new Agent(config, InstantSource.system(), new Random());
       agent.start();
     } catch (RuntimeException | java.io.IOException e) {
@@ -67,16 +87,19 @@ final class UpCommand implements Callable<Integer> {
       throw e;
     }
     System.out.println("Kairos is up: " + controller.url());
-    System.out.println("  data:        " + dir + "  (admin token in " + dir.resolve("admin.token") + ")");
+    System.out.println(
+        "  data:        " + dir + "  (admin token in " + dir.resolve("admin.token") + ")");
     System.out.println("  local node:  " + nodeName + " with " + gpus + " emulated GPU(s)");
-    System.out.println("  try:         ./kairos submit --gpus 1 -- nvidia-smi -L   (or any command)");
+    System.out.println(
+        "  try:         ./kairos submit --gpus 1 -- nvidia-smi -L   (or any command)");
     System.out.println("               ./kairos queue | nodes | history | logs ID");
     System.out.println("Stop with Ctrl-C.");
     System.out.flush();
-    ServerCommand.awaitShutdown(() -> {
-      agent.close();
-      controller.close();
-    });
+    ServerCommand.awaitShutdown(
+        () -> {
+          agent.close();
+          controller.close();
+        });
     return 0;
   }
 }

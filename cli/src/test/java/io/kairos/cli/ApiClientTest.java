@@ -8,8 +8,8 @@ import java.nio.file.Files;
 import org.junit.jupiter.api.Test;
 
 /**
- * How every client command reaches the controller: where the server and token come from,
- * connection refused, fail-over, redirects, and problems as one line with the exit code.
+ * How every client command reaches the controller: where the server and token come from, connection
+ * refused, fail-over, redirects, and problems as one line with the exit code.
  */
 class ApiClientTest extends ClientTestSupport {
   private static final String WHOAMI = "{\"user\":\"alice\",\"admin\":false}";
@@ -59,8 +59,11 @@ class ApiClientTest extends ClientTestSupport {
     server.on(
         "GET",
         "/api/v1/whoami",
-        r -> Reply.problem(401, "{\"title\":\"Unauthorized\",\"status\":401,\"detail\":\"no bearer token\"}"));
-    kairos("whoami").assertError(1, "kairos: no bearer token (fix: pass --token or set KAIROS_TOKEN");
+        r ->
+            Reply.problem(
+                401, "{\"title\":\"Unauthorized\",\"status\":401,\"detail\":\"no bearer token\"}"));
+    kairos("whoami")
+        .assertError(1, "kairos: no bearer token (fix: pass --token or set KAIROS_TOKEN");
     assertThat(server.only("GET", "/api/v1/whoami").header("Authorization")).isNull();
   }
 
@@ -95,12 +98,14 @@ class ApiClientTest extends ClientTestSupport {
   void allServersRefusingNamesThemAll() {
     String a = "http://127.0.0.1:" + deadPort();
     String b = "http://127.0.0.1:" + deadPort();
-    kairos("whoami", "--server", a + "," + b).assertError(1, "no controller at " + a + ", " + b + ":");
+    kairos("whoami", "--server", a + "," + b)
+        .assertError(1, "no controller at " + a + ", " + b + ":");
   }
 
   @Test
   void aBadServerUrlIsAUsageError() {
-    kairos("whoami", "--server", "ftp://x").assertError(2, "--server: 'ftp://x' is not a controller URL");
+    kairos("whoami", "--server", "ftp://x")
+        .assertError(2, "--server: 'ftp://x' is not a controller URL");
   }
 
   @Test
@@ -123,7 +128,9 @@ class ApiClientTest extends ClientTestSupport {
     server.on("POST", "/api/v1/jobs/3/cancel", r -> Reply.redirect(308, "/v2/cancel/3"));
     server.on("POST", "/v2/cancel/3", 200, job(3, "CANCELLED", ""));
     kairos("cancel", "3").assertOk();
-    assertThat(server.requests()).extracting(FakeKairos.Request::method).containsExactly("POST", "POST");
+    assertThat(server.requests())
+        .extracting(FakeKairos.Request::method)
+        .containsExactly("POST", "POST");
   }
 
   @Test
@@ -131,36 +138,50 @@ class ApiClientTest extends ClientTestSupport {
     server.on(
         "POST",
         "/api/v1/jobs",
-        r -> Reply.problem(400, """
+        r ->
+            Reply.problem(
+                400,
+                """
             {"type":"/docs/errors#invalid-field","title":"Invalid job spec","status":400,
              "field":"gpusPerNode","detail":"must divide gpus (16), got 3",
              "fix":"set gpusPerNode to a divisor of gpus"}"""));
     var r = kairos("submit", "--gpus", "16", "--gpus-per-node", "3", "--", "x");
     r.assertError(2);
-    assertThat(r.err()).isEqualTo(
-        "kairos: must divide gpus (16), got 3 (field: gpusPerNode; fix: set gpusPerNode to a"
-            + " divisor of gpus)\n");
+    assertThat(r.err())
+        .isEqualTo(
+            "kairos: must divide gpus (16), got 3 (field: gpusPerNode; fix: set gpusPerNode to a"
+                + " divisor of gpus)\n");
     assertThat(r.out()).isEmpty();
   }
 
   @Test
   void notFoundIsExit1() {
-    server.on("GET", "/api/v1/jobs/99", r -> Reply.problem(404,
-        "{\"title\":\"Not found\",\"status\":404,\"detail\":\"no job 99\"}"));
+    server.on(
+        "GET",
+        "/api/v1/jobs/99",
+        r ->
+            Reply.problem(
+                404, "{\"title\":\"Not found\",\"status\":404,\"detail\":\"no job 99\"}"));
     kairos("show", "99").assertError(1, "kairos: no job 99");
   }
 
   @Test
   void aServerErrorShowsItsCorrelationId() {
-    server.on("GET", "/api/v1/nodes", r -> Reply.problem(500,
-        "{\"title\":\"Internal error\",\"status\":500,\"correlationId\":\"c-42\"}"));
+    server.on(
+        "GET",
+        "/api/v1/nodes",
+        r ->
+            Reply.problem(
+                500, "{\"title\":\"Internal error\",\"status\":500,\"correlationId\":\"c-42\"}"));
     kairos("nodes").assertError(1, "kairos: Internal error (correlation id: c-42)");
   }
 
   @Test
   void anErrorThatIsNotProblemJsonShowsStatusAndText() {
-    server.on("GET", "/api/v1/nodes", r -> Reply.text(502, "Bad Gateway\nmore", java.util.Map.of()));
-    kairos("nodes").assertError(1, "kairos: HTTP 502 from " + server.url() + "/api/v1/nodes: Bad Gateway");
+    server.on(
+        "GET", "/api/v1/nodes", r -> Reply.text(502, "Bad Gateway\nmore", java.util.Map.of()));
+    kairos("nodes")
+        .assertError(1, "kairos: HTTP 502 from " + server.url() + "/api/v1/nodes: Bad Gateway");
   }
 
   @Test
@@ -172,7 +193,8 @@ class ApiClientTest extends ClientTestSupport {
   @Test
   void nestedCommandsTakeClientOptionsFromTheirParent() {
     try (var other = new FakeKairos()) {
-      other.on("POST", "/api/v1/nodes/n1/resume", 200, "{\"name\":\"n1\",\"state\":\"UP\",\"gpus\":8}");
+      other.on(
+          "POST", "/api/v1/nodes/n1/resume", 200, "{\"name\":\"n1\",\"state\":\"UP\",\"gpus\":8}");
       kairos("nodes", "--server", other.url(), "--token", "p", "resume", "n1").assertOk();
       assertThat(other.only("POST", "/api/v1/nodes/n1/resume").header("Authorization"))
           .isEqualTo("Bearer p");

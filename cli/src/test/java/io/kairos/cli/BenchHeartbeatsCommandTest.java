@@ -55,7 +55,8 @@ class BenchHeartbeatsCommandTest extends ClientTestSupport {
 
   @Test
   void twentyAgentsHeartbeatARealControllerForTwoSeconds() throws Exception {
-    try (var controller = Controller.start(Controller.Config.single(dir.resolve("ctl"), "127.0.0.1", 0))) {
+    try (var controller =
+        Controller.start(Controller.Config.single(dir.resolve("ctl"), "127.0.0.1", 0))) {
       long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
       while (!controller.replica().isLeaderReady()) {
         assertThat(System.nanoTime()).as("the controller leads within 30 s").isLessThan(deadline);
@@ -64,9 +65,29 @@ class BenchHeartbeatsCommandTest extends ClientTestSupport {
       Path tokenFile = dir.resolve("join.token");
       Files.writeString(tokenFile, controller.joinToken() + "\n");
 
-      var r = kairos("bench", "heartbeats", "--url", controller.url(), "--join-token-file",
-          tokenFile.toString(), "--agents", "20", "--rate", "1", "--duration", "2s",
-          "--warmup", "500ms", "--connections", "2", "--gpus", "1", "-o", "json").assertOk();
+      var r =
+          kairos(
+                  "bench",
+                  "heartbeats",
+                  "--url",
+                  controller.url(),
+                  "--join-token-file",
+                  tokenFile.toString(),
+                  "--agents",
+                  "20",
+                  "--rate",
+                  "1",
+                  "--duration",
+                  "2s",
+                  "--warmup",
+                  "500ms",
+                  "--connections",
+                  "2",
+                  "--gpus",
+                  "1",
+                  "-o",
+                  "json")
+              .assertOk();
 
       JsonNode report = JSON.readTree(r.out());
       assertThat(report.get("agents").asInt()).isEqualTo(20);
@@ -79,10 +100,13 @@ class BenchHeartbeatsCommandTest extends ClientTestSupport {
       assertThat(report.get("late_agents").isNumber()).isTrue();
 
       // The agents are real nodes of the controller, each with its one emulated GPU.
-      var nodes = HttpClient.newHttpClient().send(
-          HttpRequest.newBuilder(URI.create(controller.url() + "/api/v1/nodes"))
-              .header("Authorization", "Bearer " + controller.adminToken()).build(),
-          HttpResponse.BodyHandlers.ofString());
+      var nodes =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(URI.create(controller.url() + "/api/v1/nodes"))
+                      .header("Authorization", "Bearer " + controller.adminToken())
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
       assertThat(nodes.statusCode()).isEqualTo(200);
       assertThat(nodes.body()).contains("\"bench-0\"", "\"bench-19\"");
     }
@@ -90,10 +114,23 @@ class BenchHeartbeatsCommandTest extends ClientTestSupport {
 
   @Test
   void aRefusedRegistrationStopsTheRunWithOneLine() {
-    server.on("POST", "/api/v1/agents/register", 401,
+    server.on(
+        "POST",
+        "/api/v1/agents/register",
+        401,
         "{\"title\":\"Unauthorized\",\"status\":401,\"detail\":\"bad token\"}");
-    var r = kairos("bench", "heartbeats", "--url", server.url(), "--join-token", "nope",
-        "--agents", "3", "--duration", "1s");
+    var r =
+        kairos(
+            "bench",
+            "heartbeats",
+            "--url",
+            server.url(),
+            "--join-token",
+            "nope",
+            "--agents",
+            "3",
+            "--duration",
+            "1s");
     r.assertError(1, "registration failed", "HTTP 401");
   }
 }

@@ -17,10 +17,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Base of the client command tests: a {@link FakeKairos}, a fixed environment (no real
- * KAIROS_* variables, the data directory and working directory in a temp dir, a fixed clock in
- * UTC) and {@link #kairos} to run a command line through {@link Main#run(PrintWriter,
- * PrintWriter, String...)}.
+ * Base of the client command tests: a {@link FakeKairos}, a fixed environment (no real KAIROS_*
+ * variables, the data directory and working directory in a temp dir, a fixed clock in UTC) and
+ * {@link #kairos} to run a command line through {@link Main#run(PrintWriter, PrintWriter,
+ * String...)}.
  */
 abstract class ClientTestSupport {
   static final Instant NOW = Instant.parse("2026-03-28T12:00:00Z");

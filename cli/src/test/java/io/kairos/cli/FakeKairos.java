@@ -108,7 +108,9 @@ final class FakeKairos implements AutoCloseable {
   /** The only request to {@code METHOD path}; fails when there were none or several. */
   Request only(String method, String path) {
     var matching =
-        requests().stream().filter(r -> r.method().equals(method) && r.path().equals(path)).toList();
+        requests().stream()
+            .filter(r -> r.method().equals(method) && r.path().equals(path))
+            .toList();
     if (matching.size() != 1) {
       throw new AssertionError(
           matching.size() + " requests to " + method + " " + path + "; all: " + requests());
@@ -136,9 +138,14 @@ final class FakeKairos implements AutoCloseable {
               : Reply.problem(
                   404,
                   "{\"type\":\"/docs/errors#not-found\",\"title\":\"Not found\",\"status\":404,"
-                      + "\"detail\":\"no route " + request.method() + " " + request.path() + "\"}");
+                      + "\"detail\":\"no route "
+                      + request.method()
+                      + " "
+                      + request.path()
+                      + "\"}");
       reply.headers().forEach((k, v) -> exchange.getResponseHeaders().set(k, v));
-      exchange.sendResponseHeaders(reply.status(), reply.body().length == 0 ? -1 : reply.body().length);
+      exchange.sendResponseHeaders(
+          reply.status(), reply.body().length == 0 ? -1 : reply.body().length);
       if (reply.body().length > 0) {
         try (OutputStream out = exchange.getResponseBody()) {
           out.write(reply.body());

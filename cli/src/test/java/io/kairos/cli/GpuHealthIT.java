@@ -34,24 +34,56 @@ class GpuHealthIT {
       Files.copy(FIXTURES.resolve("nvidia-smi/pcie-4gpu/" + f), smiDir.resolve(f));
     }
     Path smi = dir.resolve("nvidia-smi");
-    Files.copy(FIXTURES.resolve("fake-nvidia-smi/nvidia-smi"), smi, StandardCopyOption.REPLACE_EXISTING);
+    Files.copy(
+        FIXTURES.resolve("fake-nvidia-smi/nvidia-smi"), smi, StandardCopyOption.REPLACE_EXISTING);
     Files.setPosixFilePermissions(smi, PosixFilePermissions.fromString("rwxr-xr-x"));
     Path out = Files.createDirectories(dir.resolve("job"));
 
     try (var cluster = TestCluster.start(dir)) {
-      cluster.agent("gpu1", 2, null, Map.of("FAKE_NVIDIA_SMI_DIR", smiDir.toString()),
-          "--nvidia-smi", smi.toString(), "--health-interval", "1s");
+      cluster.agent(
+          "gpu1",
+          2,
+          null,
+          Map.of("FAKE_NVIDIA_SMI_DIR", smiDir.toString()),
+          "--nvidia-smi",
+          smi.toString(),
+          "--health-interval",
+          "1s");
       var node = cluster.node("gpu1").orElseThrow();
       assertThat(node.gpus()).isEqualTo(4);
       assertThat(node.gpuModel()).isNotBlank().isNotEqualTo("EMU");
 
-      long id = cluster.submit(new JobSubmission(null,
-          List.of("/bin/sh", "-c", "echo $CUDA_VISIBLE_DEVICES > $KAIROS_CHECKPOINT_DIR/gpus-$KAIROS_ATTEMPT; sleep 600"),
-          null, null, 1, null, null, null, "1h", null, null, null, null, null, "2s", null,
-          out.toString(), null, null));
+      long id =
+          cluster.submit(
+              new JobSubmission(
+                  null,
+                  List.of(
+                      "/bin/sh",
+                      "-c",
+                      "echo $CUDA_VISIBLE_DEVICES > $KAIROS_CHECKPOINT_DIR/gpus-$KAIROS_ATTEMPT; sleep 600"),
+                  null,
+                  null,
+                  1,
+                  null,
+                  null,
+                  null,
+                  "1h",
+                  null,
+                  null,
+                  null,
+                  null,
+                  null,
+                  "2s",
+                  null,
+                  out.toString(),
+                  null,
+                  null));
       cluster.waitState(id, JobState.RUNNING, Duration.ofSeconds(30));
-      TestCluster.waitFor("attempt 1 wrote its GPUs", Duration.ofSeconds(20),
-          () -> Files.exists(out.resolve("gpus-1")), () -> cluster.agentLog("gpu1"));
+      TestCluster.waitFor(
+          "attempt 1 wrote its GPUs",
+          Duration.ofSeconds(20),
+          () -> Files.exists(out.resolve("gpus-1")),
+          () -> cluster.agentLog("gpu1"));
       // Discovered GPUs are named by UUID in CUDA_VISIBLE_DEVICES.
       assertThat(Files.readString(out.resolve("gpus-1")).strip()).startsWith("GPU-");
 
@@ -59,16 +91,24 @@ class GpuHealthIT {
       // Uncorrectable volatile ECC errors appear on the third GPU.
       String xml = Files.readString(smiDir.resolve("q.xml"));
       int third = nth(xml, "<dram_uncorrectable>0</dram_uncorrectable>", 4);
-      Files.writeString(smiDir.resolve("q.xml"), xml.substring(0, third)
-          + "<dram_uncorrectable>2</dram_uncorrectable>"
-          + xml.substring(third + "<dram_uncorrectable>0</dram_uncorrectable>".length()));
+      Files.writeString(
+          smiDir.resolve("q.xml"),
+          xml.substring(0, third)
+              + "<dram_uncorrectable>2</dram_uncorrectable>"
+              + xml.substring(third + "<dram_uncorrectable>0</dram_uncorrectable>".length()));
 
-      TestCluster.waitFor("gpu1 is drained as unhealthy", Duration.ofSeconds(30),
+      TestCluster.waitFor(
+          "gpu1 is drained as unhealthy",
+          Duration.ofSeconds(30),
           () -> cluster.node("gpu1").map(n -> n.state() == NodeState.DRAINED).orElse(false),
           () -> cluster.agentLog("gpu1") + "\n" + cluster.serverLog());
-      assertThat(cluster.node("gpu1").orElseThrow().reason()).contains("unhealthy").containsIgnoringCase("ECC");
+      assertThat(cluster.node("gpu1").orElseThrow().reason())
+          .contains("unhealthy")
+          .containsIgnoringCase("ECC");
 
-      TestCluster.waitFor("the job runs again on the spare node", Duration.ofSeconds(60),
+      TestCluster.waitFor(
+          "the job runs again on the spare node",
+          Duration.ofSeconds(60),
           () -> cluster.job(id).state() == JobState.RUNNING && cluster.job(id).attempt() == 2,
           () -> cluster.job(id) + "\n" + cluster.serverLog());
       var job = cluster.job(id);

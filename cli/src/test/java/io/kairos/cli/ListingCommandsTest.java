@@ -14,39 +14,52 @@ import org.junit.jupiter.api.Test;
 class ListingCommandsTest extends ClientTestSupport {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private static final String QUEUE = "["
-      + job(7, "RUNNING", """
+  private static final String QUEUE =
+      "["
+          + job(
+              7,
+              "RUNNING",
+              """
           ,"gpus":16,"tasks":2,"startTime":"2026-03-28T11:58:00Z",
            "placement":[{"task":0,"node":"n1","gpus":[0,1]},{"task":1,"node":"n2","gpus":[0,1]}]""")
-      + ","
-      + job(8, "PENDING", """
+          + ","
+          + job(
+                  8,
+                  "PENDING",
+                  """
           ,"pendingReason":"INSUFFICIENT_GPUS","pendingDetail":"needs 8 GPUs on one node\"""")
-          .replace("2026-03-28T11:55:00Z", "2026-03-25T09:00:00Z")
-      + "]";
+              .replace("2026-03-28T11:55:00Z", "2026-03-25T09:00:00Z")
+          + "]";
 
   @Test
   void queueShowsPendingAndRunningAsATable() {
     server.on("GET", "/api/v1/jobs", 200, QUEUE);
     var r = kairos("queue").assertOk();
     assertThat(server.only("GET", "/api/v1/jobs").query()).isEqualTo("state=PENDING,RUNNING");
-    assertThat(r.out().lines()).containsExactly(
-        "ID  NAME     USER   QUEUE    STATE    GPUS  NODES  AGE  REASON",
-        "7   train-7  alice  default  RUNNING  16    n1,n2  5m",
-        "8   train-8  alice  default  PENDING  8     1      3d   INSUFFICIENT_GPUS");
+    assertThat(r.out().lines())
+        .containsExactly(
+            "ID  NAME     USER   QUEUE    STATE    GPUS  NODES  AGE  REASON",
+            "7   train-7  alice  default  RUNNING  16    n1,n2  5m",
+            "8   train-8  alice  default  PENDING  8     1      3d   INSUFFICIENT_GPUS");
   }
 
   @Test
   void queueShowsAnArrayElementWithItsArrayIdAndIndex() {
-    server.on("GET", "/api/v1/jobs", 200, """
+    server.on(
+        "GET",
+        "/api/v1/jobs",
+        200,
+        """
         [{"id":12,"name":"sweep","user":"bob","queue":"default","priority":0,"state":"PENDING",
           "command":["./t.sh"],"env":{},"gpus":1,"tasks":1,"cpus":0,"memoryMb":0,
           "timeLimitSec":60,"submitTime":"%s","attempt":0,"requeues":0,
-          "pendingReason":"ARRAY_LIMIT","arrayJobId":10,"arrayTaskId":2}]""".formatted(
-            NOW.minusSeconds(60)));
+          "pendingReason":"ARRAY_LIMIT","arrayJobId":10,"arrayTaskId":2}]"""
+            .formatted(NOW.minusSeconds(60)));
     var r = kairos("queue").assertOk();
-    assertThat(r.out().lines()).containsExactly(
-        "ID         NAME   USER  QUEUE    STATE    GPUS  NODES  AGE  REASON",
-        "12 (10_2)  sweep  bob   default  PENDING  1     1      1m   ARRAY_LIMIT");
+    assertThat(r.out().lines())
+        .containsExactly(
+            "ID         NAME   USER  QUEUE    STATE    GPUS  NODES  AGE  REASON",
+            "12 (10_2)  sweep  bob   default  PENDING  1     1      1m   ARRAY_LIMIT");
   }
 
   @Test
@@ -54,14 +67,16 @@ class ListingCommandsTest extends ClientTestSupport {
     server.on("GET", "/api/v1/jobs", 200, "[]");
     kairos("queue", "--all", "--user", "alice", "--queue", "re search").assertOk();
     kairos("queue", "--state", "pending,failed").assertOk();
-    assertThat(server.requests()).extracting(FakeKairos.Request::query).containsExactly(
-        "user=alice&queue=re%20search", "state=PENDING,FAILED");
+    assertThat(server.requests())
+        .extracting(FakeKairos.Request::query)
+        .containsExactly("user=alice&queue=re%20search", "state=PENDING,FAILED");
   }
 
   @Test
   void queueWithAnUnknownStateListsTheValidOnes() {
-    kairos("queue", "--state", "DONE").assertError(2,
-        "--state: unknown state 'DONE'; use PENDING, RUNNING, SUCCEEDED, FAILED, CANCELLED");
+    kairos("queue", "--state", "DONE")
+        .assertError(
+            2, "--state: unknown state 'DONE'; use PENDING, RUNNING, SUCCEEDED, FAILED, CANCELLED");
   }
 
   @Test
@@ -74,56 +89,94 @@ class ListingCommandsTest extends ClientTestSupport {
 
   @Test
   void queueWithManyNodesShowsThreeAndACount() {
-    server.on("GET", "/api/v1/jobs", 200, "[" + job(9, "RUNNING", """
+    server.on(
+        "GET",
+        "/api/v1/jobs",
+        200,
+        "["
+            + job(
+                9,
+                "RUNNING",
+                """
         ,"placement":[{"task":0,"node":"a","gpus":[]},{"task":1,"node":"b","gpus":[]},
           {"task":2,"node":"c","gpus":[]},{"task":3,"node":"d","gpus":[]},{"task":4,"node":"e","gpus":[]}]""")
-        + "]");
+            + "]");
     assertThat(kairos("queue").assertOk().out()).contains("a,b,c,+2");
   }
 
   @Test
   void historyShowsFinishedJobsMostRecentLast() {
-    server.on("GET", "/api/v1/jobs", 200, "["
-        + job(3, "SUCCEEDED", """
+    server.on(
+        "GET",
+        "/api/v1/jobs",
+        200,
+        "["
+            + job(
+                3,
+                "SUCCEEDED",
+                """
             ,"startTime":"2026-03-28T10:00:00Z","endTime":"2026-03-28T11:30:05Z","exitCode":0""")
-        + "," + job(4, "FAILED", """
+            + ","
+            + job(
+                4,
+                "FAILED",
+                """
             ,"startTime":"2026-03-26T10:00:00Z","endTime":"2026-03-27T11:00:00Z","exitCode":3""")
-        + "," + job(5, "CANCELLED", ",\"endTime\":\"2026-03-28T09:00:00Z\"")
-        + "]");
+            + ","
+            + job(5, "CANCELLED", ",\"endTime\":\"2026-03-28T09:00:00Z\"")
+            + "]");
     var r = kairos("history", "--limit", "2", "--user", "alice").assertOk();
     assertThat(server.only("GET", "/api/v1/jobs").query())
         .isEqualTo("state=SUCCEEDED,FAILED,CANCELLED&user=alice&limit=2");
-    assertThat(r.out().lines()).containsExactly(
-        "ID  NAME     USER   STATE      GPUS  START     END       ELAPSED  EXIT",
-        "5   train-5  alice  CANCELLED  8     -         09:00:00  -        -",
-        "3   train-3  alice  SUCCEEDED  8     10:00:00  11:30:05  1:30:05  0");
+    assertThat(r.out().lines())
+        .containsExactly(
+            "ID  NAME     USER   STATE      GPUS  START     END       ELAPSED  EXIT",
+            "5   train-5  alice  CANCELLED  8     -         09:00:00  -        -",
+            "3   train-3  alice  SUCCEEDED  8     10:00:00  11:30:05  1:30:05  0");
   }
 
   @Test
   void historyElapsedPastADayAndOtherDaysDates() {
-    server.on("GET", "/api/v1/jobs", 200, "[" + job(4, "FAILED", """
-        ,"startTime":"2026-03-26T10:00:00Z","endTime":"2026-03-27T11:00:00Z","exitCode":3""") + "]");
+    server.on(
+        "GET",
+        "/api/v1/jobs",
+        200,
+        "["
+            + job(
+                4,
+                "FAILED",
+                """
+        ,"startTime":"2026-03-26T10:00:00Z","endTime":"2026-03-27T11:00:00Z","exitCode":3""")
+            + "]");
     assertThat(kairos("history").assertOk().out().lines().toList().get(1))
         .isEqualTo("4   train-4  alice  FAILED  8     03-26 10:00  03-27 11:00  1-01:00:00  3");
   }
 
   @Test
   void nodesShowsGpusUsedOfTotalAndJobs() {
-    server.on("GET", "/api/v1/nodes", 200, """
+    server.on(
+        "GET",
+        "/api/v1/nodes",
+        200,
+        """
         [{"name":"n1","state":"UP","gpuModel":"H100","gpus":8,"gpusUsed":3,"cpus":64,
           "memoryBytes":0,"epoch":1,"jobs":[7,8],"liveness":"SUSPECT","phi":4.23},
          {"name":"n2","state":"DRAINED","reason":"bad fan","gpuModel":"H100","gpus":8,
           "gpusUsed":0,"cpus":64,"memoryBytes":0,"epoch":1,"jobs":[]}]""");
     var r = kairos("nodes").assertOk();
-    assertThat(r.out().lines()).containsExactly(
-        "NODE  STATE    GPUS  MODEL  JOBS  LIVENESS         REASON",
-        "n1    UP       3/8   H100   7,8   SUSPECT phi=4.2",
-        "n2    DRAINED  0/8   H100   -     -                bad fan");
+    assertThat(r.out().lines())
+        .containsExactly(
+            "NODE  STATE    GPUS  MODEL  JOBS  LIVENESS         REASON",
+            "n1    UP       3/8   H100   7,8   SUSPECT phi=4.2",
+            "n2    DRAINED  0/8   H100   -     -                bad fan");
   }
 
   @Test
   void drainSendsTheReason() throws IOException {
-    server.on("POST", "/api/v1/nodes/n1/drain", 200,
+    server.on(
+        "POST",
+        "/api/v1/nodes/n1/drain",
+        200,
         "{\"name\":\"n1\",\"state\":\"DRAINED\",\"gpus\":8,\"jobs\":[7]}");
     var r = kairos("nodes", "drain", "n1", "--reason", "bad fan").assertOk();
     assertThat(r.out()).isEqualTo("Drained node n1 (1 jobs still running there)\n");
@@ -143,40 +196,54 @@ class ListingCommandsTest extends ClientTestSupport {
 
   @Test
   void showListsKeysAndPlacement() {
-    server.on("GET", "/api/v1/jobs/7", 200, job(7, "RUNNING", """
+    server.on(
+        "GET",
+        "/api/v1/jobs/7",
+        200,
+        job(
+            7,
+            "RUNNING",
+            """
         ,"gpus":16,"gpusPerNode":8,"tasks":2,"memoryMb":4096,"env":{"A":"1"},
          "command":["python","train.py","--msg","hello world"],
          "startTime":"2026-03-28T11:58:00Z",
          "placement":[{"task":0,"node":"n1","gpus":[0,1,2,3,4,5,6,7]},{"task":1,"node":"n2","gpus":[0,1,2,3,4,5,6,7]}]"""));
     var r = kairos("show", "7").assertOk();
-    assertThat(r.out().lines()).containsExactly(
-        "id:          7",
-        "name:        train-7",
-        "user:        alice",
-        "queue:       default",
-        "priority:    0",
-        "state:       RUNNING",
-        "command:     python train.py --msg 'hello world'",
-        "workdir:     /home/alice",
-        "env:         A=1",
-        "gpus:        16 (8 per node)",
-        "tasks:       2",
-        "cpus:        4 per task",
-        "memory:      4096 MiB per task",
-        "time limit:  1:00:00",
-        "gpu model:   any",
-        "submitted:   2026-03-28 11:55:00 (5m ago)",
-        "started:     2026-03-28 11:58:00",
-        "elapsed:     0:02:00",
-        "placement:",
-        "  task 0  n1  GPUs 0,1,2,3,4,5,6,7",
-        "  task 1  n2  GPUs 0,1,2,3,4,5,6,7");
+    assertThat(r.out().lines())
+        .containsExactly(
+            "id:          7",
+            "name:        train-7",
+            "user:        alice",
+            "queue:       default",
+            "priority:    0",
+            "state:       RUNNING",
+            "command:     python train.py --msg 'hello world'",
+            "workdir:     /home/alice",
+            "env:         A=1",
+            "gpus:        16 (8 per node)",
+            "tasks:       2",
+            "cpus:        4 per task",
+            "memory:      4096 MiB per task",
+            "time limit:  1:00:00",
+            "gpu model:   any",
+            "submitted:   2026-03-28 11:55:00 (5m ago)",
+            "started:     2026-03-28 11:58:00",
+            "elapsed:     0:02:00",
+            "placement:",
+            "  task 0  n1  GPUs 0,1,2,3,4,5,6,7",
+            "  task 1  n2  GPUs 0,1,2,3,4,5,6,7");
   }
 
   @Test
   void showPendingGivesTheReason() {
-    server.on("GET", "/api/v1/jobs/8", 200, job(8, "PENDING",
-        ",\"pendingReason\":\"INSUFFICIENT_GPUS\",\"pendingDetail\":\"needs 8 GPUs on one node\""));
+    server.on(
+        "GET",
+        "/api/v1/jobs/8",
+        200,
+        job(
+            8,
+            "PENDING",
+            ",\"pendingReason\":\"INSUFFICIENT_GPUS\",\"pendingDetail\":\"needs 8 GPUs on one node\""));
     assertThat(kairos("show", "8").assertOk().out())
         .contains("reason:      INSUFFICIENT_GPUS: needs 8 GPUs on one node\n");
   }
@@ -184,8 +251,13 @@ class ListingCommandsTest extends ClientTestSupport {
   @Test
   void cancelReportsEachIdAndGoesOnAfterAnError() {
     server.on("POST", "/api/v1/jobs/1/cancel", 200, job(1, "CANCELLED", ""));
-    server.on("POST", "/api/v1/jobs/2/cancel", r -> Reply.problem(404,
-        "{\"title\":\"Not found\",\"status\":404,\"detail\":\"no job 2\",\"fix\":\"see kairos queue --all\"}"));
+    server.on(
+        "POST",
+        "/api/v1/jobs/2/cancel",
+        r ->
+            Reply.problem(
+                404,
+                "{\"title\":\"Not found\",\"status\":404,\"detail\":\"no job 2\",\"fix\":\"see kairos queue --all\"}"));
     server.on("POST", "/api/v1/jobs/3/cancel", 200, job(3, "SUCCEEDED", ""));
     var r = kairos("cancel", "1", "2", "3");
     assertThat(r.code()).isEqualTo(1);
@@ -198,7 +270,8 @@ class ListingCommandsTest extends ClientTestSupport {
   void cancelJsonIsAnArrayOfTheReplies() throws IOException {
     server.on("POST", "/api/v1/jobs/1/cancel", 200, job(1, "CANCELLED", ""));
     var r = kairos("cancel", "-o", "json", "1").assertOk();
-    assertThat(JSON.readTree(r.out())).isEqualTo(JSON.readTree("[" + job(1, "CANCELLED", "") + "]"));
+    assertThat(JSON.readTree(r.out()))
+        .isEqualTo(JSON.readTree("[" + job(1, "CANCELLED", "") + "]"));
   }
 
   @Test
@@ -209,7 +282,8 @@ class ListingCommandsTest extends ClientTestSupport {
 
   @Test
   void tokenCreatePrintsTheTokenAndAHint() throws IOException {
-    server.on("POST", "/api/v1/tokens", 201, "{\"token\":\"kt_abc\",\"user\":\"bob\",\"admin\":true}");
+    server.on(
+        "POST", "/api/v1/tokens", 201, "{\"token\":\"kt_abc\",\"user\":\"bob\",\"admin\":true}");
     var r = kairos("token", "create", "--user", "bob", "--admin");
     assertThat(r.code()).isZero();
     assertThat(r.out()).isEqualTo("kt_abc\n");
@@ -228,6 +302,7 @@ class ListingCommandsTest extends ClientTestSupport {
   @Test
   void whoamiNamesUserAndServer() {
     server.on("GET", "/api/v1/whoami", 200, "{\"user\":\"alice\",\"admin\":true}");
-    assertThat(kairos("whoami").assertOk().out()).isEqualTo("alice (admin) at " + server.url() + "\n");
+    assertThat(kairos("whoami").assertOk().out())
+        .isEqualTo("alice (admin) at " + server.url() + "\n");
   }
 }

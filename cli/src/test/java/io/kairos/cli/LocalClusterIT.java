@@ -48,15 +48,33 @@ class LocalClusterIT {
     out = dir.resolve("up.log");
     var cmd = new ArrayList<String>();
     cmd.add(ProcessHandle.current().info().command().orElse("java"));
-    cmd.addAll(List.of("--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED",
-        "-Xmx512m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
-        "io.kairos.cli.Main", "up", "--data", dir.resolve("data").toString(),
-        "--listen", "127.0.0.1:" + port, "--gpus", "4"));
+    cmd.addAll(
+        List.of(
+            "--sun-misc-unsafe-memory-access=allow",
+            "--enable-native-access=ALL-UNNAMED",
+            "-Xmx512m",
+            "-XX:+UseSerialGC",
+            "-cp",
+            System.getProperty("java.class.path"),
+            "io.kairos.cli.Main",
+            "up",
+            "--data",
+            dir.resolve("data").toString(),
+            "--listen",
+            "127.0.0.1:" + port,
+            "--gpus",
+            "4"));
     up = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
     url = "http://127.0.0.1:" + port;
-    waitFor("kairos up prints its banner", Duration.ofSeconds(60), () -> log().contains("Kairos is up"));
+    waitFor(
+        "kairos up prints its banner",
+        Duration.ofSeconds(60),
+        () -> log().contains("Kairos is up"));
     token = Files.readString(dir.resolve("data/admin.token")).strip();
-    waitFor("the local node registers", Duration.ofSeconds(20), () -> get("/api/v1/nodes").contains("\"local\""));
+    waitFor(
+        "the local node registers",
+        Duration.ofSeconds(20),
+        () -> get("/api/v1/nodes").contains("\"local\""));
   }
 
   @AfterAll
@@ -77,11 +95,13 @@ class LocalClusterIT {
     }
   }
 
-  static void waitFor(String what, Duration limit, BooleanSupplier condition) throws InterruptedException {
+  static void waitFor(String what, Duration limit, BooleanSupplier condition)
+      throws InterruptedException {
     long deadline = System.nanoTime() + limit.toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting until " + what + "; kairos up printed:\n" + log());
+        throw new AssertionError(
+            "timed out waiting until " + what + "; kairos up printed:\n" + log());
       }
       Thread.sleep(50);
     }
@@ -89,9 +109,13 @@ class LocalClusterIT {
 
   static String get(String path) {
     try {
-      var r = HttpClient.newHttpClient().send(
-          HttpRequest.newBuilder(URI.create(url + path)).header("Authorization", "Bearer " + token).build(),
-          HttpResponse.BodyHandlers.ofString());
+      var r =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(URI.create(url + path))
+                      .header("Authorization", "Bearer " + token)
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
       return r.body();
     } catch (IOException e) {
       return "";
@@ -117,7 +141,8 @@ class LocalClusterIT {
     all.add(args[0]);
     all.addAll(List.of("--server", url, "--token", token));
     all.addAll(List.of(args).subList(1, args.length));
-    int code = Main.run(new PrintWriter(o, true), new PrintWriter(e, true), all.toArray(String[]::new));
+    int code =
+        Main.run(new PrintWriter(o, true), new PrintWriter(e, true), all.toArray(String[]::new));
     return new Run(code, o.toString(), e.toString());
   }
 
@@ -129,7 +154,9 @@ class LocalClusterIT {
   }
 
   static void waitState(long id, JobState state) throws InterruptedException {
-    waitFor("job " + id + " is " + state + " (it is " + job(id).state() + ")", Duration.ofSeconds(30),
+    waitFor(
+        "job " + id + " is " + state + " (it is " + job(id).state() + ")",
+        Duration.ofSeconds(30),
         () -> job(id).state() == state);
   }
 
@@ -138,8 +165,10 @@ class LocalClusterIT {
     Path a = dir.resolve("a.txt");
     Path b = dir.resolve("b.txt");
     String script = "echo $CUDA_VISIBLE_DEVICES > %s; echo rank=$RANK world=$WORLD_SIZE; sleep 1";
-    long first = submitted(kairos("submit", "--gpus", "2", "--", "/bin/sh", "-c", script.formatted(a)));
-    long second = submitted(kairos("submit", "--gpus", "2", "--", "/bin/sh", "-c", script.formatted(b)));
+    long first =
+        submitted(kairos("submit", "--gpus", "2", "--", "/bin/sh", "-c", script.formatted(a)));
+    long second =
+        submitted(kairos("submit", "--gpus", "2", "--", "/bin/sh", "-c", script.formatted(b)));
 
     waitState(first, JobState.SUCCEEDED);
     waitState(second, JobState.SUCCEEDED);
@@ -148,12 +177,15 @@ class LocalClusterIT {
     var gpusB = List.of(Files.readString(b).strip().split(","));
     assertThat(gpusA).hasSize(2);
     assertThat(gpusB).hasSize(2);
-    assertThat(job(first).placement().get(0).gpus()).extracting(String::valueOf)
+    assertThat(job(first).placement().get(0).gpus())
+        .extracting(String::valueOf)
         .containsExactlyInAnyOrderElementsOf(gpusA);
     var all = new HashSet<String>(gpusA);
     all.addAll(gpusB);
-    assertThat(all).as("two 2-GPU jobs overlapped in time on 4 GPUs: disjoint GPUs")
-        .hasSize(4).allSatisfy(g -> assertThat(Integer.parseInt(g)).isBetween(0, 3));
+    assertThat(all)
+        .as("two 2-GPU jobs overlapped in time on 4 GPUs: disjoint GPUs")
+        .hasSize(4)
+        .allSatisfy(g -> assertThat(Integer.parseInt(g)).isBetween(0, 3));
 
     var logs = kairos("logs", Long.toString(first));
     assertThat(logs.code()).as(logs.err()).isZero();
@@ -182,7 +214,9 @@ class LocalClusterIT {
     Thread.sleep(6000); // longer than the cancelled job's own sleep: it must not have finished
     assertThat(marker).doesNotExist();
     // The cancelled job held its GPU until its process was gone; now every GPU is free again.
-    waitFor("the local node has no job left", Duration.ofSeconds(20),
+    waitFor(
+        "the local node has no job left",
+        Duration.ofSeconds(20),
         () -> get("/api/v1/nodes").contains("\"gpusUsed\":0"));
 
     var queue = kairos("queue");

@@ -21,8 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Several nodes on one machine, every part a real process: {@code kairos server} and three {@code
- * kairos agent}s, each on its own loopback address (127.0.0.2-4) with two emulated GPUs. Covers
- * a two-node gang's rendezvous (and a real PyTorch all-reduce over gloo), an agent killed with
+ * kairos agent}s, each on its own loopback address (127.0.0.2-4) with two emulated GPUs. Covers a
+ * two-node gang's rendezvous (and a real PyTorch all-reduce over gloo), an agent killed with
  * SIGKILL mid-job, and one frozen with SIGSTOP past its lease: the job moves, resumes from its
  * checkpoint, and no rank ever runs twice at once (checked on the ranks' own step logs).
  */
@@ -55,16 +55,35 @@ class MultiNodeIT {
   }
 
   static JobSubmission job(List<String> command, int gpus, Integer perNode, Path checkpoints) {
-    return new JobSubmission(null, command, Map.of("GLOO_SOCKET_IFNAME", "lo"), null, gpus, perNode,
-        null, null, "10m", null, null, null, null, null, "5s", null, checkpoints.toString(), null, null);
+    return new JobSubmission(
+        null,
+        command,
+        Map.of("GLOO_SOCKET_IFNAME", "lo"),
+        null,
+        gpus,
+        perNode,
+        null,
+        null,
+        "10m",
+        null,
+        null,
+        null,
+        null,
+        null,
+        "5s",
+        null,
+        checkpoints.toString(),
+        null,
+        null);
   }
 
   @Test
   void aTwoNodeGangStartsTogetherWithPyTorchsRendezvousVariables() throws Exception {
     Path out = Files.createDirectories(dir.resolve("gang"));
-    String script = "env | grep -E '^(RANK|WORLD_SIZE|LOCAL_RANK|LOCAL_WORLD_SIZE|NODE_RANK|MASTER_ADDR"
-        + "|MASTER_PORT|KAIROS_JOB_ID|KAIROS_NODE|KAIROS_NODES|CUDA_VISIBLE_DEVICES)=' | sort"
-        + " > $KAIROS_CHECKPOINT_DIR/env-$RANK; date +%s%N > $KAIROS_CHECKPOINT_DIR/start-$RANK";
+    String script =
+        "env | grep -E '^(RANK|WORLD_SIZE|LOCAL_RANK|LOCAL_WORLD_SIZE|NODE_RANK|MASTER_ADDR"
+            + "|MASTER_PORT|KAIROS_JOB_ID|KAIROS_NODE|KAIROS_NODES|CUDA_VISIBLE_DEVICES)=' | sort"
+            + " > $KAIROS_CHECKPOINT_DIR/env-$RANK; date +%s%N > $KAIROS_CHECKPOINT_DIR/start-$RANK";
     long id = cluster.submit(job(List.of("/bin/sh", "-c", script), 4, 2, out));
     cluster.waitState(id, JobState.SUCCEEDED, Duration.ofSeconds(60));
 
@@ -74,9 +93,13 @@ class MultiNodeIT {
     String masterAddr = "127.0.0." + (2 + NODES.indexOf(rank0Node));
     for (int rank = 0; rank < 2; rank++) {
       var env = env(out.resolve("env-" + rank));
-      assertThat(env).containsEntry("RANK", "" + rank).containsEntry("NODE_RANK", "" + rank)
-          .containsEntry("WORLD_SIZE", "2").containsEntry("LOCAL_RANK", "0")
-          .containsEntry("LOCAL_WORLD_SIZE", "1").containsEntry("KAIROS_JOB_ID", "" + id)
+      assertThat(env)
+          .containsEntry("RANK", "" + rank)
+          .containsEntry("NODE_RANK", "" + rank)
+          .containsEntry("WORLD_SIZE", "2")
+          .containsEntry("LOCAL_RANK", "0")
+          .containsEntry("LOCAL_WORLD_SIZE", "1")
+          .containsEntry("KAIROS_JOB_ID", "" + id)
           .containsEntry("MASTER_ADDR", masterAddr)
           .containsEntry("KAIROS_NODE", view.placement().get(rank).node())
           .containsEntry("KAIROS_NODES", rank0Node + "," + view.placement().get(1).node());
@@ -86,7 +109,8 @@ class MultiNodeIT {
     // The barrier: neither rank started before both were ready.
     long start0 = Long.parseLong(Files.readString(out.resolve("start-0")).strip());
     long start1 = Long.parseLong(Files.readString(out.resolve("start-1")).strip());
-    assertThat(Math.abs(start0 - start1)).as("ranks started %d ms apart", Math.abs(start0 - start1) / 1_000_000)
+    assertThat(Math.abs(start0 - start1))
+        .as("ranks started %d ms apart", Math.abs(start0 - start1) / 1_000_000)
         .isLessThan(2_000_000_000L);
   }
 
@@ -95,11 +119,15 @@ class MultiNodeIT {
     var probe = new ProcessBuilder("/usr/bin/python3", "-c", "import torch.distributed").start();
     assumeThat(probe.waitFor()).as("python3-torch is installed (.ci/run installs it)").isZero();
     Path out = Files.createDirectories(dir.resolve("torch"));
-    long id = cluster.submit(job(List.of("/usr/bin/python3", resource("allreduce.py").toString()), 2, 1, out));
+    long id =
+        cluster.submit(
+            job(List.of("/usr/bin/python3", resource("allreduce.py").toString()), 2, 1, out));
     cluster.waitState(id, JobState.SUCCEEDED, Duration.ofSeconds(120));
     for (int rank = 0; rank < 2; rank++) {
       assertThat(Files.readString(out.resolve("allreduce-rank" + rank)))
-          .contains("rank=" + rank).contains("world=2").contains("sum=3.0");
+          .contains("rank=" + rank)
+          .contains("world=2")
+          .contains("sum=3.0");
     }
   }
 
@@ -107,21 +135,31 @@ class MultiNodeIT {
   void anAgentKilledMidJobIsDetectedAndItsJobResumesElsewhereFromItsCheckpoint() throws Exception {
     Path out = Files.createDirectories(dir.resolve("kill9"));
     Files.writeString(out.resolve("hang"), "");
-    long id = cluster.submit(job(List.of("/usr/bin/python3", resource("marker.py").toString(), "20"), 2, null, out));
+    long id =
+        cluster.submit(
+            job(List.of("/usr/bin/python3", resource("marker.py").toString(), "20"), 2, null, out));
     cluster.waitState(id, JobState.RUNNING, Duration.ofSeconds(30));
     String lost = cluster.job(id).placement().get(0).node();
-    TestCluster.waitFor("the job has made progress", Duration.ofSeconds(20),
-        () -> lines(out.resolve("rank0.log")).size() >= 5, () -> "");
+    TestCluster.waitFor(
+        "the job has made progress",
+        Duration.ofSeconds(20),
+        () -> lines(out.resolve("rank0.log")).size() >= 5,
+        () -> "");
 
     long killedAt = System.nanoTime();
     cluster.signal(lost, "KILL");
-    TestCluster.waitFor("node " + lost + " is DOWN", Duration.ofSeconds(20),
-        () -> cluster.node(lost).map(n -> n.state() == NodeState.DOWN).orElse(false), cluster::serverLog);
+    TestCluster.waitFor(
+        "node " + lost + " is DOWN",
+        Duration.ofSeconds(20),
+        () -> cluster.node(lost).map(n -> n.state() == NodeState.DOWN).orElse(false),
+        cluster::serverLog);
     long detectedMs = (System.nanoTime() - killedAt) / 1_000_000;
     assertThat(detectedMs).as("detection took %d ms", detectedMs).isBetween(2_000L, 12_000L);
     assertThat(cluster.node(lost).orElseThrow().reason()).contains("no heartbeat");
 
-    TestCluster.waitFor("the job runs again, elsewhere", Duration.ofSeconds(60),
+    TestCluster.waitFor(
+        "the job runs again, elsewhere",
+        Duration.ofSeconds(60),
         () -> cluster.job(id).state() == JobState.RUNNING && cluster.job(id).attempt() == 2,
         () -> cluster.job(id) + "\n" + cluster.serverLog());
     assertThat(cluster.job(id).placement().get(0).node()).isNotEqualTo(lost);
@@ -135,15 +173,22 @@ class MultiNodeIT {
   void anAgentFrozenPastItsLeaseIsFencedAndNothingRunsTwice() throws Exception {
     Path out = Files.createDirectories(dir.resolve("sigstop"));
     Files.writeString(out.resolve("hang"), "");
-    long id = cluster.submit(job(List.of("/usr/bin/python3", resource("marker.py").toString(), "20"), 2, null, out));
+    long id =
+        cluster.submit(
+            job(List.of("/usr/bin/python3", resource("marker.py").toString(), "20"), 2, null, out));
     cluster.waitState(id, JobState.RUNNING, Duration.ofSeconds(30));
     String frozen = cluster.job(id).placement().get(0).node();
-    TestCluster.waitFor("the job has made progress", Duration.ofSeconds(20),
-        () -> lines(out.resolve("rank0.log")).size() >= 5, () -> "");
+    TestCluster.waitFor(
+        "the job has made progress",
+        Duration.ofSeconds(20),
+        () -> lines(out.resolve("rank0.log")).size() >= 5,
+        () -> "");
 
     cluster.signal(frozen, "STOP");
     try {
-      TestCluster.waitFor("the job runs again, elsewhere", Duration.ofSeconds(60),
+      TestCluster.waitFor(
+          "the job runs again, elsewhere",
+          Duration.ofSeconds(60),
           () -> cluster.job(id).state() == JobState.RUNNING && cluster.job(id).attempt() == 2,
           () -> cluster.job(id) + "\n" + cluster.serverLog());
       // The frozen agent's task was killed by its fence watchdog when the lease ran out, before
@@ -152,7 +197,9 @@ class MultiNodeIT {
     } finally {
       cluster.signal(frozen, "CONT");
     }
-    TestCluster.waitFor("the thawed agent registers again", Duration.ofSeconds(30),
+    TestCluster.waitFor(
+        "the thawed agent registers again",
+        Duration.ofSeconds(30),
         () -> cluster.node(frozen).map(n -> n.state() == NodeState.UP).orElse(false),
         () -> cluster.agentLog(frozen));
     cluster.waitState(id, JobState.SUCCEEDED, Duration.ofSeconds(60));
@@ -167,9 +214,9 @@ class MultiNodeIT {
   }
 
   /**
-   * Per-rank step log: attempt 1's lines all come before attempt 2's first line (the attempts
-   * never overlapped), and attempt 2 resumed from attempt 1's checkpoint (its first step is not
-   * 0 and follows on).
+   * Per-rank step log: attempt 1's lines all come before attempt 2's first line (the attempts never
+   * overlapped), and attempt 2 resumed from attempt 1's checkpoint (its first step is not 0 and
+   * follows on).
    */
   static void assertNeverRanTwice(Path log) throws IOException {
     var entries = lines(log);
@@ -194,10 +241,13 @@ class MultiNodeIT {
     }
     assertThat(nodes).containsKeys(1, 2);
     assertThat(nodes.get(1)).isNotEqualTo(nodes.get(2));
-    assertThat(lastOfFirst).as("attempt 1 wrote after attempt 2 had started (ran twice)")
+    assertThat(lastOfFirst)
+        .as("attempt 1 wrote after attempt 2 had started (ran twice)")
         .isLessThan(firstOfSecond);
-    assertThat(firstStepOfSecond).as("attempt 2 resumed from the checkpoint")
-        .isGreaterThan(0).isLessThanOrEqualTo(lastStepOfFirst + 1);
+    assertThat(firstStepOfSecond)
+        .as("attempt 2 resumed from the checkpoint")
+        .isGreaterThan(0)
+        .isLessThanOrEqualTo(lastStepOfFirst + 1);
   }
 
   static List<String> lines(Path p) {

@@ -55,8 +55,10 @@ class PercentilesTest {
 
   @Test
   void percentOutsideRangeIsABug() {
-    assertThatThrownBy(() -> Percentiles.of(1).value(0)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> Percentiles.of(1).value(101)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Percentiles.of(1).value(0))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Percentiles.of(1).value(101))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
@@ -64,11 +66,14 @@ class PercentilesTest {
     var samples = new Samples();
     Thread[] threads = new Thread[4];
     for (int t = 0; t < threads.length; t++) {
-      threads[t] = Thread.ofPlatform().start(() -> {
-        for (int i = 1; i <= 1000; i++) {
-          samples.add(i);
-        }
-      });
+      threads[t] =
+          Thread.ofPlatform()
+              .start(
+                  () -> {
+                    for (int i = 1; i <= 1000; i++) {
+                      samples.add(i);
+                    }
+                  });
     }
     for (Thread t : threads) {
       t.join();

@@ -22,8 +22,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * {@code kairos simulate} end to end through {@link Main#run}: output formats, and bad input
- * giving exit code 2 with one "kairos:" line and no stack trace.
+ * {@code kairos simulate} end to end through {@link Main#run}: output formats, and bad input giving
+ * exit code 2 with one "kairos:" line and no stack trace.
  */
 class SimulateCommandTest {
   @TempDir Path dir;
@@ -117,8 +117,18 @@ class SimulateCommandTest {
       int gpus = perNode > 0 ? 8 * (1 + random.nextInt(4)) : 1 << random.nextInt(5);
       int duration = 1 + random.nextInt(3600);
       int limit = duration + random.nextInt(3600);
-      sb.append(i).append(',').append(t).append(',').append(gpus).append(',').append(duration)
-          .append(',').append(limit).append(',').append(perNode == 0 ? "" : "8").append('\n');
+      sb.append(i)
+          .append(',')
+          .append(t)
+          .append(',')
+          .append(gpus)
+          .append(',')
+          .append(duration)
+          .append(',')
+          .append(limit)
+          .append(',')
+          .append(perNode == 0 ? "" : "8")
+          .append('\n');
     }
     return write("random-" + n + "-" + seed + ".csv", sb.toString());
   }
@@ -128,18 +138,40 @@ class SimulateCommandTest {
   @Test
   void tableHasPolicyColumnsAndMetricRows() throws IOException {
     var file = csv();
-    var r = kairos("simulate", "--trace", file.toString(), "--cluster", "4x8",
-        "--policy", "fcfs,easy,kairos").assertOk();
+    var r =
+        kairos(
+                "simulate",
+                "--trace",
+                file.toString(),
+                "--cluster",
+                "4x8",
+                "--policy",
+                "fcfs,easy,kairos")
+            .assertOk();
     var lines = r.out().lines().toList();
     assertThat(lines.get(0)).startsWith("trace    " + file);
     assertThat(lines.get(1)).isEqualTo("cluster  4x8 (32 GPUs)");
     var header = lines.stream().filter(l -> l.contains("fcfs")).findFirst().orElseThrow();
     assertThat(header).containsSubsequence("fcfs", "easy", "kairos");
-    for (String row : List.of("jobs", "skipped (larger than cluster)", "makespan (s)",
-        "mean wait (s)", "p50 wait (s)", "p95 wait (s)", "p99 wait (s)", "max wait (s)",
-        "mean JCT (s)", "p95 JCT (s)", "mean bounded slowdown", "utilization",
-        "fragmentation (free GPUs)", "passes", "simulation wall (s)", "pass p50 (ms)",
-        "pass p99 (ms)")) {
+    for (String row :
+        List.of(
+            "jobs",
+            "skipped (larger than cluster)",
+            "makespan (s)",
+            "mean wait (s)",
+            "p50 wait (s)",
+            "p95 wait (s)",
+            "p99 wait (s)",
+            "max wait (s)",
+            "mean JCT (s)",
+            "p95 JCT (s)",
+            "mean bounded slowdown",
+            "utilization",
+            "fragmentation (free GPUs)",
+            "passes",
+            "simulation wall (s)",
+            "pass p50 (ms)",
+            "pass p99 (ms)")) {
       assertThat(lines).as("row %s", row).anyMatch(l -> l.startsWith(row + " "));
     }
     var jobs = lines.stream().filter(l -> l.startsWith("jobs ")).findFirst().orElseThrow();
@@ -152,30 +184,69 @@ class SimulateCommandTest {
 
   @Test
   void tableWithoutTimingLeavesOutWallClockRows() throws IOException {
-    var r = kairos("simulate", "--trace", csv().toString(), "--cluster", "4x8", "--no-timing")
-        .assertOk();
+    var r =
+        kairos("simulate", "--trace", csv().toString(), "--cluster", "4x8", "--no-timing")
+            .assertOk();
     assertThat(r.out()).contains("mean wait (s)").contains("kairos");
     assertThat(r.out()).doesNotContain("simulation wall").doesNotContain("pass p50");
   }
 
   @Test
   void commModelAddsItsRows() throws IOException {
-    var r = kairos("simulate", "--trace", csv().toString(), "--cluster", "4x8", "--comm-model",
-        "--comm-fraction", "0.5", "--no-timing").assertOk();
-    assertThat(r.out()).contains("comm model on").contains("GPU-hours lost to spread")
+    var r =
+        kairos(
+                "simulate",
+                "--trace",
+                csv().toString(),
+                "--cluster",
+                "4x8",
+                "--comm-model",
+                "--comm-fraction",
+                "0.5",
+                "--no-timing")
+            .assertOk();
+    assertThat(r.out())
+        .contains("comm model on")
+        .contains("GPU-hours lost to spread")
         .contains("jobs stopped at limit");
   }
 
   @Test
   void jsonForOnePolicyIsOneObject() throws IOException {
-    var r = kairos("simulate", "--trace", csv().toString(), "--cluster", "4x8", "--policy",
-        "easy", "--json").assertOk();
+    var r =
+        kairos(
+                "simulate",
+                "--trace",
+                csv().toString(),
+                "--cluster",
+                "4x8",
+                "--policy",
+                "easy",
+                "--json")
+            .assertOk();
     JsonNode node = JSON.readTree(r.out());
     assertThat(node.isObject()).isTrue();
-    for (String field : List.of("policy", "trace", "cluster", "cluster_gpus", "jobs", "skipped",
-        "makespan_s", "mean_wait_s", "p95_wait_s", "mean_jct_s", "mean_bounded_slowdown",
-        "utilization", "fragmentation", "passes", "comm_model", "sim_wall_s", "pass_p50_ms",
-        "pass_p99_ms", "notes")) {
+    for (String field :
+        List.of(
+            "policy",
+            "trace",
+            "cluster",
+            "cluster_gpus",
+            "jobs",
+            "skipped",
+            "makespan_s",
+            "mean_wait_s",
+            "p95_wait_s",
+            "mean_jct_s",
+            "mean_bounded_slowdown",
+            "utilization",
+            "fragmentation",
+            "passes",
+            "comm_model",
+            "sim_wall_s",
+            "pass_p50_ms",
+            "pass_p99_ms",
+            "notes")) {
       assertThat(node.has(field)).as("field %s in %s", field, r.out()).isTrue();
     }
     assertThat(node.get("policy").asText()).isEqualTo("easy");
@@ -193,25 +264,46 @@ class SimulateCommandTest {
 
   @Test
   void jsonForSeveralPoliciesIsRuns() throws IOException {
-    var r = kairos("simulate", "--trace", csv().toString(), "--cluster", "4x8", "--policy",
-        "fcfs,easy,conservative,sjf,kairos", "--json").assertOk();
+    var r =
+        kairos(
+                "simulate",
+                "--trace",
+                csv().toString(),
+                "--cluster",
+                "4x8",
+                "--policy",
+                "fcfs,easy,conservative,sjf,kairos",
+                "--json")
+            .assertOk();
     JsonNode node = JSON.readTree(r.out());
     assertThat(node.get("runs").isArray()).isTrue();
     assertThat(node.get("runs")).hasSize(5);
     var names = new ArrayList<String>();
-    node.get("runs").forEach(run -> {
-      names.add(run.get("policy").asText());
-      assertThat(run.get("jobs").asInt()).isEqualTo(6);
-      assertThat(run.has("sim_wall_s")).isTrue();
-    });
+    node.get("runs")
+        .forEach(
+            run -> {
+              names.add(run.get("policy").asText());
+              assertThat(run.get("jobs").asInt()).isEqualTo(6);
+              assertThat(run.has("sim_wall_s")).isTrue();
+            });
     assertThat(names).containsExactly("fcfs", "easy", "conservative", "sjf", "kairos");
     assertThat(node.has("total_wall_s")).isTrue();
   }
 
   @Test
   void jsonWithoutTimingHasNoWallClockFields() throws IOException {
-    var r = kairos("simulate", "--trace", csv().toString(), "--cluster", "4x8", "--policy",
-        "easy,sjf", "--json", "--no-timing").assertOk();
+    var r =
+        kairos(
+                "simulate",
+                "--trace",
+                csv().toString(),
+                "--cluster",
+                "4x8",
+                "--policy",
+                "easy,sjf",
+                "--json",
+                "--no-timing")
+            .assertOk();
     JsonNode node = JSON.readTree(r.out());
     assertThat(node.has("total_wall_s")).isFalse();
     node.get("runs").forEach(run -> assertThat(run.has("sim_wall_s")).isFalse());
@@ -220,10 +312,19 @@ class SimulateCommandTest {
   @Test
   void noTimingOutputIsByteIdenticalAcrossRuns() throws IOException {
     var file = randomCsv(200, 3);
-    for (String[] extra : List.of(new String[0], new String[] {"--json"},
-        new String[] {"--markdown"})) {
-      var args = new ArrayList<>(List.of("simulate", "--trace", file.toString(), "--cluster",
-          "8x8", "--policy", "fcfs,easy,conservative,sjf,kairos", "--no-timing"));
+    for (String[] extra :
+        List.of(new String[0], new String[] {"--json"}, new String[] {"--markdown"})) {
+      var args =
+          new ArrayList<>(
+              List.of(
+                  "simulate",
+                  "--trace",
+                  file.toString(),
+                  "--cluster",
+                  "8x8",
+                  "--policy",
+                  "fcfs,easy,conservative,sjf,kairos",
+                  "--no-timing"));
       args.addAll(List.of(extra));
       var a = kairos(args.toArray(String[]::new)).assertOk();
       var b = kairos(args.toArray(String[]::new)).assertOk();
@@ -236,8 +337,18 @@ class SimulateCommandTest {
   void jobsOutHasAHeaderAndOneRowPerJobPerPolicy() throws IOException {
     var file = randomCsv(50, 11);
     var out = dir.resolve("jobs.csv");
-    kairos("simulate", "--trace", file.toString(), "--cluster", "8x8", "--policy", "easy,fcfs",
-        "--jobs-out", out.toString(), "--no-timing").assertOk();
+    kairos(
+            "simulate",
+            "--trace",
+            file.toString(),
+            "--cluster",
+            "8x8",
+            "--policy",
+            "easy,fcfs",
+            "--jobs-out",
+            out.toString(),
+            "--no-timing")
+        .assertOk();
     var lines = Files.readAllLines(out);
     assertThat(lines.getFirst()).isEqualTo("policy,id,submit_s,start_s,end_s,wait_s,nodes");
     assertThat(lines).hasSize(1 + 2 * 50);
@@ -261,8 +372,17 @@ class SimulateCommandTest {
     // One node of 2 GPUs: job 1 (2 GPUs, 0..100), job 2 (1 GPU) waits until 100.
     var file = write("two.csv", "id,submit_s,gpus,duration_s\n1,0,2,100\n2,10,1,5\n");
     var out = dir.resolve("two-jobs.csv");
-    kairos("simulate", "--trace", file.toString(), "--cluster", "1x2", "--policy", "fcfs",
-        "--jobs-out", out.toString()).assertOk();
+    kairos(
+            "simulate",
+            "--trace",
+            file.toString(),
+            "--cluster",
+            "1x2",
+            "--policy",
+            "fcfs",
+            "--jobs-out",
+            out.toString())
+        .assertOk();
     assertThat(Files.readAllLines(out))
         .containsExactly(
             "policy,id,submit_s,start_s,end_s,wait_s,nodes",
@@ -272,16 +392,34 @@ class SimulateCommandTest {
 
   @Test
   void placementStrategyIsChosenAndCheckedByName() throws IOException {
-    kairos("simulate", "--trace", csv().toString(), "--cluster", "4x8", "--placement",
-        "first-fit", "--comm-model").assertOk();
+    kairos(
+            "simulate",
+            "--trace",
+            csv().toString(),
+            "--cluster",
+            "4x8",
+            "--placement",
+            "first-fit",
+            "--comm-model")
+        .assertOk();
     kairos("simulate", "--trace", csv().toString(), "--cluster", "4x8", "--placement", "random")
         .assertUsageError("--placement");
   }
 
   @Test
   void markdownPrintsATable() throws IOException {
-    var r = kairos("simulate", "--trace", csv().toString(), "--cluster", "4x8", "--policy",
-        "easy,fcfs", "--markdown", "--no-timing").assertOk();
+    var r =
+        kairos(
+                "simulate",
+                "--trace",
+                csv().toString(),
+                "--cluster",
+                "4x8",
+                "--policy",
+                "easy,fcfs",
+                "--markdown",
+                "--no-timing")
+            .assertOk();
     var lines = r.out().lines().toList();
     assertThat(lines.get(0)).isEqualTo("| metric | easy | fcfs |");
     assertThat(lines.get(1)).isEqualTo("| --- | --- | --- |");
@@ -297,14 +435,31 @@ class SimulateCommandTest {
   @Test
   void swfAndFlagsRun() throws IOException {
     var file = write("small.swf", SWF);
-    var r = kairos("simulate", "--trace", file.toString(), "--cluster", "8x1", "--policy",
-        "easy,conservative", "--check-invariants", "--every-pass", "--estimate", "actual",
-        "--seed", "42", "--json", "--no-timing").assertOk();
+    var r =
+        kairos(
+                "simulate",
+                "--trace",
+                file.toString(),
+                "--cluster",
+                "8x1",
+                "--policy",
+                "easy,conservative",
+                "--check-invariants",
+                "--every-pass",
+                "--estimate",
+                "actual",
+                "--seed",
+                "42",
+                "--json",
+                "--no-timing")
+            .assertOk();
     var node = JSON.readTree(r.out());
-    node.get("runs").forEach(run -> {
-      assertThat(run.get("jobs").asInt()).isEqualTo(4); // job 5 has run time 0: dropped
-      assertThat(run.get("estimates_from_runtime").asBoolean()).isTrue();
-    });
+    node.get("runs")
+        .forEach(
+            run -> {
+              assertThat(run.get("jobs").asInt()).isEqualTo(4); // job 5 has run time 0: dropped
+              assertThat(run.get("estimates_from_runtime").asBoolean()).isTrue();
+            });
   }
 
   // ---------------------------------------------------------------- sacct
@@ -319,8 +474,20 @@ class SimulateCommandTest {
   @Test
   void sacctSampleReplaysUnderFcfsAndKairosTheSameEveryTime() throws IOException {
     var file = write("sacct.txt", sacctSample());
-    var args = new String[] {"simulate", "--trace", file.toString(), "--format", "sacct",
-        "--cluster", "4x8", "--policy", "fcfs,kairos", "--json", "--no-timing"};
+    var args =
+        new String[] {
+          "simulate",
+          "--trace",
+          file.toString(),
+          "--format",
+          "sacct",
+          "--cluster",
+          "4x8",
+          "--policy",
+          "fcfs,kairos",
+          "--json",
+          "--no-timing"
+        };
 
     var first = kairos(args).assertOk();
     var again = kairos(args).assertOk();
@@ -328,26 +495,37 @@ class SimulateCommandTest {
     assertThat(again.out()).isEqualTo(first.out());
     var runs = JSON.readTree(first.out()).get("runs");
     assertThat(runs).hasSize(2);
-    runs.forEach(run -> {
-      assertThat(run.get("jobs").asInt()).isEqualTo(13);
-      assertThat(run.get("skipped").asInt()).isZero();
-      assertThat(run.get("notes").toString())
-          .contains("20 job steps skipped")
-          .contains("1 heterogeneous jobs (2 components) each replayed as one job");
-    });
+    runs.forEach(
+        run -> {
+          assertThat(run.get("jobs").asInt()).isEqualTo(13);
+          assertThat(run.get("skipped").asInt()).isZero();
+          assertThat(run.get("notes").toString())
+              .contains("20 job steps skipped")
+              .contains("1 heterogeneous jobs (2 components) each replayed as one job");
+        });
   }
 
   @Test
   void sacctIsDetectedAndPrintsItsNotes() throws IOException {
     var file = write("sacct.txt", sacctSample());
-    var args = new String[] {"simulate", "--trace", file.toString(), "--cluster", "4x8",
-        "--policy", "fcfs,kairos", "--no-timing"};
+    var args =
+        new String[] {
+          "simulate",
+          "--trace",
+          file.toString(),
+          "--cluster",
+          "4x8",
+          "--policy",
+          "fcfs,kairos",
+          "--no-timing"
+        };
 
     var r = kairos(args).assertOk();
 
     assertThat(kairos(args).out()).isEqualTo(r.out());
-    assertThat(r.out()).contains("note: 3 jobs never started (pending, or cancelled before they"
-        + " started): skipped");
+    assertThat(r.out())
+        .contains(
+            "note: 3 jobs never started (pending, or cancelled before they" + " started): skipped");
     var jobs = r.out().lines().filter(l -> l.startsWith("jobs ")).findFirst().orElseThrow();
     assertThat(jobs.split("\\s+")).containsExactly("jobs", "13", "13");
   }
@@ -356,11 +534,22 @@ class SimulateCommandTest {
   void sacctJobsOutKeepsSlurmIds() throws IOException {
     var file = write("sacct.txt", sacctSample());
     var out = dir.resolve("sacct-jobs.csv");
-    kairos("simulate", "--trace", file.toString(), "--cluster", "4x8", "--policy", "fcfs",
-        "--jobs-out", out.toString(), "--no-timing").assertOk();
+    kairos(
+            "simulate",
+            "--trace",
+            file.toString(),
+            "--cluster",
+            "4x8",
+            "--policy",
+            "fcfs",
+            "--jobs-out",
+            out.toString(),
+            "--no-timing")
+        .assertOk();
     assertThat(Files.readAllLines(out).stream().skip(1).map(l -> l.split(",")[1]))
-        .containsExactly("4100", "4101", "4103", "4104", "4105", "4106", "4108", "4111", "4112",
-            "4113", "4114", "4115", "4116");
+        .containsExactly(
+            "4100", "4101", "4103", "4104", "4105", "4106", "4108", "4111", "4112", "4113", "4114",
+            "4115", "4116");
   }
 
   @Test
@@ -383,15 +572,33 @@ class SimulateCommandTest {
     try (var gz = new java.util.zip.GZIPOutputStream(Files.newOutputStream(file))) {
       gz.write(CSV.getBytes(StandardCharsets.UTF_8));
     }
-    var r = kairos("simulate", "--trace", file.toString(), "--cluster", "4x8", "--json",
-        "--policy", "fcfs").assertOk();
+    var r =
+        kairos(
+                "simulate",
+                "--trace",
+                file.toString(),
+                "--cluster",
+                "4x8",
+                "--json",
+                "--policy",
+                "fcfs")
+            .assertOk();
     assertThat(JSON.readTree(r.out()).get("jobs").asInt()).isEqualTo(6);
   }
 
   @Test
   void jobsLargerThanTheClusterAreNotedAndSkipped() throws IOException {
-    var r = kairos("simulate", "--trace", csv().toString(), "--cluster", "2x8", "--policy",
-        "fcfs", "--json").assertOk();
+    var r =
+        kairos(
+                "simulate",
+                "--trace",
+                csv().toString(),
+                "--cluster",
+                "2x8",
+                "--policy",
+                "fcfs",
+                "--json")
+            .assertOk();
     var node = JSON.readTree(r.out());
     assertThat(node.get("skipped").asInt()).isEqualTo(1); // job 5: 32 GPUs
     assertThat(node.get("jobs").asInt()).isEqualTo(5);
@@ -400,7 +607,10 @@ class SimulateCommandTest {
 
   @Test
   void yamlClusterRuns() throws IOException {
-    var yaml = write("cluster.yaml", """
+    var yaml =
+        write(
+            "cluster.yaml",
+            """
         nodes:
           - count: 4
             gpus: 8
@@ -410,8 +620,18 @@ class SimulateCommandTest {
         topology:
           nodesPerRack: 2
         """);
-    var r = kairos("simulate", "--trace", csv().toString(), "--cluster", yaml.toString(),
-        "--policy", "easy", "--json", "--comm-model").assertOk();
+    var r =
+        kairos(
+                "simulate",
+                "--trace",
+                csv().toString(),
+                "--cluster",
+                yaml.toString(),
+                "--policy",
+                "easy",
+                "--json",
+                "--comm-model")
+            .assertOk();
     var node = JSON.readTree(r.out());
     assertThat(node.get("cluster").asText()).isEqualTo("cluster.yaml");
     assertThat(node.get("cluster_gpus").asInt()).isEqualTo(32);
@@ -419,14 +639,17 @@ class SimulateCommandTest {
   }
 
   /**
-   * Regression (was a bug): docs/configuration.md gives {@code nodes[].gpuMemoryGiB} a default of 0, and its own
-   * example leaves it out of the second group, but ClusterSpecs reads it into a primitive double
-   * with FAIL_ON_NULL_FOR_PRIMITIVES on: a missing gpuMemoryGiB is rejected.
+   * Regression (was a bug): docs/configuration.md gives {@code nodes[].gpuMemoryGiB} a default of
+   * 0, and its own example leaves it out of the second group, but ClusterSpecs reads it into a
+   * primitive double with FAIL_ON_NULL_FOR_PRIMITIVES on: a missing gpuMemoryGiB is rejected.
    */
   @Test
   void clusterYamlWithoutGpuMemory() throws IOException {
     // The example from docs/configuration.md, verbatim.
-    var yaml = write("cluster.yaml", """
+    var yaml =
+        write(
+            "cluster.yaml",
+            """
         nodes:
           - count: 32
             gpus: 8
@@ -445,8 +668,17 @@ class SimulateCommandTest {
           racksPerBlock: 2
           blocksPerZone: 3
         """);
-    var r = kairos("simulate", "--trace", csv().toString(), "--cluster", yaml.toString(),
-        "--policy", "easy", "--json").assertOk();
+    var r =
+        kairos(
+                "simulate",
+                "--trace",
+                csv().toString(),
+                "--cluster",
+                yaml.toString(),
+                "--policy",
+                "easy",
+                "--json")
+            .assertOk();
     assertThat(JSON.readTree(r.out()).get("cluster_gpus").asInt()).isEqualTo(384);
   }
 
@@ -463,7 +695,13 @@ class SimulateCommandTest {
             + "scheduling: {preemptionGrace: soon}\n");
 
     Result r =
-        kairos("simulate", "--trace", csv.toString(), "--cluster", "2x4", "--tenancy",
+        kairos(
+            "simulate",
+            "--trace",
+            csv.toString(),
+            "--cluster",
+            "2x4",
+            "--tenancy",
             yaml.toString());
 
     assertThat(r.code()).as("exit code; stderr: %s", r.err()).isEqualTo(2);
@@ -492,9 +730,21 @@ class SimulateCommandTest {
         """);
 
     Result r =
-        kairos("simulate", "--trace", csv.toString(), "--cluster", "2x4", "--policy",
-            "kairos,fcfs", "--tenancy", yaml.toString(), "--checkpoint-every", "1m", "--json",
-            "--no-timing").assertOk();
+        kairos(
+                "simulate",
+                "--trace",
+                csv.toString(),
+                "--cluster",
+                "2x4",
+                "--policy",
+                "kairos,fcfs",
+                "--tenancy",
+                yaml.toString(),
+                "--checkpoint-every",
+                "1m",
+                "--json",
+                "--no-timing")
+            .assertOk();
 
     JsonNode runs = JSON.readTree(r.out()).get("runs");
     JsonNode kairos = runs.get(0).get("tenancy");
@@ -532,8 +782,16 @@ class SimulateCommandTest {
   void tenancyRunsReportPerAccountFiguresAndTablesWhenAccountsAreNotQueues() throws IOException {
     Path[] files = sharedQueue();
     String[] args = {
-      "simulate", "--trace", files[0].toString(), "--cluster", "1x4", "--policy", "fcfs,kairos",
-      "--tenancy", files[1].toString(), "--no-timing"
+      "simulate",
+      "--trace",
+      files[0].toString(),
+      "--cluster",
+      "1x4",
+      "--policy",
+      "fcfs,kairos",
+      "--tenancy",
+      files[1].toString(),
+      "--no-timing"
     };
 
     Result json = kairos(concat(args, "--json")).assertOk();
@@ -572,8 +830,19 @@ class SimulateCommandTest {
         """);
 
     Result r =
-        kairos("simulate", "--trace", files[0].toString(), "--cluster", "1x4", "--policy",
-            "fcfs", "--tenancy", files[1].toString(), "--markdown", "--no-timing").assertOk();
+        kairos(
+                "simulate",
+                "--trace",
+                files[0].toString(),
+                "--cluster",
+                "1x4",
+                "--policy",
+                "fcfs",
+                "--tenancy",
+                files[1].toString(),
+                "--markdown",
+                "--no-timing")
+            .assertOk();
 
     assertThat(r.out()).contains("Queues under fcfs").doesNotContain("Accounts under");
   }
@@ -584,9 +853,22 @@ class SimulateCommandTest {
     Path charts = dir.resolve("charts");
     Path html = dir.resolve("report.html");
 
-    kairos("simulate", "--trace", files[0].toString(), "--cluster", "1x4", "--policy",
-            "fcfs,kairos", "--tenancy", files[1].toString(), "--charts", charts.toString(),
-            "--report", html.toString(), "--no-timing").assertOk();
+    kairos(
+            "simulate",
+            "--trace",
+            files[0].toString(),
+            "--cluster",
+            "1x4",
+            "--policy",
+            "fcfs,kairos",
+            "--tenancy",
+            files[1].toString(),
+            "--charts",
+            charts.toString(),
+            "--report",
+            html.toString(),
+            "--no-timing")
+        .assertOk();
 
     assertThat(charts.resolve("quota-fcfs.svg")).exists();
     assertThat(charts.resolve("quota-kairos.svg")).exists();
@@ -612,8 +894,8 @@ class SimulateCommandTest {
 
   @Test
   void unknownPolicyListsTheValidOnes() throws IOException {
-    kairos("simulate", "--trace", csv().toString(), "--cluster", "4x8", "--policy",
-        "easy,bogus").assertUsageError("bogus", "fcfs, easy, conservative, sjf, kairos");
+    kairos("simulate", "--trace", csv().toString(), "--cluster", "4x8", "--policy", "easy,bogus")
+        .assertUsageError("bogus", "fcfs, easy, conservative, sjf, kairos");
   }
 
   static Stream<Arguments> badClusters() {
@@ -654,7 +936,8 @@ class SimulateCommandTest {
 
   @Test
   void malformedSwfLineNamesTheLineAndField() throws IOException {
-    var file = write("bad.swf", SWF.replace("    2     10   -1     50", "    2     10   -1    5x0"));
+    var file =
+        write("bad.swf", SWF.replace("    2     10   -1     50", "    2     10   -1    5x0"));
     kairos("simulate", "--trace", file.toString(), "--cluster", "8x1")
         .assertUsageError(file + ":4:", "run time (field 4)", "5x0");
   }
@@ -681,8 +964,7 @@ class SimulateCommandTest {
   @Test
   void undetectableFormat() throws IOException {
     var file = write("what.txt", "hello world\n");
-    kairos("simulate", "--trace", file.toString(), "--cluster", "4x8")
-        .assertUsageError("--format");
+    kairos("simulate", "--trace", file.toString(), "--cluster", "4x8").assertUsageError("--format");
   }
 
   @Test
@@ -694,11 +976,19 @@ class SimulateCommandTest {
   @ParameterizedTest
   @ValueSource(strings = {"2", "-0.1", "1.0001"})
   void commFractionOutOfRange(String fraction) throws IOException {
-    kairos("simulate", "--trace", csv().toString(), "--cluster", "4x8", "--comm-model",
-        "--comm-fraction", fraction).assertUsageError("--comm-fraction", "between 0 and 1");
+    kairos(
+            "simulate",
+            "--trace",
+            csv().toString(),
+            "--cluster",
+            "4x8",
+            "--comm-model",
+            "--comm-fraction",
+            fraction)
+        .assertUsageError("--comm-fraction", "between 0 and 1");
     // Checked even without --comm-model.
-    kairos("simulate", "--trace", csv().toString(), "--cluster", "4x8",
-        "--comm-fraction", fraction).assertUsageError("--comm-fraction");
+    kairos("simulate", "--trace", csv().toString(), "--cluster", "4x8", "--comm-fraction", fraction)
+        .assertUsageError("--comm-fraction");
   }
 
   @Test
@@ -710,8 +1000,15 @@ class SimulateCommandTest {
   @Test
   void jobsOutInAMissingDirectory() throws IOException {
     var out = dir.resolve("no/such/dir/jobs.csv");
-    var r = kairos("simulate", "--trace", csv().toString(), "--cluster", "4x8", "--jobs-out",
-        out.toString());
+    var r =
+        kairos(
+            "simulate",
+            "--trace",
+            csv().toString(),
+            "--cluster",
+            "4x8",
+            "--jobs-out",
+            out.toString());
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).startsWith("kairos: --jobs-out").doesNotContain("\tat ");
   }
@@ -724,22 +1021,28 @@ class SimulateCommandTest {
     String group = "nodes:\n  - count: 2\n    gpus: 8\n    gpuMemoryGiB: 80\n";
     return Stream.of(
         Arguments.of("unknown field", group + "    colour: red\n", "nodes[0].colour"),
-        Arguments.of("wrong type",
-            "nodes:\n  - count: 2\n    gpus: eight\n    gpuMemoryGiB: 80\n", "nodes[0].gpus"),
-        Arguments.of("wrong type of a string field", group + "    labels: [a, b]\n",
-            "nodes[0].labels"),
-        Arguments.of("nvlink does not divide", group + "    nvlinkDomain: 3\n",
-            "nodes[0].nvlinkDomain"),
+        Arguments.of(
+            "wrong type",
+            "nodes:\n  - count: 2\n    gpus: eight\n    gpuMemoryGiB: 80\n",
+            "nodes[0].gpus"),
+        Arguments.of(
+            "wrong type of a string field", group + "    labels: [a, b]\n", "nodes[0].labels"),
+        Arguments.of(
+            "nvlink does not divide", group + "    nvlinkDomain: 3\n", "nodes[0].nvlinkDomain"),
         Arguments.of("nvlink zero", group + "    nvlinkDomain: 0\n", "nodes[0].nvlinkDomain"),
         Arguments.of("empty nodes", "nodes: []\n", "'nodes'"),
         Arguments.of("missing nodes", "topology:\n  nodesPerRack: 4\n", "nodes"),
         Arguments.of("missing count", "nodes:\n  - gpus: 8\n    gpuMemoryGiB: 80\n", "count"),
-        Arguments.of("zero count",
-            "nodes:\n  - count: 0\n    gpus: 8\n    gpuMemoryGiB: 80\n", "nodes[0].count"),
-        Arguments.of("too many gpus",
-            "nodes:\n  - count: 1\n    gpus: 65\n    gpuMemoryGiB: 80\n", "nodes[0].gpus"),
-        Arguments.of("bad topology", group + "topology:\n  nodesPerRack: 0\n",
-            "topology.nodesPerRack"),
+        Arguments.of(
+            "zero count",
+            "nodes:\n  - count: 0\n    gpus: 8\n    gpuMemoryGiB: 80\n",
+            "nodes[0].count"),
+        Arguments.of(
+            "too many gpus",
+            "nodes:\n  - count: 1\n    gpus: 65\n    gpuMemoryGiB: 80\n",
+            "nodes[0].gpus"),
+        Arguments.of(
+            "bad topology", group + "topology:\n  nodesPerRack: 0\n", "topology.nodesPerRack"),
         Arguments.of("unknown top-level", group + "racks: 3\n", "racks"),
         Arguments.of("not yaml", "nodes: [\n", "cluster.yaml"),
         Arguments.of("scalar", "42\n", "cluster.yaml"),
@@ -780,7 +1083,10 @@ class SimulateCommandTest {
 
   // ---------------------------------------------------------------- regressions
 
-  /** Regression (was a bug): the --format message lists "auto" twice (TraceReaders.FORMATS already holds it). */
+  /**
+   * Regression (was a bug): the --format message lists "auto" twice (TraceReaders.FORMATS already
+   * holds it).
+   */
   @Test
   void unknownFormatListsEachFormatOnce() throws IOException {
     kairos("simulate", "--trace", csv().toString(), "--cluster", "4x8", "--format", "parquet")
@@ -788,44 +1094,65 @@ class SimulateCommandTest {
   }
 
   /**
-   * Regression (was a bug): {@code commFraction < 0 || commFraction > 1} lets NaN through: without --comm-model it
-   * is accepted silently (exit 0), with it the message comes from CommModel and does not name
-   * the option ("kairos: comm fraction must be in [0, 1], got NaN").
+   * Regression (was a bug): {@code commFraction < 0 || commFraction > 1} lets NaN through: without
+   * --comm-model it is accepted silently (exit 0), with it the message comes from CommModel and
+   * does not name the option ("kairos: comm fraction must be in [0, 1], got NaN").
    */
   @Test
   void commFractionNaN() throws IOException {
     kairos("simulate", "--trace", csv().toString(), "--cluster", "4x8", "--comm-fraction", "NaN")
         .assertUsageError("--comm-fraction");
-    kairos("simulate", "--trace", csv().toString(), "--cluster", "4x8", "--comm-model",
-        "--comm-fraction", "NaN").assertUsageError("--comm-fraction");
+    kairos(
+            "simulate",
+            "--trace",
+            csv().toString(),
+            "--cluster",
+            "4x8",
+            "--comm-model",
+            "--comm-fraction",
+            "NaN")
+        .assertUsageError("--comm-fraction");
   }
 
   /**
-   * Regression (was a bug): docs/simulator.md says jobs larger than the cluster are noted and skipped, but a job of
-   * more than 2^20 GPUs (or gpus_per_node > 64) makes GangSpec throw: exit 2 with "kairos:
-   * gang.tasks must be between 1 and 1048576, got 2000000", naming neither file nor line.
+   * Regression (was a bug): docs/simulator.md says jobs larger than the cluster are noted and
+   * skipped, but a job of more than 2^20 GPUs (or gpus_per_node > 64) makes GangSpec throw: exit 2
+   * with "kairos: gang.tasks must be between 1 and 1048576, got 2000000", naming neither file nor
+   * line.
    */
   @Test
   void absurdlyWideJobIsSkipped() throws IOException {
     var file = write("wide.csv", "id,submit_s,gpus,duration_s\n1,0,2000000,10\n2,0,1,10\n");
-    var r = kairos("simulate", "--trace", file.toString(), "--cluster", "4x8", "--json",
-        "--policy", "easy").assertOk();
+    var r =
+        kairos(
+                "simulate",
+                "--trace",
+                file.toString(),
+                "--cluster",
+                "4x8",
+                "--json",
+                "--policy",
+                "easy")
+            .assertOk();
     var node = JSON.readTree(r.out());
     assertThat(node.get("skipped").asInt()).isEqualTo(1);
     assertThat(node.get("jobs").asInt()).isEqualTo(1);
   }
 
   /**
-   * Regression (was a bug): submit_s + duration_s past Long.MAX_VALUE overflows: the end time goes negative, the
-   * completion is applied "at once", and on a 2-GPU node two 2-GPU jobs run at the same time.
-   * Actual: exit 0, --jobs-out rows "fcfs,1,9223372036854775800,9223372036854775800,
+   * Regression (was a bug): submit_s + duration_s past Long.MAX_VALUE overflows: the end time goes
+   * negative, the completion is applied "at once", and on a 2-GPU node two 2-GPU jobs run at the
+   * same time. Actual: exit 0, --jobs-out rows "fcfs,1,9223372036854775800,9223372036854775800,
    * -9223372036854775806,0,n0" and "fcfs,2,9223372036854775801,9223372036854775801,...", and
    * makespan_s 0, utilization 0. Expected: the input rejected with exit 2 naming the file.
    */
   @Test
   void timesThatOverflowAreRejected() throws IOException {
-    var file = write("late.csv", "id,submit_s,gpus,duration_s\n"
-        + "1,9223372036854775800,2,10\n2,9223372036854775801,2,10\n");
+    var file =
+        write(
+            "late.csv",
+            "id,submit_s,gpus,duration_s\n"
+                + "1,9223372036854775800,2,10\n2,9223372036854775801,2,10\n");
     kairos("simulate", "--trace", file.toString(), "--cluster", "1x2", "--policy", "fcfs")
         .assertUsageError("late.csv");
   }
@@ -833,14 +1160,48 @@ class SimulateCommandTest {
   // ---------------------------------------------------------------- fuzz
 
   private static final String[] JUNK = {
-    ",", ",,,", "\n", "\r\n", "-", "-1", "0", " ", "\t", ";", "#", "x", "1e308", "1e-9", "NaN",
-    "Infinity", "0x1F", "99999999999999999999", "9223372036854775807", "-9223372036854775808",
-    "2147483647", "4294967296", "1.5", "\u00e9", "\u0000", "\"", "id,submit_s", "timestamp",
+    ",",
+    ",,,",
+    "\n",
+    "\r\n",
+    "-",
+    "-1",
+    "0",
+    " ",
+    "\t",
+    ";",
+    "#",
+    "x",
+    "1e308",
+    "1e-9",
+    "NaN",
+    "Infinity",
+    "0x1F",
+    "99999999999999999999",
+    "9223372036854775807",
+    "-9223372036854775808",
+    "2147483647",
+    "4294967296",
+    "1.5",
+    "\u00e9",
+    "\u0000",
+    "\"",
+    "id,submit_s",
+    "timestamp",
   };
 
   private static final String[] HUGE = {
-    "9223372036854775807", "4611686018427387904", "9223372036854775806", "2147483647",
-    "2147483648", "1048577", "99999999999999999999", "1e18", "4.6e18", "65", "1000000",
+    "9223372036854775807",
+    "4611686018427387904",
+    "9223372036854775806",
+    "2147483647",
+    "2147483648",
+    "1048577",
+    "99999999999999999999",
+    "1e18",
+    "4.6e18",
+    "65",
+    "1000000",
   };
 
   /** One random mutation of {@code text}. */
@@ -904,17 +1265,18 @@ class SimulateCommandTest {
   }
 
   /**
-   * 300 seeded random mutations of a small valid CSV, SWF and sacct file (100 each): every run exits 0
-   * or 2, and never prints a stack trace. Failures name the seed, and the file that broke.
+   * 300 seeded random mutations of a small valid CSV, SWF and sacct file (100 each): every run
+   * exits 0 or 2, and never prints a stack trace. Failures name the seed, and the file that broke.
    */
   @ParameterizedTest(name = "{0}")
   @MethodSource("fuzzCases")
   void mutatedTracesExitZeroOrTwoWithoutStackTraces(String kind) throws IOException {
-    String base = switch (kind) {
-      case "csv" -> CSV;
-      case "swf" -> SWF;
-      default -> sacctSample();
-    };
+    String base =
+        switch (kind) {
+          case "csv" -> CSV;
+          case "swf" -> SWF;
+          default -> sacctSample();
+        };
     String cluster = kind.equals("swf") ? "8x1" : "4x8";
     var failures = new ArrayList<String>();
     int[] byCode = new int[3];
@@ -923,8 +1285,17 @@ class SimulateCommandTest {
       var bytes = mutate(base, random);
       var file = dir.resolve(kind + "-" + seed + "." + kind);
       Files.write(file, bytes);
-      var r = kairos("simulate", "--trace", file.toString(), "--cluster", cluster, "--policy",
-          "easy,kairos", "--check-invariants", "--no-timing");
+      var r =
+          kairos(
+              "simulate",
+              "--trace",
+              file.toString(),
+              "--cluster",
+              cluster,
+              "--policy",
+              "easy,kairos",
+              "--check-invariants",
+              "--no-timing");
       boolean ok =
           (r.code() == 0 && r.err().isEmpty())
               || (r.code() == 2
@@ -935,9 +1306,15 @@ class SimulateCommandTest {
         byCode[r.code()]++;
       }
       if (!ok) {
-        failures.add("seed " + seed + " exit " + r.code() + "\n--- input:\n"
-            + new String(bytes, StandardCharsets.UTF_8) + "\n--- stderr:\n"
-            + r.err().lines().limit(4).reduce("", (a, b) -> a + b + "\n"));
+        failures.add(
+            "seed "
+                + seed
+                + " exit "
+                + r.code()
+                + "\n--- input:\n"
+                + new String(bytes, StandardCharsets.UTF_8)
+                + "\n--- stderr:\n"
+                + r.err().lines().limit(4).reduce("", (a, b) -> a + b + "\n"));
       } else {
         Files.delete(file);
       }

@@ -35,15 +35,44 @@ class SubmitCommandTest extends ClientTestSupport {
 
   @Test
   void flagsBecomeTheSubmission() throws IOException {
-    var r = kairos("submit", "--name", "train", "--gpus", "16", "--gpus-per-node", "8",
-        "--cpus", "4", "--mem", "4G", "--time", "2h", "--queue", "research", "--priority", "5",
-        "--gpu-model", "H100", "--env", "A=1", "--env", "B=x=y", "--",
-        "python", "train.py", "--lr", "0.1").assertOk();
+    var r =
+        kairos(
+                "submit",
+                "--name",
+                "train",
+                "--gpus",
+                "16",
+                "--gpus-per-node",
+                "8",
+                "--cpus",
+                "4",
+                "--mem",
+                "4G",
+                "--time",
+                "2h",
+                "--queue",
+                "research",
+                "--priority",
+                "5",
+                "--gpu-model",
+                "H100",
+                "--env",
+                "A=1",
+                "--env",
+                "B=x=y",
+                "--",
+                "python",
+                "train.py",
+                "--lr",
+                "0.1")
+            .assertOk();
     assertThat(r.out()).isEqualTo("Submitted job 42\n");
-    assertSent("""
+    assertSent(
+        """
         {"name":"train","command":["python","train.py","--lr","0.1"],"env":{"A":"1","B":"x=y"},
          "workdir":"%s","gpus":16,"gpusPerNode":8,"cpus":4,"memoryMb":4096,"timeLimit":"2h",
-         "queue":"research","priority":5,"gpuModel":"H100"}""".formatted(dir));
+         "queue":"research","priority":5,"gpuModel":"H100"}"""
+            .formatted(dir));
     var request = server.only("POST", "/api/v1/jobs");
     assertThat(request.header("Authorization")).isEqualTo("Bearer " + TOKEN);
     assertThat(request.header("Content-Type")).isEqualTo("application/json");
@@ -51,13 +80,32 @@ class SubmitCommandTest extends ClientTestSupport {
 
   @Test
   void checkpointAndSignalFlagsBecomeTheSubmission() throws IOException {
-    kairos("submit", "--gpus", "8", "--kill-signal", "INT", "--grace", "2m", "--signal", "USR1@300",
-        "--checkpoint-dir", "ckpt", "--max-restarts", "3", "--exclude", "n4,n7", "--",
-        "torchrun", "train.py").assertOk();
-    assertSent("""
+    kairos(
+            "submit",
+            "--gpus",
+            "8",
+            "--kill-signal",
+            "INT",
+            "--grace",
+            "2m",
+            "--signal",
+            "USR1@300",
+            "--checkpoint-dir",
+            "ckpt",
+            "--max-restarts",
+            "3",
+            "--exclude",
+            "n4,n7",
+            "--",
+            "torchrun",
+            "train.py")
+        .assertOk();
+    assertSent(
+        """
         {"command":["torchrun","train.py"],"workdir":"%s","gpus":8,"killSignal":"INT",
          "gracePeriod":"2m","warnSignal":"USR1@300","checkpointDir":"%s","maxRestarts":3,
-         "excludeNodes":["n4","n7"]}""".formatted(dir, dir.resolve("ckpt")));
+         "excludeNodes":["n4","n7"]}"""
+            .formatted(dir, dir.resolve("ckpt")));
   }
 
   @Test
@@ -74,7 +122,9 @@ class SubmitCommandTest extends ClientTestSupport {
 
   @Test
   void aYamlJobFileBecomesTheSubmission() throws IOException {
-    write("job.yaml", """
+    write(
+        "job.yaml",
+        """
         name: resnet
         command: [python, train.py, --epochs, "90"]
         gpus: 16
@@ -86,7 +136,8 @@ class SubmitCommandTest extends ClientTestSupport {
         workdir: /data/resnet
         """);
     kairos("submit", "job.yaml").assertOk();
-    assertSent("""
+    assertSent(
+        """
         {"name":"resnet","command":["python","train.py","--epochs","90"],
          "env":{"NCCL_DEBUG":"INFO"},"workdir":"/data/resnet","gpus":16,"gpusPerNode":8,
          "memoryMb":2048,"timeLimit":"1:30:00"}""");
@@ -96,29 +147,38 @@ class SubmitCommandTest extends ClientTestSupport {
   void aJsonJobFileWorksToo() throws IOException {
     write("job.json", "{\"command\":[\"true\"],\"gpus\":1,\"timeLimit\":3600}");
     kairos("submit", "job.json").assertOk();
-    assertSent("{\"command\":[\"true\"],\"gpus\":1,\"timeLimit\":\"3600\",\"workdir\":\"" + dir + "\"}");
+    assertSent(
+        "{\"command\":[\"true\"],\"gpus\":1,\"timeLimit\":\"3600\",\"workdir\":\"" + dir + "\"}");
   }
 
   @Test
   void flagsOverrideTheFile() throws IOException {
-    write("job.yaml", """
+    write(
+        "job.yaml",
+        """
         command: [python, train.py]
         gpus: 2
         queue: a
         env: {A: "1", B: "2"}
         """);
     kairos("submit", "--gpus", "4", "--env", "B=3", "--mem", "512M", "job.yaml").assertOk();
-    assertSent("""
+    assertSent(
+        """
         {"command":["python","train.py"],"gpus":4,"queue":"a","env":{"A":"1","B":"3"},
-         "memoryMb":512,"workdir":"%s"}""".formatted(dir));
+         "memoryMb":512,"workdir":"%s"}"""
+            .formatted(dir));
   }
 
   @Test
   void anUnknownKeyInTheFileNamesItAndListsTheValidOnes() throws IOException {
     write("job.yaml", "command: [x]\ngpu: 4\n");
-    kairos("submit", "job.yaml").assertError(2, "job.yaml: unknown key 'gpu'",
-        "did you mean 'gpus'?", "valid keys: name, command, env, workdir, gpus, gpusPerNode,"
-            + " cpus, memoryMb, timeLimit, queue, priority, gpuModel, user");
+    kairos("submit", "job.yaml")
+        .assertError(
+            2,
+            "job.yaml: unknown key 'gpu'",
+            "did you mean 'gpus'?",
+            "valid keys: name, command, env, workdir, gpus, gpusPerNode,"
+                + " cpus, memoryMb, timeLimit, queue, priority, gpuModel, user");
     assertThat(server.requests()).isEmpty();
   }
 
@@ -144,8 +204,8 @@ class SubmitCommandTest extends ClientTestSupport {
 
   @Test
   void aMissingFileSaysHowToRunAProgram() {
-    kairos("submit", "hostname").assertError(2, "no such job file: hostname",
-        "kairos submit [options] -- hostname");
+    kairos("submit", "hostname")
+        .assertError(2, "no such job file: hostname", "kairos submit [options] -- hostname");
   }
 
   @Test
@@ -157,9 +217,10 @@ class SubmitCommandTest extends ClientTestSupport {
   void aScriptIsRunByItsAbsolutePath() throws IOException {
     var script = write("train.sh", "#!/bin/bash\npython train.py\n");
     kairos("submit", "--gpus", "1", "train.sh", "arg1").assertOk();
-    assertSent("""
+    assertSent(
+        """
         {"name":"train.sh","command":["%s","arg1"],"gpus":1,"workdir":"%s"}"""
-        .formatted(script.toAbsolutePath(), dir));
+            .formatted(script.toAbsolutePath(), dir));
   }
 
   @Test
@@ -171,14 +232,24 @@ class SubmitCommandTest extends ClientTestSupport {
   @Test
   void waitExitsWithTheJobsExitCode() {
     var polls = new AtomicInteger();
-    server.on("GET", "/api/v1/jobs/42", r -> Reply.json(200, polls.incrementAndGet() == 1
-        ? job(42, "RUNNING", ",\"startTime\":\"2026-03-28T11:56:00Z\",\"placement\":[{\"task\":0,\"node\":\"n1\",\"gpus\":[0]}]")
-        : job(42, "FAILED", ",\"exitCode\":3,\"message\":\"exit code 3 on node n1\"")));
+    server.on(
+        "GET",
+        "/api/v1/jobs/42",
+        r ->
+            Reply.json(
+                200,
+                polls.incrementAndGet() == 1
+                    ? job(
+                        42,
+                        "RUNNING",
+                        ",\"startTime\":\"2026-03-28T11:56:00Z\",\"placement\":[{\"task\":0,\"node\":\"n1\",\"gpus\":[0]}]")
+                    : job(42, "FAILED", ",\"exitCode\":3,\"message\":\"exit code 3 on node n1\"")));
     var r = kairos("submit", "--wait", "--", "false");
     assertThat(r.code()).isEqualTo(3);
     assertThat(r.err()).isEmpty();
-    assertThat(r.out()).isEqualTo(
-        "Submitted job 42\nJob 42 RUNNING on n1\nJob 42 FAILED: exit code 3 on node n1\n");
+    assertThat(r.out())
+        .isEqualTo(
+            "Submitted job 42\nJob 42 RUNNING on n1\nJob 42 FAILED: exit code 3 on node n1\n");
   }
 
   @Test
@@ -197,7 +268,8 @@ class SubmitCommandTest extends ClientTestSupport {
     assertThat(SubmitCommand.memoryMb("2GiB")).isEqualTo(2048);
     assertThat(SubmitCommand.memoryMb("1T")).isEqualTo(1024 * 1024);
     assertThat(SubmitCommand.memoryMb("100K")).isEqualTo(1);
-    assertThatThrownBy(() -> SubmitCommand.memoryMb("lots")).isInstanceOf(UsageException.class)
+    assertThatThrownBy(() -> SubmitCommand.memoryMb("lots"))
+        .isInstanceOf(UsageException.class)
         .hasMessageContaining("--mem: cannot read 'lots'");
   }
 
@@ -209,7 +281,10 @@ class SubmitCommandTest extends ClientTestSupport {
 
   @Test
   void aSlurmScriptsDirectivesBecomeTheSubmission() throws IOException {
-    var script = write("train.sh", """
+    var script =
+        write(
+            "train.sh",
+            """
         #!/bin/bash
         #SBATCH --job-name=llama
         #SBATCH -N 2 --gres=gpu:h100:8
@@ -221,37 +296,59 @@ class SubmitCommandTest extends ClientTestSupport {
         torchrun train.py
         """);
     kairos("submit", "train.sh", "lr=0.1").assertOk();
-    assertSent("""
+    assertSent(
+        """
         {"name":"llama","command":["%s","lr=0.1"],"workdir":"%s","gpus":16,"gpusPerNode":8,
          "cpus":16,"memoryMb":262144,"timeLimit":"36:00:00","queue":"research","gpuModel":"h100",
          "warnSignal":"USR1@120","checkpointDir":"/ckpt/llama","maxRestarts":2,
          "excludeNodes":["gpu03","gpu04"],"output":"%s"}"""
-        .formatted(script.toAbsolutePath(), dir, dir.resolve("logs/%x-%j.%t.out")));
+            .formatted(script.toAbsolutePath(), dir, dir.resolve("logs/%x-%j.%t.out")));
   }
 
   @Test
   void flagsOverrideTheDirectives() throws IOException {
-    write("train.sh", """
+    write(
+        "train.sh",
+        """
         #!/bin/sh
         #SBATCH -J a -t 10 -p slow --gres=gpu:2 -o /l/a.out
         #KAIROS --priority 3
         true
         """);
-    kairos("submit", "--name", "b", "--time", "2h", "--queue", "fast", "--gpus", "4",
-        "--priority", "7", "--stdout", "/l/b.out", "--workdir", "/w", "train.sh").assertOk();
-    assertSent("""
+    kairos(
+            "submit",
+            "--name",
+            "b",
+            "--time",
+            "2h",
+            "--queue",
+            "fast",
+            "--gpus",
+            "4",
+            "--priority",
+            "7",
+            "--stdout",
+            "/l/b.out",
+            "--workdir",
+            "/w",
+            "train.sh")
+        .assertOk();
+    assertSent(
+        """
         {"name":"b","command":["%s"],"workdir":"/w","gpus":4,"timeLimit":"2h","queue":"fast",
-         "priority":7,"output":"/l/b.out"}""".formatted(dir.resolve("train.sh")));
+         "priority":7,"output":"/l/b.out"}"""
+            .formatted(dir.resolve("train.sh")));
   }
 
   @Test
   void chdirMakesRelativeOutputPathsRelativeToIt() throws IOException {
     write("job.sh", "#!/bin/sh\n#SBATCH -D /scratch/run -o out/%j.log -e err.log\ntrue\n");
     kairos("submit", "job.sh").assertOk();
-    assertSent("""
+    assertSent(
+        """
         {"name":"job.sh","command":["%s"],"workdir":"/scratch/run",
          "output":"/scratch/run/out/%%j.log","error":"/scratch/run/err.log"}"""
-        .formatted(dir.resolve("job.sh")));
+            .formatted(dir.resolve("job.sh")));
   }
 
   @Test
@@ -260,25 +357,38 @@ class SubmitCommandTest extends ClientTestSupport {
     var r = kairos("submit", "job.sh");
     assertThat(r.code()).isZero();
     assertThat(r.out()).isEqualTo("Submitted job 42\n");
-    assertThat(r.err()).isEqualTo(
-        "kairos: #SBATCH --mail-type=END is not supported and was ignored (job.sh line 2)\n");
-    assertSent("{\"name\":\"job.sh\",\"command\":[\"" + dir.resolve("job.sh") + "\"],"
-        + "\"workdir\":\"" + dir + "\",\"account\":\"physics\"}");
+    assertThat(r.err())
+        .isEqualTo(
+            "kairos: #SBATCH --mail-type=END is not supported and was ignored (job.sh line 2)\n");
+    assertSent(
+        "{\"name\":\"job.sh\",\"command\":[\""
+            + dir.resolve("job.sh")
+            + "\"],"
+            + "\"workdir\":\""
+            + dir
+            + "\",\"account\":\"physics\"}");
   }
 
   @Test
   void accountAndPriorityClassOptionsOverrideTheScriptsAccountAndQos() throws IOException {
     write("job.sh", "#!/bin/sh\n#SBATCH -A physics\n#SBATCH --qos=low\ntrue\n");
     kairos("submit", "--account", "vision", "--priority-class", "high", "job.sh").assertOk();
-    assertSent("{\"name\":\"job.sh\",\"command\":[\"" + dir.resolve("job.sh") + "\"],"
-        + "\"workdir\":\"" + dir + "\",\"account\":\"vision\",\"priorityClass\":\"high\"}");
+    assertSent(
+        "{\"name\":\"job.sh\",\"command\":[\""
+            + dir.resolve("job.sh")
+            + "\"],"
+            + "\"workdir\":\""
+            + dir
+            + "\",\"account\":\"vision\",\"priorityClass\":\"high\"}");
   }
 
   @Test
   void aBadDirectiveNamesTheLineAndSendsNothing() throws IOException {
     write("job.sh", "#!/bin/sh\n#SBATCH -J x\n#SBATCH --time=soon\ntrue\n");
-    kairos("submit", "job.sh").assertError(2,
-        "kairos: job.sh line 3: #SBATCH --time=soon: cannot read the time 'soon'; write minutes");
+    kairos("submit", "job.sh")
+        .assertError(
+            2,
+            "kairos: job.sh line 3: #SBATCH --time=soon: cannot read the time 'soon'; write minutes");
     assertThat(server.requests()).isEmpty();
   }
 
@@ -286,15 +396,16 @@ class SubmitCommandTest extends ClientTestSupport {
   void aScriptWithoutShebangRunsWithTheShell() throws IOException {
     write("job.sh", "#SBATCH -G 1\npython train.py\n");
     kairos("submit", "job.sh").assertOk();
-    assertSent("""
+    assertSent(
+        """
         {"name":"job.sh","command":["/bin/sh","%s"],"workdir":"%s","gpus":1}"""
-        .formatted(dir.resolve("job.sh"), dir));
+            .formatted(dir.resolve("job.sh"), dir));
   }
 
   /**
-   * Seeded random scripts of directives, good and bad, through the whole command: each is
-   * submitted (exit 0) or refused as bad input (exit 2), never a crash or a stack trace. (500
-   * more go through the parser alone in {@link BatchScriptTest}.)
+   * Seeded random scripts of directives, good and bad, through the whole command: each is submitted
+   * (exit 0) or refused as bad input (exit 2), never a crash or a stack trace. (500 more go through
+   * the parser alone in {@link BatchScriptTest}.)
    */
   @Test
   void randomScriptsAreSubmittedOrRefusedNeverCrash() throws IOException {
@@ -303,14 +414,25 @@ class SubmitCommandTest extends ClientTestSupport {
       String text = BatchScriptTest.randomScript(random);
       write("fuzz.sh", text);
       var r = kairos("submit", "fuzz.sh");
-      assertThat(r.code()).as("seed %d, script:%n%s%nstderr: %s", seed, text, r.err())
-          .isIn(0, 2);
-      assertThat(r.err()).as("seed %d, script:%n%s", seed, text)
-          .doesNotContain("\tat ").doesNotContain("Exception").doesNotContain("internal error");
+      assertThat(r.code()).as("seed %d, script:%n%s%nstderr: %s", seed, text, r.err()).isIn(0, 2);
+      assertThat(r.err())
+          .as("seed %d, script:%n%s", seed, text)
+          .doesNotContain("\tat ")
+          .doesNotContain("Exception")
+          .doesNotContain("internal error");
       if (r.code() == 2) {
-        assertThat(r.err().strip().lines().filter(l -> !l.contains("was ignored")
-                && !l.contains("was noted") && !l.contains("srun")).count())
-            .as("seed %d: one error line: %s", seed, r.err()).isEqualTo(1);
+        assertThat(
+                r.err()
+                    .strip()
+                    .lines()
+                    .filter(
+                        l ->
+                            !l.contains("was ignored")
+                                && !l.contains("was noted")
+                                && !l.contains("srun"))
+                    .count())
+            .as("seed %d: one error line: %s", seed, r.err())
+            .isEqualTo(1);
       }
     }
   }

@@ -27,8 +27,8 @@ import java.util.function.BooleanSupplier;
 /**
  * A cluster of real processes on this machine: {@code kairos server} and several {@code kairos
  * agent}s, each agent on its own loopback address (127.0.0.2, 127.0.0.3, ...) with its own data
- * directory and emulated GPUs, started from the test's class path. Tests talk to it over HTTP as
- * an admin, and kill, freeze and thaw agents with real signals.
+ * directory and emulated GPUs, started from the test's class path. Tests talk to it over HTTP as an
+ * admin, and kill, freeze and thaw agents with real signals.
  */
 final class TestCluster implements AutoCloseable {
   static final ObjectMapper JSON = JsonMapper.builder().build();
@@ -38,7 +38,8 @@ final class TestCluster implements AutoCloseable {
   final String adminToken;
   private final Process server;
   private final Map<String, Process> agents = new LinkedHashMap<>();
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
   private TestCluster(Path dir, String url, Process server, String adminToken) {
     this.dir = dir;
@@ -55,16 +56,28 @@ final class TestCluster implements AutoCloseable {
   /** Starts a controller with extra {@code kairos server} arguments and waits until it serves. */
   static TestCluster start(Path dir, String... serverArgs) throws Exception {
     int port = freePort();
-    var args = new ArrayList<>(List.of(
-        "server", "--data", dir.resolve("ctl").toString(), "--listen", "127.0.0.1:" + port));
+    var args =
+        new ArrayList<>(
+            List.of(
+                "server",
+                "--data",
+                dir.resolve("ctl").toString(),
+                "--listen",
+                "127.0.0.1:" + port));
     args.addAll(Arrays.asList(serverArgs));
     var server = java(dir.resolve("server.log"), args);
     String url = "http://127.0.0.1:" + port;
     Path token = dir.resolve("ctl/admin.token");
-    waitFor("the controller writes its admin token", Duration.ofSeconds(60),
-        () -> Files.exists(token) && readQuietly(token).strip().length() > 10, () -> readQuietly(dir.resolve("server.log")));
+    waitFor(
+        "the controller writes its admin token",
+        Duration.ofSeconds(60),
+        () -> Files.exists(token) && readQuietly(token).strip().length() > 10,
+        () -> readQuietly(dir.resolve("server.log")));
     var cluster = new TestCluster(dir, url, server, Files.readString(token).strip());
-    waitFor("the controller serves", Duration.ofSeconds(60), () -> cluster.status("/api/v1/nodes") == 200,
+    waitFor(
+        "the controller serves",
+        Duration.ofSeconds(60),
+        () -> cluster.status("/api/v1/nodes") == 200,
         () -> readQuietly(dir.resolve("server.log")));
     return cluster;
   }
@@ -83,17 +96,29 @@ final class TestCluster implements AutoCloseable {
    */
   Process agent(String name, int host, String gpus, Map<String, String> env, String... extra)
       throws Exception {
-    var args = new ArrayList<>(List.of(
-        "agent", "--controller", url, "--join-token-file", dir.resolve("ctl/join.token").toString(),
-        "--node-name", name, "--data", dir.resolve("agent-" + name).toString(),
-        "--listen", "127.0.0." + host + ":0"));
+    var args =
+        new ArrayList<>(
+            List.of(
+                "agent",
+                "--controller",
+                url,
+                "--join-token-file",
+                dir.resolve("ctl/join.token").toString(),
+                "--node-name",
+                name,
+                "--data",
+                dir.resolve("agent-" + name).toString(),
+                "--listen",
+                "127.0.0." + host + ":0"));
     if (gpus != null) {
       args.addAll(List.of("--emulate-gpus", gpus));
     }
     args.addAll(Arrays.asList(extra));
     var p = java(dir.resolve("agent-" + name + ".log"), args, env);
     agents.put(name, p);
-    waitFor("agent " + name + " registers", Duration.ofSeconds(60),
+    waitFor(
+        "agent " + name + " registers",
+        Duration.ofSeconds(60),
         () -> node(name).map(n -> n.state() == io.kairos.protocol.NodeState.UP).orElse(false),
         () -> agentLog(name));
     return p;
@@ -112,18 +137,22 @@ final class TestCluster implements AutoCloseable {
   }
 
   void signal(String agent, String signal) throws Exception {
-    var p = new ProcessBuilder("kill", "-" + signal, Long.toString(agents.get(agent).pid())).start();
+    var p =
+        new ProcessBuilder("kill", "-" + signal, Long.toString(agents.get(agent).pid())).start();
     if (p.waitFor() != 0) {
       throw new IllegalStateException("kill -" + signal + " " + agent + " failed");
     }
   }
 
   long submit(JobSubmission job) throws Exception {
-    var r = http.send(HttpRequest.newBuilder(URI.create(url + "/api/v1/jobs"))
-            .header("Authorization", "Bearer " + adminToken)
-            .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(job))).build(),
-        HttpResponse.BodyHandlers.ofString());
+    var r =
+        http.send(
+            HttpRequest.newBuilder(URI.create(url + "/api/v1/jobs"))
+                .header("Authorization", "Bearer " + adminToken)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(job)))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     if (r.statusCode() != 201 && r.statusCode() != 200) {
       throw new AssertionError("submit got " + r.statusCode() + ": " + r.body());
     }
@@ -155,15 +184,21 @@ final class TestCluster implements AutoCloseable {
   }
 
   void waitState(long id, JobState state, Duration limit) throws InterruptedException {
-    waitFor("job " + id + " is " + state, limit, () -> job(id).state() == state,
+    waitFor(
+        "job " + id + " is " + state,
+        limit,
+        () -> job(id).state() == state,
         () -> "job: " + job(id) + "\nserver log tail:\n" + tail(serverLog()));
   }
 
   int status(String path) {
     try {
-      return http.send(HttpRequest.newBuilder(URI.create(url + path))
-          .header("Authorization", "Bearer " + adminToken).build(),
-          HttpResponse.BodyHandlers.discarding()).statusCode();
+      return http.send(
+              HttpRequest.newBuilder(URI.create(url + path))
+                  .header("Authorization", "Bearer " + adminToken)
+                  .build(),
+              HttpResponse.BodyHandlers.discarding())
+          .statusCode();
     } catch (IOException e) {
       return -1;
     } catch (InterruptedException e) {
@@ -174,9 +209,12 @@ final class TestCluster implements AutoCloseable {
 
   String get(String path) {
     try {
-      return http.send(HttpRequest.newBuilder(URI.create(url + path))
-          .header("Authorization", "Bearer " + adminToken).build(),
-          HttpResponse.BodyHandlers.ofString()).body();
+      return http.send(
+              HttpRequest.newBuilder(URI.create(url + path))
+                  .header("Authorization", "Bearer " + adminToken)
+                  .build(),
+              HttpResponse.BodyHandlers.ofString())
+          .body();
     } catch (IOException e) {
       return "";
     } catch (InterruptedException e) {
@@ -186,26 +224,35 @@ final class TestCluster implements AutoCloseable {
   }
 
   String post(String path, String body) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create(url + path))
-        .header("Authorization", "Bearer " + adminToken)
-        .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(body)).build(),
-        HttpResponse.BodyHandlers.ofString()).body();
+    return http.send(
+            HttpRequest.newBuilder(URI.create(url + path))
+                .header("Authorization", "Bearer " + adminToken)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build(),
+            HttpResponse.BodyHandlers.ofString())
+        .body();
   }
 
   @Override
-  public void close() throws Exception {
-    for (var p : agents.values()) {
-      new ProcessBuilder("kill", "-CONT", Long.toString(p.pid())).start().waitFor();
-      p.destroy();
-    }
-    for (var p : agents.values()) {
-      if (!p.waitFor(20, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
+  public void close() throws IOException {
+    try {
+      for (var p : agents.values()) {
+        new ProcessBuilder("kill", "-CONT", Long.toString(p.pid())).start().waitFor();
+        p.destroy();
       }
-    }
-    server.destroy();
-    if (!server.waitFor(20, TimeUnit.SECONDS)) {
+      for (var p : agents.values()) {
+        if (!p.waitFor(20, TimeUnit.SECONDS)) {
+          p.destroyForcibly();
+        }
+      }
+      server.destroy();
+      if (!server.waitFor(20, TimeUnit.SECONDS)) {
+        server.destroyForcibly();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      agents.values().forEach(Process::destroyForcibly);
       server.destroyForcibly();
     }
   }
@@ -217,9 +264,16 @@ final class TestCluster implements AutoCloseable {
   static Process java(Path log, List<String> args, Map<String, String> env) throws IOException {
     var cmd = new ArrayList<String>();
     cmd.add(ProcessHandle.current().info().command().orElse("java"));
-    cmd.addAll(List.of("--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED",
-        "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-        "io.kairos.cli.Main"));
+    cmd.addAll(
+        List.of(
+            "--sun-misc-unsafe-memory-access=allow",
+            "--enable-native-access=ALL-UNNAMED",
+            "-Xmx256m",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            "-cp",
+            System.getProperty("java.class.path"),
+            "io.kairos.cli.Main"));
     cmd.addAll(args);
     var builder = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
     builder.environment().putAll(env);
@@ -244,13 +298,17 @@ final class TestCluster implements AutoCloseable {
     return s.length() > 6000 ? s.substring(s.length() - 6000) : s;
   }
 
-  static void waitFor(String what, Duration limit, BooleanSupplier condition,
-      java.util.function.Supplier<String> context) throws InterruptedException {
+  static void waitFor(
+      String what,
+      Duration limit,
+      BooleanSupplier condition,
+      java.util.function.Supplier<String> context)
+      throws InterruptedException {
     long deadline = System.nanoTime() + limit.toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out after " + limit + " waiting until " + what + "\n"
-            + tail(context.get()));
+        throw new AssertionError(
+            "timed out after " + limit + " waiting until " + what + "\n" + tail(context.get()));
       }
       Thread.sleep(50);
     }

@@ -27,8 +27,10 @@ class TimeFormatTest {
 
   @Test
   void todayIsAClockTimeOtherDaysADate() {
-    assertThat(TimeFormat.compact("2026-03-28T08:01:02Z", NOW, ZoneOffset.UTC)).isEqualTo("08:01:02");
-    assertThat(TimeFormat.compact("2026-03-27T23:59:00Z", NOW, ZoneOffset.UTC)).isEqualTo("03-27 23:59");
+    assertThat(TimeFormat.compact("2026-03-28T08:01:02Z", NOW, ZoneOffset.UTC))
+        .isEqualTo("08:01:02");
+    assertThat(TimeFormat.compact("2026-03-27T23:59:00Z", NOW, ZoneOffset.UTC))
+        .isEqualTo("03-27 23:59");
     assertThat(TimeFormat.compact(null, NOW, ZoneOffset.UTC)).isEqualTo("-");
     assertThat(TimeFormat.compact("not a time", NOW, ZoneOffset.UTC)).isEqualTo("-");
   }
@@ -45,17 +47,20 @@ class TimeFormatTest {
     assertThat(TimeFormat.elapsed(Duration.ofSeconds(5))).isEqualTo("0:00:05");
     assertThat(TimeFormat.elapsed(Duration.ofSeconds(3725))).isEqualTo("1:02:05");
     assertThat(TimeFormat.elapsed(Duration.ofDays(2).plusSeconds(3725))).isEqualTo("2-01:02:05");
-    assertThat(TimeFormat.elapsed("2026-03-28T10:00:00Z", "2026-03-28T10:00:30Z")).isEqualTo("0:00:30");
+    assertThat(TimeFormat.elapsed("2026-03-28T10:00:00Z", "2026-03-28T10:00:30Z"))
+        .isEqualTo("0:00:30");
     assertThat(TimeFormat.elapsed(null, "2026-03-28T10:00:30Z")).isEqualTo("-");
   }
 
   @Test
   void tableColumnsAlignWithoutTrailingBlanks() {
     var out = new StringWriter();
-    new Table("ID", "NAME", "REASON").row(1, "a-long-name", null).row(1234, "b", "WAIT").print(new PrintWriter(out));
-    assertThat(out.toString().lines()).containsExactly(
-        "ID    NAME         REASON",
-        "1     a-long-name",
-        "1234  b            WAIT");
+    new Table("ID", "NAME", "REASON")
+        .row(1, "a-long-name", null)
+        .row(1234, "b", "WAIT")
+        .print(new PrintWriter(out));
+    assertThat(out.toString().lines())
+        .containsExactly(
+            "ID    NAME         REASON", "1     a-long-name", "1234  b            WAIT");
   }
 }

@@ -2,15 +2,15 @@ package io.kairos.control;
 
 import io.javalin.Javalin;
 import io.kairos.control.agent.AgentService;
-import io.kairos.control.health.PhiAccrualDetector;
-import io.kairos.control.k8s.K8sExtender;
-import io.kairos.control.k8s.KubeApi;
 import io.kairos.control.api.Api;
 import io.kairos.control.api.Services;
 import io.kairos.control.auth.Authenticator;
 import io.kairos.control.auth.Tokens;
 import io.kairos.control.dashboard.UtilizationHistory;
 import io.kairos.control.dashboard.UtilizationSampler;
+import io.kairos.control.health.PhiAccrualDetector;
+import io.kairos.control.k8s.K8sExtender;
+import io.kairos.control.k8s.KubeApi;
 import io.kairos.control.raft.PeerAddress;
 import io.kairos.control.raft.RaftReplica;
 import io.kairos.control.raft.SubmitBatcher;
@@ -40,11 +40,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One controller replica: the Ratis replica, the REST API, the scheduler loop and the agent
- * service, wired together. {@code kairos server} and {@code kairos up} run one; tests start
- * them in-process or as processes.
+ * service, wired together. {@code kairos server} and {@code kairos up} run one; tests start them
+ * in-process or as processes.
  *
- * <p>First start of a data directory writes {@code admin.token} and {@code join.token} (mode
- * 0600) and registers their hashes through the log, so every replica accepts them.
+ * <p>First start of a data directory writes {@code admin.token} and {@code join.token} (mode 0600)
+ * and registers their hashes through the log, so every replica accepts them.
  */
 public final class Controller implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(Controller.class);
@@ -54,8 +54,6 @@ public final class Controller implements Closeable {
    * @param self this replica's address; HTTP port 0 picks free ports (single replica only)
    * @param peers the whole group, {@code self} included; empty for a single replica
    * @param tls an optional PKCS#12 keystore and its password for HTTPS
-   */
-  /**
    * @param detection the agents' failure detector (phi threshold, window, minimum standard
    *     deviation, acceptable pause)
    * @param kubeApi the API server of the Kubernetes cluster the extender serves, if any
@@ -85,8 +83,8 @@ public final class Controller implements Closeable {
     }
 
     /**
-     * Multi-tenant scheduling (queues with quotas, priority classes, fair share, preemption).
-     * Not replicated: give every replica the same configuration.
+     * Multi-tenant scheduling (queues with quotas, priority classes, fair share, preemption). Not
+     * replicated: give every replica the same configuration.
      */
     public Config withTenancy(TenancySetup setup) {
       return new Config(dataDir, self, peers, policy, tls, detection, kubeApi, Optional.of(setup));
@@ -94,7 +92,13 @@ public final class Controller implements Closeable {
 
     public Config(
         Path dataDir, PeerAddress self, List<PeerAddress> peers, Policy policy, Optional<Tls> tls) {
-      this(dataDir, self, peers, policy, tls, PhiAccrualDetector.Settings.AKKA_DEFAULTS,
+      this(
+          dataDir,
+          self,
+          peers,
+          policy,
+          tls,
+          PhiAccrualDetector.Settings.AKKA_DEFAULTS,
           Optional.empty());
     }
 
@@ -111,8 +115,12 @@ public final class Controller implements Closeable {
     }
 
     public static Config single(Path dataDir, String host, int port) {
-      return new Config(dataDir, new PeerAddress(host, port, port == 0 ? 0 : port + PeerAddress.RAFT_PORT_OFFSET),
-          List.of(), Policy.KAIROS, Optional.empty());
+      return new Config(
+          dataDir,
+          new PeerAddress(host, port, port == 0 ? 0 : port + PeerAddress.RAFT_PORT_OFFSET),
+          List.of(),
+          Policy.KAIROS,
+          Optional.empty());
     }
   }
 
@@ -142,11 +150,21 @@ public final class Controller implements Closeable {
       }
       peers = List.of(self);
     }
-    this.config = new Config(config.dataDir(), self, peers, config.policy(), config.tls(), config.detection(),
-        config.kubeApi(), config.tenancy());
+    this.config =
+        new Config(
+            config.dataDir(),
+            self,
+            peers,
+            config.policy(),
+            config.tls(),
+            config.detection(),
+            config.kubeApi(),
+            config.tenancy());
     ensureFree(self.host(), self.httpPort(), "the API (--listen)");
-    ensureFree("0.0.0.0", self.raftPort(), "the Raft transport (--listen port + "
-        + PeerAddress.RAFT_PORT_OFFSET + ")");
+    ensureFree(
+        "0.0.0.0",
+        self.raftPort(),
+        "the Raft transport (--listen port + " + PeerAddress.RAFT_PORT_OFFSET + ")");
     InstantSource clock = InstantSource.system();
     adminToken = Tokens.readOrCreate(config.dataDir().resolve("admin.token"), "kadm");
     joinToken = Tokens.readOrCreate(config.dataDir().resolve("join.token"), "kjoin");
@@ -154,21 +172,41 @@ public final class Controller implements Closeable {
     var join = new TokenRecord(Tokens.hash(joinToken), "agent", TokenRecord.AGENT, 0);
 
     var meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    replica = new RaftReplica(self, peers, config.dataDir(), config.tls().isPresent() ? "https" : "http");
+    replica =
+        new RaftReplica(self, peers, config.dataDir(), config.tls().isPresent() ? "https" : "http");
     replica.start();
     batcher = new SubmitBatcher(replica, clock);
     scheduler = new SchedulerLoop(replica, config.policy(), config.tenancy(), clock, meters);
     agents = new AgentService(replica, clock, config.detection());
     var utilization = new UtilizationHistory();
-    sampler = new UtilizationSampler(replica, utilization, clock, UtilizationSampler.DEFAULT_INTERVAL);
+    sampler =
+        new UtilizationSampler(replica, utilization, clock, UtilizationSampler.DEFAULT_INTERVAL);
     registerGauges(meters);
-    var services = new Services(replica, batcher, scheduler, agents, clock, meters, joinToken,
-        HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build(), utilization,
-        new K8sExtender(config.kubeApi().or(() -> KubeApi.fromEnvironment(System.getenv())), clock));
-    var auth = new Authenticator(replica.stateMachine(), Map.of(admin.sha256(), admin, join.sha256(), join));
+    var services =
+        new Services(
+            replica,
+            batcher,
+            scheduler,
+            agents,
+            clock,
+            meters,
+            joinToken,
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build(),
+            utilization,
+            new K8sExtender(
+                config.kubeApi().or(() -> KubeApi.fromEnvironment(System.getenv())), clock));
+    var auth =
+        new Authenticator(
+            replica.stateMachine(), Map.of(admin.sha256(), admin, join.sha256(), join));
     PeerAddress bound = self;
-    http = Api.create(services, auth, c -> config.tls().ifPresent(
-        tls -> Https.configure(c, tls, bound.host(), bound.httpPort())));
+    http =
+        Api.create(
+            services,
+            auth,
+            c ->
+                config
+                    .tls()
+                    .ifPresent(tls -> Https.configure(c, tls, bound.host(), bound.httpPort())));
     if (config.tls().isPresent()) {
       http.start();
     } else {
@@ -177,7 +215,10 @@ public final class Controller implements Closeable {
     scheduler.start();
     agents.start();
     sampler.start();
-    bootstrap = Thread.ofVirtual().name("kairos-token-bootstrap").start(() -> addTokens(List.of(admin, join)));
+    bootstrap =
+        Thread.ofVirtual()
+            .name("kairos-token-bootstrap")
+            .start(() -> addTokens(List.of(admin, join)));
     LOG.info("controller {} serving {} (peers {})", self.id(), url(), peers);
   }
 
@@ -207,19 +248,31 @@ public final class Controller implements Closeable {
 
   private void registerGauges(PrometheusMeterRegistry meters) {
     var sm = replica.stateMachine();
-    Gauge.builder("kairos.jobs.pending", sm, m -> m.read(s -> countJobs(s, io.kairos.protocol.JobState.PENDING)))
-        .description("jobs waiting (queue depth)").register(meters);
-    Gauge.builder("kairos.jobs.running", sm, m -> m.read(s -> countJobs(s, io.kairos.protocol.JobState.RUNNING)))
-        .description("jobs running").register(meters);
+    Gauge.builder(
+            "kairos.jobs.pending",
+            sm,
+            m -> m.read(s -> countJobs(s, io.kairos.protocol.JobState.PENDING)))
+        .description("jobs waiting (queue depth)")
+        .register(meters);
+    Gauge.builder(
+            "kairos.jobs.running",
+            sm,
+            m -> m.read(s -> countJobs(s, io.kairos.protocol.JobState.RUNNING)))
+        .description("jobs running")
+        .register(meters);
     Gauge.builder("kairos.nodes", sm, m -> m.read(s -> (double) s.nodes().size()))
-        .description("registered nodes").register(meters);
+        .description("registered nodes")
+        .register(meters);
     Gauge.builder("kairos.raft.applied.index", replica, r -> (double) r.appliedIndex())
-        .description("the last log index applied on this replica (commits)").register(meters);
+        .description("the last log index applied on this replica (commits)")
+        .register(meters);
     Gauge.builder("kairos.raft.leader", replica, r -> r.isLeader() ? 1 : 0)
-        .description("1 on the leader").register(meters);
+        .description("1 on the leader")
+        .register(meters);
   }
 
-  private static double countJobs(io.kairos.control.state.ControlState s, io.kairos.protocol.JobState state) {
+  private static double countJobs(
+      io.kairos.control.state.ControlState s, io.kairos.protocol.JobState state) {
     long n = 0;
     for (var j : s.activeJobs()) {
       if (j.state == state) {
@@ -239,7 +292,13 @@ public final class Controller implements Closeable {
       socket.bind(new java.net.InetSocketAddress(host, port));
     } catch (IOException e) {
       throw new IllegalArgumentException(
-          "port " + port + " on " + host + " for " + what + " is in use (another Kairos running?);"
+          "port "
+              + port
+              + " on "
+              + host
+              + " for "
+              + what
+              + " is in use (another Kairos running?);"
               + " stop it, or choose another port with --listen HOST:PORT");
     }
   }
@@ -256,7 +315,11 @@ public final class Controller implements Closeable {
   }
 
   public String url() {
-    return (config.tls().isPresent() ? "https" : "http") + "://" + config.self().host() + ":" + port();
+    return (config.tls().isPresent() ? "https" : "http")
+        + "://"
+        + config.self().host()
+        + ":"
+        + port();
   }
 
   public String adminToken() {

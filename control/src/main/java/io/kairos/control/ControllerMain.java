@@ -8,10 +8,9 @@ import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * A bare entry point for one replica, for tests that run the controller as a process: {@code
- * --data DIR --listen HOST:PORT [--peers H:P,H:P,H:P] [--policy NAME]}. Users run {@code kairos
- * server}, which takes the same options. Prints {@code kairos-controller-ready URL} on stdout
- * once serving.
+ * A bare entry point for one replica, for tests that run the controller as a process: {@code --data
+ * DIR --listen HOST:PORT [--peers H:P,H:P,H:P] [--policy NAME]}. Users run {@code kairos server},
+ * which takes the same options. Prints {@code kairos-controller-ready URL} on stdout once serving.
  */
 public final class ControllerMain {
   private ControllerMain() {}
@@ -43,14 +42,17 @@ public final class ControllerMain {
     System.out.println("kairos-controller-ready " + controller.url());
     System.out.flush();
     var stop = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      try {
-        controller.close();
-      } catch (Exception e) {
-        // exiting anyway
-      }
-      stop.countDown();
-    }));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  try {
+                    controller.close();
+                  } catch (Exception e) {
+                    // exiting anyway
+                  }
+                  stop.countDown();
+                }));
     stop.await();
   }
 
@@ -60,14 +62,19 @@ public final class ControllerMain {
     PeerAddress self = parseListen(listen);
     List<PeerAddress> group = PeerAddress.parseList(peers);
     if (!group.isEmpty()) {
-      PeerAddress match = group.stream()
-          .filter(p -> p.host().equals(self.host()) && p.httpPort() == self.httpPort())
-          .findFirst()
-          .orElseThrow(() -> new IllegalArgumentException(
-              "--listen " + listen + " must be one of --peers " + peers));
+      PeerAddress match =
+          group.stream()
+              .filter(p -> p.host().equals(self.host()) && p.httpPort() == self.httpPort())
+              .findFirst()
+              .orElseThrow(
+                  () ->
+                      new IllegalArgumentException(
+                          "--listen " + listen + " must be one of --peers " + peers));
       if (group.size() != 3 && group.size() != 5) {
-        throw new IllegalArgumentException("--peers lists " + group.size()
-            + " replicas; a group has 3 or 5 (leave --peers out for a single replica)");
+        throw new IllegalArgumentException(
+            "--peers lists "
+                + group.size()
+                + " replicas; a group has 3 or 5 (leave --peers out for a single replica)");
       }
       return new Controller.Config(data, match, group, policy(policyName), tls);
     }
@@ -77,7 +84,8 @@ public final class ControllerMain {
   static PeerAddress parseListen(String listen) {
     int colon = listen.lastIndexOf(':');
     if (colon <= 0) {
-      throw new IllegalArgumentException("--listen " + listen + " must be HOST:PORT, e.g. 127.0.0.1:8080");
+      throw new IllegalArgumentException(
+          "--listen " + listen + " must be HOST:PORT, e.g. 127.0.0.1:8080");
     }
     int port;
     try {
@@ -93,7 +101,10 @@ public final class ControllerMain {
   }
 
   static Policy policy(String name) {
-    return Policy.byName(name).orElseThrow(() -> new IllegalArgumentException(
-        "--policy " + name + " is unknown; choose one of " + Policy.names()));
+    return Policy.byName(name)
+        .orElseThrow(
+            () ->
+                new IllegalArgumentException(
+                    "--policy " + name + " is unknown; choose one of " + Policy.names()));
   }
 }

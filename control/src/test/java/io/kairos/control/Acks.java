@@ -14,8 +14,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 /**
- * Submissions a controller acknowledged (201), by id, with what was sent; and the checks that
- * every one of them is still there, unchanged, in a job listing.
+ * Submissions a controller acknowledged (201), by id, with what was sent; and the checks that every
+ * one of them is still there, unchanged, in a job listing.
  */
 final class Acks {
   /** What the client sent for one job. */
@@ -45,24 +45,31 @@ final class Acks {
   }
 
   /**
-   * Submits one job (or a batch when {@code jobs} has several); records the ids of a 201.
-   * Returns the reply, or null when the request failed in transport (the server went away).
+   * Submits one job (or a batch when {@code jobs} has several); records the ids of a 201. Returns
+   * the reply, or null when the request failed in transport (the server went away).
    */
   TestApi.Reply submit(TestApi api, List<Sent> jobs, boolean asBatch) {
-    TestApi.Reply reply = call(() -> asBatch
-        ? api.post("/api/v1/jobs", jobs.stream().map(Sent::body).toList())
-        : api.post("/api/v1/jobs", jobs.get(0).body()));
+    TestApi.Reply reply =
+        call(
+            () ->
+                asBatch
+                    ? api.post("/api/v1/jobs", jobs.stream().map(Sent::body).toList())
+                    : api.post("/api/v1/jobs", jobs.get(0).body()));
     if (reply != null && reply.status() == 201) {
-      List<Long> ids = asBatch
-          ? reply.as(new TypeReference<List<SubmitResult>>() {}).stream().map(SubmitResult::id).toList()
-          : List.of(reply.as(SubmitResult.class).id());
+      List<Long> ids =
+          asBatch
+              ? reply.as(new TypeReference<List<SubmitResult>>() {}).stream()
+                  .map(SubmitResult::id)
+                  .toList()
+              : List.of(reply.as(SubmitResult.class).id());
       if (ids.size() != jobs.size()) {
         duplicates.add("a batch of " + jobs.size() + " was acknowledged with ids " + ids);
       }
       for (int i = 0; i < Math.min(ids.size(), jobs.size()); i++) {
         Sent previous = byId.putIfAbsent(ids.get(i), jobs.get(i));
         if (previous != null) {
-          duplicates.add("id " + ids.get(i) + " acknowledged for " + previous + " and " + jobs.get(i));
+          duplicates.add(
+              "id " + ids.get(i) + " acknowledged for " + previous + " and " + jobs.get(i));
         }
       }
     }
@@ -72,12 +79,13 @@ final class Acks {
   /** Adds another set's acknowledgements (a later round's), noting ids acknowledged twice. */
   void merge(Acks other) {
     duplicates.addAll(other.duplicates);
-    other.byId.forEach((id, sent) -> {
-      Sent previous = byId.putIfAbsent(id, sent);
-      if (previous != null) {
-        duplicates.add("id " + id + " acknowledged for " + previous + " and " + sent);
-      }
-    });
+    other.byId.forEach(
+        (id, sent) -> {
+          Sent previous = byId.putIfAbsent(id, sent);
+          if (previous != null) {
+            duplicates.add("id " + id + " acknowledged for " + previous + " and " + sent);
+          }
+        });
   }
 
   /** The reply, or null when the request failed in transport (TestApi wraps IOExceptions). */
@@ -110,16 +118,27 @@ final class Acks {
   /** Acknowledged jobs missing from {@code listed} or listed with another name or command. */
   List<String> lostOrChanged(Map<Long, JobView> listed) {
     var problems = new ArrayList<String>();
-    byId.forEach((id, sent) -> {
-      JobView j = listed.get(id);
-      if (j == null) {
-        problems.add("acknowledged job " + id + " (" + sent.name() + ") is missing");
-      } else if (!sent.name().equals(j.name()) || !sent.command().equals(j.command())
-          || sent.gpus() != j.gpus()) {
-        problems.add("job " + id + " was sent as " + sent + " but reads " + j.name() + " "
-            + j.command() + " gpus=" + j.gpus());
-      }
-    });
+    byId.forEach(
+        (id, sent) -> {
+          JobView j = listed.get(id);
+          if (j == null) {
+            problems.add("acknowledged job " + id + " (" + sent.name() + ") is missing");
+          } else if (!sent.name().equals(j.name())
+              || !sent.command().equals(j.command())
+              || sent.gpus() != j.gpus()) {
+            problems.add(
+                "job "
+                    + id
+                    + " was sent as "
+                    + sent
+                    + " but reads "
+                    + j.name()
+                    + " "
+                    + j.command()
+                    + " gpus="
+                    + j.gpus());
+          }
+        });
     Collections.sort(problems);
     return problems;
   }

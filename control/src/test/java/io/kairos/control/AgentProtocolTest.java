@@ -34,8 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  * detection and fencing, and task restarts.
  *
  * <p>Each test starts its own controller. All but the failure-detection test use a patient
- * detector, so that a fake agent that pauses between heartbeats is never declared down; that
- * test uses the real one (Akka's defaults) and real time, with bounded waits.
+ * detector, so that a fake agent that pauses between heartbeats is never declared down; that test
+ * uses the real one (Akka's defaults) and real time, with bounded waits.
  */
 class AgentProtocolTest {
   /** Tolerates an hour of silence: nodes stay ALIVE while a test takes its time. */
@@ -57,8 +57,8 @@ class AgentProtocolTest {
   }
 
   void start(PhiAccrualDetector.Settings detection) throws Exception {
-    controller = Controller.start(
-        Controller.Config.single(dir, "127.0.0.1", 0).withDetection(detection));
+    controller =
+        Controller.start(Controller.Config.single(dir, "127.0.0.1", 0).withDetection(detection));
     Leaders.awaitLeader(controller, Duration.ofSeconds(30));
     api = new TestApi(controller.url(), controller.adminToken());
     join = api.as(controller.joinToken());
@@ -117,15 +117,19 @@ class AgentProtocolTest {
     TaskAssignment ta = a.launched(id);
     TaskAssignment tb = b.launched(id);
 
-    var stale = new TaskReport(id, ta.attempt() + 1, ta.task(), TaskStatus.READY, null, null, null,
-        null, null);
+    var stale =
+        new TaskReport(
+            id, ta.attempt() + 1, ta.task(), TaskStatus.READY, null, null, null, null, null);
     HeartbeatReply staleReply = a.beat(stale);
     assertThat(staleReply.go()).isEmpty();
-    assertThat(staleReply.kill()).as("a task the state does not expect is killed")
-        .extracting(k -> k.jobId()).containsExactly(id);
+    assertThat(staleReply.kill())
+        .as("a task the state does not expect is killed")
+        .extracting(k -> k.jobId())
+        .containsExactly(id);
 
     assertThat(b.beat(report(tb, TaskStatus.READY)).go())
-        .as("a's report of another attempt did not count").isEmpty();
+        .as("a's report of another attempt did not count")
+        .isEmpty();
   }
 
   /**
@@ -142,15 +146,16 @@ class AgentProtocolTest {
     awaitState(id, JobState.RUNNING);
     TaskAssignment ta = a.launched(id);
     TaskAssignment tb = b.launched(id);
-    var outside = new TaskReport(id, ta.attempt(), -1, TaskStatus.READY, null, null, null, null,
-        null);
-    var pastTheGang = new TaskReport(id, ta.attempt(), 2, TaskStatus.READY, null, null, null, null,
-        null);
+    var outside =
+        new TaskReport(id, ta.attempt(), -1, TaskStatus.READY, null, null, null, null, null);
+    var pastTheGang =
+        new TaskReport(id, ta.attempt(), 2, TaskStatus.READY, null, null, null, null, null);
 
     assertThat(a.beat(report(ta, TaskStatus.READY), outside).go()).isEmpty();
     assertThat(a.beat(report(ta, TaskStatus.READY), pastTheGang).go()).isEmpty();
     assertThat(a.beat(report(ta, TaskStatus.READY), report(tb, TaskStatus.READY)).go())
-        .as("a cannot speak for b's task").isEmpty();
+        .as("a cannot speak for b's task")
+        .isEmpty();
 
     assertThat(b.beat(report(tb, TaskStatus.READY)).go()).containsExactly(ref(tb));
   }
@@ -161,8 +166,10 @@ class AgentProtocolTest {
   void aNodeReportingEccErrorsIsDrainedAndItsJobMovesToAnotherNode() throws Exception {
     start(PATIENT);
     var agents = List.of(new FakeAgent("a", 2).register(), new FakeAgent("b", 2).register());
-    long id = submit("{\"command\":[\"python3\",\"train.py\"],\"gpus\":2,"
-        + "\"checkpointDir\":\"/ckpt/run1\"}");
+    long id =
+        submit(
+            "{\"command\":[\"python3\",\"train.py\"],\"gpus\":2,"
+                + "\"checkpointDir\":\"/ckpt/run1\"}");
     JobView running = awaitState(id, JobState.RUNNING);
     String sick = running.placement().get(0).node();
     FakeAgent bad = agents.get(0).name.equals(sick) ? agents.get(0) : agents.get(1);
@@ -175,14 +182,17 @@ class AgentProtocolTest {
     HeartbeatReply sickReply = bad.beat(List.of(ECC), report(t, TaskStatus.RUNNING));
 
     assertThat(sickReply.fenced()).isFalse();
-    assertThat(sickReply.kill()).as("the job's task on the drained node is stopped")
-        .extracting(k -> k.jobId()).containsExactly(id);
+    assertThat(sickReply.kill())
+        .as("the job's task on the drained node is stopped")
+        .extracting(k -> k.jobId())
+        .containsExactly(id);
     NodeView drained = node(bad.name);
     assertThat(drained.state()).isEqualTo(NodeState.DRAINED);
     assertThat(drained.reason()).contains("ECC");
     assertThat(node(good.name).state()).isEqualTo(NodeState.UP);
     JobView stopping = job(id);
-    assertThat(stopping.state()).as("a requeue waits for the task to stop")
+    assertThat(stopping.state())
+        .as("a requeue waits for the task to stop")
         .isEqualTo(JobState.RUNNING);
     assertThat(stopping.message()).contains("requeued");
 
@@ -203,7 +213,8 @@ class AgentProtocolTest {
     assertThat(again.attempt()).isEqualTo(2);
     assertThat(again.restarts()).isEqualTo(1);
     assertThat(again.checkpointDir()).as("kept across the requeue").isEqualTo("/ckpt/run1");
-    assertThat(bad.beat(List.of(ECC)).launch()).as("nothing new lands on the drained node")
+    assertThat(bad.beat(List.of(ECC)).launch())
+        .as("nothing new lands on the drained node")
         .isEmpty();
   }
 
@@ -233,22 +244,29 @@ class AgentProtocolTest {
     // Silence. Akka's defaults declare a 1/s agent down about 4.5 s after its last heartbeat;
     // the bounds leave room for a loaded machine.
     var seen = new ArrayList<String>();
-    NodeView down = await().atMost(Duration.ofSeconds(12)).pollInterval(Duration.ofMillis(100))
-        .until(() -> {
-          NodeView n = node("a");
-          if (seen.isEmpty() || !seen.getLast().equals(n.liveness())) {
-            seen.add(n.liveness());
-          }
-          return n;
-        }, n -> n.state() == NodeState.DOWN);
+    NodeView down =
+        await()
+            .atMost(Duration.ofSeconds(12))
+            .pollInterval(Duration.ofMillis(100))
+            .until(
+                () -> {
+                  NodeView n = node("a");
+                  if (seen.isEmpty() || !seen.getLast().equals(n.liveness())) {
+                    seen.add(n.liveness());
+                  }
+                  return n;
+                },
+                n -> n.state() == NodeState.DOWN);
     Instant downAt = Instant.now();
 
     assertThat(Duration.between(lastHeartbeat, downAt)).isLessThan(Duration.ofSeconds(10));
     assertThat(down.reason()).contains("no heartbeat");
     assertThat(down.liveness()).isEqualTo("DOWN");
     assertThat(down.epoch()).as("a new epoch fences the lost agent").isNotEqualTo(oldEpoch);
-    assertThat(seen).as("liveness only moves forward")
-        .isSubsetOf("ALIVE", "SUSPECT", "DOWN").endsWith("DOWN");
+    assertThat(seen)
+        .as("liveness only moves forward")
+        .isSubsetOf("ALIVE", "SUSPECT", "DOWN")
+        .endsWith("DOWN");
     assertThat(seen.indexOf("ALIVE")).isLessThanOrEqualTo(0);
 
     JobView requeued = job(id);
@@ -271,11 +289,16 @@ class AgentProtocolTest {
     assertThat(back.liveness()).isEqualTo("ALIVE");
 
     // The node is back, but the job waits for the old lease; the agent keeps heartbeating.
-    JobView restarted = await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(500))
-        .until(() -> {
-          assertThat(a.beat().fenced()).isFalse();
-          return job(id);
-        }, j -> j.state() == JobState.RUNNING);
+    JobView restarted =
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .pollInterval(Duration.ofMillis(500))
+            .until(
+                () -> {
+                  assertThat(a.beat().fenced()).isFalse();
+                  return job(id);
+                },
+                j -> j.state() == JobState.RUNNING);
     assertThat(Instant.parse(restarted.startTime())).isAfterOrEqualTo(eligible);
     assertThat(restarted.attempt()).isEqualTo(2);
     assertThat(node("a").state()).isEqualTo(NodeState.UP);
@@ -287,8 +310,10 @@ class AgentProtocolTest {
   void aFailedTaskRestartsTheJobUpToMaxRestartsThenTheJobFails() throws Exception {
     start(PATIENT);
     var a = new FakeAgent("a", 2).register();
-    long id = submit("{\"command\":[\"python3\",\"train.py\"],\"gpus\":1,\"maxRestarts\":1,"
-        + "\"killSignal\":\"sigusr1\",\"gracePeriod\":\"1:00\",\"warnSignal\":\"USR2@120\"}");
+    long id =
+        submit(
+            "{\"command\":[\"python3\",\"train.py\"],\"gpus\":1,\"maxRestarts\":1,"
+                + "\"killSignal\":\"sigusr1\",\"gracePeriod\":\"1:00\",\"warnSignal\":\"USR2@120\"}");
     awaitState(id, JobState.RUNNING);
     TaskAssignment first = a.launched(id);
     assertThat(first.restarts()).isZero();
@@ -306,7 +331,8 @@ class AgentProtocolTest {
     assertThat(requeued.message()).contains("exited with code 3").contains("restart 1 of 1");
     assertThat(requeued.exitCode()).isNull();
     assertThat(requeued.excludeNodes())
-        .as("the only node is not avoided: that would strand the job").isNull();
+        .as("the only node is not avoided: that would strand the job")
+        .isNull();
 
     awaitState(id, JobState.RUNNING);
     TaskAssignment second = a.launched(id);
@@ -320,7 +346,8 @@ class AgentProtocolTest {
     assertThat(failed.exitCode()).isEqualTo(3);
     assertThat(failed.requeues()).isEqualTo(1);
     assertThat(failed.message()).contains("exited with code 3").doesNotContain("restart");
-    assertThat(node("a").state()).as("one job failing twice does not make a node suspect")
+    assertThat(node("a").state())
+        .as("one job failing twice does not make a node suspect")
         .isEqualTo(NodeState.UP);
   }
 
@@ -365,8 +392,9 @@ class AgentProtocolTest {
     }
 
     HeartbeatReply beat(List<String> problems, TaskReport... tasks) {
-      var reply = join.post("/api/v1/agents/heartbeat",
-          new Heartbeat(name, epoch, List.of(tasks), 0, problems));
+      var reply =
+          join.post(
+              "/api/v1/agents/heartbeat", new Heartbeat(name, epoch, List.of(tasks), 0, problems));
       assertThat(reply.status()).as(reply.body()).isEqualTo(200);
       return reply.as(HeartbeatReply.class);
     }
@@ -375,7 +403,9 @@ class AgentProtocolTest {
     TaskAssignment launched(long jobId) {
       HeartbeatReply reply = beat();
       assertThat(reply.fenced()).isFalse();
-      assertThat(reply.launch()).as("launches for %s", name).singleElement()
+      assertThat(reply.launch())
+          .as("launches for %s", name)
+          .singleElement()
           .satisfies(l -> assertThat(l.jobId()).isEqualTo(jobId));
       assertThat(reply.go()).isEmpty();
       return reply.launch().getFirst();
@@ -383,14 +413,30 @@ class AgentProtocolTest {
   }
 
   static TaskReport report(TaskAssignment t, TaskStatus status) {
-    return new TaskReport(t.jobId(), t.attempt(), t.task(), status, null, null, null,
-        status == TaskStatus.RUNNING ? System.currentTimeMillis() : null, null);
+    return new TaskReport(
+        t.jobId(),
+        t.attempt(),
+        t.task(),
+        status,
+        null,
+        null,
+        null,
+        status == TaskStatus.RUNNING ? System.currentTimeMillis() : null,
+        null);
   }
 
   static TaskReport exited(TaskAssignment t, int exitCode, String reason) {
     long now = System.currentTimeMillis();
-    return new TaskReport(t.jobId(), t.attempt(), t.task(), TaskStatus.EXITED, exitCode, reason,
-        null, now - 1_000, now);
+    return new TaskReport(
+        t.jobId(),
+        t.attempt(),
+        t.task(),
+        TaskStatus.EXITED,
+        exitCode,
+        reason,
+        null,
+        now - 1_000,
+        now);
   }
 
   static TaskRef ref(TaskAssignment t) {
@@ -410,7 +456,9 @@ class AgentProtocolTest {
   }
 
   JobView awaitState(long id, JobState state) {
-    return await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50))
+    return await()
+        .atMost(Duration.ofSeconds(15))
+        .pollInterval(Duration.ofMillis(50))
         .until(() -> job(id), j -> j.state() == state);
   }
 
@@ -418,7 +466,8 @@ class AgentProtocolTest {
     var reply = api.get("/api/v1/nodes");
     assertThat(reply.status()).as(reply.body()).isEqualTo(200);
     return reply.as(new TypeReference<List<NodeView>>() {}).stream()
-        .filter(n -> n.name().equals(name)).findFirst()
+        .filter(n -> n.name().equals(name))
+        .findFirst()
         .orElseThrow(() -> new AssertionError("no node " + name + " in " + reply.body()));
   }
 }

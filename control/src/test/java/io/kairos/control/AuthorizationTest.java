@@ -32,10 +32,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Who may call what, as a table: every endpoint (method, path, body) for every principal (no
- * token, bad tokens, users alice and bob, the admin, the agents' join token), each with the
- * status it must get. Plus: alice may cancel her jobs and not bob's, users see every job, the
- * token files are private, and the replicated log holds token hashes, never tokens.
+ * Who may call what, as a table: every endpoint (method, path, body) for every principal (no token,
+ * bad tokens, users alice and bob, the admin, the agents' join token), each with the status it must
+ * get. Plus: alice may cancel her jobs and not bob's, users see every job, the token files are
+ * private, and the replicated log holds token hashes, never tokens.
  */
 class AuthorizationTest {
   @TempDir static Path dir;
@@ -79,7 +79,9 @@ class AuthorizationTest {
 
   /** A job owned by {@code user} that never starts (no node has its GPU model), so it stays put. */
   static long jobOf(TestApi who) {
-    var r = who.post("/api/v1/jobs", "{\"command\":[\"sleep\",\"1\"],\"gpus\":1,\"gpuModel\":\"NOPE\"}");
+    var r =
+        who.post(
+            "/api/v1/jobs", "{\"command\":[\"sleep\",\"1\"],\"gpus\":1,\"gpuModel\":\"NOPE\"}");
     assertThat(r.status()).as(r.body()).isEqualTo(201);
     return r.as(SubmitResult.class).id();
   }
@@ -87,7 +89,12 @@ class AuthorizationTest {
   // --- the table -------------------------------------------------------------------------------
 
   enum Who {
-    NONE, BAD, ALICE, BOB, ADMIN, AGENT;
+    NONE,
+    BAD,
+    ALICE,
+    BOB,
+    ADMIN,
+    AGENT;
 
     TestApi api() {
       return switch (this) {
@@ -126,37 +133,82 @@ class AuthorizationTest {
     // The user API: users and the admin; agents 403.
     user(rows, get("list jobs", () -> "/api/v1/jobs"), 200);
     user(rows, post("submit a job", () -> "/api/v1/jobs", () -> JOB), 201);
-    user(rows, post("submit a batch", () -> "/api/v1/jobs", () -> "[" + JOB + "," + JOB + "]"), 201);
+    user(
+        rows, post("submit a batch", () -> "/api/v1/jobs", () -> "[" + JOB + "," + JOB + "]"), 201);
     user(rows, get("show alice's job", () -> "/api/v1/jobs/" + jobOf(alice)), 200);
-    user(rows, get("logs of a job that has not started", () -> "/api/v1/jobs/" + jobOf(bob) + "/logs"),
+    user(
+        rows,
+        get("logs of a job that has not started", () -> "/api/v1/jobs/" + jobOf(bob) + "/logs"),
         409);
     user(rows, get("list nodes", () -> "/api/v1/nodes"), 200);
     user(rows, get("list queues", () -> "/api/v1/queues"), 200);
     user(rows, get("list accounts", () -> "/api/v1/accounts"), 200);
     user(rows, get("cluster", () -> "/api/v1/cluster"), 200);
     // Cancel: the owner and the admin.
-    var cancelAlices = post("cancel alice's job", () -> "/api/v1/jobs/" + jobOf(alice) + "/cancel",
-        () -> "");
+    var cancelAlices =
+        post("cancel alice's job", () -> "/api/v1/jobs/" + jobOf(alice) + "/cancel", () -> "");
     table(rows, cancelAlices, 200, 403, 200, 403);
-    var cancelBobs = post("cancel bob's job", () -> "/api/v1/jobs/" + jobOf(bob) + "/cancel",
-        () -> "");
+    var cancelBobs =
+        post("cancel bob's job", () -> "/api/v1/jobs/" + jobOf(bob) + "/cancel", () -> "");
     table(rows, cancelBobs, 403, 200, 200, 403);
     // Admin only.
-    table(rows, post("drain a node", () -> "/api/v1/nodes/" + newNode() + "/drain",
-        () -> "{\"reason\":\"test\"}"), 403, 403, 200, 403);
-    table(rows, post("resume a node", () -> "/api/v1/nodes/" + newNode() + "/resume", () -> ""),
-        403, 403, 200, 403);
-    table(rows, post("create a token", () -> "/api/v1/tokens", () -> "{\"user\":\"carol\"}"),
-        403, 403, 201, 403);
-    table(rows, post("create an admin token", () -> "/api/v1/tokens",
-        () -> "{\"user\":\"dave\",\"admin\":true}"), 403, 403, 201, 403);
+    table(
+        rows,
+        post(
+            "drain a node",
+            () -> "/api/v1/nodes/" + newNode() + "/drain",
+            () -> "{\"reason\":\"test\"}"),
+        403,
+        403,
+        200,
+        403);
+    table(
+        rows,
+        post("resume a node", () -> "/api/v1/nodes/" + newNode() + "/resume", () -> ""),
+        403,
+        403,
+        200,
+        403);
+    table(
+        rows,
+        post("create a token", () -> "/api/v1/tokens", () -> "{\"user\":\"carol\"}"),
+        403,
+        403,
+        201,
+        403);
+    table(
+        rows,
+        post(
+            "create an admin token",
+            () -> "/api/v1/tokens",
+            () -> "{\"user\":\"dave\",\"admin\":true}"),
+        403,
+        403,
+        201,
+        403);
     // Any principal.
     table(rows, get("whoami", () -> "/api/v1/whoami"), 200, 200, 200, 200);
     // Agents only.
-    table(rows, post("register an agent", () -> "/api/v1/agents/register",
-        () -> json(ControllerApiTest.node("auth-" + NODES.incrementAndGet(), 2))), 403, 403, 403, 200);
-    table(rows, post("heartbeat", () -> "/api/v1/agents/heartbeat",
-        () -> json(new Heartbeat("n1", epoch, List.of(), 0))), 403, 403, 403, 200);
+    table(
+        rows,
+        post(
+            "register an agent",
+            () -> "/api/v1/agents/register",
+            () -> json(ControllerApiTest.node("auth-" + NODES.incrementAndGet(), 2))),
+        403,
+        403,
+        403,
+        200);
+    table(
+        rows,
+        post(
+            "heartbeat",
+            () -> "/api/v1/agents/heartbeat",
+            () -> json(new Heartbeat("n1", epoch, List.of(), 0))),
+        403,
+        403,
+        403,
+        200);
     // No token needed at all, whatever is presented.
     for (Who who : Who.values()) {
       rows.add(new Row(get("healthz", () -> "/healthz"), who, 200));
@@ -195,14 +247,16 @@ class AuthorizationTest {
       assertThat(reply.status()).as(reply.body()).isIn(200, 404);
       return;
     }
-    assertThat(reply.status()).as("%s %s as %s: %s", e.method(), path, row.who(), reply.body())
+    assertThat(reply.status())
+        .as("%s %s as %s: %s", e.method(), path, row.who(), reply.body())
         .isEqualTo(row.status());
     if (row.status() >= 400) {
       assertThat(reply.contentType()).startsWith("application/problem+json");
       assertThat(fingerprint()).as("a refused request changes nothing").isEqualTo(before);
     }
     if (row.status() == 401) {
-      assertThat(reply.raw().headers().firstValue("WWW-Authenticate")).as("WWW-Authenticate")
+      assertThat(reply.raw().headers().firstValue("WWW-Authenticate"))
+          .as("WWW-Authenticate")
           .hasValueSatisfying(v -> assertThat(v).startsWith("Bearer"));
     }
   }
@@ -211,11 +265,14 @@ class AuthorizationTest {
   @ParameterizedTest(name = "Authorization: {0}")
   @MethodSource("badHeaders")
   void malformedAuthorizationHeadersAre401(String header) throws Exception {
-    var request = java.net.http.HttpRequest.newBuilder(
-            java.net.URI.create(controller.url() + "/api/v1/jobs"))
-        .header("Authorization", header).GET().build();
-    var reply = java.net.http.HttpClient.newHttpClient()
-        .send(request, java.net.http.HttpResponse.BodyHandlers.ofString());
+    var request =
+        java.net.http.HttpRequest.newBuilder(java.net.URI.create(controller.url() + "/api/v1/jobs"))
+            .header("Authorization", header)
+            .GET()
+            .build();
+    var reply =
+        java.net.http.HttpClient.newHttpClient()
+            .send(request, java.net.http.HttpResponse.BodyHandlers.ofString());
     assertThat(reply.statusCode()).as(reply.body()).isEqualTo(401);
     assertThat(reply.headers().firstValue("WWW-Authenticate")).isPresent();
   }
@@ -265,7 +322,11 @@ class AuthorizationTest {
     assertThat(asAlice.status()).as(asAlice.body()).isEqualTo(201);
     var forBob = admin.post("/api/v1/jobs", "{\"command\":[\"x\"],\"user\":\"bob\"}");
     assertThat(forBob.status()).as(forBob.body()).isEqualTo(201);
-    assertThat(admin.get("/api/v1/jobs/" + forBob.as(SubmitResult.class).id()).as(JobView.class).user())
+    assertThat(
+            admin
+                .get("/api/v1/jobs/" + forBob.as(SubmitResult.class).id())
+                .as(JobView.class)
+                .user())
         .isEqualTo("bob");
   }
 
@@ -288,8 +349,10 @@ class AuthorizationTest {
       Path file = dir.resolve(name);
       assertThat(file).exists();
       assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
-          .as(name).isEqualTo("rw-------");
-      assertThat(Files.readString(file).trim()).isIn(controller.adminToken(), controller.joinToken());
+          .as(name)
+          .isEqualTo("rw-------");
+      assertThat(Files.readString(file).trim())
+          .isIn(controller.adminToken(), controller.joinToken());
     }
   }
 
@@ -310,8 +373,8 @@ class AuthorizationTest {
       all.writeBytes(Files.readAllBytes(f));
     }
     String log = all.toString(java.nio.charset.StandardCharsets.ISO_8859_1);
-    for (String token : List.of(controller.adminToken(), controller.joinToken(), aliceToken, bobToken,
-        erin)) {
+    for (String token :
+        List.of(controller.adminToken(), controller.joinToken(), aliceToken, bobToken, erin)) {
       assertThat(log).as("a token in the raft files").doesNotContain(token);
       // The random part alone must not appear either (e.g. a log that drops the prefix).
       assertThat(log).doesNotContain(token.substring(token.indexOf('_') + 1));
@@ -337,13 +400,17 @@ class AuthorizationTest {
 
   /** What refused requests must not change: jobs and their states, tokens, nodes and states. */
   static String fingerprint() {
-    return controller.replica().stateMachine().read(s -> {
-      var sb = new StringBuilder();
-      sb.append(s.nextJobId()).append('/').append(s.tokenCount()).append('/');
-      s.activeJobs().forEach(j -> sb.append(j.id).append(j.state).append(','));
-      s.nodes().forEach(n -> sb.append(n.name).append(n.epoch).append(n.state).append(','));
-      return sb.toString();
-    });
+    return controller
+        .replica()
+        .stateMachine()
+        .read(
+            s -> {
+              var sb = new StringBuilder();
+              sb.append(s.nextJobId()).append('/').append(s.tokenCount()).append('/');
+              s.activeJobs().forEach(j -> sb.append(j.id).append(j.state).append(','));
+              s.nodes().forEach(n -> sb.append(n.name).append(n.epoch).append(n.state).append(','));
+              return sb.toString();
+            });
   }
 
   static String json(Object o) {
@@ -367,6 +434,9 @@ class AuthorizationTest {
 
   static NodeState nodeState(String name) {
     return alice.get("/api/v1/nodes").as(new TypeReference<List<NodeView>>() {}).stream()
-        .filter(n -> n.name().equals(name)).findFirst().orElseThrow().state();
+        .filter(n -> n.name().equals(name))
+        .findFirst()
+        .orElseThrow()
+        .state();
   }
 }

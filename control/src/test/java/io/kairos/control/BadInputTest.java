@@ -52,8 +52,10 @@ class BadInputTest {
   static void start() throws Exception {
     // n1 never heartbeats: a patient failure detector keeps it UP, so that the node epochs and
     // states in the fingerprint change only when a request changes them.
-    controller = Controller.start(Controller.Config.single(dir, "127.0.0.1", 0)
-        .withDetection(new PhiAccrualDetector.Settings(8.0, 1000, 100, 3_600_000, 1_000)));
+    controller =
+        Controller.start(
+            Controller.Config.single(dir, "127.0.0.1", 0)
+                .withDetection(new PhiAccrualDetector.Settings(8.0, 1000, 100, 3_600_000, 1_000)));
     admin = new TestApi(controller.url(), controller.adminToken());
     agent = admin.as(controller.joinToken());
     Leaders.awaitLeader(controller, java.time.Duration.ofSeconds(30));
@@ -68,7 +70,13 @@ class BadInputTest {
   }
 
   /** One malformed request; {@code field} null: the reply need not name one. */
-  record Case(String name, String method, String path, byte[] body, boolean asAgent, int status,
+  record Case(
+      String name,
+      String method,
+      String path,
+      byte[] body,
+      boolean asAgent,
+      int status,
       String field) {
     @Override
     public String toString() {
@@ -107,7 +115,9 @@ class BadInputTest {
         // wrong types
         job("gpus as a word", "{" + CMD + ",\"gpus\":\"two\"}", "gpus"),
         // tenancy fields on a controller without a tenancy file
-        job("a priority class without tenancy", "{" + CMD + ",\"priorityClass\":\"high\"}",
+        job(
+            "a priority class without tenancy",
+            "{" + CMD + ",\"priorityClass\":\"high\"}",
             "priorityClass"),
         job("an account as a number", "{" + CMD + ",\"account\":[1]}", "account"),
         job("an account with a space", "{" + CMD + ",\"account\":\"a b\"}", "account"),
@@ -129,19 +139,28 @@ class BadInputTest {
         job("gpus over the cluster limit", "{" + CMD + ",\"gpus\":4097,\"gpusPerNode\":1}", "gpus"),
         job("gpus past one node without gpusPerNode", "{" + CMD + ",\"gpus\":65}", "gpus"),
         job("gpusPerNode zero", "{" + CMD + ",\"gpus\":8,\"gpusPerNode\":0}", "gpusPerNode"),
-        job("gpus not a multiple of gpusPerNode", "{" + CMD + ",\"gpus\":12,\"gpusPerNode\":8}",
+        job(
+            "gpus not a multiple of gpusPerNode",
+            "{" + CMD + ",\"gpus\":12,\"gpusPerNode\":8}",
             "gpusPerNode"),
         job("timeLimit of 99999999 days", "{" + CMD + ",\"timeLimit\":\"99999999d\"}", "timeLimit"),
         job("timeLimit zero", "{" + CMD + ",\"timeLimit\":\"0\"}", "timeLimit"),
         job("timeLimit not a duration", "{" + CMD + ",\"timeLimit\":\"forever\"}", "timeLimit"),
-        job("timeLimit with 12 digits", "{" + CMD + ",\"timeLimit\":\"999999999999\"}", "timeLimit"),
+        job(
+            "timeLimit with 12 digits",
+            "{" + CMD + ",\"timeLimit\":\"999999999999\"}",
+            "timeLimit"),
         job("cpus negative", "{" + CMD + ",\"cpus\":-1}", "cpus"),
         job("memoryMb negative", "{" + CMD + ",\"memoryMb\":-1}", "memoryMb"),
         job("nothing asked for", "{" + CMD + ",\"gpus\":0,\"cpus\":0}", "cpus"),
         job("priority too high", "{" + CMD + ",\"priority\":2000000}", "priority"),
-        job("command of 20,000 arguments", "{\"command\":[" + "\"a\",".repeat(19_999) + "\"a\"]}",
+        job(
+            "command of 20,000 arguments",
+            "{\"command\":[" + "\"a\",".repeat(19_999) + "\"a\"]}",
             "command"),
-        job("an argument of 9,000 characters", "{\"command\":[\"" + "a".repeat(9_000) + "\"]}",
+        job(
+            "an argument of 9,000 characters",
+            "{\"command\":[\"" + "a".repeat(9_000) + "\"]}",
             "command[0]"),
         job("name of 200 characters", "{" + CMD + ",\"name\":\"" + "n".repeat(200) + "\"}", "name"),
         job("env of 300 entries", "{" + CMD + ",\"env\":{" + envEntries(300) + "}}", "env"),
@@ -161,21 +180,33 @@ class BadInputTest {
         job("array of words", "{" + CMD + ",\"array\":\"a-b\"}", "array"),
         job("array as a number", "{" + CMD + ",\"array\":[1]}", "array"),
         job("array in a batch", "[{" + CMD + "},{" + CMD + ",\"array\":\"1,,2\"}]", "[1].array"),
-        job("batch of arrays past 10,000 jobs", "[{" + CMD + ",\"array\":\"0-9999\"},{" + CMD
-            + ",\"array\":\"0-1\"}]", null),
+        job(
+            "batch of arrays past 10,000 jobs",
+            "[{" + CMD + ",\"array\":\"0-9999\"},{" + CMD + ",\"array\":\"0-1\"}]",
+            null),
         job("dependency without a job", "{" + CMD + ",\"dependency\":\"afterok\"}", "dependency"),
         job("dependency on a word", "{" + CMD + ",\"dependency\":\"afterok:x\"}", "dependency"),
-        job("dependency of an unknown kind", "{" + CMD + ",\"dependency\":\"before:1\"}",
+        job(
+            "dependency of an unknown kind",
+            "{" + CMD + ",\"dependency\":\"before:1\"}",
             "dependency"),
-        job("dependency mixing ',' and '?'", "{" + CMD
-            + ",\"dependency\":\"afterok:1,afterany:1?after:1\"}", "dependency"),
-        job("dependency on an array element by index", "{" + CMD
-            + ",\"dependency\":\"afterok:1_2\"}", "dependency"),
+        job(
+            "dependency mixing ',' and '?'",
+            "{" + CMD + ",\"dependency\":\"afterok:1,afterany:1?after:1\"}",
+            "dependency"),
+        job(
+            "dependency on an array element by index",
+            "{" + CMD + ",\"dependency\":\"afterok:1_2\"}",
+            "dependency"),
         job("dependency singleton", "{" + CMD + ",\"dependency\":\"singleton\"}", "dependency"),
-        job("dependency on an unknown job", "{" + CMD + ",\"dependency\":\"afterok:999999\"}",
+        job(
+            "dependency on an unknown job",
+            "{" + CMD + ",\"dependency\":\"afterok:999999\"}",
             "dependency"),
-        job("dependency on an unknown job in a batch", "[{" + CMD + "},{" + CMD
-            + ",\"dependency\":\"afterany:888888\"}]", "[1].dependency"),
+        job(
+            "dependency on an unknown job in a batch",
+            "[{" + CMD + "},{" + CMD + ",\"dependency\":\"afterany:888888\"}]",
+            "[1].dependency"),
         job("env name starting with a digit", "{" + CMD + ",\"env\":{\"1A\":\"x\"}}", "env.1A"),
         job("env value null", "{" + CMD + ",\"env\":{\"A\":null}}", "env.A"),
         job("name with a newline", "{" + CMD + ",\"name\":\"a\\nb\"}", "name"),
@@ -185,8 +216,10 @@ class BadInputTest {
         job("output ending in a lone %", "{" + CMD + ",\"output\":\"/l/x%\"}", "output"),
         job("error with a width pattern", "{" + CMD + ",\"error\":\"/l/%3t.err\"}", "error"),
         job("output with NUL", "{" + CMD + ",\"output\":\"/l/\\u0000\"}", "output"),
-        job("batch with a bad error pattern",
-            "[{" + CMD + "},{" + CMD + ",\"error\":\"/l/%Z\"}]", "[1].error"),
+        job(
+            "batch with a bad error pattern",
+            "[{" + CMD + "},{" + CMD + ",\"error\":\"/l/%Z\"}]",
+            "[1].error"),
         job("queue with capitals and a space", "{" + CMD + ",\"queue\":\"My Queue\"}", "queue"),
         job("user name with a space", "{" + CMD + ",\"user\":\"b b\"}", "user"),
         // shape of the body
@@ -204,10 +237,14 @@ class BadInputTest {
         job("a number", "123", null),
         job("true", "true", null),
         job("deeply nested arrays", "[".repeat(100_000) + "]".repeat(100_000), null),
-        job("deeply nested objects in env",
-            "{" + CMD + ",\"env\":" + "{\"a\":".repeat(5_000) + "1" + "}".repeat(5_001), null),
-        job("deeply nested objects under an unknown field",
-            "{\"x\":" + "{\"a\":".repeat(5_000) + "1" + "}".repeat(5_001), null),
+        job(
+            "deeply nested objects in env",
+            "{" + CMD + ",\"env\":" + "{\"a\":".repeat(5_000) + "1" + "}".repeat(5_001),
+            null),
+        job(
+            "deeply nested objects under an unknown field",
+            "{\"x\":" + "{\"a\":".repeat(5_000) + "1" + "}".repeat(5_001),
+            null),
         job("trailing garbage", "{" + CMD + "} garbage", null),
         job("trailing brace", "{" + CMD + "}}", null),
         job("two objects", "{" + CMD + "}{" + CMD + "}", null),
@@ -246,20 +283,44 @@ class BadInputTest {
         post("token user null", "/api/v1/tokens", "{\"user\":null}", 400, "user"),
         post("token user empty", "/api/v1/tokens", "{\"user\":\"\"}", 400, "user"),
         post("token user with a space", "/api/v1/tokens", "{\"user\":\"a b\"}", 400, "user"),
-        post("token user too long", "/api/v1/tokens", "{\"user\":\"" + "u".repeat(70) + "\"}", 400,
+        post(
+            "token user too long",
+            "/api/v1/tokens",
+            "{\"user\":\"" + "u".repeat(70) + "\"}",
+            400,
             "user"),
-        post("token admin as a word", "/api/v1/tokens", "{\"user\":\"x\",\"admin\":\"yes\"}", 400,
+        post(
+            "token admin as a word",
+            "/api/v1/tokens",
+            "{\"user\":\"x\",\"admin\":\"yes\"}",
+            400,
             "admin"),
-        post("token unknown field", "/api/v1/tokens", "{\"user\":\"x\",\"role\":\"admin\"}", 400,
+        post(
+            "token unknown field",
+            "/api/v1/tokens",
+            "{\"user\":\"x\",\"role\":\"admin\"}",
+            400,
             "role"),
         post("token empty body", "/api/v1/tokens", "", 400, null),
         post("token as an array", "/api/v1/tokens", "[{\"user\":\"x\"}]", 400, null),
         // drain and resume
-        post("drain reason too long", "/api/v1/nodes/n1/drain",
-            "{\"reason\":\"" + "r".repeat(300) + "\"}", 400, "reason"),
-        post("drain reason with a control character", "/api/v1/nodes/n1/drain",
-            "{\"reason\":\"a\\u0007\"}", 400, "reason"),
-        post("drain reason as an array", "/api/v1/nodes/n1/drain", "{\"reason\":[\"x\"]}", 400,
+        post(
+            "drain reason too long",
+            "/api/v1/nodes/n1/drain",
+            "{\"reason\":\"" + "r".repeat(300) + "\"}",
+            400,
+            "reason"),
+        post(
+            "drain reason with a control character",
+            "/api/v1/nodes/n1/drain",
+            "{\"reason\":\"a\\u0007\"}",
+            400,
+            "reason"),
+        post(
+            "drain reason as an array",
+            "/api/v1/nodes/n1/drain",
+            "{\"reason\":[\"x\"]}",
+            400,
             "reason"),
         post("drain unknown field", "/api/v1/nodes/n1/drain", "{\"why\":\"x\"}", 400, "why"),
         post("drain garbage", "/api/v1/nodes/n1/drain", "{reason", 400, null),
@@ -267,51 +328,106 @@ class BadInputTest {
         post("resume an unknown node", "/api/v1/nodes/n9/resume", "", 404, null),
         // agents
         agentPost("register nothing", "/api/v1/agents/register", "{}", null),
-        agentPost("register without a node name", "/api/v1/agents/register",
-            registration("n2", "http://127.0.0.1:1", gpus(1, 1L << 30), 1)
-                .replace("\"node\":\"n2\",", ""), "node"),
-        agentPost("register a bad node name", "/api/v1/agents/register",
-            registration("bad name!", "http://127.0.0.1:1", gpus(1, 1L << 30), 1), "node"),
-        agentPost("register a bad address", "/api/v1/agents/register",
-            registration("n2", "ftp://x", gpus(1, 1L << 30), 1), "address"),
-        agentPost("register without gpus", "/api/v1/agents/register",
-            registration("n2", "http://127.0.0.1:1", "null", 1), "gpus"),
-        agentPost("register 65 GPUs", "/api/v1/agents/register",
-            registration("n2", "http://127.0.0.1:1", gpus(65, 1L << 30), 65), "gpus"),
-        agentPost("register GPUs out of index order", "/api/v1/agents/register",
-            registration("n2", "http://127.0.0.1:1",
-                "[{\"index\":1,\"uuid\":\"u\",\"model\":\"H100\",\"memoryBytes\":1}]", 1), "gpus[0]"),
-        agentPost("register a GPU with negative memory", "/api/v1/agents/register",
-            registration("n2", "http://127.0.0.1:1", gpus(2, -1), 2), "gpus[0]"),
-        agentPost("register a GPU without a model", "/api/v1/agents/register",
-            registration("n2", "http://127.0.0.1:1",
-                "[{\"index\":0,\"uuid\":\"u\",\"memoryBytes\":1}]", 1), "gpus[0]"),
-        agentPost("register an NVLink domain that does not divide the GPUs",
+        agentPost(
+            "register without a node name",
             "/api/v1/agents/register",
-            registration("n2", "http://127.0.0.1:1", gpus(8, 1L << 30), 3), "nvlinkDomainSize"),
-        agentPost("register with cpus as a word", "/api/v1/agents/register",
-            "{\"node\":\"n2\",\"cpus\":\"many\"}", "cpus"),
-        agentPost("register an unknown field", "/api/v1/agents/register",
             registration("n2", "http://127.0.0.1:1", gpus(1, 1L << 30), 1)
-                .replace("{\"node\"", "{\"colour\":\"red\",\"node\""), "colour"),
+                .replace("\"node\":\"n2\",", ""),
+            "node"),
+        agentPost(
+            "register a bad node name",
+            "/api/v1/agents/register",
+            registration("bad name!", "http://127.0.0.1:1", gpus(1, 1L << 30), 1),
+            "node"),
+        agentPost(
+            "register a bad address",
+            "/api/v1/agents/register",
+            registration("n2", "ftp://x", gpus(1, 1L << 30), 1),
+            "address"),
+        agentPost(
+            "register without gpus",
+            "/api/v1/agents/register",
+            registration("n2", "http://127.0.0.1:1", "null", 1),
+            "gpus"),
+        agentPost(
+            "register 65 GPUs",
+            "/api/v1/agents/register",
+            registration("n2", "http://127.0.0.1:1", gpus(65, 1L << 30), 65),
+            "gpus"),
+        agentPost(
+            "register GPUs out of index order",
+            "/api/v1/agents/register",
+            registration(
+                "n2",
+                "http://127.0.0.1:1",
+                "[{\"index\":1,\"uuid\":\"u\",\"model\":\"H100\",\"memoryBytes\":1}]",
+                1),
+            "gpus[0]"),
+        agentPost(
+            "register a GPU with negative memory",
+            "/api/v1/agents/register",
+            registration("n2", "http://127.0.0.1:1", gpus(2, -1), 2),
+            "gpus[0]"),
+        agentPost(
+            "register a GPU without a model",
+            "/api/v1/agents/register",
+            registration(
+                "n2", "http://127.0.0.1:1", "[{\"index\":0,\"uuid\":\"u\",\"memoryBytes\":1}]", 1),
+            "gpus[0]"),
+        agentPost(
+            "register an NVLink domain that does not divide the GPUs",
+            "/api/v1/agents/register",
+            registration("n2", "http://127.0.0.1:1", gpus(8, 1L << 30), 3),
+            "nvlinkDomainSize"),
+        agentPost(
+            "register with cpus as a word",
+            "/api/v1/agents/register",
+            "{\"node\":\"n2\",\"cpus\":\"many\"}",
+            "cpus"),
+        agentPost(
+            "register an unknown field",
+            "/api/v1/agents/register",
+            registration("n2", "http://127.0.0.1:1", gpus(1, 1L << 30), 1)
+                .replace("{\"node\"", "{\"colour\":\"red\",\"node\""),
+            "colour"),
         agentPost("heartbeat nothing", "/api/v1/agents/heartbeat", "{}", null),
-        agentPost("heartbeat without a node", "/api/v1/agents/heartbeat",
-            "{\"epoch\":1,\"tasks\":[],\"waitMs\":0}", "node"),
-        agentPost("heartbeat without tasks", "/api/v1/agents/heartbeat",
-            "{\"node\":\"n1\",\"epoch\":1,\"waitMs\":0}", "tasks"),
-        agentPost("heartbeat with a null task", "/api/v1/agents/heartbeat",
-            "{\"node\":\"n1\",\"epoch\":1,\"tasks\":[null],\"waitMs\":0}", "tasks[0]"),
-        agentPost("heartbeat with an empty task", "/api/v1/agents/heartbeat",
-            "{\"node\":\"n1\",\"epoch\":1,\"tasks\":[{}],\"waitMs\":0}", "tasks[0].jobId"),
-        agentPost("heartbeat with a task without status", "/api/v1/agents/heartbeat",
+        agentPost(
+            "heartbeat without a node",
+            "/api/v1/agents/heartbeat",
+            "{\"epoch\":1,\"tasks\":[],\"waitMs\":0}",
+            "node"),
+        agentPost(
+            "heartbeat without tasks",
+            "/api/v1/agents/heartbeat",
+            "{\"node\":\"n1\",\"epoch\":1,\"waitMs\":0}",
+            "tasks"),
+        agentPost(
+            "heartbeat with a null task",
+            "/api/v1/agents/heartbeat",
+            "{\"node\":\"n1\",\"epoch\":1,\"tasks\":[null],\"waitMs\":0}",
+            "tasks[0]"),
+        agentPost(
+            "heartbeat with an empty task",
+            "/api/v1/agents/heartbeat",
+            "{\"node\":\"n1\",\"epoch\":1,\"tasks\":[{}],\"waitMs\":0}",
+            "tasks[0].jobId"),
+        agentPost(
+            "heartbeat with a task without status",
+            "/api/v1/agents/heartbeat",
             "{\"node\":\"n1\",\"epoch\":1,\"tasks\":[{\"jobId\":1,\"attempt\":1,\"task\":0}],"
                 + "\"waitMs\":0}",
             "tasks[0]"),
-        agentPost("heartbeat with a bad task status", "/api/v1/agents/heartbeat",
+        agentPost(
+            "heartbeat with a bad task status",
+            "/api/v1/agents/heartbeat",
             "{\"node\":\"n1\",\"epoch\":1,\"tasks\":[{\"jobId\":1,\"attempt\":1,\"task\":0,"
-                + "\"status\":\"DANCING\"}],\"waitMs\":0}", "tasks[0].status"),
-        agentPost("heartbeat epoch as a word", "/api/v1/agents/heartbeat",
-            "{\"node\":\"n1\",\"epoch\":\"one\",\"tasks\":[],\"waitMs\":0}", "epoch"));
+                + "\"status\":\"DANCING\"}],\"waitMs\":0}",
+            "tasks[0].status"),
+        agentPost(
+            "heartbeat epoch as a word",
+            "/api/v1/agents/heartbeat",
+            "{\"node\":\"n1\",\"epoch\":\"one\",\"tasks\":[],\"waitMs\":0}",
+            "epoch"));
   }
 
   /**
@@ -321,7 +437,9 @@ class BadInputTest {
    */
   static Stream<Case> stopAndPlacementCases() {
     return Stream.of(
-        job("killSignal KILL (cannot be caught)", "{" + CMD + ",\"killSignal\":\"KILL\"}",
+        job(
+            "killSignal KILL (cannot be caught)",
+            "{" + CMD + ",\"killSignal\":\"KILL\"}",
             "killSignal"),
         job("killSignal STOP", "{" + CMD + ",\"killSignal\":\"STOP\"}", "killSignal"),
         job("killSignal empty", "{" + CMD + ",\"killSignal\":\"\"}", "killSignal"),
@@ -331,29 +449,44 @@ class BadInputTest {
         job("gracePeriod negative", "{" + CMD + ",\"gracePeriod\":\"-1\"}", "gracePeriod"),
         job("gracePeriod over an hour", "{" + CMD + ",\"gracePeriod\":\"2h\"}", "gracePeriod"),
         job("gracePeriod not a duration", "{" + CMD + ",\"gracePeriod\":\"abc\"}", "gracePeriod"),
-        job("warnSignal with a time that is not a duration",
-            "{" + CMD + ",\"warnSignal\":\"USR1@abc\"}", "warnSignal"),
+        job(
+            "warnSignal with a time that is not a duration",
+            "{" + CMD + ",\"warnSignal\":\"USR1@abc\"}",
+            "warnSignal"),
         job("warnSignal at 0 seconds", "{" + CMD + ",\"warnSignal\":\"USR1@0\"}", "warnSignal"),
-        job("warnSignal before a 1h time limit starts",
-            "{" + CMD + ",\"timeLimit\":\"1h\",\"warnSignal\":\"USR1@99999\"}", "warnSignal"),
+        job(
+            "warnSignal before a 1h time limit starts",
+            "{" + CMD + ",\"timeLimit\":\"1h\",\"warnSignal\":\"USR1@99999\"}",
+            "warnSignal"),
         job("warnSignal KILL", "{" + CMD + ",\"warnSignal\":\"KILL@10\"}", "warnSignal"),
-        job("checkpointDir relative", "{" + CMD + ",\"checkpointDir\":\"ckpt/run1\"}",
+        job(
+            "checkpointDir relative",
+            "{" + CMD + ",\"checkpointDir\":\"ckpt/run1\"}",
             "checkpointDir"),
-        job("checkpointDir with NUL", "{" + CMD + ",\"checkpointDir\":\"/ckpt/a\\u0000b\"}",
+        job(
+            "checkpointDir with NUL",
+            "{" + CMD + ",\"checkpointDir\":\"/ckpt/a\\u0000b\"}",
             "checkpointDir"),
         job("maxRestarts negative", "{" + CMD + ",\"maxRestarts\":-1}", "maxRestarts"),
         job("maxRestarts 101", "{" + CMD + ",\"maxRestarts\":101}", "maxRestarts"),
         job("maxRestarts as a string", "{" + CMD + ",\"maxRestarts\":\"2\"}", "maxRestarts"),
-        job("excludeNodes as one string", "{" + CMD + ",\"excludeNodes\":\"n1\"}",
-            "excludeNodes"),
-        job("excludeNodes with null", "{" + CMD + ",\"excludeNodes\":[\"n1\",null]}",
+        job("excludeNodes as one string", "{" + CMD + ",\"excludeNodes\":\"n1\"}", "excludeNodes"),
+        job(
+            "excludeNodes with null",
+            "{" + CMD + ",\"excludeNodes\":[\"n1\",null]}",
             "excludeNodes[1]"),
-        job("excludeNodes with a path", "{" + CMD + ",\"excludeNodes\":[\"n1\",\"../x\"]}",
+        job(
+            "excludeNodes with a path",
+            "{" + CMD + ",\"excludeNodes\":[\"n1\",\"../x\"]}",
             "excludeNodes[1]"),
-        job("excludeNodes of 5000 nodes", "{" + CMD + ",\"excludeNodes\":[" + nodeNames(5000) + "]}",
+        job(
+            "excludeNodes of 5000 nodes",
+            "{" + CMD + ",\"excludeNodes\":[" + nodeNames(5000) + "]}",
             "excludeNodes"),
-        job("batch with a bad excludeNodes",
-            "[{" + CMD + "},{" + CMD + ",\"excludeNodes\":[\"a b\"]}]", "[1].excludeNodes[0]"));
+        job(
+            "batch with a bad excludeNodes",
+            "[{" + CMD + "},{" + CMD + ",\"excludeNodes\":[\"a b\"]}]",
+            "[1].excludeNodes[0]"));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -361,7 +494,8 @@ class BadInputTest {
   void aMalformedRequestIsRefusedWithAProblemAndChangesNothing(Case c) {
     var before = fingerprint();
     TestApi who = c.asAgent() ? agent : admin;
-    TestApi.Reply reply = c.method().equals("GET") ? who.get(c.path()) : who.postBytes(c.path(), c.body());
+    TestApi.Reply reply =
+        c.method().equals("GET") ? who.get(c.path()) : who.postBytes(c.path(), c.body());
 
     assertProblem(reply, c.status(), c.field());
     assertThat(fingerprint()).as("state after %s", c.name()).isEqualTo(before);
@@ -374,7 +508,8 @@ class BadInputTest {
     TestApi.Reply reply = admin.postBytes(c.path(), c.body());
 
     assertProblem(reply, 400, c.field());
-    assertThat(TestApi.JSON.readTree(reply.body()).path("fix").asText()).as(reply.body())
+    assertThat(TestApi.JSON.readTree(reply.body()).path("fix").asText())
+        .as(reply.body())
         .isNotBlank();
     assertThat(fingerprint()).isEqualTo(before);
   }
@@ -401,9 +536,12 @@ class BadInputTest {
         new Accepted("warnSignal USR1", "\"warnSignal\":\"USR1\"", null, null),
         new Accepted("warnSignal USR1@120", "\"warnSignal\":\"USR1@120\"", null, null),
         new Accepted("maxRestarts 100", "\"maxRestarts\":100", null, null),
-        new Accepted("checkpointDir", "\"checkpointDir\":\"/ckpt/run1\"", "checkpointDir",
-            "\"/ckpt/run1\""),
-        new Accepted("excludeNodes", "\"excludeNodes\":[\"n9\",\"gpu-01.rack_2\"]", "excludeNodes",
+        new Accepted(
+            "checkpointDir", "\"checkpointDir\":\"/ckpt/run1\"", "checkpointDir", "\"/ckpt/run1\""),
+        new Accepted(
+            "excludeNodes",
+            "\"excludeNodes\":[\"n9\",\"gpu-01.rack_2\"]",
+            "excludeNodes",
             "[\"gpu-01.rack_2\",\"n9\"]"),
         new Accepted("excludeNodes empty", "\"excludeNodes\":[]", "excludeNodes", null));
   }
@@ -423,7 +561,9 @@ class BadInputTest {
     if (a.viewField() != null) {
       JsonNode shown = TestApi.JSON.readTree(view.body()).path(a.viewField());
       if (a.shown() == null) {
-        assertThat(shown.isMissingNode()).as("%s left out of %s", a.viewField(), view.body()).isTrue();
+        assertThat(shown.isMissingNode())
+            .as("%s left out of %s", a.viewField(), view.body())
+            .isTrue();
       } else {
         assertThat(shown).as(view.body()).isEqualTo(TestApi.JSON.readTree(a.shown()));
       }
@@ -476,18 +616,22 @@ class BadInputTest {
       out.write(head("Transfer-Encoding: chunked"));
       byte[] chunk = new byte[1 << 20];
       Arrays.fill(chunk, (byte) ' ');
-      var writer = Thread.ofPlatform().name("chunk-writer").start(() -> {
-        try {
-          for (int i = 0; i < 40; i++) {
-            out.write((Integer.toHexString(chunk.length) + "\r\n").getBytes(UTF_8));
-            out.write(chunk);
-            out.write("\r\n".getBytes(UTF_8));
-          }
-          out.write("0\r\n\r\n".getBytes(UTF_8));
-        } catch (IOException expected) {
-          // the server stopped reading after its 413 and closed the connection
-        }
-      });
+      var writer =
+          Thread.ofPlatform()
+              .name("chunk-writer")
+              .start(
+                  () -> {
+                    try {
+                      for (int i = 0; i < 40; i++) {
+                        out.write((Integer.toHexString(chunk.length) + "\r\n").getBytes(UTF_8));
+                        out.write(chunk);
+                        out.write("\r\n".getBytes(UTF_8));
+                      }
+                      out.write("0\r\n\r\n".getBytes(UTF_8));
+                    } catch (IOException expected) {
+                      // the server stopped reading after its 413 and closed the connection
+                    }
+                  });
       RawReply reply = RawReply.read(socket.getInputStream());
       writer.join(10_000);
       assertThat(reply.status()).as(reply.text()).isEqualTo(413);
@@ -523,15 +667,27 @@ class BadInputTest {
   void fuzzedSubmissionsAreAcceptedOrRefusedCleanly() {
     long seed = Long.getLong("kairos.fuzz.seed", 20_261_130L);
     int count = Integer.getInteger("kairos.fuzz.count", 2_000);
-    System.out.println("BadInputTest fuzz seed " + seed + " (replay: -Dkairos.fuzz.seed=" + seed + ")");
+    System.out.println(
+        "BadInputTest fuzz seed " + seed + " (replay: -Dkairos.fuzz.seed=" + seed + ")");
     var fuzz = new Fuzzer(new Random(seed));
     int accepted = 0;
     for (int i = 0; i < count; i++) {
       Fuzzer.Mutant m = fuzz.next();
       long nextId = nextJobId();
       TestApi.Reply reply = admin.postBytes("/api/v1/jobs", m.body());
-      String where = "fuzz seed " + seed + ", case " + i + " (" + m.how() + "), body: "
-          + printable(m.body()) + "\nreply " + reply.status() + ": " + reply.body();
+      String where =
+          "fuzz seed "
+              + seed
+              + ", case "
+              + i
+              + " ("
+              + m.how()
+              + "), body: "
+              + printable(m.body())
+              + "\nreply "
+              + reply.status()
+              + ": "
+              + reply.body();
       try {
         if (reply.status() == 201) {
           accepted++;
@@ -564,9 +720,16 @@ class BadInputTest {
     var listed = admin.get("/api/v1/jobs?limit=1000000");
     assertThat(listed.status()).as(listed.body()).isEqualTo(200);
     int count = listed.as(new TypeReference<List<JobView>>() {}).size();
-    return controller.replica().stateMachine().read(s -> new Fingerprint(count, s.nextJobId(),
-        s.tokenCount(),
-        s.nodes().stream().map(n -> n.name + "@" + n.epoch + ":" + n.state).toList()));
+    return controller
+        .replica()
+        .stateMachine()
+        .read(
+            s ->
+                new Fingerprint(
+                    count,
+                    s.nextJobId(),
+                    s.tokenCount(),
+                    s.nodes().stream().map(n -> n.name + "@" + n.epoch + ":" + n.state).toList()));
   }
 
   static long nextJobId() {
@@ -608,8 +771,11 @@ class BadInputTest {
 
   static byte[] head(String lengthHeader) {
     return ("POST /api/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
-        + controller.adminToken() + "\r\nContent-Type: application/json\r\n" + lengthHeader
-        + "\r\n\r\n").getBytes(UTF_8);
+            + controller.adminToken()
+            + "\r\nContent-Type: application/json\r\n"
+            + lengthHeader
+            + "\r\n\r\n")
+        .getBytes(UTF_8);
   }
 
   /** An HTTP/1.1 reply read off a socket: the status line, headers and a Content-Length body. */
@@ -621,7 +787,11 @@ class BadInputTest {
         head.write(b);
         byte[] h = head.toByteArray();
         int n = h.length;
-        if (n >= 4 && h[n - 4] == '\r' && h[n - 3] == '\n' && h[n - 2] == '\r' && h[n - 1] == '\n') {
+        if (n >= 4
+            && h[n - 4] == '\r'
+            && h[n - 3] == '\n'
+            && h[n - 2] == '\r'
+            && h[n - 1] == '\n') {
           break;
         }
       }
@@ -677,17 +847,29 @@ class BadInputTest {
   static String gpus(int n, long memory) {
     var sb = new StringBuilder("[");
     for (int i = 0; i < n; i++) {
-      sb.append(i == 0 ? "" : ",").append("{\"index\":").append(i)
-          .append(",\"uuid\":\"u").append(i).append("\",\"model\":\"H100\",\"memoryBytes\":")
-          .append(memory).append('}');
+      sb.append(i == 0 ? "" : ",")
+          .append("{\"index\":")
+          .append(i)
+          .append(",\"uuid\":\"u")
+          .append(i)
+          .append("\",\"model\":\"H100\",\"memoryBytes\":")
+          .append(memory)
+          .append('}');
     }
     return sb.append(']').toString();
   }
 
   static String registration(String node, String address, String gpus, int nvlink) {
-    return "{\"node\":\"" + node + "\",\"address\":\"" + address + "\",\"gpus\":" + gpus
+    return "{\"node\":\""
+        + node
+        + "\",\"address\":\""
+        + address
+        + "\",\"gpus\":"
+        + gpus
         + ",\"cpus\":8,\"memoryBytes\":1073741824,\"labels\":{},\"zone\":\"z\",\"block\":\"b\","
-        + "\"rack\":\"r\",\"nvlinkDomainSize\":" + nvlink + "}";
+        + "\"rack\":\"r\",\"nvlinkDomainSize\":"
+        + nvlink
+        + "}";
   }
 
   /** The body for a failure message: text when it is UTF-8, else hex; clipped. */
@@ -695,7 +877,9 @@ class BadInputTest {
     String text = new String(body, UTF_8);
     boolean clean = Arrays.equals(text.getBytes(UTF_8), body);
     String shown = clean ? text : "hex " + HexFormat.of().formatHex(body);
-    return shown.length() > 2000 ? shown.substring(0, 2000) + "... (" + body.length + " bytes)" : shown;
+    return shown.length() > 2000
+        ? shown.substring(0, 2000) + "... (" + body.length + " bytes)"
+        : shown;
   }
 
   /** Mutations of a valid submission, from one seeded {@link Random}. */
@@ -703,9 +887,25 @@ class BadInputTest {
     record Mutant(String how, byte[] body) {}
 
     private static final String[] FIELDS = {
-      "name", "command", "env", "workdir", "gpus", "gpusPerNode", "cpus", "memoryMb", "timeLimit",
-      "queue", "priority", "gpuModel", "user", "killSignal", "gracePeriod", "warnSignal",
-      "checkpointDir", "maxRestarts", "excludeNodes"
+      "name",
+      "command",
+      "env",
+      "workdir",
+      "gpus",
+      "gpusPerNode",
+      "cpus",
+      "memoryMb",
+      "timeLimit",
+      "queue",
+      "priority",
+      "gpuModel",
+      "user",
+      "killSignal",
+      "gracePeriod",
+      "warnSignal",
+      "checkpointDir",
+      "maxRestarts",
+      "excludeNodes"
     };
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     private final Random rnd;
@@ -864,10 +1064,27 @@ class BadInputTest {
         case 4 -> NODES.numberNode(new BigInteger(100 + rnd.nextInt(40), rnd));
         case 5 -> NODES.numberNode(rnd.nextDouble() * Math.pow(10, rnd.nextInt(40) - 10));
         case 6, 7 -> NODES.textNode(randomString(rnd.nextInt(30)));
-        case 8 -> NODES.textNode(List.of("1h", "90s", "0", "-1", "1:30:00", "H100", "", " ", "x",
-            "USR1@120", "SIGTERM", "KILL", "/ckpt").get(rnd.nextInt(13)));
-        case 9 -> NODES.numberNode(List.of(0, 1, 64, 65, 4096, 4097, Integer.MAX_VALUE,
-            Integer.MIN_VALUE).get(rnd.nextInt(8)));
+        case 8 ->
+            NODES.textNode(
+                List.of(
+                        "1h",
+                        "90s",
+                        "0",
+                        "-1",
+                        "1:30:00",
+                        "H100",
+                        "",
+                        " ",
+                        "x",
+                        "USR1@120",
+                        "SIGTERM",
+                        "KILL",
+                        "/ckpt")
+                    .get(rnd.nextInt(13)));
+        case 9 ->
+            NODES.numberNode(
+                List.of(0, 1, 64, 65, 4096, 4097, Integer.MAX_VALUE, Integer.MIN_VALUE)
+                    .get(rnd.nextInt(8)));
         case 10 -> {
           ArrayNode a = NODES.arrayNode();
           int n = rnd.nextInt(4);
@@ -880,7 +1097,8 @@ class BadInputTest {
           ObjectNode obj = NODES.objectNode();
           int n = rnd.nextInt(3);
           for (int i = 0; i < n; i++) {
-            obj.set(rnd.nextBoolean() ? FIELDS[rnd.nextInt(FIELDS.length)] : randomString(5),
+            obj.set(
+                rnd.nextBoolean() ? FIELDS[rnd.nextInt(FIELDS.length)] : randomString(5),
                 randomValue(depth - 1));
           }
           yield obj;

@@ -48,15 +48,17 @@ class ControllerApiTest {
     for (int i = 0; i < gpus; i++) {
       list.add(new GpuDevice(i, "GPU-" + name + "-" + i, "H100", 80L << 30));
     }
-    return new Registration(name, "http://127.0.0.1:1", list, 64, 512L << 30, Map.of(),
-        "z", "b", "r", gpus);
+    return new Registration(
+        name, "http://127.0.0.1:1", list, 64, 512L << 30, Map.of(), "z", "b", "r", gpus);
   }
 
   @Test
   void anArrayRepliesWithItsFirstIdAndCountAndADependencyWaitsThenIsCancelledWhenItCannotHold() {
     // 64 GPUs on one node: no test node can hold it, so nothing here ever starts.
-    var submitted = api.post("/api/v1/jobs",
-        "{\"command\": [\"sleep\", \"60\"], \"gpus\": 64, \"array\": \"0-6:2%2\"}");
+    var submitted =
+        api.post(
+            "/api/v1/jobs",
+            "{\"command\": [\"sleep\", \"60\"], \"gpus\": 64, \"array\": \"0-6:2%2\"}");
     assertThat(submitted.status()).as(submitted.body()).isEqualTo(201);
     var result = submitted.as(SubmitResult.class);
     assertThat(result.count()).isEqualTo(4);
@@ -70,8 +72,12 @@ class ControllerApiTest {
 
     var single = api.post("/api/v1/jobs", "{\"command\": [\"true\"], \"gpus\": 64}");
     assertThat(single.body()).doesNotContain("count");
-    var dependent = api.post("/api/v1/jobs", "{\"command\": [\"true\"], \"dependency\": \"afterok:"
-        + first + "\"}").as(SubmitResult.class).id();
+    var dependent =
+        api.post(
+                "/api/v1/jobs",
+                "{\"command\": [\"true\"], \"dependency\": \"afterok:" + first + "\"}")
+            .as(SubmitResult.class)
+            .id();
     var waiting = api.get("/api/v1/jobs/" + dependent).as(JobView.class);
     assertThat(waiting.pendingReason()).isEqualTo("DEPENDENCY");
     assertThat(waiting.pendingDetail()).contains("afterok:" + first);
@@ -98,10 +104,13 @@ class ControllerApiTest {
     assertThat(reg.status()).as(reg.body()).isEqualTo(200);
     long epoch = reg.as(Registered.class).epoch();
 
-    await().atMost(Duration.ofSeconds(10)).until(
-        () -> api.get("/api/v1/jobs/" + id).as(JobView.class).state() == JobState.RUNNING);
-    var hb = agent.post("/api/v1/agents/heartbeat", new Heartbeat("n1", epoch, List.of(), 0))
-        .as(HeartbeatReply.class);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> api.get("/api/v1/jobs/" + id).as(JobView.class).state() == JobState.RUNNING);
+    var hb =
+        agent
+            .post("/api/v1/agents/heartbeat", new Heartbeat("n1", epoch, List.of(), 0))
+            .as(HeartbeatReply.class);
     assertThat(hb.fenced()).isFalse();
     assertThat(hb.launch()).hasSize(1);
     var a = hb.launch().get(0);
@@ -109,8 +118,10 @@ class ControllerApiTest {
     assertThat(a.gpus()).hasSize(2);
 
     var exited = new TaskReport(id, a.attempt(), 0, TaskStatus.EXITED, 0, null, null, 1L, 2L);
-    var hb2 = agent.post("/api/v1/agents/heartbeat", new Heartbeat("n1", epoch, List.of(exited), 0))
-        .as(HeartbeatReply.class);
+    var hb2 =
+        agent
+            .post("/api/v1/agents/heartbeat", new Heartbeat("n1", epoch, List.of(exited), 0))
+            .as(HeartbeatReply.class);
     assertThat(hb2.forget()).hasSize(1);
     var done = api.get("/api/v1/jobs/" + id).as(JobView.class);
     assertThat(done.state()).isEqualTo(JobState.SUCCEEDED);
@@ -122,17 +133,24 @@ class ControllerApiTest {
     var reg1 = agent.post("/api/v1/agents/register", node("g1", 8)).as(Registered.class);
     var reg2 = agent.post("/api/v1/agents/register", node("g2", 8)).as(Registered.class);
     long cpu = api.post("/api/v1/jobs", "{\"command\": [\"true\"]}").as(SubmitResult.class).id();
-    long gang = api.post("/api/v1/jobs", "{\"command\": [\"true\"], \"gpus\": 16, \"gpusPerNode\": 8}")
-        .as(SubmitResult.class).id();
+    long gang =
+        api.post("/api/v1/jobs", "{\"command\": [\"true\"], \"gpus\": 16, \"gpusPerNode\": 8}")
+            .as(SubmitResult.class)
+            .id();
 
-    await().atMost(Duration.ofSeconds(10)).until(
-        () -> api.get("/api/v1/jobs/" + cpu).as(JobView.class).state() == JobState.RUNNING
-            && api.get("/api/v1/jobs/" + gang).as(JobView.class).state() == JobState.RUNNING);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                api.get("/api/v1/jobs/" + cpu).as(JobView.class).state() == JobState.RUNNING
+                    && api.get("/api/v1/jobs/" + gang).as(JobView.class).state()
+                        == JobState.RUNNING);
     var g = api.get("/api/v1/jobs/" + gang).as(JobView.class);
     assertThat(g.tasks()).isEqualTo(2);
     assertThat(g.placement()).extracting(p -> p.node()).containsExactlyInAnyOrder("g1", "g2");
     assertThat(g.placement()).allSatisfy(p -> assertThat(p.gpus()).hasSize(8));
-    assertThat(api.get("/api/v1/jobs/" + cpu).as(JobView.class).placement().get(0).gpus()).isEmpty();
+    assertThat(api.get("/api/v1/jobs/" + cpu).as(JobView.class).placement().get(0).gpus())
+        .isEmpty();
     assertThat(reg1.epoch()).isNotEqualTo(reg2.epoch());
   }
 }

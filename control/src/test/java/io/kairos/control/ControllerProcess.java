@@ -16,10 +16,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One controller replica as a child JVM ({@link ControllerMain}) for end-to-end tests: the
- * test's own java binary and classpath, output appended to {@code log} (restarts included), and
- * a bounded wait for its {@code kairos-controller-ready} line. {@link #kill9()} is a real
- * SIGKILL. Children still alive when the test JVM exits are killed by a shutdown hook.
+ * One controller replica as a child JVM ({@link ControllerMain}) for end-to-end tests: the test's
+ * own java binary and classpath, output appended to {@code log} (restarts included), and a bounded
+ * wait for its {@code kairos-controller-ready} line. {@link #kill9()} is a real SIGKILL. Children
+ * still alive when the test JVM exits are killed by a shutdown hook.
  */
 final class ControllerProcess implements AutoCloseable {
   static final String READY = "kairos-controller-ready ";
@@ -52,25 +52,39 @@ final class ControllerProcess implements AutoCloseable {
       throw new IllegalStateException("replica on " + port + " already runs");
     }
     Files.createDirectories(data);
-    var cmd = new ArrayList<String>(List.of(
-        ProcessHandle.current().info().command().orElse("java"),
-        "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED",
-        "-Xmx512m", "-XX:+UseSerialGC",
-        // C1 only: a replica that lives seconds starts faster and leaves the CPUs to the others.
-        "-XX:TieredStopAtLevel=1",
-        "-cp", System.getProperty("java.class.path"),
-        ControllerMain.class.getName(),
-        "--data", data.toString(), "--listen", "127.0.0.1:" + port));
+    var cmd =
+        new ArrayList<String>(
+            List.of(
+                ProcessHandle.current().info().command().orElse("java"),
+                "--sun-misc-unsafe-memory-access=allow",
+                "--enable-native-access=ALL-UNNAMED",
+                "-Xmx512m",
+                "-XX:+UseSerialGC",
+                // C1 only: a replica that lives seconds starts faster and leaves the CPUs to the
+                // others.
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                System.getProperty("java.class.path"),
+                ControllerMain.class.getName(),
+                "--data",
+                data.toString(),
+                "--listen",
+                "127.0.0.1:" + port));
     if (!peers.isEmpty()) {
       cmd.add("--peers");
       cmd.add(peers);
     }
-    Files.writeString(log, "\n=== start " + (starts + 1) + " ===\n", StandardCharsets.UTF_8,
-        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
-    process = new ProcessBuilder(cmd)
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-        .start();
+    Files.writeString(
+        log,
+        "\n=== start " + (starts + 1) + " ===\n",
+        StandardCharsets.UTF_8,
+        java.nio.file.StandardOpenOption.CREATE,
+        java.nio.file.StandardOpenOption.APPEND);
+    process =
+        new ProcessBuilder(cmd)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+            .start();
     LIVE.add(process);
     starts++;
     return this;
@@ -81,12 +95,17 @@ final class ControllerProcess implements AutoCloseable {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (readyLines() < starts) {
       if (!process.isAlive()) {
-        throw new AssertionError("replica on " + port + " exited with " + process.exitValue()
-            + " before it was ready; log tail:\n" + tail());
+        throw new AssertionError(
+            "replica on "
+                + port
+                + " exited with "
+                + process.exitValue()
+                + " before it was ready; log tail:\n"
+                + tail());
       }
       if (System.nanoTime() > deadline) {
-        throw new AssertionError("replica on " + port + " not ready after " + timeout
-            + "; log tail:\n" + tail());
+        throw new AssertionError(
+            "replica on " + port + " not ready after " + timeout + "; log tail:\n" + tail());
       }
       Thread.sleep(25);
     }
@@ -111,8 +130,8 @@ final class ControllerProcess implements AutoCloseable {
     }
     LIVE.remove(process);
     if (process.isAlive() || process.exitValue() != 137) {
-      throw new AssertionError("replica on " + port + " did not die of SIGKILL: exit "
-          + process.exitValue());
+      throw new AssertionError(
+          "replica on " + port + " did not die of SIGKILL: exit " + process.exitValue());
     }
   }
 
@@ -161,8 +180,11 @@ final class ControllerProcess implements AutoCloseable {
       if (current.size() <= 60) {
         return String.join("\n", current);
       }
-      return String.join("\n", current.subList(0, 25)) + "\n[... " + (current.size() - 60)
-          + " lines ...]\n" + String.join("\n", current.subList(current.size() - 35, current.size()));
+      return String.join("\n", current.subList(0, 25))
+          + "\n[... "
+          + (current.size() - 60)
+          + " lines ...]\n"
+          + String.join("\n", current.subList(current.size() - 35, current.size()));
     } catch (IOException e) {
       return "(no log: " + e + ")";
     }
@@ -197,8 +219,8 @@ final class ControllerProcess implements AutoCloseable {
   }
 
   /**
-   * An HTTP port whose Raft port (HTTP + 1000) is free too, below the ephemeral range (so that
-   * no client connection takes it between a kill and a restart), and not handed out before.
+   * An HTTP port whose Raft port (HTTP + 1000) is free too, below the ephemeral range (so that no
+   * client connection takes it between a kill and a restart), and not handed out before.
    */
   static int freePortPair() {
     var rnd = new Random(System.nanoTime() ^ ProcessHandle.current().pid());

@@ -20,11 +20,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * DESIGN.md invariant 5 across leader changes: three replicas as processes, a submission storm
- * from 4 clients spread over all three (a follower forwards writes to the leader), the leader
- * killed with SIGKILL mid-storm. A new leader must serve a submit within 5 s of the kill; no
- * acknowledged job may be lost; the killed replica, restarted, must catch up. Done twice (the
- * second time the leader is another replica). Seeded: {@code -Dkairos.failover.seed=S}.
+ * DESIGN.md invariant 5 across leader changes: three replicas as processes, a submission storm from
+ * 4 clients spread over all three (a follower forwards writes to the leader), the leader killed
+ * with SIGKILL mid-storm. A new leader must serve a submit within 5 s of the kill; no acknowledged
+ * job may be lost; the killed replica, restarted, must catch up. Done twice (the second time the
+ * leader is another replica). Seeded: {@code -Dkairos.failover.seed=S}.
  */
 class FailoverIT {
   static final long SERVE_WITHIN_MS = 5_000;
@@ -38,12 +38,16 @@ class FailoverIT {
   }
 
   void startGroup() throws Exception {
-    int[] ports = {ControllerProcess.freePortPair(), ControllerProcess.freePortPair(),
-        ControllerProcess.freePortPair()};
+    int[] ports = {
+      ControllerProcess.freePortPair(),
+      ControllerProcess.freePortPair(),
+      ControllerProcess.freePortPair()
+    };
     String peers = "127.0.0.1:" + ports[0] + ",127.0.0.1:" + ports[1] + ",127.0.0.1:" + ports[2];
     for (int i = 0; i < 3; i++) {
-      replicas.add(new ControllerProcess(tmp.resolve("data" + i), ports[i], peers,
-          tmp.resolve("replica" + i + ".log")));
+      replicas.add(
+          new ControllerProcess(
+              tmp.resolve("data" + i), ports[i], peers, tmp.resolve("replica" + i + ".log")));
     }
   }
 
@@ -51,7 +55,8 @@ class FailoverIT {
   void aNewLeaderServesWithin5sOfAKillAndNoAcknowledgedJobIsLost() throws Exception {
     long seed = Long.getLong("kairos.failover.seed", System.nanoTime());
     int kills = Integer.getInteger("kairos.failover.kills", 2);
-    System.out.println("FailoverIT seed " + seed + " (replay: -Dkairos.failover.seed=" + seed + ")");
+    System.out.println(
+        "FailoverIT seed " + seed + " (replay: -Dkairos.failover.seed=" + seed + ")");
     var rnd = new Random(seed);
     startGroup();
     for (var r : replicas) {
@@ -66,8 +71,8 @@ class FailoverIT {
       ControllerProcess leader = awaitLeader(replicas);
       var survivors = replicas.stream().filter(r -> r != leader).toList();
       long killAfterMs = 1_000 + rnd.nextInt(1_000);
-      System.out.printf("failover %d: leader %s, killed %d ms into the storm%n", k, leader.url(),
-          killAfterMs);
+      System.out.printf(
+          "failover %d: leader %s, killed %d ms into the storm%n", k, leader.url(), killAfterMs);
 
       var live = new java.util.concurrent.CopyOnWriteArrayList<>(replicas);
       var stop = new AtomicBoolean();
@@ -81,8 +86,10 @@ class FailoverIT {
       for (int c = 0; c < 4; c++) {
         var client = new Random(rnd.nextLong());
         String tag = "f" + k + "c" + c;
-        threads.add(Thread.ofPlatform().name("client-" + c).start(
-            () -> storm(client, tag, live, apis, stop, killedAt, firstServed, acks)));
+        threads.add(
+            Thread.ofPlatform()
+                .name("client-" + c)
+                .start(() -> storm(client, tag, live, apis, stop, killedAt, firstServed, acks)));
       }
       Thread.sleep(killAfterMs); // a random point in the storm
       live.remove(leader);
@@ -91,7 +98,9 @@ class FailoverIT {
       Optional<Long> electedMs = awaitNewLeader(survivors, leader, killedAt.get());
       // The storm goes on against the survivors until the first post-kill submit is served
       // (bounded), and a little after.
-      pollUntil(Duration.ofSeconds(30), () -> firstServed.get() != Long.MAX_VALUE,
+      pollUntil(
+          Duration.ofSeconds(30),
+          () -> firstServed.get() != Long.MAX_VALUE,
           () -> "no submit sent after the kill was acknowledged within 30 s\n" + tails());
       Thread.sleep(1_000);
       stop.set(true);
@@ -101,11 +110,13 @@ class FailoverIT {
       }
       long served = (firstServed.get() - killedAt.get()) / 1_000_000;
       servedMs.add(served);
-      System.out.printf("failover %d: new leader elected after %s ms, first submit served %d ms after "
+      System.out.printf(
+          "failover %d: new leader elected after %s ms, first submit served %d ms after "
               + "the kill; %d jobs acknowledged so far%n",
           k, electedMs.map(String::valueOf).orElse("(not seen)"), served, acks.byId.size());
-      assertThat(served).as("ms from the kill to the first acknowledged submit sent after it\n%s",
-          tails()).isLessThanOrEqualTo(SERVE_WITHIN_MS);
+      assertThat(served)
+          .as("ms from the kill to the first acknowledged submit sent after it\n%s", tails())
+          .isLessThanOrEqualTo(SERVE_WITHIN_MS);
       assertThat(acks.duplicates).as("ids acknowledged twice").isEmpty();
 
       // No acknowledged job lost: every survivor lists every one (followers may lag: bounded).
@@ -117,21 +128,32 @@ class FailoverIT {
       leader.launch().awaitReady(Duration.ofSeconds(90));
       int expected = Acks.listed(survivors.get(0).api()).size();
       var back = leader.api();
-      pollUntil(Duration.ofSeconds(60), () -> listed(back).map(Map::size).orElse(-1) == expected, () -> "the restarted replica did not catch up to " + expected + " jobs in 60 s\n"
-          + leader.tail());
+      pollUntil(
+          Duration.ofSeconds(60),
+          () -> listed(back).map(Map::size).orElse(-1) == expected,
+          () ->
+              "the restarted replica did not catch up to "
+                  + expected
+                  + " jobs in 60 s\n"
+                  + leader.tail());
       awaitAllAcknowledged(leader, acks, Duration.ofSeconds(10));
-      System.out.printf("failover %d: restarted replica caught up (%d jobs) %d ms after its restart%n",
+      System.out.printf(
+          "failover %d: restarted replica caught up (%d jobs) %d ms after its restart%n",
           k, expected, (System.nanoTime() - restart) / 1_000_000);
     }
-    System.out.println("FailoverIT: first submit served after the kill (ms): " + servedMs
-        + "; " + acks.byId.size() + " jobs acknowledged in all");
+    System.out.println(
+        "FailoverIT: first submit served after the kill (ms): "
+            + servedMs
+            + "; "
+            + acks.byId.size()
+            + " jobs acknowledged in all");
   }
 
   /**
-   * A replica that waited alone longer than its Ratis client's retries (no quorum, no leader)
-   * must still commit once the other two start. Ratis fails its client's ordered window for
-   * good after one request runs out of retries, so without a fresh client this replica would
-   * answer 503 to every write until restarted.
+   * A replica that waited alone longer than its Ratis client's retries (no quorum, no leader) must
+   * still commit once the other two start. Ratis fails its client's ordered window for good after
+   * one request runs out of retries, so without a fresh client this replica would answer 503 to
+   * every write until restarted.
    */
   @Test
   void aReplicaThatWaitedAloneLongerThanItsRetriesCommitsOnceTheGroupForms() throws Exception {
@@ -139,7 +161,9 @@ class FailoverIT {
     var lonely = replicas.get(0);
     lonely.launch().awaitReady(Duration.ofSeconds(90));
     // Its bootstrap proposal (the token hashes) runs out of retries: Ratis logs this line.
-    pollUntil(Duration.ofSeconds(60), () -> lonely.logged("Failed to send request"),
+    pollUntil(
+        Duration.ofSeconds(60),
+        () -> lonely.logged("Failed to send request"),
         () -> "the lone replica's proposal did not run out of retries in 60 s\n" + lonely.tail());
     replicas.get(1).launch();
     replicas.get(2).launch();
@@ -149,11 +173,17 @@ class FailoverIT {
 
     var api = lonely.api();
     var last = new TestApi.Reply[1];
-    pollUntil(Duration.ofSeconds(30), () -> {
-      last[0] = Acks.call(() -> api.post("/api/v1/jobs", "{\"command\":[\"true\"]}"));
-      return last[0] != null && last[0].status() == 201;
-    }, () -> "the replica that was alone never committed a submit; last reply "
-        + (last[0] == null ? "none" : last[0].status() + " " + last[0].body()) + "\n" + lonely.tail());
+    pollUntil(
+        Duration.ofSeconds(30),
+        () -> {
+          last[0] = Acks.call(() -> api.post("/api/v1/jobs", "{\"command\":[\"true\"]}"));
+          return last[0] != null && last[0].status() == 201;
+        },
+        () ->
+            "the replica that was alone never committed a submit; last reply "
+                + (last[0] == null ? "none" : last[0].status() + " " + last[0].body())
+                + "\n"
+                + lonely.tail());
   }
 
   // --- the storm -------------------------------------------------------------------------------
@@ -162,9 +192,15 @@ class FailoverIT {
    * Submits (single or batches of 2-5) to the live replicas in turn until stopped. Notes, for
    * submits sent after the kill, when the first was acknowledged.
    */
-  static void storm(Random rnd, String tag, List<ControllerProcess> live,
-      Map<ControllerProcess, TestApi> apis, AtomicBoolean stop, AtomicLong killedAt,
-      AtomicLong firstServed, Acks acks) {
+  static void storm(
+      Random rnd,
+      String tag,
+      List<ControllerProcess> live,
+      Map<ControllerProcess, TestApi> apis,
+      AtomicBoolean stop,
+      AtomicLong killedAt,
+      AtomicLong firstServed,
+      Acks acks) {
     int n = 0;
     int turn = rnd.nextInt(3);
     while (!stop.get()) {
@@ -197,7 +233,8 @@ class FailoverIT {
           continue;
         }
         var info = cluster(r);
-        if (info.isEmpty() || info.get().leader() == null
+        if (info.isEmpty()
+            || info.get().leader() == null
             || (agreed != null && !agreed.equals(info.get().leader()))) {
           all = false;
           break;
@@ -217,7 +254,8 @@ class FailoverIT {
   }
 
   /** When a survivor first reports itself leader, in ms after the kill; empty if not in 30 s. */
-  Optional<Long> awaitNewLeader(List<ControllerProcess> survivors, ControllerProcess old, long killedAt)
+  Optional<Long> awaitNewLeader(
+      List<ControllerProcess> survivors, ControllerProcess old, long killedAt)
       throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (System.nanoTime() < deadline) {
@@ -236,7 +274,8 @@ class FailoverIT {
       var api = r.api();
       var reply = Acks.call(() -> api.get("/api/v1/cluster"));
       return reply != null && reply.status() == 200
-          ? Optional.of(reply.as(ClusterInfo.class)) : Optional.empty();
+          ? Optional.of(reply.as(ClusterInfo.class))
+          : Optional.empty();
     } catch (IOException e) {
       return Optional.empty();
     }
@@ -245,17 +284,27 @@ class FailoverIT {
   void awaitAllAcknowledged(ControllerProcess r, Acks acks, Duration timeout) throws Exception {
     var api = r.api();
     var missing = new ArrayList<String>();
-    pollUntil(timeout, () -> {
-      var listed = listed(api);
-      if (listed.isEmpty()) {
-        return false;
-      }
-      missing.clear();
-      missing.addAll(acks.lostOrChanged(listed.get()));
-      return missing.isEmpty();
-    }, () -> r.url() + " lacks acknowledged jobs after " + timeout + ": "
-        + missing.subList(0, Math.min(20, missing.size())) + " (" + missing.size() + " in all)\n"
-        + r.tail());
+    pollUntil(
+        timeout,
+        () -> {
+          var listed = listed(api);
+          if (listed.isEmpty()) {
+            return false;
+          }
+          missing.clear();
+          missing.addAll(acks.lostOrChanged(listed.get()));
+          return missing.isEmpty();
+        },
+        () ->
+            r.url()
+                + " lacks acknowledged jobs after "
+                + timeout
+                + ": "
+                + missing.subList(0, Math.min(20, missing.size()))
+                + " ("
+                + missing.size()
+                + " in all)\n"
+                + r.tail());
   }
 
   /** The replica's jobs, or empty while it does not answer (starting, or gone). */
@@ -281,8 +330,12 @@ class FailoverIT {
   String tails() {
     var sb = new StringBuilder();
     for (var r : replicas) {
-      sb.append("--- ").append(r.url()).append(r.isAlive() ? "" : " (dead)").append(" ---\n")
-          .append(r.tail()).append('\n');
+      sb.append("--- ")
+          .append(r.url())
+          .append(r.isAlive() ? "" : " (dead)")
+          .append(" ---\n")
+          .append(r.tail())
+          .append('\n');
     }
     return sb.toString();
   }

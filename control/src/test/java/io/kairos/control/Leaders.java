@@ -6,7 +6,8 @@ import java.time.Duration;
 public final class Leaders {
   private Leaders() {}
 
-  public static void awaitLeader(Controller controller, Duration timeout) throws InterruptedException {
+  public static void awaitLeader(Controller controller, Duration timeout)
+      throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!controller.replica().isLeaderReady()) {
       if (System.nanoTime() > deadline) {

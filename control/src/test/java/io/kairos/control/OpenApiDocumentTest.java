@@ -57,41 +57,44 @@ import org.junit.jupiter.params.provider.MethodSource;
 class OpenApiDocumentTest {
   /**
    * Every route the api package registers, as "METHOD path", taken from JobRoutes, NodeRoutes,
-   * AgentRoutes, SystemRoutes, EventRoutes and K8sExtenderRoutes. A new route must be added here AND to openapi.json: the tests
-   * below compare this list with both the document and the routes {@link Api#create} registers.
+   * AgentRoutes, SystemRoutes, EventRoutes and K8sExtenderRoutes. A new route must be added here
+   * AND to openapi.json: the tests below compare this list with both the document and the routes
+   * {@link Api#create} registers.
    */
-  static final List<String> ROUTES = List.of(
-      "POST /api/v1/jobs",
-      "GET /api/v1/jobs",
-      "GET /api/v1/jobs/{id}",
-      "POST /api/v1/jobs/{id}/cancel",
-      "GET /api/v1/jobs/{id}/logs",
-      "GET /api/v1/nodes",
-      "POST /api/v1/nodes/{name}/drain",
-      "POST /api/v1/nodes/{name}/resume",
-      "GET /api/v1/queues",
-      "GET /api/v1/accounts",
-      "POST /api/v1/agents/register",
-      "POST /api/v1/agents/heartbeat",
-      "GET /healthz",
-      "GET /readyz",
-      "GET /metrics",
-      "GET /api/v1/openapi.json",
-      "GET /api/v1/whoami",
-      "GET /api/v1/cluster",
-      "POST /api/v1/tokens",
-      "GET /api/v1/stats/utilization",
-      "GET /api/v1/events",
-      "POST /api/v1/k8s-extender/filter",
-      "POST /api/v1/k8s-extender/prioritize",
-      "POST /api/v1/k8s-extender/bind",
-      "POST /api/v1/k8s-extender/preempt");
+  static final List<String> ROUTES =
+      List.of(
+          "POST /api/v1/jobs",
+          "GET /api/v1/jobs",
+          "GET /api/v1/jobs/{id}",
+          "POST /api/v1/jobs/{id}/cancel",
+          "GET /api/v1/jobs/{id}/logs",
+          "GET /api/v1/nodes",
+          "POST /api/v1/nodes/{name}/drain",
+          "POST /api/v1/nodes/{name}/resume",
+          "GET /api/v1/queues",
+          "GET /api/v1/accounts",
+          "POST /api/v1/agents/register",
+          "POST /api/v1/agents/heartbeat",
+          "GET /healthz",
+          "GET /readyz",
+          "GET /metrics",
+          "GET /api/v1/openapi.json",
+          "GET /api/v1/whoami",
+          "GET /api/v1/cluster",
+          "POST /api/v1/tokens",
+          "GET /api/v1/stats/utilization",
+          "GET /api/v1/events",
+          "POST /api/v1/k8s-extender/filter",
+          "POST /api/v1/k8s-extender/prioritize",
+          "POST /api/v1/k8s-extender/bind",
+          "POST /api/v1/k8s-extender/preempt");
 
   /** The routes that need no token ({@code security: []} in the document). */
   static final Set<String> UNAUTHENTICATED =
       Set.of("GET /healthz", "GET /readyz", "GET /metrics", "GET /api/v1/openapi.json");
 
-  static final Set<String> HTTP_METHODS = Set.of("get", "put", "post", "delete", "options", "head", "patch", "trace");
+  static final Set<String> HTTP_METHODS =
+      Set.of("get", "put", "post", "delete", "options", "head", "patch", "trace");
 
   static final ObjectMapper JSON = new ObjectMapper();
   static JsonNode doc;
@@ -138,7 +141,8 @@ class OpenApiDocumentTest {
     for (String ref : refs) {
       assertThat(ref).as("a local component reference").startsWith("#/components/");
       assertThat(doc.at(JsonPointer.compile(ref.substring(1))).isMissingNode())
-          .as("%s resolves", ref).isFalse();
+          .as("%s resolves", ref)
+          .isFalse();
     }
   }
 
@@ -146,50 +150,76 @@ class OpenApiDocumentTest {
   void everySchemaComponentIsUsed() {
     var refs = new TreeSet<String>();
     collectRefs(doc, refs);
-    doc.path("components").path("schemas").fieldNames().forEachRemaining(name ->
-        assertThat(refs).as("schema %s is referenced", name).contains("#/components/schemas/" + name));
+    doc.path("components")
+        .path("schemas")
+        .fieldNames()
+        .forEachRemaining(
+            name ->
+                assertThat(refs)
+                    .as("schema %s is referenced", name)
+                    .contains("#/components/schemas/" + name));
   }
 
   @Test
   void everyOperationNamesItsRoleAndOnlyHealthMetricsAndThisDocumentGoWithoutAToken() {
-    assertThat(doc.path("components").path("securitySchemes").path("bearer").path("scheme").asText())
+    assertThat(
+            doc.path("components").path("securitySchemes").path("bearer").path("scheme").asText())
         .isEqualTo("bearer");
     assertThat(doc.path("security").toString()).isEqualTo("[{\"bearer\":[]}]");
     var open = new HashSet<String>();
-    forEachOperation((route, op) -> {
-      String role = op.path("x-kairos-role").asText();
-      assertThat(role).as("%s x-kairos-role", route).isIn("user", "admin", "agent", "extender", "any", "none");
-      String description = op.path("description").asText();
-      if (role.equals("none")) {
-        assertThat(op.path("security").isArray() && op.path("security").isEmpty())
-            .as("%s has security: []", route).isTrue();
-        open.add(route);
-      } else {
-        assertThat(op.has("security")).as("%s uses the global bearer security", route).isFalse();
-        assertThat(description).as("%s description names its role", route).startsWith("Role: ");
-        assertThat(op.path("responses").has("401")).as("%s documents 401", route).isTrue();
-      }
-    });
+    forEachOperation(
+        (route, op) -> {
+          String role = op.path("x-kairos-role").asText();
+          assertThat(role)
+              .as("%s x-kairos-role", route)
+              .isIn("user", "admin", "agent", "extender", "any", "none");
+          String description = op.path("description").asText();
+          if (role.equals("none")) {
+            assertThat(op.path("security").isArray() && op.path("security").isEmpty())
+                .as("%s has security: []", route)
+                .isTrue();
+            open.add(route);
+          } else {
+            assertThat(op.has("security"))
+                .as("%s uses the global bearer security", route)
+                .isFalse();
+            assertThat(description).as("%s description names its role", route).startsWith("Role: ");
+            assertThat(op.path("responses").has("401")).as("%s documents 401", route).isTrue();
+          }
+        });
     assertThat(open).isEqualTo(UNAUTHENTICATED);
   }
 
   @Test
   void errorsAreProblemDetails() {
-    forEachOperation((route, op) -> op.path("responses").fields().forEachRemaining(e -> {
-      int status = Integer.parseInt(e.getKey());
-      if (status < 400 || route.equals("GET /readyz")) {
-        return;
-      }
-      JsonNode response = resolve(e.getValue());
-      assertThat(response.path("content").path("application/problem+json").path("schema").path("$ref").asText())
-          .as("%s %s", route, status).isEqualTo("#/components/schemas/Problem");
-    }));
+    forEachOperation(
+        (route, op) ->
+            op.path("responses")
+                .properties()
+                .forEach(
+                    e -> {
+                      int status = Integer.parseInt(e.getKey());
+                      if (status < 400 || route.equals("GET /readyz")) {
+                        return;
+                      }
+                      JsonNode response = resolve(e.getValue());
+                      assertThat(
+                              response
+                                  .path("content")
+                                  .path("application/problem+json")
+                                  .path("schema")
+                                  .path("$ref")
+                                  .asText())
+                          .as("%s %s", route, status)
+                          .isEqualTo("#/components/schemas/Problem");
+                    }));
   }
 
   @Test
   void agentEndpointsDocumentTheRedirectToTheLeader() {
     for (String path : List.of("/api/v1/agents/register", "/api/v1/agents/heartbeat")) {
-      JsonNode response = resolve(doc.path("paths").path(path).path("post").path("responses").path("421"));
+      JsonNode response =
+          resolve(doc.path("paths").path(path).path("post").path("responses").path("421"));
       assertThat(response.path("headers").has("Kairos-Leader")).as(path).isTrue();
     }
   }
@@ -200,18 +230,22 @@ class OpenApiDocumentTest {
     assertThat(schema("JobSubmission").path("additionalProperties").asBoolean(true)).isFalse();
     assertThat(schema("JobSubmission").path("required").toString()).isEqualTo("[\"command\"]");
     assertThat(p.path("gpus").path("maximum").asInt()).isEqualTo(Submissions.MAX_GPUS);
-    assertThat(p.path("gpusPerNode").path("maximum").asInt()).isEqualTo(Submissions.MAX_GPUS_PER_NODE);
+    assertThat(p.path("gpusPerNode").path("maximum").asInt())
+        .isEqualTo(Submissions.MAX_GPUS_PER_NODE);
     assertThat(p.path("command").path("maxItems").asInt()).isEqualTo(Submissions.MAX_ARGS);
-    assertThat(p.path("command").path("items").path("maxLength").asInt()).isEqualTo(Submissions.MAX_ARG_CHARS);
+    assertThat(p.path("command").path("items").path("maxLength").asInt())
+        .isEqualTo(Submissions.MAX_ARG_CHARS);
     assertThat(p.path("env").path("maxProperties").asInt()).isEqualTo(Submissions.MAX_ENV);
     assertThat(p.path("env").path("additionalProperties").path("maxLength").asInt())
         .isEqualTo(Submissions.MAX_ENV_VALUE_CHARS);
     assertThat(p.path("gracePeriod").path("maximum").asLong()).isEqualTo(Submissions.MAX_GRACE_SEC);
     assertThat(p.path("maxRestarts").path("maximum").asInt()).isEqualTo(Submissions.MAX_RESTARTS);
     assertThat(p.path("excludeNodes").path("maxItems").asInt()).isEqualTo(4096);
-    assertThat(p.path("killSignal").path("enum")).extracting(JsonNode::asText)
+    assertThat(p.path("killSignal").path("enum"))
+        .extracting(JsonNode::asText)
         .containsExactlyElementsOf(Submissions.SIGNALS);
-    JsonNode batch = doc.at("/paths/~1api~1v1~1jobs/post/requestBody/content/application~1json/schema/oneOf/1");
+    JsonNode batch =
+        doc.at("/paths/~1api~1v1~1jobs/post/requestBody/content/application~1json/schema/oneOf/1");
     assertThat(batch.path("minItems").asInt()).isEqualTo(1);
     assertThat(batch.path("maxItems").asInt()).isEqualTo(10_000);
   }
@@ -256,7 +290,8 @@ class OpenApiDocumentTest {
     assertThat(schema.path("type").asText()).isEqualTo("object");
     var names = new ArrayList<String>();
     schema.path("properties").fieldNames().forEachRemaining(names::add);
-    List<String> components = Arrays.stream(record.getRecordComponents()).map(RecordComponent::getName).toList();
+    List<String> components =
+        Arrays.stream(record.getRecordComponents()).map(RecordComponent::getName).toList();
     assertThat(names).as("%s properties", name).containsExactlyInAnyOrderElementsOf(components);
 
     var required = new HashSet<String>();
@@ -274,12 +309,23 @@ class OpenApiDocumentTest {
 
   @Test
   void enumsMatchTheirJavaEnums() {
-    for (var e : Map.of("JobState", JobState.class, "NodeState", NodeState.class, "TaskStatus", TaskStatus.class)
-        .entrySet()) {
+    for (var e :
+        Map.of(
+                "JobState",
+                JobState.class,
+                "NodeState",
+                NodeState.class,
+                "TaskStatus",
+                TaskStatus.class)
+            .entrySet()) {
       var values = new ArrayList<String>();
       schema(e.getKey()).path("enum").forEach(v -> values.add(v.asText()));
-      assertThat(values).as(e.getKey())
-          .containsExactly(Arrays.stream(e.getValue().getEnumConstants()).map(Enum::name).toArray(String[]::new));
+      assertThat(values)
+          .as(e.getKey())
+          .containsExactly(
+              Arrays.stream(e.getValue().getEnumConstants())
+                  .map(Enum::name)
+                  .toArray(String[]::new));
     }
   }
 
@@ -287,7 +333,9 @@ class OpenApiDocumentTest {
 
   private static void checkType(String where, Class<?> type, JsonNode property) {
     if (type.isEnum() || type.isRecord()) {
-      assertThat(property.path("$ref").asText()).as(where).isEqualTo("#/components/schemas/" + type.getSimpleName());
+      assertThat(property.path("$ref").asText())
+          .as(where)
+          .isEqualTo("#/components/schemas/" + type.getSimpleName());
       return;
     }
     Set<String> types = new HashSet<>();
@@ -339,7 +387,9 @@ class OpenApiDocumentTest {
   }
 
   private static JsonNode resolve(JsonNode node) {
-    return node.has("$ref") ? doc.at(JsonPointer.compile(node.path("$ref").asText().substring(1))) : node;
+    return node.has("$ref")
+        ? doc.at(JsonPointer.compile(node.path("$ref").asText().substring(1)))
+        : node;
   }
 
   private static List<String> documentedRoutes() {
@@ -353,23 +403,35 @@ class OpenApiDocumentTest {
   }
 
   private static void forEachOperation(OperationVisitor visitor) {
-    doc.path("paths").fields().forEachRemaining(path ->
-        path.getValue().fields().forEachRemaining(op -> {
-          if (HTTP_METHODS.contains(op.getKey())) {
-            visitor.visit(op.getKey().toUpperCase(java.util.Locale.ROOT) + " " + path.getKey(), op.getValue());
-          }
-        }));
+    doc.path("paths")
+        .properties()
+        .forEach(
+            path ->
+                path.getValue()
+                    .properties()
+                    .forEach(
+                        op -> {
+                          if (HTTP_METHODS.contains(op.getKey())) {
+                            visitor.visit(
+                                op.getKey().toUpperCase(java.util.Locale.ROOT)
+                                    + " "
+                                    + path.getKey(),
+                                op.getValue());
+                          }
+                        }));
   }
 
   private static void collectRefs(JsonNode node, Set<String> refs) {
     if (node.isObject()) {
-      node.fields().forEachRemaining(e -> {
-        if (e.getKey().equals("$ref") && e.getValue().isTextual()) {
-          refs.add(e.getValue().asText());
-        } else {
-          collectRefs(e.getValue(), refs);
-        }
-      });
+      node.properties()
+          .forEach(
+              e -> {
+                if (e.getKey().equals("$ref") && e.getValue().isTextual()) {
+                  refs.add(e.getValue().asText());
+                } else {
+                  collectRefs(e.getValue(), refs);
+                }
+              });
     } else if (node.isArray()) {
       node.forEach(child -> collectRefs(child, refs));
     }

@@ -54,13 +54,17 @@ public final class TestApi {
   }
 
   public Reply post(String path, String json) {
-    return send(request(path).header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(json)));
+    return send(
+        request(path)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(json)));
   }
 
   public Reply postBytes(String path, byte[] body) {
-    return send(request(path).header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofByteArray(body)));
+    return send(
+        request(path)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofByteArray(body)));
   }
 
   public Reply post(String path, Object body) {

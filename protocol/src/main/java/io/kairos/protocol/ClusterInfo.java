@@ -11,4 +11,9 @@ import java.util.List;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ClusterInfo(
-    String self, String leader, boolean isLeader, List<String> peers, String policy, long appliedIndex) {}
+    String self,
+    String leader,
+    boolean isLeader,
+    List<String> peers,
+    String policy,
+    long appliedIndex) {}

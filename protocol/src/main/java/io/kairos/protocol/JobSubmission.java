@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The body of {@code POST /api/v1/jobs}. Only {@code command} is required; every other field has
- * a default, applied by the controller (not here, so that "absent" stays visible).
+ * The body of {@code POST /api/v1/jobs}. Only {@code command} is required; every other field has a
+ * default, applied by the controller (not here, so that "absent" stays visible).
  *
  * @param name a label for people; defaults to the command's first word
  * @param command the program and its arguments, run as is on each node (no shell)
@@ -24,33 +24,32 @@ import java.util.Map;
  * @param gpuModel the GPU model every node must have (as its agent reports it, e.g. H100); default
  *     any
  * @param user only an admin may submit on behalf of another user; default: the token's user
- * @param killSignal the signal a cancel, time limit or preemption sends first: TERM (default),
- *     INT, HUP, QUIT, USR1 or USR2; SIGKILL follows after {@code gracePeriod}
- * @param gracePeriod how long the job has to checkpoint and exit after {@code killSignal},
- *     before SIGKILL of its whole process tree; a duration as for {@code timeLimit}; default 30s
+ * @param killSignal the signal a cancel, time limit or preemption sends first: TERM (default), INT,
+ *     HUP, QUIT, USR1 or USR2; SIGKILL follows after {@code gracePeriod}
+ * @param gracePeriod how long the job has to checkpoint and exit after {@code killSignal}, before
+ *     SIGKILL of its whole process tree; a duration as for {@code timeLimit}; default 30s
  * @param warnSignal a signal sent ahead of the time limit, Slurm's {@code --signal}: "USR1@120"
  *     sends SIGUSR1 120 seconds before the limit; "USR1" alone means 60 seconds
- * @param checkpointDir an absolute path handed to every task as {@code KAIROS_CHECKPOINT_DIR}
- *     and kept across requeues, so a requeued job resumes from its last checkpoint
- * @param maxRestarts how often a failed task (non-zero exit) restarts the whole gang before the
- *     job fails; default 0. Losing a node never counts: such a job is always requeued
+ * @param checkpointDir an absolute path handed to every task as {@code KAIROS_CHECKPOINT_DIR} and
+ *     kept across requeues, so a requeued job resumes from its last checkpoint
+ * @param maxRestarts how often a failed task (non-zero exit) restarts the whole gang before the job
+ *     fails; default 0. Losing a node never counts: such a job is always requeued
  * @param excludeNodes nodes the job must not run on (Slurm's {@code --exclude})
  * @param array Slurm's {@code --array}: "0-15", "1,3,5", "0-15%4" (at most 4 at once), "0-20:2";
  *     one job per index, each with KAIROS_ARRAY_TASK_ID (and SLURM_ARRAY_TASK_ID) set
- * @param dependency Slurm's {@code --dependency}: "afterok:12:13", "afterany:14",
- *     "afternotok:15", "after:16", several joined by ','; the job waits until they hold
+ * @param dependency Slurm's {@code --dependency}: "afterok:12:13", "afterany:14", "afternotok:15",
+ *     "after:16", several joined by ','; the job waits until they hold
  * @param output where each task's stdout goes (Slurm's {@code --output}), an absolute path with
- *     Slurm's patterns: %j job id, %A array job id, %a array index, %t task rank, %N node, %u
- *     user, %x job name, %% a '%'; default the task's own directory on its node
- * @param error where each task's stderr goes (Slurm's {@code --error}), as {@code output};
- *     default: the {@code output} file when there is one (as in Slurm), else the task's own
- *     directory
- * @param account the fair-share account charged for the job (Slurm's {@code --account}); with
- *     a tenancy file it must be one of its accounts; default: the queue's default account, else
- *     the user
+ *     Slurm's patterns: %j job id, %A array job id, %a array index, %t task rank, %N node, %u user,
+ *     %x job name, %% a '%'; default the task's own directory on its node
+ * @param error where each task's stderr goes (Slurm's {@code --error}), as {@code output}; default:
+ *     the {@code output} file when there is one (as in Slurm), else the task's own directory
+ * @param account the fair-share account charged for the job (Slurm's {@code --account}); with a
+ *     tenancy file it must be one of its accounts; default: the queue's default account, else the
+ *     user
  * @param priorityClass a priority class of the tenancy file (Slurm's {@code --qos}); it sets the
- *     job's priority and whether it may be preempted; default: the queue's default class, else
- *     none (the job keeps {@code priority})
+ *     job's priority and whether it may be preempted; default: the queue's default class, else none
+ *     (the job keeps {@code priority})
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobSubmission(
@@ -105,9 +104,32 @@ public record JobSubmission(
       String dependency,
       String output,
       String error) {
-    this(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb, timeLimit, queue,
-        priority, gpuModel, user, killSignal, gracePeriod, warnSignal, checkpointDir, maxRestarts,
-        excludeNodes, array, dependency, output, error, null, null);
+    this(
+        name,
+        command,
+        env,
+        workdir,
+        gpus,
+        gpusPerNode,
+        cpus,
+        memoryMb,
+        timeLimit,
+        queue,
+        priority,
+        gpuModel,
+        user,
+        killSignal,
+        gracePeriod,
+        warnSignal,
+        checkpointDir,
+        maxRestarts,
+        excludeNodes,
+        array,
+        dependency,
+        output,
+        error,
+        null,
+        null);
   }
 
   /** A submission without array or dependency. */
@@ -131,9 +153,30 @@ public record JobSubmission(
       String checkpointDir,
       Integer maxRestarts,
       List<String> excludeNodes) {
-    this(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb, timeLimit, queue,
-        priority, gpuModel, user, killSignal, gracePeriod, warnSignal, checkpointDir, maxRestarts,
-        excludeNodes, null, null, null, null);
+    this(
+        name,
+        command,
+        env,
+        workdir,
+        gpus,
+        gpusPerNode,
+        cpus,
+        memoryMb,
+        timeLimit,
+        queue,
+        priority,
+        gpuModel,
+        user,
+        killSignal,
+        gracePeriod,
+        warnSignal,
+        checkpointDir,
+        maxRestarts,
+        excludeNodes,
+        null,
+        null,
+        null,
+        null);
   }
 
   /** A submission with the fields of the first API version; the rest take their defaults. */
@@ -151,8 +194,30 @@ public record JobSubmission(
       Integer priority,
       String gpuModel,
       String user) {
-    this(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb, timeLimit, queue,
-        priority, gpuModel, user, null, null, null, null, null, null, null, null, null, null);
+    this(
+        name,
+        command,
+        env,
+        workdir,
+        gpus,
+        gpusPerNode,
+        cpus,
+        memoryMb,
+        timeLimit,
+        queue,
+        priority,
+        gpuModel,
+        user,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null);
   }
 
   /** The smallest valid submission: a command and a GPU count. */

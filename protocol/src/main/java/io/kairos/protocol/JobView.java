@@ -20,13 +20,13 @@ import java.util.Map;
  * @param exitCode once SUCCEEDED (0) or FAILED (the failed task's code); absent when cancelled
  * @param message how it ended, in words ("exit code 3 on node n1", "time limit 60s reached",
  *     "cancelled by alice")
- * @param predictedStart for a PENDING job that holds a reservation, when the scheduler expects
- *     it to start (running jobs ending at their time limits); absent otherwise
+ * @param predictedStart for a PENDING job that holds a reservation, when the scheduler expects it
+ *     to start (running jobs ending at their time limits); absent otherwise
  * @param arrayJobId for an element of a job array: the array's id (its first element's job id,
  *     Slurm's %A); absent otherwise
  * @param arrayTaskId for an element of a job array: its index (Slurm's %a)
- * @param dependency the job's dependencies, normalized ("afterok:12,afterany:13"); absent when
- *     it has none
+ * @param dependency the job's dependencies, normalized ("afterok:12,afterany:13"); absent when it
+ *     has none
  * @param account the fair-share account it is charged to; absent when none was given and the
  *     controller has no tenancy configuration
  * @param priorityClass its priority class (which set {@code priority}); absent for none

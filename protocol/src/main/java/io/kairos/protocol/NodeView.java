@@ -9,10 +9,10 @@ import java.util.List;
  * @param reason why it is DRAINED or DOWN
  * @param jobs ids of the jobs running on it
  * @param lastHeartbeat ISO-8601 instant of the last heartbeat this replica saw, if any
- * @param liveness the leader's failure detector: ALIVE, SUSPECT (heartbeats late) or DOWN;
- *     absent on a follower
- * @param phi the detector's suspicion level (phi accrual: 8 means about a 1e-8 chance that a
- *     live agent would be this late); absent on a follower
+ * @param liveness the leader's failure detector: ALIVE, SUSPECT (heartbeats late) or DOWN; absent
+ *     on a follower
+ * @param phi the detector's suspicion level (phi accrual: 8 means about a 1e-8 chance that a live
+ *     agent would be this late); absent on a follower
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record NodeView(

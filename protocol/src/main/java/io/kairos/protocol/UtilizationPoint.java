@@ -1,8 +1,8 @@
 package io.kairos.protocol;
 
 /**
- * One point of the utilization history: the averages of the samples taken in its interval, and
- * the jobs that started and ended in it.
+ * One point of the utilization history: the averages of the samples taken in its interval, and the
+ * jobs that started and ended in it.
  *
  * @param at ISO-8601 instant at which the interval starts
  * @param gpusTotal GPUs on registered nodes that are UP (average)

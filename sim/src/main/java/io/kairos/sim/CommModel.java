@@ -14,11 +14,11 @@ import io.kairos.core.model.TopologyLevel;
  *   runtime(L) = runtime * ((1 - f) + f * nvlinkGBps / bandwidth(L))
  * </pre>
  *
- * <p>The trace's run time is taken as the packed run time. Default bandwidths (GB/s per GPU,
- * one direction), typical of an H100 cluster: NVLink 450, inside a node across NVLink domains
- * (PCIe 5) 64, rack (400 Gb/s InfiniBand per GPU) 50, block (2:1 oversubscribed spine) 25, zone
- * 12.5, cluster (across zones) 6.25. Example: f = 0.2, a gang spread over two racks of one block
- * runs 0.8 + 0.2 * 450 / 25 = 4.4 times longer: why placement keeps gangs inside racks.
+ * <p>The trace's run time is taken as the packed run time. Default bandwidths (GB/s per GPU, one
+ * direction), typical of an H100 cluster: NVLink 450, inside a node across NVLink domains (PCIe 5)
+ * 64, rack (400 Gb/s InfiniBand per GPU) 50, block (2:1 oversubscribed spine) 25, zone 12.5,
+ * cluster (across zones) 6.25. Example: f = 0.2, a gang spread over two racks of one block runs 0.8
+ * + 0.2 * 450 / 25 = 4.4 times longer: why placement keeps gangs inside racks.
  */
 public record CommModel(
     double commFraction,
@@ -32,8 +32,8 @@ public record CommModel(
     Checks.argument(
         commFraction >= 0 && commFraction <= 1,
         () -> "comm fraction must be in [0, 1], got " + commFraction);
-    for (double bw : new double[] {nvlinkGBps, nodeGBps, rackGBps, blockGBps, zoneGBps,
-        clusterGBps}) {
+    for (double bw :
+        new double[] {nvlinkGBps, nodeGBps, rackGBps, blockGBps, zoneGBps, clusterGBps}) {
       Checks.argument(bw > 0, () -> "bandwidths must be > 0, got " + bw);
     }
   }

@@ -4,12 +4,12 @@ package io.kairos.sim;
  * A 4-ary min-heap of simulator events ordered by (time, kind, sequence).
  *
  * <p>Kinds order events at the same instant: completions ({@link #FINISH}), then preempted jobs
- * stopping at the end of their grace ({@link #STOP}), then arrivals ({@link #ARRIVAL}), then
- * pass ticks ({@link #TICK}), so a job arriving when another ends sees the freed GPUs, and a job
- * that ends as its grace runs out finishes rather than being requeued. The
- * sequence number (insertion order) makes the order total. A 4-ary heap does log4(n) levels per
- * operation and keeps children in one cache line; entries live in parallel primitive arrays, so
- * the queue allocates only when it grows.
+ * stopping at the end of their grace ({@link #STOP}), then arrivals ({@link #ARRIVAL}), then pass
+ * ticks ({@link #TICK}), so a job arriving when another ends sees the freed GPUs, and a job that
+ * ends as its grace runs out finishes rather than being requeued. The sequence number (insertion
+ * order) makes the order total. A 4-ary heap does log4(n) levels per operation and keeps children
+ * in one cache line; entries live in parallel primitive arrays, so the queue allocates only when it
+ * grows.
  */
 final class EventQueue {
   static final int FINISH = 0;

@@ -17,9 +17,9 @@ import java.util.Map;
  * submission. The first step is the submission span over half the buckets (so the tail after the
  * last arrival has room); when an interval reaches past the last bucket, every series doubles its
  * step by adding neighbouring buckets. Memory is {@code (3 + queues + quota queues) x 2,000}
- * doubles whatever the trace's length (at most 12 queues and 16 quota queues); each event costs O(nodes of the job) plus the buckets its interval crosses. The
- * step depends only on the trace and on when the run ends, so it is deterministic; runs of one
- * trace differ only by powers of two.
+ * doubles whatever the trace's length (at most 12 queues and 16 quota queues); each event costs
+ * O(nodes of the job) plus the buckets its interval crosses. The step depends only on the trace and
+ * on when the run ends, so it is deterministic; runs of one trace differ only by powers of two.
  *
  * <p>Busy and stranded GPUs are constant between two event instants, so the loop hands over each
  * interval once ({@link #interval}). Queue usage changes only at starts and finishes of that
@@ -43,12 +43,13 @@ final class SeriesRecorder {
   private long strandedGpus;
   private long lastSec;
   private final QuotaGroups quota;
+
   /** Row of the first quota queue; quota queue g is row {@code firstQuota + g}. */
   private final int firstQuota;
 
   /**
-   * The tenancy queues charted against their quota ({@link SimSeries.QuotaUsage}): their names
-   * and nominal GPUs, and each job's group (an index into {@code names}). Built by {@link
+   * The tenancy queues charted against their quota ({@link SimSeries.QuotaUsage}): their names and
+   * nominal GPUs, and each job's group (an index into {@code names}). Built by {@link
    * TenancyBook#quotaGroups}.
    */
   record QuotaGroups(List<String> names, long[] nominalGpus, int[] groupOfJob) {

@@ -10,8 +10,8 @@ import java.util.Optional;
  * @param commModel stretch spread gangs' run times, or empty to run them as the trace says
  * @param recordJobs keep each job's start, end and nodes for {@code --jobs-out}
  * @param seed the seed handed to every pass (derived per pass)
- * @param everyPass run a pass after every event batch, even one that provably starts nothing
- *     (for checking that skipping such passes changes no decision)
+ * @param everyPass run a pass after every event batch, even one that provably starts nothing (for
+ *     checking that skipping such passes changes no decision)
  * @param placement how gangs' nodes are chosen (topology-aware, or first fit for comparison)
  * @param recordSeries collect time series for charts ({@link SimSeries}, bounded memory)
  * @param tenancy queues with quotas, fair share and preemption, scheduled by or only measured
@@ -41,7 +41,13 @@ public record SimOptions(
       PlacementStrategy placement,
       boolean recordSeries) {
     this(
-        checkInvariants, commModel, recordJobs, seed, everyPass, placement, recordSeries,
+        checkInvariants,
+        commModel,
+        recordJobs,
+        seed,
+        everyPass,
+        placement,
+        recordSeries,
         Optional.empty());
   }
 

@@ -7,18 +7,17 @@ import java.util.Optional;
 
 /**
  * What a simulation measured. All times in seconds of simulated time except the timing fields,
- * which are wall-clock measurements of this run and the only fields that differ between two
- * runs of the same input.
+ * which are wall-clock measurements of this run and the only fields that differ between two runs of
+ * the same input.
  *
- * @param fragmentationFreeGpus mean free GPUs, over the time during which some waiting job
- *     needed no more GPUs than were free in total (capacity lost to fragmentation and to
- *     reservations)
+ * @param fragmentationFreeGpus mean free GPUs, over the time during which some waiting job needed
+ *     no more GPUs than were free in total (capacity lost to fragmentation and to reservations)
  * @param gpuHoursLostToSpread extra GPU-hours spread gangs ran, under the comm model (0 without)
  * @param series time series for charts, when {@link SimOptions#recordSeries()} asked for them
  * @param jobsWaitedOnDependency jobs that arrived only once their preceding job ended (waits and
  *     turnaround count from that arrival)
- * @param dependenciesIgnored jobs whose preceding job was not in the trace (or was skipped, or
- *     came later), which arrived at their own submit time
+ * @param dependenciesIgnored jobs whose preceding job was not in the trace (or was skipped, or came
+ *     later), which arrived at their own submit time
  * @param tenancy per-queue figures and fairness, for a run under a tenancy file
  */
 public record SimReport(
@@ -56,25 +55,77 @@ public record SimReport(
 
   public SimReport withWall(double simWallSec) {
     return new SimReport(
-        policy, trace, cluster, clusterGpus, jobs, skipped, estimatesFromRuntime, notes,
-        makespanSec, meanWaitSec, p50WaitSec, p95WaitSec, p99WaitSec, maxWaitSec, meanJctSec,
-        p95JctSec, meanBoundedSlowdown, utilization, fragmentationFreeGpus, passes, commModel,
-        gpuHoursLostToSpread, jobsStoppedAtLimit, perJob, simWallSec, passP50Ms, passP99Ms,
-        series, jobsWaitedOnDependency, dependenciesIgnored, tenancy);
+        policy,
+        trace,
+        cluster,
+        clusterGpus,
+        jobs,
+        skipped,
+        estimatesFromRuntime,
+        notes,
+        makespanSec,
+        meanWaitSec,
+        p50WaitSec,
+        p95WaitSec,
+        p99WaitSec,
+        maxWaitSec,
+        meanJctSec,
+        p95JctSec,
+        meanBoundedSlowdown,
+        utilization,
+        fragmentationFreeGpus,
+        passes,
+        commModel,
+        gpuHoursLostToSpread,
+        jobsStoppedAtLimit,
+        perJob,
+        simWallSec,
+        passP50Ms,
+        passP99Ms,
+        series,
+        jobsWaitedOnDependency,
+        dependenciesIgnored,
+        tenancy);
   }
 
   public SimReport withTenancy(Optional<TenancyReport> value) {
     return new SimReport(
-        policy, trace, cluster, clusterGpus, jobs, skipped, estimatesFromRuntime, notes,
-        makespanSec, meanWaitSec, p50WaitSec, p95WaitSec, p99WaitSec, maxWaitSec, meanJctSec,
-        p95JctSec, meanBoundedSlowdown, utilization, fragmentationFreeGpus, passes, commModel,
-        gpuHoursLostToSpread, jobsStoppedAtLimit, perJob, simWallSec, passP50Ms, passP99Ms,
-        series, jobsWaitedOnDependency, dependenciesIgnored, value);
+        policy,
+        trace,
+        cluster,
+        clusterGpus,
+        jobs,
+        skipped,
+        estimatesFromRuntime,
+        notes,
+        makespanSec,
+        meanWaitSec,
+        p50WaitSec,
+        p95WaitSec,
+        p99WaitSec,
+        maxWaitSec,
+        meanJctSec,
+        p95JctSec,
+        meanBoundedSlowdown,
+        utilization,
+        fragmentationFreeGpus,
+        passes,
+        commModel,
+        gpuHoursLostToSpread,
+        jobsStoppedAtLimit,
+        perJob,
+        simWallSec,
+        passP50Ms,
+        passP99Ms,
+        series,
+        jobsWaitedOnDependency,
+        dependenciesIgnored,
+        value);
   }
 
   /**
-   * The report as ordered name/value pairs (the JSON field names). With {@code timing} false
-   * the wall-clock fields are left out, and the map is identical for identical input.
+   * The report as ordered name/value pairs (the JSON field names). With {@code timing} false the
+   * wall-clock fields are left out, and the map is identical for identical input.
    */
   public Map<String, Object> toMap(boolean timing) {
     var m = new LinkedHashMap<String, Object>();

@@ -70,8 +70,13 @@ public record SimSeries(
       queues = List.copyOf(queues);
       if (nominalGpus.length != queues.size() || gpuSec.length != queues.size()) {
         throw new IllegalArgumentException(
-            "quota usage: " + queues.size() + " queues, " + nominalGpus.length + " nominals, "
-                + gpuSec.length + " series");
+            "quota usage: "
+                + queues.size()
+                + " queues, "
+                + nominalGpus.length
+                + " nominals, "
+                + gpuSec.length
+                + " series");
       }
     }
 
@@ -122,8 +127,17 @@ public record SimSeries(
       long[] waitCdfSec,
       double[] waitCdfFraction) {
     this(
-        originSec, stepSec, clusterGpus, coveredSec, busyGpuSec, strandedGpuSec, queues,
-        queueGpuSec, waitCdfSec, waitCdfFraction, QuotaUsage.NONE);
+        originSec,
+        stepSec,
+        clusterGpus,
+        coveredSec,
+        busyGpuSec,
+        strandedGpuSec,
+        queues,
+        queueGpuSec,
+        waitCdfSec,
+        waitCdfFraction,
+        QuotaUsage.NONE);
   }
 
   public SimSeries {

@@ -7,17 +7,17 @@ import java.util.Objects;
 /**
  * A simulation under a tenancy file.
  *
- * <p>With {@code schedule} the pass gets the tenancy ({@link io.kairos.core.tenancy.Tenants}):
- * it admits by quota, orders by priority class and fair share, and may preempt; the simulator
- * applies the preemptions (grace, checkpoint, requeue). Without it the policy runs as it would
- * without a tenancy file, and the file only gives the queues and their entitlements that the
- * report measures against (so plain policies can be compared with the multi-tenant one).
+ * <p>With {@code schedule} the pass gets the tenancy ({@link io.kairos.core.tenancy.Tenants}): it
+ * admits by quota, orders by priority class and fair share, and may preempt; the simulator applies
+ * the preemptions (grace, checkpoint, requeue). Without it the policy runs as it would without a
+ * tenancy file, and the file only gives the queues and their entitlements that the report measures
+ * against (so plain policies can be compared with the multi-tenant one).
  *
  * @param tenancy queues, cohorts, priority classes, accounts and settings
  * @param schedule whether the pass schedules by the tenancy, or the run is only measured by it
- * @param checkpointEverySec a running job saves its progress every this many seconds of run
- *     time since it (re)started; a preempted job resumes from its last checkpoint. 0: never
- *     (a preempted job starts over)
+ * @param checkpointEverySec a running job saves its progress every this many seconds of run time
+ *     since it (re)started; a preempted job resumes from its last checkpoint. 0: never (a preempted
+ *     job starts over)
  * @param fairShare how accounts' fair-share factors are computed from their decayed usage
  * @param aloneRuns simulate each queue's jobs by themselves on a cluster of its nominal GPUs, for
  *     finish-time fairness (costs about one more run of the trace)
@@ -35,7 +35,8 @@ public record SimTenancy(
     Objects.requireNonNull(tenancy, "tenancy");
     Objects.requireNonNull(fairShare, "fairShare");
     if (checkpointEverySec < 0) {
-      throw new IllegalArgumentException("checkpointEverySec must be >= 0, got " + checkpointEverySec);
+      throw new IllegalArgumentException(
+          "checkpointEverySec must be >= 0, got " + checkpointEverySec);
     }
   }
 

@@ -15,8 +15,8 @@ import io.kairos.core.sched.PassInput;
 import io.kairos.core.sched.PassResult;
 import io.kairos.core.sched.Policy;
 import io.kairos.core.sched.SchedulingPass;
-import io.kairos.core.sched.preempt.PreemptionHistory;
 import io.kairos.core.sched.order.JobOrder;
+import io.kairos.core.sched.preempt.PreemptionHistory;
 import io.kairos.core.state.ClusterStore;
 import io.kairos.core.state.Reducer;
 import io.kairos.core.tenancy.Tenants;
@@ -31,19 +31,19 @@ import java.util.function.LongSupplier;
 /**
  * Replays a trace through the scheduling core on a virtual clock.
  *
- * <p>Loop: take the next instant (the earliest of the next completion, from a 4-ary heap, and
- * the next arrival, from the sorted trace); apply all completions at that instant, then all
- * arrivals; then run one scheduling pass and apply its starts through the same {@link Reducer}
- * the controller uses, scheduling each started job's completion. A pass is skipped when no
- * waiting job could fit in the free GPUs (it could not start anything).
+ * <p>Loop: take the next instant (the earliest of the next completion, from a 4-ary heap, and the
+ * next arrival, from the sorted trace); apply all completions at that instant, then all arrivals;
+ * then run one scheduling pass and apply its starts through the same {@link Reducer} the controller
+ * uses, scheduling each started job's completion. A pass is skipped when no waiting job could fit
+ * in the free GPUs (it could not start anything).
  *
  * <p>With {@link SimOptions#recordSeries()}, a {@link SeriesRecorder} is told of every start,
  * finish and interval between instants, for the report's charts; it changes no decision.
  *
  * <p>A job with a preceding job (SWF's fields 17 and 18, the CSV's {@code depends_on}) does not
  * arrive at its own submit time: it arrives its think time after the preceding job ends, as an
- * event in the same heap (completions at an instant come before arrivals). A preceding job that
- * is not in the trace, was skipped, or comes later in submit order is ignored and counted.
+ * event in the same heap (completions at an instant come before arrivals). A preceding job that is
+ * not in the trace, was skipped, or comes later in submit order is ignored and counted.
  *
  * <p>Deterministic and single-threaded. The only outside input is an optional nanosecond source
  * used to time passes, which never influences a decision.
@@ -106,10 +106,19 @@ public final class Simulator {
           || t.thinkTimeSec() < 0
           || t.thinkTimeSec() > MAX_TIME_SEC) {
         throw new IllegalArgumentException(
-            trace.source() + ": job " + t.id() + ": submit " + t.submitSec() + " s, duration "
-                + t.durationSec() + " s, limit " + t.timeLimitSec() + " s: times must be >= 0"
+            trace.source()
+                + ": job "
+                + t.id()
+                + ": submit "
+                + t.submitSec()
+                + " s, duration "
+                + t.durationSec()
+                + " s, limit "
+                + t.timeLimitSec()
+                + " s: times must be >= 0"
                 + " (duration >= 1, limit >= duration) and submit + limit below 2^40 s, think time "
-                + t.thinkTimeSec() + " s between 0 and 2^40 s");
+                + t.thinkTimeSec()
+                + " s between 0 and 2^40 s");
       }
       if (t.gpus() > cluster.totalGpus()
           || t.gpus() > GangSpec.MAX_TASKS
@@ -118,8 +127,9 @@ public final class Simulator {
         continue;
       }
       GangSpec gang =
-          t.gpusPerNode() > 0 ? GangSpec.perNode(t.gpus(), t.gpusPerNode()) : GangSpec.flexible(
-              t.gpus());
+          t.gpusPerNode() > 0
+              ? GangSpec.perNode(t.gpus(), t.gpusPerNode())
+              : GangSpec.flexible(t.gpus());
       if (!cluster.canEverHold(gang, "")) {
         skippedIds.add(t.id());
         continue;
@@ -140,15 +150,19 @@ public final class Simulator {
     }
     if (!skippedIds.isEmpty()) {
       notes.add(
-          skippedIds.size() + " jobs larger than the cluster were skipped (first ids: "
-              + skippedIds.subList(0, Math.min(5, skippedIds.size())) + ")");
+          skippedIds.size()
+              + " jobs larger than the cluster were skipped (first ids: "
+              + skippedIds.subList(0, Math.min(5, skippedIds.size()))
+              + ")");
     }
     if (!unknownQueue.isEmpty()) {
       int count = unknownQueue.values().stream().mapToInt(Integer::intValue).sum();
       notes.add(
-          count + " jobs of queues the tenancy file does not declare were skipped (queues "
+          count
+              + " jobs of queues the tenancy file does not declare were skipped (queues "
               + unknownQueue.keySet().stream().limit(5).toList()
-              + (unknownQueue.size() > 5 ? ", ..." : "") + ")");
+              + (unknownQueue.size() > 5 ? ", ..." : "")
+              + ")");
     }
     // Preceding jobs, by index in submit order; only an earlier job can be waited for.
     var indexOf = new java.util.HashMap<Long, Integer>();
@@ -164,8 +178,10 @@ public final class Simulator {
       ignored += p > 0 && preceding[i] < 0 ? 1 : 0;
     }
     if (ignored > 0) {
-      notes.add(ignored + " jobs name a preceding job that is not in the trace, was skipped or"
-          + " comes later: they arrive at their own submit time");
+      notes.add(
+          ignored
+              + " jobs name a preceding job that is not in the trace, was skipped or"
+              + " comes later: they arrive at their own submit time");
     }
     var loop = new Loop(kept, specs, notes, trace, skippedIds.size(), preceding, ignored);
     SimReport report = loop.run();
@@ -176,24 +192,23 @@ public final class Simulator {
   }
 
   /**
-   * The spec under the tenancy: account and priority class from the queue's defaults, the
-   * class's priority; a job whose account would be empty (no account, no queue default, no user)
-   * is charged to an account named after its queue.
+   * The spec under the tenancy: account and priority class from the queue's defaults, the class's
+   * priority; a job whose account would be empty (no account, no queue default, no user) is charged
+   * to an account named after its queue.
    */
   private static JobSpec resolve(JobSpec spec, io.kairos.core.tenancy.TenancyConfig config) {
     JobSpec resolved = Tenants.resolve(spec, config);
     if (resolved.account().isEmpty()) {
-      resolved =
-          resolved.withTenancy(spec.queue(), resolved.priorityClass(), resolved.priority());
+      resolved = resolved.withTenancy(spec.queue(), resolved.priorityClass(), resolved.priority());
     }
     return resolved;
   }
 
   /**
-   * Finish-time fairness: each queue's jobs (those that ran) simulated by themselves, same
-   * policy, no tenancy, on whole nodes of the cluster's largest node size adding up to the
-   * queue's nominal GPUs (rounded to the nearest node, at least one); jobs too large for that are
-   * left out of both means. See {@link TenancyReport}.
+   * Finish-time fairness: each queue's jobs (those that ran) simulated by themselves, same policy,
+   * no tenancy, on whole nodes of the cluster's largest node size adding up to the queue's nominal
+   * GPUs (rounded to the nearest node, at least one); jobs too large for that are left out of both
+   * means. See {@link TenancyReport}.
    */
   private TenancyReport aloneRuns(Loop loop, TenancyReport shared) {
     TenancyBook book = loop.book;
@@ -257,19 +272,27 @@ public final class Simulator {
     private final int skipped;
     final int n;
     private final ClusterStore store = new ClusterStore(cluster);
+
     /** Tenancy bookkeeping, or null for a single-tenant run. */
     final TenancyBook book;
+
     /** Whether the pass schedules by the tenancy (quotas, fair share, preemption). */
     private final boolean tenantPass;
+
     /** Work left per job, in seconds of its trace duration (less after a checkpointed stop). */
     private final long[] workLeft;
+
     /** The run length the current run of the job was started with, and when it started. */
     private final long[] plannedRun;
+
     private final long[] lastStart;
+
     /** When a preempted job stops (end of its grace), or -1 while it is not being stopped. */
     private final long[] stopAt;
+
     /** Finish events of runs that were stopped and requeued, still in the heap. */
     private final int[] staleFinishes;
+
     final boolean[] everStarted;
     private long tickAt = -1;
     private int preemptionsSignalled;
@@ -298,19 +321,30 @@ public final class Simulator {
     private double lostGpuSeconds;
     private int stoppedAtLimit;
     private final SeriesRecorder series;
+
     /** For each job, the index of the job it waits for, or -1. */
     private final int[] preceding;
+
     /** The jobs waiting for job i, as a list: firstDependent[i], then nextDependent[...]. */
     private final int[] firstDependent;
+
     private final int[] nextDependent;
+
     /** When each job arrived: its submit time, or its preceding job's end plus think time. */
     final long[] arrival;
+
     private final boolean dependencies;
     private final int dependenciesIgnored;
     private int waitedOnDependency;
 
-    Loop(List<TraceJob> jobs, List<JobSpec> specs, List<String> notes, Trace trace, int skipped,
-        int[] preceding, int dependenciesIgnored) {
+    Loop(
+        List<TraceJob> jobs,
+        List<JobSpec> specs,
+        List<String> notes,
+        Trace trace,
+        int skipped,
+        int[] preceding,
+        int dependenciesIgnored) {
       this.jobs = jobs;
       this.specs = specs;
       this.notes = notes;
@@ -333,7 +367,10 @@ public final class Simulator {
           options.tenancy().isEmpty()
               ? null
               : TenancyBook.of(
-                  options.tenancy().get(), cluster, specs, n == 0 ? 0 : jobs.getFirst().submitSec());
+                  options.tenancy().get(),
+                  cluster,
+                  specs,
+                  n == 0 ? 0 : jobs.getFirst().submitSec());
       tenantPass = book != null && book.schedules();
       runSec = new long[n];
       firstReservedStart = new long[n];
@@ -503,11 +540,11 @@ public final class Simulator {
     }
 
     /**
-     * Marks the next pass as needed unless it provably starts nothing. With a static order (keys
-     * do not depend on time) and no completion since the last pass, jobs that waited then still
-     * wait: free GPUs are the same, reservations start at the same running jobs' limits, and a
-     * backfill candidate only ends later as time passes. A new arrival changes that only if it
-     * is ordered before some waiting job (it could take a reservation) or fits in the free GPUs.
+     * Marks the next pass as needed unless it provably starts nothing. With a static order (keys do
+     * not depend on time) and no completion since the last pass, jobs that waited then still wait:
+     * free GPUs are the same, reservations start at the same running jobs' limits, and a backfill
+     * candidate only ends later as time passes. A new arrival changes that only if it is ordered
+     * before some waiting job (it could take a reservation) or fits in the free GPUs.
      */
     private void arrived(int i, long t) {
       var order = policy.order();
@@ -522,7 +559,9 @@ public final class Simulator {
         lastKey = key;
       }
       // A job that waited for another arrives out of id order: always look again.
-      if (dependencies || !order.isStatic() || !last
+      if (dependencies
+          || !order.isStatic()
+          || !last
           || specs.get(i).totalGpus() <= store.freeGpus()) {
         dirty = true;
       }
@@ -588,8 +627,8 @@ public final class Simulator {
 
     /**
      * A victim is signalled at {@code t}: it runs on for the grace period, then stops ({@link
-     * #stop}). The pass sees the preemption in {@code preempting} until the preemptor starts, or
-     * at most {@code 2 x grace + 60 s} (see {@link TenancyBook#expirePreemptions}). The victim's
+     * #stop}). The pass sees the preemption in {@code preempting} until the preemptor starts, or at
+     * most {@code 2 x grace + 60 s} (see {@link TenancyBook#expirePreemptions}). The victim's
      * preemption history records {@code t}.
      */
     private void preempt(Decision.Preempt p, long t) {
@@ -598,10 +637,18 @@ public final class Simulator {
         // Not running, or already being stopped: nothing to do (counted in a note).
         if (preemptionsIgnored++ == 0) {
           firstIgnored =
-              "job " + p.job().value() + " for job " + p.preemptor().value() + " at t=" + t
-                  + (stopAt[v] >= 0 ? ", already stopping since its preemption"
-                      : ", not running")
-                  + " (" + p.kind() + ": " + p.detail() + ")";
+              "job "
+                  + p.job().value()
+                  + " for job "
+                  + p.preemptor().value()
+                  + " at t="
+                  + t
+                  + (stopAt[v] >= 0 ? ", already stopping since its preemption" : ", not running")
+                  + " ("
+                  + p.kind()
+                  + ": "
+                  + p.detail()
+                  + ")";
         }
         return;
       }
@@ -618,8 +665,8 @@ public final class Simulator {
 
     /**
      * The grace of victim {@code v} ends at {@code s}: it stops and is requeued. It keeps the
-     * progress saved at its last checkpoint (every {@code checkpointEverySec} of run time since
-     * it started); the run since then is lost.
+     * progress saved at its last checkpoint (every {@code checkpointEverySec} of run time since it
+     * started); the run since then is lost.
      */
     private void stop(int v, long s) {
       if (stopAt[v] != s) {
@@ -759,18 +806,25 @@ public final class Simulator {
       }
       if (ran < n) {
         notes.add(
-            (n - ran) + " jobs never started: their queue's quota can never admit them (left out"
+            (n - ran)
+                + " jobs never started: their queue's quota can never admit them (left out"
                 + " of the figures)");
       }
       if (preemptionsIgnored > 0) {
         notes.add(
-            preemptionsIgnored + " preemptions named a job that was not running or already"
-                + " stopping, and were ignored (first: " + firstIgnored + ")");
+            preemptionsIgnored
+                + " preemptions named a job that was not running or already"
+                + " stopping, and were ignored (first: "
+                + firstIgnored
+                + ")");
       }
       if (book != null && book.expired > 0) {
         notes.add(
-            book.expired + " preemptions ended without their preemptor starting within 2 x grace"
-                + " + 60 s (first: " + book.firstExpired + ", job numbers in trace order)");
+            book.expired
+                + " preemptions ended without their preemptor starting within 2 x grace"
+                + " + 60 s (first: "
+                + book.firstExpired
+                + ", job numbers in trace order)");
       }
       Arrays.sort(waits);
       Arrays.sort(jcts);
@@ -836,8 +890,7 @@ public final class Simulator {
       double[] waitSum = new double[queues];
       double[] jctSum = new double[queues];
       double[] gpuSec = new double[queues];
-      int bigGpus =
-          book.settings.starvationMinGpus() > 0 ? book.settings.starvationMinGpus() : 64;
+      int bigGpus = book.settings.starvationMinGpus() > 0 ? book.settings.starvationMinGpus() : 64;
       long bigMaxWait = 0;
       for (int i = 0; i < n; i++) {
         if (!everStarted[i]) {
@@ -858,9 +911,7 @@ public final class Simulator {
       for (int q = 0; q < queues; q++) {
         Arrays.sort(waits[q]);
         served[q] =
-            book.entitledGpuSec[q] > 0
-                ? book.servedGpuSec[q] / book.entitledGpuSec[q]
-                : Double.NaN;
+            book.entitledGpuSec[q] > 0 ? book.servedGpuSec[q] / book.entitledGpuSec[q] : Double.NaN;
         int c = count[q];
         reports.add(
             new TenancyReport.QueueReport(

@@ -34,6 +34,7 @@ final class TenancyBook {
   final Tenants.Settings settings;
   final List<String> queueNames;
   final long[] nominalGpus;
+
   /** Job index to queue index. */
   final int[] queueOf;
 
@@ -60,8 +61,10 @@ final class TenancyBook {
   // Per account (the report's: every run has them, scheduled or measured only).
   /** The accounts jobs are charged to, in the file's order, then the others as they appear. */
   final List<String> accountNames;
+
   /** Job index to report account index (into {@link #accountNames}). */
   final int[] reportAccountOf;
+
   final int[] accountPreemptions;
   final double[] accountLostGpuSec;
 
@@ -150,9 +153,9 @@ final class TenancyBook {
   }
 
   /**
-   * The book for a run of {@code specs} (already resolved when scheduling). The fair-share tree
-   * is the file's accounts plus, for every job account not in it, a leaf of 1 share under its
-   * queue's default account (or the root), in order of first appearance.
+   * The book for a run of {@code specs} (already resolved when scheduling). The fair-share tree is
+   * the file's accounts plus, for every job account not in it, a leaf of 1 share under its queue's
+   * default account (or the root), in order of first appearance.
    */
   static TenancyBook of(SimTenancy sim, Cluster cluster, List<JobSpec> specs, long startSec) {
     TenancyConfig config = sim.tenancy().config();
@@ -170,7 +173,14 @@ final class TenancyBook {
     }
     if (!sim.schedule()) {
       return new TenancyBook(
-          sim, queueNames, nominal, queueOf, null, null, null, startSec,
+          sim,
+          queueNames,
+          nominal,
+          queueOf,
+          null,
+          null,
+          null,
+          startSec,
           reportAccounts(sim, specs));
     }
     var tree = accountTree(sim, specs);
@@ -183,7 +193,9 @@ final class TenancyBook {
     }
     var usage =
         new UsageTracker(
-            tree, new Resources(cluster.totalGpus(), cpus, memory), sim.tenancy().halfLifeSec(),
+            tree,
+            new Resources(cluster.totalGpus(), cpus, memory),
+            sim.tenancy().halfLifeSec(),
             startSec);
     int[] accountOf = new int[n];
     long[][] held = new long[n][];
@@ -199,7 +211,14 @@ final class TenancyBook {
           };
     }
     return new TenancyBook(
-        sim, queueNames, nominal, queueOf, usage, accountOf, held, startSec,
+        sim,
+        queueNames,
+        nominal,
+        queueOf,
+        usage,
+        accountOf,
+        held,
+        startSec,
         reportAccounts(sim, specs));
   }
 
@@ -281,9 +300,9 @@ final class TenancyBook {
   }
 
   /**
-   * Each report account's fair-share factor from the usage charged until the last event of the
-   * run (what the next pass would have seen); NaN for every account when the run was only measured
-   * (no usage was tracked).
+   * Each report account's fair-share factor from the usage charged until the last event of the run
+   * (what the next pass would have seen); NaN for every account when the run was only measured (no
+   * usage was tracked).
    */
   double[] finalFairShareFactors() {
     double[] factors = new double[accountNames.size()];
@@ -299,9 +318,9 @@ final class TenancyBook {
   }
 
   /**
-   * The queues charted against their quota, and each job's group: the file's queues that have
-   * jobs in the trace or a nominal GPU quota, by GPU time in the trace (largest first, then by
-   * name); past {@link SimSeries#MAX_QUOTA_QUEUES} the rest share one group, {@value
+   * The queues charted against their quota, and each job's group: the file's queues that have jobs
+   * in the trace or a nominal GPU quota, by GPU time in the trace (largest first, then by name);
+   * past {@link SimSeries#MAX_QUOTA_QUEUES} the rest share one group, {@value
    * SimSeries#OTHER_QUEUES}, whose nominal is the sum of theirs.
    */
   SeriesRecorder.QuotaGroups quotaGroups(List<TraceJob> jobs) {
@@ -350,8 +369,8 @@ final class TenancyBook {
   }
 
   /**
-   * A job started: preemptions made for it are over, except that a victim still in its grace
-   * stays listed until it stops (so that no pass picks it again, or preempts more meanwhile).
+   * A job started: preemptions made for it are over, except that a victim still in its grace stays
+   * listed until it stops (so that no pass picks it again, or preempts more meanwhile).
    */
   void preemptorStarted(JobId job, java.util.function.Predicate<JobId> stillStopping) {
     if (preempting.isEmpty()) {
@@ -382,8 +401,8 @@ final class TenancyBook {
   private final java.util.TreeSet<JobId> released = new java.util.TreeSet<>();
 
   /**
-   * Drops preemptions made {@code 2 x grace + 60 s} ago or earlier whose preemptor has not
-   * started (it no longer fits, say), so that they stop blocking new preemptions ({@link
+   * Drops preemptions made {@code 2 x grace + 60 s} ago or earlier whose preemptor has not started
+   * (it no longer fits, say), so that they stop blocking new preemptions ({@link
    * Tenants#preempting()}).
    */
   void expirePreemptions(long nowSec) {
@@ -400,8 +419,12 @@ final class TenancyBook {
         }
         if (expired == 0) {
           firstExpired =
-              "victim " + e.getKey().value() + " for job " + preempting.get(e.getKey()).value()
-                  + " at t=" + e.getValue();
+              "victim "
+                  + e.getKey().value()
+                  + " for job "
+                  + preempting.get(e.getKey()).value()
+                  + " at t="
+                  + e.getValue();
         }
         preempting.remove(e.getKey());
         released.remove(e.getKey());
@@ -447,10 +470,6 @@ final class TenancyBook {
   /** What the pass at {@code nowSec} knows of tenancy; {@link #chargeTo} must have run. */
   Tenants tenants() {
     return new Tenants(
-        config,
-        FairShareFactor.of(sim.fairShare(), usage),
-        histories,
-        preempting,
-        settings);
+        config, FairShareFactor.of(sim.fairShare(), usage), histories, preempting, settings);
   }
 }

@@ -18,14 +18,14 @@ import java.util.Map;
  * over the whole run: how fully the queue got its entitled share whenever it wanted it (1: it
  * always had all of what it was entitled to and asked for). Jain's index over the k queues that
  * ever had entitled demand is {@code (Σ x_i)² / (k · Σ x_i²)}: 1 when every queue was served
- * equally well, 1/k when one queue got everything. Queues that never had entitled demand (no
- * jobs, or a nominal quota of 0) are left out; with none left the index is undefined (NaN).
+ * equally well, 1/k when one queue got everything. Queues that never had entitled demand (no jobs,
+ * or a nominal quota of 0) are left out; with none left the index is undefined (NaN).
  *
- * <p><b>Finish-time fairness.</b> ρ_i = (mean JCT of queue i's jobs in this run) / (mean JCT
- * of the same jobs simulated by themselves, with the same policy and no tenancy, on a cluster of
- * queue i's nominal GPUs: whole nodes of the cluster's largest node size, rounded to the nearest,
- * at least one). Jobs larger than that cluster are left out of both means. ρ &gt; 1: the queue did
- * worse sharing the cluster than it would have with its entitlement alone. NaN when not computed.
+ * <p><b>Finish-time fairness.</b> ρ_i = (mean JCT of queue i's jobs in this run) / (mean JCT of the
+ * same jobs simulated by themselves, with the same policy and no tenancy, on a cluster of queue i's
+ * nominal GPUs: whole nodes of the cluster's largest node size, rounded to the nearest, at least
+ * one). Jobs larger than that cluster are left out of both means. ρ &gt; 1: the queue did worse
+ * sharing the cluster than it would have with its entitlement alone. NaN when not computed.
  *
  * @param scheduled whether the pass scheduled by the tenancy (else the run was only measured)
  * @param checkpointEverySec the checkpoint interval of preempted jobs
@@ -66,8 +66,8 @@ public record TenancyReport(
 
   /**
    * One fair-share account: the jobs charged to it, whatever their queue. A job is charged to its
-   * own account, else its queue's default account, else its user, else its queue's name (the
-   * same resolution whether the run was scheduled by the tenancy or only measured).
+   * own account, else its queue's default account, else its user, else its queue's name (the same
+   * resolution whether the run was scheduled by the tenancy or only measured).
    *
    * @param queues the queues its jobs came from, in the file's order
    * @param jobs its jobs that ran
@@ -109,8 +109,8 @@ public record TenancyReport(
   }
 
   /**
-   * Whether the accounts say nothing the queues do not: each account takes the jobs of one queue
-   * of the same name (Philly: one account per virtual cluster). The tables then leave them out.
+   * Whether the accounts say nothing the queues do not: each account takes the jobs of one queue of
+   * the same name (Philly: one account per virtual cluster). The tables then leave them out.
    */
   public boolean accountsAreQueues() {
     for (AccountReport a : accounts) {
@@ -150,8 +150,19 @@ public record TenancyReport(
     /** This queue with its finish-time fairness. */
     public QueueReport withFinishTimeFairness(double rho, int jobsAlone) {
       return new QueueReport(
-          name, nominalGpus, entitlement, jobs, gpuHours, meanWaitSec, p99WaitSec, meanJctSec,
-          preemptions, lostGpuHours, servedFraction, rho, jobsAlone);
+          name,
+          nominalGpus,
+          entitlement,
+          jobs,
+          gpuHours,
+          meanWaitSec,
+          p99WaitSec,
+          meanJctSec,
+          preemptions,
+          lostGpuHours,
+          servedFraction,
+          rho,
+          jobsAlone);
     }
 
     Map<String, Object> toMap() {
@@ -203,8 +214,19 @@ public record TenancyReport(
       }
     }
     return new TenancyReport(
-        scheduled, checkpointEverySec, preemptions, requeued, preemptionGpuHoursLost, jainIndex,
-        worst, worstRho, bigGangGpus, bigGangMaxWaitSec, neverStarted, updated, accounts);
+        scheduled,
+        checkpointEverySec,
+        preemptions,
+        requeued,
+        preemptionGpuHoursLost,
+        jainIndex,
+        worst,
+        worstRho,
+        bigGangGpus,
+        bigGangMaxWaitSec,
+        neverStarted,
+        updated,
+        accounts);
   }
 
   /** The JSON fields, in a fixed order. NaN is written as null. */

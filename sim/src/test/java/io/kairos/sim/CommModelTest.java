@@ -74,7 +74,8 @@ class CommModelTest {
   void allCommunicationScalesWithTheBandwidthRatio() {
     var m = CommModel.defaults(1);
     for (TopologyLevel level : TopologyLevel.values()) {
-      assertThat(m.slowdown(level)).as(level.name())
+      assertThat(m.slowdown(level))
+          .as(level.name())
           .isCloseTo(450 / m.bandwidth(level), within(EPS));
     }
   }
@@ -141,8 +142,8 @@ class CommModelTest {
   }
 
   /**
-   * Racks of one node, blocks of two racks: the gang spans a block, 4.4x: 100 s becomes 440 s
-   * (441 today, see {@link #ceilingIsTakenOfTheExactProduct()}).
+   * Racks of one node, blocks of two racks: the gang spans a block, 4.4x: 100 s becomes 440 s (441
+   * today, see {@link #ceilingIsTakenOfTheExactProduct()}).
    */
   @Test
   void aGangSpreadOverABlock() {
@@ -151,13 +152,12 @@ class CommModelTest {
     assertThat(jobs.nodes()[0]).hasSize(2);
     long run = jobs.endSec()[0] - jobs.startSec()[0];
     assertThat(run).isBetween(440L, 441L);
-    assertThat(report.gpuHoursLostToSpread())
-        .isCloseTo((run - 100.0) * 16 / 3600, within(1e-9));
+    assertThat(report.gpuHoursLostToSpread()).isCloseTo((run - 100.0) * 16 / 3600, within(1e-9));
   }
 
   /**
-   * Regression (was a bug): the stretched run time is {@code Math.ceil(duration * slowdown)} in floating point.
-   * 0.8 + 0.2 * 450 / 25 is the double 4.4000000000000004, and 100 * that is
+   * Regression (was a bug): the stretched run time is {@code Math.ceil(duration * slowdown)} in
+   * floating point. 0.8 + 0.2 * 450 / 25 is the double 4.4000000000000004, and 100 * that is
    * 440.00000000000006, so the ceiling is 441: one second too many, and a job whose limit is
    * exactly 440 s is counted as stopped at its limit.
    */
@@ -181,8 +181,7 @@ class CommModelTest {
   /** The run time is rounded up to whole seconds: 100 x 2.20625 = 220.625 becomes 221. */
   @Test
   void aGangAcrossNvlinkDomainsOfOneNode() {
-    var node =
-        new NodeSpec("n0", "gpu", 8, 0, 64, 1L << 40, Map.of(), "z0", "b0", "r0", 4);
+    var node = new NodeSpec("n0", "gpu", 8, 0, 64, 1L << 40, Map.of(), "z0", "b0", "r0", 4);
     var cluster = Cluster.of(List.of(node));
     var report = run(cluster, comm(0.2), of(gang(1, 8, 8, 100, 1000)));
     var jobs = report.perJob().orElseThrow();
@@ -209,8 +208,7 @@ class CommModelTest {
     var trace = of(gang(1, 16, 8, 100, 1000), gang(2, 32, 8, 50, 60), gang(3, 8, 1, 70, 70));
     var cluster = Cluster.uniform(4, 8, 1, 2);
     var with = run(cluster, comm(0), trace);
-    var without =
-        run(cluster, new SimOptions(true, Optional.empty(), true, 1, false), trace);
+    var without = run(cluster, new SimOptions(true, Optional.empty(), true, 1, false), trace);
     assertThat(with.perJob().orElseThrow().endSec())
         .isEqualTo(without.perJob().orElseThrow().endSec());
     assertThat(with.gpuHoursLostToSpread()).isZero();
@@ -232,8 +230,7 @@ class CommModelTest {
     var trace = of(jobs.toArray(TraceJob[]::new));
     var cluster = Cluster.uniform(8, 8, 2, 2);
     for (Policy policy : Policy.ALL) {
-      var with =
-          new Simulator(cluster, "8x8", policy, comm(0.2)).run(trace);
+      var with = new Simulator(cluster, "8x8", policy, comm(0.2)).run(trace);
       var without =
           new Simulator(
                   cluster, "8x8", policy, new SimOptions(false, Optional.empty(), true, 1, false))
@@ -251,8 +248,8 @@ class CommModelTest {
 
   /**
    * Philly (first 3,000 jobs) on 16x8 with racks of 4 nodes: gangs over 8 GPUs must spread over
-   * nodes. The file has no estimates (limits are run times, so a stretched job would be stopped
-   * at once); with limits of ten times the run time the loss shows.
+   * nodes. The file has no estimates (limits are run times, so a stretched job would be stopped at
+   * once); with limits of ten times the run time the loss shows.
    */
   @Test
   void phillyGangsThatMustSpreadLoseGpuHours() {
@@ -264,8 +261,15 @@ class CommModelTest {
     for (TraceJob j : philly.jobs()) {
       loose.add(
           new TraceJob(
-              j.id(), j.submitSec(), j.gpus(), j.durationSec(), j.durationSec() * 10, j.user(),
-              j.queue(), j.priority(), j.gpusPerNode()));
+              j.id(),
+              j.submitSec(),
+              j.gpus(),
+              j.durationSec(),
+              j.durationSec() * 10,
+              j.user(),
+              j.queue(),
+              j.priority(),
+              j.gpusPerNode()));
     }
     var trace =
         new Trace(philly.source(), philly.format(), loose, loose.size(), 0, false, List.of());
@@ -280,8 +284,7 @@ class CommModelTest {
     assertThat(own.jobsStoppedAtLimit()).isPositive();
 
     // No comm model: nothing lost, nothing stopped.
-    var off =
-        new Simulator(cluster, "16x8", Policy.EASY, SimOptions.defaults()).run(trace);
+    var off = new Simulator(cluster, "16x8", Policy.EASY, SimOptions.defaults()).run(trace);
     assertThat(off.gpuHoursLostToSpread()).isZero();
     assertThat(off.jobsStoppedAtLimit()).isZero();
     assertThat(off.commModel()).isFalse();

@@ -103,12 +103,13 @@ class EventQueueTest {
       q.add(7, EventQueue.FINISH, i);
     }
     var payloads = drain(q).stream().map(Event::payload).toList();
-    assertThat(payloads).containsExactly(2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19);
+    assertThat(payloads)
+        .containsExactly(2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19);
   }
 
   /**
-   * 1000 random adds and polls against {@link PriorityQueue} with the same (time, kind, seq)
-   * order; seeds 0..99. Times are drawn from a small range so that ties are common.
+   * 1000 random adds and polls against {@link PriorityQueue} with the same (time, kind, seq) order;
+   * seeds 0..99. Times are drawn from a small range so that ties are common.
    */
   static LongStream seeds() {
     return LongStream.range(0, 100);
@@ -122,11 +123,12 @@ class EventQueueTest {
       var q = new EventQueue();
       var reference = new PriorityQueue<>(ORDER);
       long seq = 0;
-      long maxTime = switch ((int) (seed % 3)) {
-        case 0 -> 10;
-        case 1 -> 1000;
-        default -> 1L << 50;
-      };
+      long maxTime =
+          switch ((int) (seed % 3)) {
+            case 0 -> 10;
+            case 1 -> 1000;
+            default -> 1L << 50;
+          };
       for (int op = 0; op < 1000; op++) {
         if (reference.isEmpty() || random.nextInt(100) < 60) {
           long time = random.nextLong(maxTime);

@@ -16,8 +16,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Properties of whole runs on the real traces: determinism, pass skipping changes no decision,
- * and the invariant checker (including invariant 4, reservations kept) passes.
+ * Properties of whole runs on the real traces: determinism, pass skipping changes no decision, and
+ * the invariant checker (including invariant 4, reservations kept) passes.
  */
 class SimulatorDeterminismTest {
   /** Philly is slow in full (about 16 s per run here): its first jobs are enough. */
@@ -73,11 +73,10 @@ class SimulatorDeterminismTest {
     // The Kairos policy: its order depends on time and it uses the seed, the likeliest to drift.
     var cluster = flat(100, 1);
     var a =
-        new Simulator(cluster, "100x1", Policy.KAIROS, options(false, false), System::nanoTime, null)
+        new Simulator(
+                cluster, "100x1", Policy.KAIROS, options(false, false), System::nanoTime, null)
             .run(kth());
-    var b =
-        new Simulator(flat(100, 1), "100x1", Policy.KAIROS, options(false, false))
-            .run(kth());
+    var b = new Simulator(flat(100, 1), "100x1", Policy.KAIROS, options(false, false)).run(kth());
     assertThat(a.jobs()).isGreaterThan(28_000);
     assertThat(b.toMap(false)).isEqualTo(a.toMap(false));
     assertSamePerJob(a.perJob().orElseThrow(), b.perJob().orElseThrow(), "kairos on KTH");
@@ -125,18 +124,19 @@ class SimulatorDeterminismTest {
   void everyPassChangesNoDecision(String policyName, String traceName) {
     var policy = Policy.byName(policyName).orElseThrow();
     var trace = trace(traceName);
-    var skipping = new Simulator(clusterFor(traceName), "c", policy, options(false, false)).run(trace);
+    var skipping =
+        new Simulator(clusterFor(traceName), "c", policy, options(false, false)).run(trace);
     var every = new Simulator(clusterFor(traceName), "c", policy, options(false, true)).run(trace);
     assertThat(every.passes()).isGreaterThanOrEqualTo(skipping.passes());
     assertSamePerJob(skipping.perJob().orElseThrow(), every.perJob().orElseThrow(), policyName);
   }
 
   /**
-   * Lublin 256 (10,000 jobs on 256x1, no requested times, so limits are run times exactly as
-   * with {@code --estimate actual}): one run skipping passes with the invariant checker on
-   * (which, for easy and conservative, also checks that a reserved job starts no later than its
-   * first reservation), one running every pass; per-job results must match. Two runs instead of
-   * three keeps conservative, the slow one, within budget.
+   * Lublin 256 (10,000 jobs on 256x1, no requested times, so limits are run times exactly as with
+   * {@code --estimate actual}): one run skipping passes with the invariant checker on (which, for
+   * easy and conservative, also checks that a reserved job starts no later than its first
+   * reservation), one running every pass; per-job results must match. Two runs instead of three
+   * keeps conservative, the slow one, within budget.
    */
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"fcfs", "easy", "conservative", "sjf", "kairos"})
@@ -147,7 +147,9 @@ class SimulatorDeterminismTest {
     assertThat(trace.jobs()).allMatch(j -> j.timeLimitSec() == j.durationSec());
     var checked = new SimReport[1];
     assertThatCode(
-            () -> checked[0] = new Simulator(flat(256, 1), "256x1", policy, options(true, false)).run(trace))
+            () ->
+                checked[0] =
+                    new Simulator(flat(256, 1), "256x1", policy, options(true, false)).run(trace))
         .doesNotThrowAnyException();
     var every = new Simulator(flat(256, 1), "256x1", policy, options(false, true)).run(trace);
     assertThat(checked[0].jobs()).isEqualTo(10_000);

@@ -36,8 +36,8 @@ class SimulatorTest {
 
   /**
    * The EASY example on 4 one-GPU nodes. J1 (2 GPUs, 0..100) runs; J2 (4 GPUs) is blocked and
-   * reserved for t=100; J3 (1 GPU, limit 50) fits before the reservation and backfills at once;
-   * J4 (1 GPU, limit 200) would still run at 100 when J2 needs every GPU, so it does not.
+   * reserved for t=100; J3 (1 GPU, limit 50) fits before the reservation and backfills at once; J4
+   * (1 GPU, limit 200) would still run at 100 when J2 needs every GPU, so it does not.
    */
   private static Trace easyExample() {
     return of(job(1, 0, 2, 100), job(2, 1, 4, 50), job(3, 2, 1, 50), job(4, 3, 1, 200));
@@ -68,9 +68,8 @@ class SimulatorTest {
   /**
    * On 4 GPUs: J1 (3 GPUs, 0..100) runs; J2 (4 GPUs) is reserved for 100 and runs to 200; J3 (2
    * GPUs) waits behind it. At t=3 one GPU is free: J4 (1 GPU, limit 150) would still run at 100
-   * when J2 needs all 4 GPUs, so it waits; J5 (1 GPU, limit 90) ends at 93, before the
-   * reservation, and backfills under both EASY and conservative. J3 and J4 start together when J2
-   * ends.
+   * when J2 needs all 4 GPUs, so it waits; J5 (1 GPU, limit 90) ends at 93, before the reservation,
+   * and backfills under both EASY and conservative. J3 and J4 start together when J2 ends.
    */
   @Test
   void backfillRespectsTheHeadReservationUnderBothPolicies() {
@@ -93,9 +92,9 @@ class SimulatorTest {
   /**
    * Where EASY and conservative differ: the second blocked job. On 4 GPUs, J1 (3 GPUs, 0..100)
    * runs; J2 (3 GPUs) is reserved for 100 and leaves one GPU spare then; J3 (4 GPUs) is blocked
-   * behind it. J4 (1 GPU, 1000 s) arrives at 3: EASY protects J2 only, and J4 fits in the free
-   * and spare GPU, so it starts at once and delays J3 to 1003. Conservative has reserved J3 for
-   * 200 (after J2), which J4 would delay: J4 is reserved after J3, for 300.
+   * behind it. J4 (1 GPU, 1000 s) arrives at 3: EASY protects J2 only, and J4 fits in the free and
+   * spare GPU, so it starts at once and delays J3 to 1003. Conservative has reserved J3 for 200
+   * (after J2), which J4 would delay: J4 is reserved after J3, for 300.
    */
   @Test
   void easyAndConservativeDifferOnTheSecondBlockedJob() {
@@ -121,10 +120,10 @@ class SimulatorTest {
   }
 
   /**
-   * On 2 GPUs (FCFS): A (2 GPUs, 0..100); B (1 GPU, 5 s) arrives at 10 and C (1 GPU, 50 s) at
-   * 20; both start at 100. Waits 0, 90, 80; JCTs 100, 95, 130; bounded slowdowns (tau 10 s)
-   * max(1, 100/100) = 1, 95 / max(5, 10) = 9.5, 130 / 50 = 2.6; busy 200 + 5 + 50 = 255
-   * GPU-seconds over 2 x 150.
+   * On 2 GPUs (FCFS): A (2 GPUs, 0..100); B (1 GPU, 5 s) arrives at 10 and C (1 GPU, 50 s) at 20;
+   * both start at 100. Waits 0, 90, 80; JCTs 100, 95, 130; bounded slowdowns (tau 10 s) max(1,
+   * 100/100) = 1, 95 / max(5, 10) = 9.5, 130 / 50 = 2.6; busy 200 + 5 + 50 = 255 GPU-seconds over 2
+   * x 150.
    */
   @Test
   void metricsOfATinyCase() {
@@ -201,7 +200,8 @@ class SimulatorTest {
     assertThat(report.skipped()).isEqualTo(7);
     assertThat(report.jobs()).isEqualTo(1);
     assertThat(report.notes())
-        .containsExactly("7 jobs larger than the cluster were skipped (first ids: [1, 2, 3, 4, 5])");
+        .containsExactly(
+            "7 jobs larger than the cluster were skipped (first ids: [1, 2, 3, 4, 5])");
   }
 
   @Test
@@ -245,7 +245,8 @@ class SimulatorTest {
       assertThat(nodes[i]).as("job %d", i + 1).hasSize(expectedNodes[i]);
       var distinct = new HashSet<Integer>();
       Arrays.stream(nodes[i]).forEach(distinct::add);
-      assertThat(distinct).as("job %d nodes %s", i + 1, Arrays.toString(nodes[i]))
+      assertThat(distinct)
+          .as("job %d nodes %s", i + 1, Arrays.toString(nodes[i]))
           .hasSize(expectedNodes[i]);
     }
     assertThat(nodes[3]).as("packed 8-GPU job on 8-GPU nodes").hasSize(1);
@@ -307,16 +308,15 @@ class SimulatorTest {
   // ---------------------------------------------------------------- regressions
 
   /**
-   * Regression (was a bug): a job wider than GangSpec.MAX_TASKS (2^20) GPUs, or with gpus_per_node above 64, is
-   * "larger than the cluster" (docs/simulator.md: reported in a note and skipped), but
+   * Regression (was a bug): a job wider than GangSpec.MAX_TASKS (2^20) GPUs, or with gpus_per_node
+   * above 64, is "larger than the cluster" (docs/simulator.md: reported in a note and skipped), but
    * Simulator.run builds its GangSpec before the canEverHold check, and GangSpec/TaskShape throw
    * IllegalArgumentException ("gang.tasks must be between 1 and 1048576, got 2000000", "task.gpus
    * must be between 0 and 64, got 128"). Both readers accept such rows.
    */
   @Test
   void absurdlyWideJobsAreSkippedNotThrown() {
-    var trace =
-        of(job(1, 0, 2_000_000, 10), perNode(2, 0, 128, 128, 10), job(3, 0, 1, 10));
+    var trace = of(job(1, 0, 2_000_000, 10), perNode(2, 0, 128, 128, 10), job(3, 0, 1, 10));
     var report = run(flat(2, 2), Policy.EASY, RECORD, trace);
     assertThat(report.skipped()).isEqualTo(2);
     assertThat(report.jobs()).isEqualTo(1);
@@ -324,8 +324,8 @@ class SimulatorTest {
   }
 
   /**
-   * Times that could overflow are bad input: a job whose submit + limit reaches 2^40 s is
-   * refused with a message naming the job, before anything is simulated.
+   * Times that could overflow are bad input: a job whose submit + limit reaches 2^40 s is refused
+   * with a message naming the job, before anything is simulated.
    */
   @Test
   void hugeDurationsAreRefusedNamingTheJob() {
@@ -337,9 +337,9 @@ class SimulatorTest {
   }
 
   /**
-   * Regression (was a bug): SimReport.round is {@code Math.round(v * 1000) / 1000.0}; above about 9.2e15 the
-   * product saturates at Long.MAX_VALUE and every value prints as 9.223372036854776E15 (e.g.
-   * mean_jct_s of a trace with a 2^62-second job).
+   * Regression (was a bug): SimReport.round is {@code Math.round(v * 1000) / 1000.0}; above about
+   * 9.2e15 the product saturates at Long.MAX_VALUE and every value prints as 9.223372036854776E15
+   * (e.g. mean_jct_s of a trace with a 2^62-second job).
    */
   @Test
   void roundKeepsLargeValues() {

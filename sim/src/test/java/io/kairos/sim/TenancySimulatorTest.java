@@ -57,8 +57,8 @@ class TenancySimulatorTest {
   }
 
   /**
-   * A preemption case. Job 1 (queue a, 8 GPUs, borrowing 4 of b's) starts at 0; job 2 (queue b,
-   * 4 GPUs, 100 s) arrives later and reclaims. Expected: when job 2 starts, when job 1 ends, the
+   * A preemption case. Job 1 (queue a, 8 GPUs, borrowing 4 of b's) starts at 0; job 2 (queue b, 4
+   * GPUs, 100 s) arrives later and reclaims. Expected: when job 2 starts, when job 1 ends, the
    * GPU-seconds lost at the stop, and whether job 1 was requeued.
    */
   record Case(
@@ -83,8 +83,8 @@ class TenancySimulatorTest {
         // s; 10 s x 8 GPUs lost. Job 2 runs 130..230; job 1 resumes at 230 with 9,880 s left.
         new Case("resumes from its last checkpoint", 10_000, 100, "30s", 60, 130, 10_110, 80, 1),
         new Case("never checkpoints: starts over", 10_000, 100, "30s", 0, 130, 10_230, 1040, 1),
-        new Case("stops before its first checkpoint", 10_000, 100, "30s", 1800, 130, 10_230, 1040,
-            1),
+        new Case(
+            "stops before its first checkpoint", 10_000, 100, "30s", 1800, 130, 10_230, 1040, 1),
         // Grace 0: stops at 100, exactly at its second checkpoint: nothing lost.
         new Case("no grace, stops on a checkpoint", 10_000, 100, "0s", 50, 100, 10_100, 0, 1),
         // Ends at 110, within its grace (until 130): finishes, is not requeued; job 2 starts then.
@@ -92,8 +92,16 @@ class TenancySimulatorTest {
         // Arrives at 10 while job 1 is protected (30 s minimum run): the pass a minute later
         // (t=70) preempts; stop at 100 after 100 s run, checkpoint at 60: 40 s x 8 lost. Job 2
         // runs 100..200; job 1 resumes at 200 with 9,940 s left.
-        new Case("protected at first, preempted by a later pass", 10_000, 10, "30s", 60, 100,
-            10_140, 320, 1));
+        new Case(
+            "protected at first, preempted by a later pass",
+            10_000,
+            10,
+            "30s",
+            60,
+            100,
+            10_140,
+            320,
+            1));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -138,9 +146,10 @@ class TenancySimulatorTest {
   /**
    * Alice and bob share queue {@code shared} (no default account: each is charged to an account
    * named after them, which the file does not declare); carol's job goes to queue {@code solo},
-   * charged to its default account {@code solo-acct}. One node of 4 GPUs, FCFS, measured only: job 1 (alice, 4 GPUs, 100 s) runs
-   * 0..100; job 2 (bob, 2 GPUs, 50 s) and job 3 (alice, arrives at 10, 2 GPUs, 30 s) run from 100;
-   * job 4 (carol, arrives at 20, 1 GPU, 10 s) waits for job 3's GPUs and runs 130..140.
+   * charged to its default account {@code solo-acct}. One node of 4 GPUs, FCFS, measured only: job
+   * 1 (alice, 4 GPUs, 100 s) runs 0..100; job 2 (bob, 2 GPUs, 50 s) and job 3 (alice, arrives at
+   * 10, 2 GPUs, 30 s) run from 100; job 4 (carol, arrives at 20, 1 GPU, 10 s) waits for job 3's
+   * GPUs and runs 130..140.
    *
    * <p>alice: waits 0 and 90, JCTs 100 and 120, 4 x 100 + 2 x 30 = 460 GPU-s. bob: wait 100, JCT
    * 150, 100 GPU-s. solo-acct: wait 110, JCT 120, 10 GPU-s.
@@ -241,12 +250,12 @@ class TenancySimulatorTest {
   }
 
   /**
-   * One node of 4 GPUs; a and b are entitled to 2 each, c to 2 with no jobs, d to 0 with one.
-   * FCFS: a's 4-GPU job runs 0..100; b's and d's 2-GPU jobs wait, then run from 100.
+   * One node of 4 GPUs; a and b are entitled to 2 each, c to 2 with no jobs, d to 0 with one. FCFS:
+   * a's 4-GPU job runs 0..100; b's and d's 2-GPU jobs wait, then run from 100.
    *
-   * <p>Served fractions: a wanted 4 (entitled 2) on [0,100) and had 4: x_a = 200/200 = 1. b
-   * wanted 2 (entitled 2) on [0,200) and had them on [100,200): x_b = 200/400 = 0.5. c never
-   * wanted anything, d is entitled to nothing: both left out. Jain = 1.5^2 / (2 x 1.25) = 0.9.
+   * <p>Served fractions: a wanted 4 (entitled 2) on [0,100) and had 4: x_a = 200/200 = 1. b wanted
+   * 2 (entitled 2) on [0,200) and had them on [100,200): x_b = 200/400 = 0.5. c never wanted
+   * anything, d is entitled to nothing: both left out. Jain = 1.5^2 / (2 x 1.25) = 0.9.
    *
    * <p>Alone: a on round(2/4) = 1 node of 4 GPUs runs in 100 s (ρ = 100/100 = 1); b alone runs at
    * once, JCT 100, against 200 shared (ρ = 2): the worst queue is b.
@@ -265,7 +274,9 @@ class TenancySimulatorTest {
             "test.yaml");
     var trace =
         SimTestTraces.of(
-            job(1, 0, 4, 100, "a"), job(2, 0, 2, 100, "b"), job(3, 0, 2, 10, "d"),
+            job(1, 0, 4, 100, "a"),
+            job(2, 0, 2, 100, "b"),
+            job(3, 0, 2, 10, "d"),
             job(4, 0, 1, 10, "nowhere"));
 
     SimReport r =
@@ -310,8 +321,7 @@ class TenancySimulatorTest {
   @Test
   void largeGangsMaxWaitIsMeasured() {
     Tenancy tenancy =
-        TenancyYaml.parse(
-            "queues: [{name: a, quotas: {gpu:gpu: {nominal: 128}}}]\n", "test.yaml");
+        TenancyYaml.parse("queues: [{name: a, quotas: {gpu:gpu: {nominal: 128}}}]\n", "test.yaml");
     var trace = SimTestTraces.of(job(1, 0, 72, 500, "a"), job(2, 10, 64, 100, "a"));
 
     SimReport r =
@@ -335,7 +345,8 @@ class TenancySimulatorTest {
     for (int i = 1; i <= n; i++) {
       t += random.nextInt(120);
       int gpus = new int[] {1, 2, 4, 8, 16, 32}[random.nextInt(6)];
-      jobs.add(job(i, t, gpus, 60 + random.nextInt(7200), queues[random.nextInt(i % 5 == 0 ? 3 : 1)]));
+      jobs.add(
+          job(i, t, gpus, 60 + random.nextInt(7200), queues[random.nextInt(i % 5 == 0 ? 3 : 1)]));
     }
     return SimTestTraces.of(jobs.toArray(TraceJob[]::new));
   }
@@ -385,8 +396,7 @@ class TenancySimulatorTest {
     double traceGpuHours =
         trace.jobs().stream().mapToDouble(j -> (double) j.gpus() * j.durationSec()).sum() / 3600;
     double ranGpuHours = t.queues().stream().mapToDouble(TenancyReport.QueueReport::gpuHours).sum();
-    assertThat(ranGpuHours)
-        .isCloseTo(traceGpuHours + t.preemptionGpuHoursLost(), within(1e-6));
+    assertThat(ranGpuHours).isCloseTo(traceGpuHours + t.preemptionGpuHoursLost(), within(1e-6));
   }
 
   @Test
@@ -404,7 +414,8 @@ class TenancySimulatorTest {
               trace);
       assertThat(measured.perJob().orElseThrow().startSec())
           .containsExactly(plain.perJob().orElseThrow().startSec());
-      assertThat(measured.toMap(false)).containsEntry("mean_wait_s", plain.toMap(false).get("mean_wait_s"));
+      assertThat(measured.toMap(false))
+          .containsEntry("mean_wait_s", plain.toMap(false).get("mean_wait_s"));
       assertThat(plain.toMap(false)).doesNotContainKey("tenancy");
     }
   }

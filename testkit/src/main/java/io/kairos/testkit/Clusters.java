@@ -10,9 +10,9 @@ import java.util.Map;
 /**
  * Cluster helpers for tests.
  *
- * <p>The builder names nodes {@code n0000, n0001, ...} in the order they are added, so when
- * blocks and racks are added in name order (as in every example) node index {@code i} is the
- * i-th node added:
+ * <p>The builder names nodes {@code n0000, n0001, ...} in the order they are added, so when blocks
+ * and racks are added in name order (as in every example) node index {@code i} is the i-th node
+ * added:
  *
  * <pre>{@code
  * Cluster c = Clusters.builder()
@@ -53,8 +53,13 @@ public final class Clusters {
     for (int r = 0; r < c.domainCount(TopologyLevel.RACK); r++) {
       int start = c.domainStart(TopologyLevel.RACK, r);
       var first = c.node(start);
-      sb.append('[').append(first.zone()).append('/').append(first.block()).append('/')
-          .append(first.rack()).append(':');
+      sb.append('[')
+          .append(first.zone())
+          .append('/')
+          .append(first.block())
+          .append('/')
+          .append(first.rack())
+          .append(':');
       for (int i = start; i < c.domainEnd(TopologyLevel.RACK, r); i++) {
         sb.append(' ').append(c.gpuCount(i));
         if (c.nvlinkDomainSize(i) != Math.max(1, c.gpuCount(i))) {
@@ -94,7 +99,8 @@ public final class Clusters {
 
     /** One node with a generated name. */
     public Builder node(String block, String rack, int gpus, int nvlink) {
-      nodes.add(Clusters.node(String.format("n%04d", nodes.size()), gpus, nvlink, zone, block, rack));
+      nodes.add(
+          Clusters.node(String.format("n%04d", nodes.size()), gpus, nvlink, zone, block, rack));
       return this;
     }
 

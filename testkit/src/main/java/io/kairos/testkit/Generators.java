@@ -9,20 +9,19 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 /**
- * Seeded generators of clusters and workloads: the same seed gives the same case, so every
- * property failure can be replayed from the seed in its message.
+ * Seeded generators of clusters and workloads: the same seed gives the same case, so every property
+ * failure can be replayed from the seed in its message.
  *
- * <p>Clusters: 1..64 nodes of 1, 2, 4 or 8 GPUs (uniform or mixed), NVLink domain sizes that
- * divide the GPU count, racks of 1..8 nodes, blocks of 1..4 racks, sometimes two zones; and edge
- * shapes (a single node with one GPU, a single node of 8 GPUs in NVLink domains, one node per
- * rack).
+ * <p>Clusters: 1..64 nodes of 1, 2, 4 or 8 GPUs (uniform or mixed), NVLink domain sizes that divide
+ * the GPU count, racks of 1..8 nodes, blocks of 1..4 racks, sometimes two zones; and edge shapes (a
+ * single node with one GPU, a single node of 8 GPUs in NVLink domains, one node per rack).
  *
  * <p>Workloads: jobs with flexible or per-node gangs that fit the empty cluster, from one GPU to
- * the whole cluster; limits 1..10,000 s; runtimes 1..limit; arrival times all at 0 or spread;
- * equal priorities (0). Some jobs are held until a later eligible time, and some exclude one or
- * two nodes (or a name the cluster lacks) while still fitting the cluster without them: drawn
- * from a second stream, so the shapes, limits and arrivals of a seed are what they were before
- * holds and exclusions existed.
+ * the whole cluster; limits 1..10,000 s; runtimes 1..limit; arrival times all at 0 or spread; equal
+ * priorities (0). Some jobs are held until a later eligible time, and some exclude one or two nodes
+ * (or a name the cluster lacks) while still fitting the cluster without them: drawn from a second
+ * stream, so the shapes, limits and arrivals of a seed are what they were before holds and
+ * exclusions existed.
  */
 public final class Generators {
   /** GPU counts per node the generator uses. */
@@ -40,8 +39,17 @@ public final class Generators {
     @Override
     public String toString() {
       var g = spec.gang();
-      return "@" + atSec + " " + (g.distinctNodes() ? "perNode " : "tasks ") + g.tasks() + "x"
-          + g.shape().gpus() + " limit=" + spec.timeLimitSec() + " run=" + runtimeSec
+      return "@"
+          + atSec
+          + " "
+          + (g.distinctNodes() ? "perNode " : "tasks ")
+          + g.tasks()
+          + "x"
+          + g.shape().gpus()
+          + " limit="
+          + spec.timeLimitSec()
+          + " run="
+          + runtimeSec
           + (spec.priority() != 0 ? " prio=" + spec.priority() : "")
           + (eligibleSec > atSec ? " eligible=" + eligibleSec : "")
           + (spec.hasExclusions() ? " exclude=" + spec.excludedNodes() : "");
@@ -67,8 +75,14 @@ public final class Generators {
 
     @Override
     public String toString() {
-      var sb = new StringBuilder("seed=").append(seed).append(" cluster: ")
-          .append(Clusters.describe(cluster)).append("\n  ").append(jobs.size()).append(" jobs:");
+      var sb =
+          new StringBuilder("seed=")
+              .append(seed)
+              .append(" cluster: ")
+              .append(Clusters.describe(cluster))
+              .append("\n  ")
+              .append(jobs.size())
+              .append(" jobs:");
       for (int i = 0; i < jobs.size(); i++) {
         sb.append("\n    ").append(i + 1).append(": ").append(jobs.get(i));
       }
@@ -139,7 +153,11 @@ public final class Generators {
       String zone = twoZones && i >= n / 2 ? "z1" : "z0";
       nodes.add(
           Clusters.node(
-              String.format("n%04d", i), gpus, nvlink, zone, String.format("b%02d", block),
+              String.format("n%04d", i),
+              gpus,
+              nvlink,
+              zone,
+              String.format("b%02d", block),
               String.format("r%03d", rack)));
     }
     return Cluster.of(nodes);
@@ -224,8 +242,8 @@ public final class Generators {
   }
 
   /**
-   * Now and then the job excludes one or two nodes (as a requeue after a node failure does), or
-   * a name no node has; only exclusions that leave the job fitting the empty cluster are kept.
+   * Now and then the job excludes one or two nodes (as a requeue after a node failure does), or a
+   * name no node has; only exclusions that leave the job fitting the empty cluster are kept.
    */
   public JobSpec withExclusions(Cluster cluster, JobSpec spec) {
     int kind = extras.nextInt(100);

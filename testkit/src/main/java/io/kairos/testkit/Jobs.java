@@ -6,8 +6,8 @@ import io.kairos.core.model.TaskShape;
 import java.util.Set;
 
 /**
- * Job builders for tests: a test states only what matters to it, the defaults are valid and
- * boring (user "u", queue "default", priority 0, any GPU model, a one-hour limit).
+ * Job builders for tests: a test states only what matters to it, the defaults are valid and boring
+ * (user "u", queue "default", priority 0, any GPU model, a one-hour limit).
  *
  * <pre>{@code
  * h.submit(Jobs.gpus(4).limit(100));                 // 4 one-GPU tasks, anywhere

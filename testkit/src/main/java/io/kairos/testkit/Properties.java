@@ -10,12 +10,11 @@ import org.junit.jupiter.api.Named;
 import org.junit.jupiter.params.provider.Arguments;
 
 /**
- * Support for properties: the seeds to run, and checks that put the seed (and, for generated
- * cases, a shrunk case) into every failure message so it can be replayed and turned into a
- * named scenario.
+ * Support for properties: the seeds to run, and checks that put the seed (and, for generated cases,
+ * a shrunk case) into every failure message so it can be replayed and turned into a named scenario.
  *
- * <p>Seeds: {@code 0..199} by default; {@code -Dkairos.propertySeeds=N} runs {@code 0..N-1}
- * (a nightly soak), {@code -Dkairos.propertySeed=S} runs only seed S (replay).
+ * <p>Seeds: {@code 0..199} by default; {@code -Dkairos.propertySeeds=N} runs {@code 0..N-1} (a
+ * nightly soak), {@code -Dkairos.propertySeed=S} runs only seed S (replay).
  */
 public final class Properties {
   public static final long DEFAULT_SEEDS = 200;
@@ -65,8 +64,8 @@ public final class Properties {
   }
 
   /**
-   * Runs {@code property} on {@code generated}; on failure, shrinks the case by dropping jobs
-   * while it still fails, and rethrows with the seed, the first failure and the shrunk case.
+   * Runs {@code property} on {@code generated}; on failure, shrinks the case by dropping jobs while
+   * it still fails, and rethrows with the seed, the first failure and the shrunk case.
    */
   public static void check(Generators.Case generated, Consumer<Generators.Case> property) {
     Throwable first = failure(generated, property);
@@ -77,7 +76,8 @@ public final class Properties {
     Throwable last = first;
     int runs = 0;
     // Drop chunks of jobs, halving the chunk size, while the case still fails.
-    for (int chunk = Math.max(1, smallest.jobs().size() / 2); chunk >= 1 && runs < MAX_SHRINK_RUNS;
+    for (int chunk = Math.max(1, smallest.jobs().size() / 2);
+        chunk >= 1 && runs < MAX_SHRINK_RUNS;
         chunk /= 2) {
       boolean progress = true;
       while (progress && runs < MAX_SHRINK_RUNS) {
@@ -102,9 +102,15 @@ public final class Properties {
     }
     var error =
         new AssertionError(
-            withSeed(generated.seed(), first.getMessage()) + "\n  shrunk from "
-                + generated.jobs().size() + " to " + smallest.jobs().size() + " jobs, failing with: "
-                + last.getMessage() + "\n  " + smallest,
+            withSeed(generated.seed(), first.getMessage())
+                + "\n  shrunk from "
+                + generated.jobs().size()
+                + " to "
+                + smallest.jobs().size()
+                + " jobs, failing with: "
+                + last.getMessage()
+                + "\n  "
+                + smallest,
             first);
     if (last != first) {
       error.addSuppressed(last);

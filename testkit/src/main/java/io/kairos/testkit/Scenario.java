@@ -14,9 +14,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A named scheduling scenario, one row of a scenario table: a cluster, jobs already running,
- * jobs waiting, one pass under a policy, and what that pass (and, optionally, the rest of the
- * run) must show.
+ * A named scheduling scenario, one row of a scenario table: a cluster, jobs already running, jobs
+ * waiting, one pass under a policy, and what that pass (and, optionally, the rest of the run) must
+ * show.
  *
  * <pre>{@code
  * Scenario.named("short job backfills before the reservation")
@@ -27,11 +27,11 @@ import java.util.Map;
  *     .expect(Scenario.reserved("head", 100), Scenario.starts("short"));
  * }</pre>
  *
- * <p>Running jobs are submitted at t=0 in the order given and started by one committed pass
- * (the scenario fails if any of them does not start). Pending jobs are then submitted in the
- * order given (at their arrival time, default 0), the clock moves to the pass time (default:
- * the last arrival), and one pass runs. Expectations about later starts ({@link #startsAt})
- * commit the pass and run the event loop until idle.
+ * <p>Running jobs are submitted at t=0 in the order given and started by one committed pass (the
+ * scenario fails if any of them does not start). Pending jobs are then submitted in the order given
+ * (at their arrival time, default 0), the clock moves to the pass time (default: the last arrival),
+ * and one pass runs. Expectations about later starts ({@link #startsAt}) commit the pass and run
+ * the event loop until idle.
  */
 public final class Scenario {
   /** One thing the scenario must show. */
@@ -215,7 +215,8 @@ public final class Scenario {
               .contains(Reason.RESERVED);
         }
         case Waits(var job, var reason) -> {
-          assertThat(Passes.start(pass, run.id(job))).as("%s: %s must not start", name, job)
+          assertThat(Passes.start(pass, run.id(job)))
+              .as("%s: %s must not start", name, job)
               .isEmpty();
           assertThat(Passes.reason(pass, run.id(job)))
               .as("%s: reason of %s", name, job)

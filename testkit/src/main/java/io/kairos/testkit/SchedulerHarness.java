@@ -27,10 +27,10 @@ import java.util.OptionalLong;
 import java.util.PriorityQueue;
 
 /**
- * Drives the scheduler the way the controller and the simulator do, on a manual clock: it owns
- * a {@link ClusterStore}, the time ({@code nowSec}), a {@link Policy} and a seed, and changes the
- * store only through {@link Reducer}. After every step (submission, start, finish, cancel) it
- * runs {@link InvariantChecker#checkStore}, so every test also checks invariants 1 and 2.
+ * Drives the scheduler the way the controller and the simulator do, on a manual clock: it owns a
+ * {@link ClusterStore}, the time ({@code nowSec}), a {@link Policy} and a seed, and changes the
+ * store only through {@link Reducer}. After every step (submission, start, finish, cancel) it runs
+ * {@link InvariantChecker#checkStore}, so every test also checks invariants 1 and 2.
  *
  * <pre>{@code
  * var h = SchedulerHarness.of(Clusters.oneRack(4, 1)).policy(Policy.EASY);
@@ -43,10 +43,10 @@ import java.util.PriorityQueue;
  *
  * <p>Job ids are dense from 1 in submission order. A job's runtime is fixed at submission (see
  * {@link RuntimeModel}); a started job finishes exactly {@code runtime} seconds after its start.
- * Jobs may be submitted for a later arrival time ({@link #submitAt}); arrivals must be submitted
- * in time order. At one instant, finishes are applied before arrivals, and both before a pass. A
- * job may be held until a later eligible time ({@link #submitAt(long, JobSpec, long, long)},
- * {@link Jobs.Builder#eligibleAt}); the event loop runs a pass when it becomes eligible.
+ * Jobs may be submitted for a later arrival time ({@link #submitAt}); arrivals must be submitted in
+ * time order. At one instant, finishes are applied before arrivals, and both before a pass. A job
+ * may be held until a later eligible time ({@link #submitAt(long, JobSpec, long, long)}, {@link
+ * Jobs.Builder#eligibleAt}); the event loop runs a pass when it becomes eligible.
  *
  * <p>Failures are {@link AssertionError}s whose message starts with the seed, the policy and the
  * time, so a generated case can be replayed.
@@ -146,8 +146,18 @@ public final class SchedulerHarness {
 
     @Override
     public String toString() {
-      return "job " + id + " " + state + " gang=" + spec.gang() + " limit=" + spec.timeLimitSec()
-          + " runtime=" + runtimeSec + " submit=" + submitSec
+      return "job "
+          + id
+          + " "
+          + state
+          + " gang="
+          + spec.gang()
+          + " limit="
+          + spec.timeLimitSec()
+          + " runtime="
+          + runtimeSec
+          + " submit="
+          + submitSec
           + (eligibleSec > submitSec ? " eligible=" + eligibleSec : "")
           + (spec.hasExclusions() ? " exclude=" + spec.excludedNodes() : "")
           + (startSec >= 0 ? " start=" + startSec : "")
@@ -318,7 +328,9 @@ public final class SchedulerHarness {
     return submitAt(nowSec, spec, -1);
   }
 
-  /** Submits a job now that runs {@code runtimeSec} (ignored under {@link RuntimeModel#TIME_LIMIT}). */
+  /**
+   * Submits a job now that runs {@code runtimeSec} (ignored under {@link RuntimeModel#TIME_LIMIT}).
+   */
   public JobId submit(JobSpec spec, long runtimeSec) {
     return submitAt(nowSec, spec, runtimeSec);
   }
@@ -342,8 +354,8 @@ public final class SchedulerHarness {
   }
 
   /**
-   * {@link #submitAt(long, JobSpec, long)} for a job held until {@code eligibleSec} (a begin
-   * time or a requeue backoff); a negative or earlier time means "when it arrives".
+   * {@link #submitAt(long, JobSpec, long)} for a job held until {@code eligibleSec} (a begin time
+   * or a requeue backoff); a negative or earlier time means "when it arrives".
    */
   public JobId submitAt(long atSec, JobSpec spec, long runtimeSec, long eligibleSec) {
     if (atSec < nowSec) {
@@ -351,7 +363,10 @@ public final class SchedulerHarness {
     }
     if (!arrivals.isEmpty() && atSec < arrivals.peekLast().submitSec) {
       throw new IllegalArgumentException(
-          context() + ": arrivals must be submitted in time order, " + atSec + " after "
+          context()
+              + ": arrivals must be submitted in time order, "
+              + atSec
+              + " after "
               + arrivals.peekLast().submitSec);
     }
     long runtime =
@@ -381,8 +396,8 @@ public final class SchedulerHarness {
   }
 
   /**
-   * Starts a job now that holds exactly the GPUs of {@code gpuMask} on {@code node} until
-   * {@code limitSec} from now, bypassing the pass: a way to set up precise free states.
+   * Starts a job now that holds exactly the GPUs of {@code gpuMask} on {@code node} until {@code
+   * limitSec} from now, bypassing the pass: a way to set up precise free states.
    */
   public JobId occupy(int node, long gpuMask, long limitSec) {
     int gpus = Long.bitCount(gpuMask);

@@ -7,8 +7,8 @@ import io.kairos.core.state.ClusterStore;
 import java.util.List;
 
 /**
- * Everything observable in a {@link ClusterStore}, as a value: two stores (or one store before
- * and after a refused command) are in the same state exactly when their StoreStates are equal.
+ * Everything observable in a {@link ClusterStore}, as a value: two stores (or one store before and
+ * after a refused command) are in the same state exactly when their StoreStates are equal.
  */
 public record StoreState(
     List<Long> freeMasks,

@@ -110,10 +110,18 @@ class GeneratorsTest {
 
     assertThat(seen)
         .contains(
-            "single node, one GPU", "single node, 8 GPUs", "large cluster", "two zones",
-            "several blocks", "NVLink domains smaller than the node",
-            "gang as large as the cluster", "per-node gang", "multi-GPU tasks sharing nodes",
-            "runtime below the limit", "later arrival", "single job");
+            "single node, one GPU",
+            "single node, 8 GPUs",
+            "large cluster",
+            "two zones",
+            "several blocks",
+            "NVLink domains smaller than the node",
+            "gang as large as the cluster",
+            "per-node gang",
+            "multi-GPU tasks sharing nodes",
+            "runtime below the limit",
+            "later arrival",
+            "single job");
   }
 
   @Test
@@ -146,8 +154,8 @@ class GeneratorsTest {
         held += a.eligibleSec() > a.atSec() ? 1 : 0;
         excluding += a.spec().hasExclusions() ? 1 : 0;
         assertThat(
-                c.cluster().canEverHold(a.spec().gang(), a.spec().gpuModel(),
-                    a.spec().excludedNodes()))
+                c.cluster()
+                    .canEverHold(a.spec().gang(), a.spec().gpuModel(), a.spec().excludedNodes()))
             .isTrue();
       }
     }

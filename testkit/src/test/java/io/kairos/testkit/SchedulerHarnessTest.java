@@ -101,8 +101,9 @@ class SchedulerHarnessTest {
     assertThat(h.startOf(c)).hasValue(15);
     assertThat(h.nowSec()).isEqualTo(18);
     assertThat(h.unfinished()).isEmpty();
-    assertThat(h.startTimes()).containsExactly(
-        java.util.Map.entry(a, 0L), java.util.Map.entry(b, 10L), java.util.Map.entry(c, 15L));
+    assertThat(h.startTimes())
+        .containsExactly(
+            java.util.Map.entry(a, 0L), java.util.Map.entry(b, 10L), java.util.Map.entry(c, 15L));
   }
 
   @Test

@@ -20,11 +20,11 @@ import java.util.concurrent.TimeoutException;
  * Runs a short-lived program (nvidia-smi, a health check) to completion and captures its output.
  *
  * <p>Design: no shell; the argv goes straight to {@link ProcessBuilder}. The program inherits the
- * agent's environment plus {@code extraEnv} (tests point a fake nvidia-smi at its fixture this
- * way) and reads stdin from {@code /dev/null}. stdout and stderr are drained on two virtual threads
- * so a chatty program cannot fill a pipe and stall. At the timeout the whole process tree is
- * killed (SIGKILL, descendants first): a shell script's {@code sleep} child would otherwise keep
- * the pipes open and the readers blocked after its parent died.
+ * agent's environment plus {@code extraEnv} (tests point a fake nvidia-smi at its fixture this way)
+ * and reads stdin from {@code /dev/null}. stdout and stderr are drained on two virtual threads so a
+ * chatty program cannot fill a pipe and stall. At the timeout the whole process tree is killed
+ * (SIGKILL, descendants first): a shell script's {@code sleep} child would otherwise keep the pipes
+ * open and the readers blocked after its parent died.
  *
  * <p>Stateless and thread-safe. This and {@link NvidiaSmi}/{@link HealthCheckProgram} are the only
  * classes of the package that start processes.
@@ -56,8 +56,7 @@ public final class CommandRunner {
     try {
       process = builder.start();
     } catch (IOException e) {
-      throw new IOException(
-          CommandResult.display(argv) + " could not start: " + e.getMessage(), e);
+      throw new IOException(CommandResult.display(argv) + " could not start: " + e.getMessage(), e);
     }
     ExecutorService readers = Executors.newVirtualThreadPerTaskExecutor();
     try {

@@ -134,7 +134,8 @@ public final class Discovery {
     try {
       return new Result.Found(GpuInventory.of(driver, gpus, topology, warnings));
     } catch (IllegalArgumentException e) {
-      return new Result.Failed("nvidia-smi reported an impossible inventory: " + e.getMessage(), "");
+      return new Result.Failed(
+          "nvidia-smi reported an impossible inventory: " + e.getMessage(), "");
     }
   }
 

@@ -9,11 +9,11 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * The GPUs of one node at one moment: their details in index order, the {@code topo -m} matrix,
- * and the NVLink domains derived from it.
+ * The GPUs of one node at one moment: their details in index order, the {@code topo -m} matrix, and
+ * the NVLink domains derived from it.
  *
- * <p>An <em>NVLink domain</em> is a set of GPUs connected by NVLink, directly or through other
- * GPUs (the transitive closure of every {@code NV#} cell). On a DGX H100 every pair is {@code NV18}
+ * <p>An <em>NVLink domain</em> is a set of GPUs connected by NVLink, directly or through other GPUs
+ * (the transitive closure of every {@code NV#} cell). On a DGX H100 every pair is {@code NV18}
  * through NVSwitch, so the eight GPUs are one domain; a PCIe box with bridged pairs has domains of
  * two; a GPU with no NVLink is a domain of one. The controller models a node as equal domains of
  * one size that divides the GPU count, hence {@link #nvlinkDomainSize()}.
@@ -51,9 +51,9 @@ public record GpuInventory(
   /** An inventory with the NVLink domains computed from {@code topology}. */
   public static GpuInventory of(
       String driverVersion, List<GpuDetails> gpus, Topology topology, List<String> warnings) {
-    List<GpuDetails> sorted = gpus.stream().sorted(Comparator.comparingInt(GpuDetails::index)).toList();
-    return new GpuInventory(
-        driverVersion, sorted, topology, domains(sorted, topology), warnings);
+    List<GpuDetails> sorted =
+        gpus.stream().sorted(Comparator.comparingInt(GpuDetails::index)).toList();
+    return new GpuInventory(driverVersion, sorted, topology, domains(sorted, topology), warnings);
   }
 
   /** The wire records, in index order. */
@@ -75,10 +75,10 @@ public record GpuInventory(
 
   /**
    * The size the controller should model the node's NVLink domains as: the common size when every
-   * domain has the same size and that size divides the GPU count; otherwise 1, meaning "treat
-   * every GPU as its own domain". The fallback never over-promises NVLink bandwidth: a gang that
-   * asks for one domain of 4 is not placed on a node whose domains are 3 and 1. It is also what a
-   * node with no GPUs or no topology reports.
+   * domain has the same size and that size divides the GPU count; otherwise 1, meaning "treat every
+   * GPU as its own domain". The fallback never over-promises NVLink bandwidth: a gang that asks for
+   * one domain of 4 is not placed on a node whose domains are 3 and 1. It is also what a node with
+   * no GPUs or no topology reports.
    */
   public int nvlinkDomainSize() {
     if (nvlinkDomains.isEmpty()) {

@@ -13,14 +13,15 @@ import java.util.Objects;
  * program run with a timeout whose exit status is the verdict.
  *
  * <p>Exit 0 is healthy. A non-zero exit is unhealthy, with the first line of stdout (or of stderr
- * when stdout is empty) as the reason. Running past the timeout is unhealthy and the program's
- * tree is killed. {@link #judge} is pure; {@link #run} starts the process. Immutable.
+ * when stdout is empty) as the reason. Running past the timeout is unhealthy and the program's tree
+ * is killed. {@link #judge} is pure; {@link #run} starts the process. Immutable.
  *
  * @param argv the program and its arguments; no shell
  * @param extraEnv variables added to the agent's environment
  * @param timeout the most one run may take
  */
-public record HealthCheckProgram(List<String> argv, Map<String, String> extraEnv, Duration timeout) {
+public record HealthCheckProgram(
+    List<String> argv, Map<String, String> extraEnv, Duration timeout) {
   public HealthCheckProgram {
     argv = List.copyOf(argv);
     if (argv.isEmpty() || argv.getFirst().isBlank()) {
@@ -46,8 +47,7 @@ public record HealthCheckProgram(List<String> argv, Map<String, String> extraEnv
   public HealthReport judge(CommandResult result) {
     String program = CommandResult.display(List.of(argv.getFirst()));
     if (result.timedOut()) {
-      return problem(
-          "health check " + program + " timed out after " + timeout.toMillis() + " ms");
+      return problem("health check " + program + " timed out after " + timeout.toMillis() + " ms");
     }
     if (result.exitCode() == 0) {
       return HealthReport.HEALTHY;

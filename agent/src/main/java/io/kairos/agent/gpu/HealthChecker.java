@@ -15,8 +15,8 @@ import java.util.regex.Pattern;
  *
  * <p>Pure: it takes values (the baseline, a {@link Discovery.Result}) and returns a {@link
  * HealthReport}; running processes is {@link HealthProbe}'s job. GPUs are matched by UUID, not
- * index, because nvidia-smi renumbers the survivors when a GPU falls off the bus. Problems name
- * the GPU by its index at registration, which is the index the controller knows.
+ * index, because nvidia-smi renumbers the survivors when a GPU falls off the bus. Problems name the
+ * GPU by its index at registration, which is the index the controller knows.
  *
  * <p>Checks, in order: lost-GPU lines in nvidia-smi's output; GPUs missing or new; per GPU, a rise
  * in uncorrectable volatile ECC errors, pending or failed memory repairs, temperature. Immutable
@@ -27,7 +27,9 @@ public final class HealthChecker {
   private static final String BUS = "[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\\.[0-9A-Fa-f]";
   private static final Pattern HANDLE =
       Pattern.compile(
-          "Unable to determine the device handle for\\s+(?:GPU\\s*)?(" + BUS + ")?[^:]*?:?\\s*(.*)");
+          "Unable to determine the device handle for\\s+(?:GPU\\s*)?("
+              + BUS
+              + ")?[^:]*?:?\\s*(.*)");
   private static final Pattern BUS_ID = Pattern.compile("(" + BUS + ")");
 
   private final HealthPolicy policy;
@@ -140,7 +142,14 @@ public final class HealthChecker {
       if (temperature < threshold - policy.temperatureMarginC()) {
         return Optional.empty();
       }
-      reason = "GPU " + was.index() + " at " + temperature + " C, slowdown threshold " + threshold + " C";
+      reason =
+          "GPU "
+              + was.index()
+              + " at "
+              + temperature
+              + " C, slowdown threshold "
+              + threshold
+              + " C";
     } else {
       if (temperature < policy.fallbackMaxTemperatureC()) {
         return Optional.empty();

@@ -6,15 +6,14 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * The outcome of one health check: healthy, or the problems found, node-wide ones first and then
- * by GPU index (stable otherwise, so the order of checks shows). Immutable.
+ * The outcome of one health check: healthy, or the problems found, node-wide ones first and then by
+ * GPU index (stable otherwise, so the order of checks shows). Immutable.
  */
 public record HealthReport(List<HealthProblem> problems) {
   public static final HealthReport HEALTHY = new HealthReport(List.of());
 
   public HealthReport {
-    problems =
-        problems.stream().sorted(Comparator.comparingInt(HealthProblem::gpuIndex)).toList();
+    problems = problems.stream().sorted(Comparator.comparingInt(HealthProblem::gpuIndex)).toList();
   }
 
   public boolean isHealthy() {

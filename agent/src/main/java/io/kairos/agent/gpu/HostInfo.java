@@ -15,10 +15,10 @@ import java.util.regex.Pattern;
  * The host's CPUs, memory and NUMA nodes, read from Linux's {@code /proc} and {@code /sys}.
  *
  * <p>Files are read under a configurable root ({@code /} on a real node, a temp directory in
- * tests): {@code sys/devices/system/cpu/online}, {@code proc/meminfo} ({@code MemTotal}) and
- * {@code sys/devices/system/node/node*}{@code /cpulist}. A file that does not exist (not Linux, a
- * container without {@code /sys}) leaves its reading at 0 or empty; a file that exists but does
- * not parse is an error naming it. Immutable.
+ * tests): {@code sys/devices/system/cpu/online}, {@code proc/meminfo} ({@code MemTotal}) and {@code
+ * sys/devices/system/node/node*}{@code /cpulist}. A file that does not exist (not Linux, a
+ * container without {@code /sys}) leaves its reading at 0 or empty; a file that exists but does not
+ * parse is an error naming it. Immutable.
  *
  * @param availableProcessors what the JVM may use ({@link Runtime#availableProcessors()}): smaller
  *     than {@code onlineCpus} under a cgroup CPU limit or affinity mask
@@ -28,8 +28,7 @@ import java.util.regex.Pattern;
  */
 public record HostInfo(
     int availableProcessors, int onlineCpus, long memoryBytes, List<NumaNode> numaNodes) {
-  private static final Pattern MEM_TOTAL =
-      Pattern.compile("(?m)^MemTotal:\\s+(\\d+)\\s*kB\\s*$");
+  private static final Pattern MEM_TOTAL = Pattern.compile("(?m)^MemTotal:\\s+(\\d+)\\s*kB\\s*$");
   private static final Pattern NODE_DIR = Pattern.compile("node(\\d+)");
 
   public HostInfo {

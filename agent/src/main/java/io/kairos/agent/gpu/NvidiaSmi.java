@@ -13,8 +13,8 @@ import java.util.Objects;
  * that it can be tested on recorded samples without a process.
  *
  * <p>The binary is a path or a bare name looked up on {@code PATH}. {@code extraEnv} is added to
- * the agent's environment (tests use it to hand a fake nvidia-smi its fixture directory). Every
- * run is bounded by {@code timeout} and killed when it passes it: a wedged driver makes nvidia-smi
+ * the agent's environment (tests use it to hand a fake nvidia-smi its fixture directory). Every run
+ * is bounded by {@code timeout} and killed when it passes it: a wedged driver makes nvidia-smi
  * hang, and a health check must not hang with it. Immutable and thread-safe.
  *
  * @param binary the nvidia-smi program, {@code "nvidia-smi"} by default

@@ -9,6 +9,8 @@ import java.io.IOException;
  * couldn't communicate with the NVIDIA driver"}.
  */
 public final class NvidiaSmiException extends IOException {
+  private static final long serialVersionUID = 1L;
+
   public NvidiaSmiException(String message) {
     super(message);
   }

@@ -20,8 +20,8 @@ public final class QueryCsvParser {
   private QueryCsvParser() {}
 
   /**
-   * @throws IllegalArgumentException naming the line when a line does not have the eight fields
-   *     or a number does not parse
+   * @throws IllegalArgumentException naming the line when a line does not have the eight fields or
+   *     a number does not parse
    */
   public static List<GpuDetails> parse(String csv) {
     List<GpuDetails> gpus = new ArrayList<>();

@@ -18,18 +18,18 @@ import org.xml.sax.SAXException;
  * Parses {@code nvidia-smi -q -x}: a {@code <nvidia_smi_log>} with one {@code <gpu>} element per
  * device.
  *
- * <p>Design: the JDK's DOM parser with external entities and external DTD loading turned off.
- * Real output starts with {@code <!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v12.dtd">}, so a
- * DOCTYPE must be accepted, but the DTD is never fetched and no entity is resolved outside the
- * document. The schema has changed across drivers; each reading tries the spellings we know:
+ * <p>Design: the JDK's DOM parser with external entities and external DTD loading turned off. Real
+ * output starts with {@code <!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v12.dtd">}, so a DOCTYPE
+ * must be accepted, but the DTD is never fetched and no entity is resolved outside the document.
+ * The schema has changed across drivers; each reading tries the spellings we know:
  *
  * <ul>
  *   <li>index: the position of the {@code <gpu>} element, which is nvidia-smi's index (PCI bus
  *       order) and the {@code GPUn} of {@code topo -m}. {@code minor_number} is the {@code
  *       /dev/nvidiaN} number and may differ, so it is not used as the index.
  *   <li>memory: {@code fb_memory_usage/total}, or {@code memory_usage/total} before driver 319.
- *   <li>uncorrectable ECC: {@code double_bit/total} (to driver ~470, Volta and older) or the sum
- *       of {@code dram_uncorrectable}, {@code sram_uncorrectable} and its {@code _parity}/{@code
+ *   <li>uncorrectable ECC: {@code double_bit/total} (to driver ~470, Volta and older) or the sum of
+ *       {@code dram_uncorrectable}, {@code sram_uncorrectable} and its {@code _parity}/{@code
  *       _secded} split (newer drivers), under {@code volatile} and {@code aggregate}.
  *   <li>pending repairs: {@code retired_pages/pending_retirement} or the older {@code
  *       pending_blacklist}; {@code remapped_rows/remapped_row_pending} and {@code
@@ -55,7 +55,9 @@ public final class SmiXmlParser {
     }
   }
 
-  /** @throws IllegalArgumentException when the text is not an nvidia-smi XML report */
+  /**
+   * @throws IllegalArgumentException when the text is not an nvidia-smi XML report
+   */
   public static Report parse(String xml) {
     Element root = parseDocument(xml);
     if (!root.getTagName().equals("nvidia_smi_log")) {
@@ -76,8 +78,7 @@ public final class SmiXmlParser {
         text(gpu, "uuid")
             .filter(u -> !SmiValues.isMissing(u))
             .orElseThrow(() -> new IllegalArgumentException(where + ": no <uuid>"));
-    String busId =
-        text(gpu, "pci", "pci_bus_id").orElseGet(() -> gpu.getAttribute("id"));
+    String busId = text(gpu, "pci", "pci_bus_id").orElseGet(() -> gpu.getAttribute("id"));
     long memoryBytes =
         SmiValues.mibToBytes(
             text(gpu, "fb_memory_usage", "total")

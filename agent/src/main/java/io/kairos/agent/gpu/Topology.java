@@ -136,8 +136,8 @@ public record Topology(
   /**
    * Parses {@code nvidia-smi topo -m} output.
    *
-   * @throws IllegalArgumentException when there is no GPU header, a GPU row is missing or short,
-   *     or the diagonal is not {@code X}
+   * @throws IllegalArgumentException when there is no GPU header, a GPU row is missing or short, or
+   *     the diagonal is not {@code X}
    */
   public static Topology parse(String text) {
     List<String> lines = new ArrayList<>();

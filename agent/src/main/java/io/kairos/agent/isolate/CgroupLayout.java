@@ -9,10 +9,10 @@ import java.util.TreeMap;
 /**
  * Which cgroup hierarchy a host mounts, read from its mountinfo alone (pure: no file is touched).
  *
- * <p>A host with any of the v1 controllers Kairos limits (cpu, memory, pids) mounted as cgroup v1 is
- * treated as {@link V1}, even when it also mounts a cgroup2 hierarchy: on such "hybrid" hosts the
- * cgroup2 mount (usually {@code /sys/fs/cgroup/unified}) holds no controller that v1 already owns.
- * Otherwise a cgroup2 mount makes it {@link V2}; with neither it is {@link None}.
+ * <p>A host with any of the v1 controllers Kairos limits (cpu, memory, pids) mounted as cgroup v1
+ * is treated as {@link V1}, even when it also mounts a cgroup2 hierarchy: on such "hybrid" hosts
+ * the cgroup2 mount (usually {@code /sys/fs/cgroup/unified}) holds no controller that v1 already
+ * owns. Otherwise a cgroup2 mount makes it {@link V2}; with neither it is {@link None}.
  */
 public sealed interface CgroupLayout {
   /** The v1 controllers Kairos uses; cpuacct only to account, never to limit. */
@@ -21,9 +21,7 @@ public sealed interface CgroupLayout {
   /** Pure cgroup v2, mounted at {@code root}. */
   record V2(String root) implements CgroupLayout {}
 
-  /**
-   * cgroup v1: each controller's mount point, and the cgroup2 mount of a hybrid host, if any.
-   */
+  /** cgroup v1: each controller's mount point, and the cgroup2 mount of a hybrid host, if any. */
   record V1(Map<String, String> controllers, Optional<String> unified) implements CgroupLayout {
     public V1 {
       controllers = Map.copyOf(controllers);

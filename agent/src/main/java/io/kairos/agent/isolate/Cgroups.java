@@ -21,16 +21,16 @@ import java.util.stream.Stream;
  * <p>Design notes:
  *
  * <ul>
- *   <li><b>Detection</b> reads {@code /proc/self/mountinfo} ({@link CgroupLayout}) and then probes by
- *       creating {@code kairos/<agentName>}: a read-only or unprivileged hierarchy is found at start,
- *       not on the first launch. {@link #describe()} is one line for the agent log that says what is
- *       enforced, what is not, and what still isolates a task without cgroups.
+ *   <li><b>Detection</b> reads {@code /proc/self/mountinfo} ({@link CgroupLayout}) and then probes
+ *       by creating {@code kairos/<agentName>}: a read-only or unprivileged hierarchy is found at
+ *       start, not on the first launch. {@link #describe()} is one line for the agent log that says
+ *       what is enforced, what is not, and what still isolates a task without cgroups.
  *   <li><b>Joining before exec.</b> Java cannot move a child into a cgroup between fork and exec,
  *       and moving it after start lets it fork unconfined children first. So the task is launched
- *       through {@link #wrap}: a constant {@code /bin/sh} script writes its own pid into each {@code
- *       cgroup.procs} and then {@code exec}s the user's argv, so the user's program starts (same
- *       pid) already inside. The script text never contains user input; the cgroup files and the
- *       user argv are separate argv entries read as {@code "$@"}, so quotes, {@code $(...)},
+ *       through {@link #wrap}: a constant {@code /bin/sh} script writes its own pid into each
+ *       {@code cgroup.procs} and then {@code exec}s the user's argv, so the user's program starts
+ *       (same pid) already inside. The script text never contains user input; the cgroup files and
+ *       the user argv are separate argv entries read as {@code "$@"}, so quotes, {@code $(...)},
  *       spaces or newlines in them are never parsed by the shell. If joining fails the script exits
  *       125 rather than run the task unconfined.
  *   <li><b>v2 devices</b> cannot be limited by writing a file: the kernel wants an eBPF program
@@ -63,8 +63,10 @@ public final class Cgroups {
   private final CgroupLayout layout;
   private final String agentName;
   private final Path devDir;
+
   /** Controller (v2: "cpu", "memory", "pids"; v1: also "cpuacct", "devices") to agent directory. */
   private final Map<String, Path> agentDirs;
+
   private final String description;
 
   private Cgroups(
@@ -183,8 +185,8 @@ public final class Cgroups {
   }
 
   /**
-   * Kills the processes of every task cgroup left under {@code kairos/<agentName>} by an earlier run
-   * of this agent and removes the directories. Call once at agent start, before any launch.
+   * Kills the processes of every task cgroup left under {@code kairos/<agentName>} by an earlier
+   * run of this agent and removes the directories. Call once at agent start, before any launch.
    *
    * @return a line per cgroup cleaned, for the log
    */
@@ -218,8 +220,7 @@ public final class Cgroups {
 
   // ---- v2 ----
 
-  private static Cgroups prepareV2(
-      CgroupLayout.V2 v2, Path fsRoot, Path devDir, String agentName) {
+  private static Cgroups prepareV2(CgroupLayout.V2 v2, Path fsRoot, Path devDir, String agentName) {
     Path root = resolve(fsRoot, v2.root());
     Set<String> available = readWords(root.resolve("cgroup.controllers"));
     Path kairos = root.resolve("kairos");
@@ -317,8 +318,7 @@ public final class Cgroups {
 
   // ---- v1 ----
 
-  private static Cgroups prepareV1(
-      CgroupLayout.V1 v1, Path fsRoot, Path devDir, String agentName) {
+  private static Cgroups prepareV1(CgroupLayout.V1 v1, Path fsRoot, Path devDir, String agentName) {
     var agentDirs = new LinkedHashMap<String, Path>();
     var problems = new ArrayList<String>();
     for (String c : List.of("cpu", "cpuacct", "memory", "pids", "devices")) {
@@ -445,7 +445,10 @@ public final class Cgroups {
   private static void append(Path file, String value, List<String> notes) {
     try {
       Files.writeString(
-          file, value, java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+          file,
+          value,
+          java.nio.file.StandardOpenOption.CREATE,
+          java.nio.file.StandardOpenOption.APPEND);
     } catch (IOException e) {
       notes.add("cannot write " + value.strip() + " to " + file + ": " + e.getMessage());
     }

@@ -106,9 +106,7 @@ public final class FenceWatchdog implements AutoCloseable {
         .thenRunAsync(
             () -> restartAfterExit(started),
             CompletableFuture.delayedExecutor(
-                Math.max(
-                    0,
-                    RESTART_DELAY_MILLIS - (System.nanoTime() - startedAt) / 1_000_000),
+                Math.max(0, RESTART_DELAY_MILLIS - (System.nanoTime() - startedAt) / 1_000_000),
                 TimeUnit.MILLISECONDS));
   }
 

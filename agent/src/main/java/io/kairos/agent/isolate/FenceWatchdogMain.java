@@ -13,15 +13,15 @@ import java.util.Optional;
  * The fence watchdog: a tiny separate JVM per agent that kills the agent's tasks once the agent's
  * lease has run out.
  *
- * <p>Why a separate process: the controller gives a node's GPUs to other jobs once the agent's lease
- * expires, so by then the agent's tasks must be dead. An agent that merely lost the controller can
- * kill them itself, but an agent that is frozen (SIGSTOP, a debugger, a stuck page fault, a
- * stop-the-world pause longer than the lease) cannot, while its tasks run on. The watchdog shares
- * nothing with the agent's JVM but a few files ({@link FenceFiles}), so a frozen agent does not
- * freeze it.
+ * <p>Why a separate process: the controller gives a node's GPUs to other jobs once the agent's
+ * lease expires, so by then the agent's tasks must be dead. An agent that merely lost the
+ * controller can kill them itself, but an agent that is frozen (SIGSTOP, a debugger, a stuck page
+ * fault, a stop-the-world pause longer than the lease) cannot, while its tasks run on. The watchdog
+ * shares nothing with the agent's JVM but a few files ({@link FenceFiles}), so a frozen agent does
+ * not freeze it.
  *
- * <p>Every 100 ms it reads the lease. Once {@link System#nanoTime()} (CLOCK_MONOTONIC, the clock the
- * agent wrote the deadline in) passes the deadline, or when there is no lease at all, every
+ * <p>Every 100 ms it reads the lease. Once {@link System#nanoTime()} (CLOCK_MONOTONIC, the clock
+ * the agent wrote the deadline in) passes the deadline, or when there is no lease at all, every
  * registered task still alive (pid and start time both match: a reused pid is never killed) is
  * SIGKILLed with its whole process tree, and through its cgroup when one is registered. What it
  * killed is appended to {@code fence/fenced}. It keeps watching, since the agent may renew the

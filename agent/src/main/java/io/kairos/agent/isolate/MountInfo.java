@@ -31,8 +31,7 @@ record MountInfo(String root, String mountPoint, String fsType, List<String> sup
       if (dash < 0 || dash + 3 > f.length) {
         continue;
       }
-      List<String> superOptions =
-          dash + 3 < f.length ? List.of(f[dash + 3].split(",")) : List.of();
+      List<String> superOptions = dash + 3 < f.length ? List.of(f[dash + 3].split(",")) : List.of();
       mounts.add(new MountInfo(unescape(f[3]), unescape(f[4]), f[dash + 1], superOptions));
     }
     return mounts;

@@ -7,13 +7,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What a restarting agent finds of its previous run: a watchdog and task processes that outlived
- * it (after a crash, a SIGKILL or an OOM kill of the agent). The new agent knows nothing of them
- * and the controller has already rescheduled their work, so they are killed before it starts
- * anything.
+ * What a restarting agent finds of its previous run: a watchdog and task processes that outlived it
+ * (after a crash, a SIGKILL or an OOM kill of the agent). The new agent knows nothing of them and
+ * the controller has already rescheduled their work, so they are killed before it starts anything.
  *
- * <p>Only processes whose pid <em>and</em> start time match what was registered are killed: after
- * a reboot or a long outage the pids in the files may belong to unrelated processes.
+ * <p>Only processes whose pid <em>and</em> start time match what was registered are killed: after a
+ * reboot or a long outage the pids in the files may belong to unrelated processes.
  */
 public final class Orphans {
   private Orphans() {}
@@ -26,8 +25,8 @@ public final class Orphans {
   }
 
   /**
-   * Kills the old watchdog (first, so it does not race this) and every registered task still
-   * alive, and empties the registry.
+   * Kills the old watchdog (first, so it does not race this) and every registered task still alive,
+   * and empties the registry.
    */
   public static List<Killed> killAll(Path dataDir) throws IOException {
     var killed = new ArrayList<Killed>();
@@ -35,9 +34,10 @@ public final class Orphans {
     FenceFiles.readProcess(watchdogFile)
         .ifPresent(
             w -> {
-              List<Long> pids = w.live().map(h -> h.destroyForcibly()).orElse(false)
-                  ? List.of(w.pid())
-                  : List.of();
+              List<Long> pids =
+                  w.live().map(h -> h.destroyForcibly()).orElse(false)
+                      ? List.of(w.pid())
+                      : List.of();
               if (!pids.isEmpty()) {
                 killed.add(new Killed("watchdog", pids));
               }

@@ -32,7 +32,9 @@ public record ProcessRef(long pid, long startTicks) {
   /** The identity of a running process, or empty if it has gone (or /proc is unreadable). */
   public static Optional<ProcessRef> of(long pid) {
     OptionalLong start = startTicks(pid);
-    return start.isPresent() ? Optional.of(new ProcessRef(pid, start.getAsLong())) : Optional.empty();
+    return start.isPresent()
+        ? Optional.of(new ProcessRef(pid, start.getAsLong()))
+        : Optional.empty();
   }
 
   public static Optional<ProcessRef> of(ProcessHandle handle) {

@@ -13,8 +13,8 @@ import java.util.TreeSet;
 import java.util.stream.Stream;
 
 /**
- * The cgroup(s) of one task: one directory on cgroup v2, one per controller hierarchy on v1. Made by
- * {@link Cgroups#create}; a process joins it through the wrapper of {@link #wrap}.
+ * The cgroup(s) of one task: one directory on cgroup v2, one per controller hierarchy on v1. Made
+ * by {@link Cgroups#create}; a process joins it through the wrapper of {@link #wrap}.
  *
  * <p>Killing by cgroup is what makes a task's death complete: every process the task ever forked,
  * daemonised or not, is listed in {@code cgroup.procs}, whereas a process tree loses children whose
@@ -32,7 +32,9 @@ public record TaskCgroup(TaskKey key, List<Path> dirs, List<String> notes) {
     notes = List.copyOf(notes);
   }
 
-  /** The {@code cgroup.procs} file of each directory: the wrapper writes the task's pid into each. */
+  /**
+   * The {@code cgroup.procs} file of each directory: the wrapper writes the task's pid into each.
+   */
   public List<Path> procsFiles() {
     return dirs.stream().map(d -> d.resolve("cgroup.procs")).toList();
   }

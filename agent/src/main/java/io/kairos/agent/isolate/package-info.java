@@ -6,7 +6,7 @@
  * io.kairos.agent.isolate.FenceWatchdogMain}, {@link io.kairos.agent.isolate.Orphans}).
  *
  * <p>Nothing here depends on the rest of the agent except {@link io.kairos.agent.TaskKey}: the
- * watchdog runs in its own small JVM and loads only this package. Files shared between the agent and
- * the watchdog are plain {@code key=value} lines, written atomically (temp file, rename).
+ * watchdog runs in its own small JVM and loads only this package. Files shared between the agent
+ * and the watchdog are plain {@code key=value} lines, written atomically (temp file, rename).
  */
 package io.kairos.agent.isolate;

@@ -34,7 +34,8 @@ class DiscoveryTest {
 
   @Test
   void dgxH100AdvertisesEightH100sInOneDomain() throws NvidiaSmiException {
-    GpuInventory inventory = new Discovery(FakeNvidiaSmi.withSample(dir, "dgx-h100").smi()).discover();
+    GpuInventory inventory =
+        new Discovery(FakeNvidiaSmi.withSample(dir, "dgx-h100").smi()).discover();
 
     assertThat(inventory.devices()).hasSize(8);
     assertThat(inventory.devices().get(5).index()).isEqualTo(5);
@@ -45,7 +46,11 @@ class DiscoveryTest {
 
   @Test
   void driverNotLoadedNamesCommandExitCodeAndFirstStderrLine() {
-    var fake = FakeNvidiaSmi.withSample(dir, "dgx-h100").remove("q.xml").remove("query.csv").fail(9, NO_DRIVER);
+    var fake =
+        FakeNvidiaSmi.withSample(dir, "dgx-h100")
+            .remove("q.xml")
+            .remove("query.csv")
+            .fail(9, NO_DRIVER);
 
     assertThatExceptionOfType(NvidiaSmiException.class)
         .isThrownBy(() -> new Discovery(fake.smi()).discover())
@@ -63,12 +68,16 @@ class DiscoveryTest {
 
     assertThat(inventory.devices()).isEqualTo(Samples.inventory("pcie-4gpu").devices());
     assertThat(inventory.nvlinkDomainSize()).isEqualTo(2);
-    assertThat(inventory.warnings()).singleElement().asString().contains("used the --query-gpu fallback");
+    assertThat(inventory.warnings())
+        .singleElement()
+        .asString()
+        .contains("used the --query-gpu fallback");
   }
 
   @Test
   void aFailedXmlQueryFallsBackToTheCsvQuery() throws NvidiaSmiException {
-    var fake = FakeNvidiaSmi.withSample(dir, "v100-old-driver").fail("q.xml", 3, "Unsupported feature");
+    var fake =
+        FakeNvidiaSmi.withSample(dir, "v100-old-driver").fail("q.xml", 3, "Unsupported feature");
 
     GpuInventory inventory = new Discovery(fake.smi()).discover();
 
@@ -91,7 +100,8 @@ class DiscoveryTest {
 
   @Test
   void aFailedTopologyIsAWarningAndDomainsOfOne() throws NvidiaSmiException {
-    var fake = FakeNvidiaSmi.withSample(dir, "dgx-h100").fail("topo.txt", 255, "Failed to run topology");
+    var fake =
+        FakeNvidiaSmi.withSample(dir, "dgx-h100").fail("topo.txt", 255, "Failed to run topology");
 
     GpuInventory inventory = new Discovery(fake.smi()).discover();
 
@@ -99,7 +109,11 @@ class DiscoveryTest {
     assertThat(inventory.topology()).isEqualTo(Topology.EMPTY);
     assertThat(inventory.nvlinkDomainSize()).isEqualTo(1);
     assertThat(inventory.warnings())
-        .anySatisfy(w -> assertThat(w).startsWith("nvidia-smi topo -m exited 255").endsWith("NVLink domains unknown"));
+        .anySatisfy(
+            w ->
+                assertThat(w)
+                    .startsWith("nvidia-smi topo -m exited 255")
+                    .endsWith("NVLink domains unknown"));
   }
 
   @Test

@@ -27,11 +27,15 @@ class HealthCheckerTest {
 
     HealthReport report = CHECKER.compare(baseline, now);
 
-    assertThat(report.problems()).singleElement().satisfies(p -> {
-      assertThat(p.gpuIndex()).isEqualTo(3);
-      assertThat(p.kind()).isEqualTo(Kind.ECC_ERRORS);
-      assertThat(p.reason()).isEqualTo("GPU 3 (GPU-e47b1d95...): uncorrectable ECC errors rose 0 -> 2");
-    });
+    assertThat(report.problems())
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.gpuIndex()).isEqualTo(3);
+              assertThat(p.kind()).isEqualTo(Kind.ECC_ERRORS);
+              assertThat(p.reason())
+                  .isEqualTo("GPU 3 (GPU-e47b1d95...): uncorrectable ECC errors rose 0 -> 2");
+            });
   }
 
   @Test
@@ -50,12 +54,17 @@ class HealthCheckerTest {
 
     HealthReport report = CHECKER.compare(baseline, now);
 
-    assertThat(report.problems()).singleElement().satisfies(p -> {
-      assertThat(p.kind()).isEqualTo(Kind.PENDING_REPAIR);
-      assertThat(p.reason()).isEqualTo("GPU 2: retired page pending / row remapping failure");
-    });
+    assertThat(report.problems())
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.kind()).isEqualTo(Kind.PENDING_REPAIR);
+              assertThat(p.reason())
+                  .isEqualTo("GPU 2: retired page pending / row remapping failure");
+            });
     var tolerant = new HealthChecker(new HealthPolicy(0, 0, 90, false));
-    assertThat(tolerant.compare(baseline, now).problems()).extracting(HealthProblem::reason)
+    assertThat(tolerant.compare(baseline, now).problems())
+        .extracting(HealthProblem::reason)
         .containsExactly("GPU 2: row remapping failure");
   }
 
@@ -63,21 +72,31 @@ class HealthCheckerTest {
   void aGpuAtItsSlowdownThresholdIsTooHot() {
     GpuInventory now = change(1, g -> with(g, 0, false, false, 87));
 
-    assertThat(CHECKER.compare(baseline, now).problems()).singleElement().satisfies(p -> {
-      assertThat(p.kind()).isEqualTo(Kind.THERMAL);
-      assertThat(p.reason()).isEqualTo("GPU 1 at 87 C, slowdown threshold 87 C");
-    });
-    assertThat(CHECKER.compare(baseline, change(1, g -> with(g, 0, false, false, 86))).isHealthy()).isTrue();
+    assertThat(CHECKER.compare(baseline, now).problems())
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.kind()).isEqualTo(Kind.THERMAL);
+              assertThat(p.reason()).isEqualTo("GPU 1 at 87 C, slowdown threshold 87 C");
+            });
+    assertThat(CHECKER.compare(baseline, change(1, g -> with(g, 0, false, false, 86))).isHealthy())
+        .isTrue();
   }
 
   @Test
   void withoutAThresholdTheFixedLimitApplies() {
-    var csvBaseline = GpuInventory.of("", QueryCsvParser.parse(Samples.read("dgx-h100", "query.csv")), Topology.EMPTY, List.of());
+    var csvBaseline =
+        GpuInventory.of(
+            "",
+            QueryCsvParser.parse(Samples.read("dgx-h100", "query.csv")),
+            Topology.EMPTY,
+            List.of());
     List<GpuDetails> gpus = new ArrayList<>(csvBaseline.gpus());
     gpus.set(1, with(gpus.get(1), 0, false, false, 94));
     var now = GpuInventory.of("", gpus, Topology.EMPTY, List.of());
 
-    assertThat(CHECKER.compare(csvBaseline, now).problems()).extracting(HealthProblem::reason)
+    assertThat(CHECKER.compare(csvBaseline, now).problems())
+        .extracting(HealthProblem::reason)
         .containsExactly("GPU 1 at 94 C, limit 90 C (no slowdown threshold reported)");
   }
 
@@ -93,18 +112,25 @@ class HealthCheckerTest {
 
     HealthReport report = CHECKER.compare(baseline, now);
 
-    assertThat(report.problems()).singleElement().satisfies(p -> {
-      assertThat(p.gpuIndex()).isEqualTo(5);
-      assertThat(p.kind()).isEqualTo(Kind.GPU_MISSING);
-      assertThat(p.reason()).isEqualTo("GPU 5 missing (was GPU-38d5e9a0... at 0000:ab:00.0): fallen off the bus?");
-    });
+    assertThat(report.problems())
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.gpuIndex()).isEqualTo(5);
+              assertThat(p.kind()).isEqualTo(Kind.GPU_MISSING);
+              assertThat(p.reason())
+                  .isEqualTo(
+                      "GPU 5 missing (was GPU-38d5e9a0... at 0000:ab:00.0): fallen off the bus?");
+            });
   }
 
   @Test
   void aNewGpuMeansTheNodeMustRegisterAgain() {
-    GpuInventory smaller = GpuInventory.of("", baseline.gpus().subList(0, 7), Topology.EMPTY, List.of());
+    GpuInventory smaller =
+        GpuInventory.of("", baseline.gpus().subList(0, 7), Topology.EMPTY, List.of());
 
-    assertThat(CHECKER.compare(smaller, baseline).problems()).extracting(HealthProblem::kind)
+    assertThat(CHECKER.compare(smaller, baseline).problems())
+        .extracting(HealthProblem::kind)
         .containsExactly(Kind.GPU_APPEARED);
   }
 
@@ -117,33 +143,46 @@ class HealthCheckerTest {
 
     HealthReport report = CHECKER.check(baseline, failed);
 
-    assertThat(report.problems()).extracting(HealthProblem::kind).containsExactly(Kind.NVIDIA_SMI_FAILED, Kind.GPU_LOST);
+    assertThat(report.problems())
+        .extracting(HealthProblem::kind)
+        .containsExactly(Kind.NVIDIA_SMI_FAILED, Kind.GPU_LOST);
     assertThat(report.problems().get(1).gpuIndex()).isEqualTo(5);
     assertThat(report.problems().get(1).reason())
-        .isEqualTo("GPU 5 (GPU-38d5e9a0...) lost at 0000:ab:00.0: GPU is lost. Reboot the system to recover this GPU");
+        .isEqualTo(
+            "GPU 5 (GPU-38d5e9a0...) lost at 0000:ab:00.0: GPU is lost. Reboot the system to recover this GPU");
   }
 
   @Test
   void aLostGpuOnStderrOfASuccessfulRunIsNotAlsoReportedMissing() {
     List<GpuDetails> others = baseline.gpus().stream().filter(g -> g.index() != 0).toList();
     GpuInventory now =
-        GpuInventory.of("", others, Topology.EMPTY,
+        GpuInventory.of(
+            "",
+            others,
+            Topology.EMPTY,
             List.of("Unable to determine the device handle for GPU0000:18:00.0: Unknown Error"));
 
-    assertThat(CHECKER.compare(baseline, now).problems()).singleElement().satisfies(p -> {
-      assertThat(p.kind()).isEqualTo(Kind.GPU_LOST);
-      assertThat(p.gpuIndex()).isZero();
-    });
+    assertThat(CHECKER.compare(baseline, now).problems())
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.kind()).isEqualTo(Kind.GPU_LOST);
+              assertThat(p.gpuIndex()).isZero();
+            });
   }
 
   @Test
   void aLostGpuAtAnUnknownBusIdIsANodeProblem() {
-    var lost = HealthChecker.lostGpus(baseline, List.of("GPU 0000:01:00.0: GPU has fallen off the bus."));
+    var lost =
+        HealthChecker.lostGpus(baseline, List.of("GPU 0000:01:00.0: GPU has fallen off the bus."));
 
-    assertThat(lost).singleElement().satisfies(p -> {
-      assertThat(p.gpuIndex()).isEqualTo(HealthProblem.NODE);
-      assertThat(p.reason()).startsWith("GPU at 0000:01:00.0 lost");
-    });
+    assertThat(lost)
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.gpuIndex()).isEqualTo(HealthProblem.NODE);
+              assertThat(p.reason()).startsWith("GPU at 0000:01:00.0 lost");
+            });
   }
 
   @Test
@@ -164,18 +203,38 @@ class HealthCheckerTest {
     return GpuInventory.of(baseline.driverVersion(), gpus, baseline.topology(), List.of());
   }
 
-  private static GpuDetails with(GpuDetails g, long ecc, boolean retired, boolean remapFailure, int temperature) {
+  private static GpuDetails with(
+      GpuDetails g, long ecc, boolean retired, boolean remapFailure, int temperature) {
     return new GpuDetails(
-        g.index(), g.uuid(), g.model(), g.memoryBytes(), g.pciBusId(), temperature,
-        g.slowdownThresholdC(), g.shutdownThresholdC(), ecc, g.eccUncorrectableAggregate(),
-        retired, g.remappedRowsPending(), remapFailure);
+        g.index(),
+        g.uuid(),
+        g.model(),
+        g.memoryBytes(),
+        g.pciBusId(),
+        temperature,
+        g.slowdownThresholdC(),
+        g.shutdownThresholdC(),
+        ecc,
+        g.eccUncorrectableAggregate(),
+        retired,
+        g.remappedRowsPending(),
+        remapFailure);
   }
 
   private static GpuDetails reindex(GpuDetails g, int index) {
     return new GpuDetails(
-        index, g.uuid(), g.model(), g.memoryBytes(), g.pciBusId(), g.temperatureC(),
-        g.slowdownThresholdC(), g.shutdownThresholdC(), g.eccUncorrectableVolatile(),
-        g.eccUncorrectableAggregate(), g.retiredPagesPending(), g.remappedRowsPending(),
+        index,
+        g.uuid(),
+        g.model(),
+        g.memoryBytes(),
+        g.pciBusId(),
+        g.temperatureC(),
+        g.slowdownThresholdC(),
+        g.shutdownThresholdC(),
+        g.eccUncorrectableVolatile(),
+        g.eccUncorrectableAggregate(),
+        g.retiredPagesPending(),
+        g.remappedRowsPending(),
         g.remappedRowsFailure());
   }
 }

@@ -55,11 +55,15 @@ class HostInfoTest {
   @Test
   void malformedFilesAreErrorsNamingTheFile() throws IOException {
     write("proc/meminfo", "MemFree: 12 kB\n");
-    assertThatIOException().isThrownBy(() -> HostInfo.read(root, 1)).withMessageContaining("meminfo");
+    assertThatIOException()
+        .isThrownBy(() -> HostInfo.read(root, 1))
+        .withMessageContaining("meminfo");
 
     Files.delete(root.resolve("proc/meminfo"));
     write("sys/devices/system/cpu/online", "zero\n");
-    assertThatIOException().isThrownBy(() -> HostInfo.read(root, 1)).withMessageContaining("online");
+    assertThatIOException()
+        .isThrownBy(() -> HostInfo.read(root, 1))
+        .withMessageContaining("online");
   }
 
   @ParameterizedTest

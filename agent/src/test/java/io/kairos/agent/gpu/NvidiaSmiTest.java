@@ -64,7 +64,9 @@ class NvidiaSmiTest {
 
   @Test
   void aMissingBinaryIsAClearError() {
-    var smi = new NvidiaSmi(dir.resolve("no-such-nvidia-smi").toString(), Map.of(), Duration.ofSeconds(5));
+    var smi =
+        new NvidiaSmi(
+            dir.resolve("no-such-nvidia-smi").toString(), Map.of(), Duration.ofSeconds(5));
 
     assertThatIOException()
         .isThrownBy(smi::queryXml)
@@ -75,7 +77,10 @@ class NvidiaSmiTest {
   void passesTheExtraEnvironmentAndInheritsTheRest() throws IOException {
     CommandResult result =
         CommandRunner.run(
-            List.of("/bin/sh", "-c", "echo \"$KAIROS_TEST_VAR:${PATH:+has-path}\"; echo oops >&2; exit 3"),
+            List.of(
+                "/bin/sh",
+                "-c",
+                "echo \"$KAIROS_TEST_VAR:${PATH:+has-path}\"; echo oops >&2; exit 3"),
             Map.of("KAIROS_TEST_VAR", "hello"),
             Duration.ofSeconds(10));
 
@@ -88,7 +93,10 @@ class NvidiaSmiTest {
   void drainsLargeOutputWithoutStalling() throws IOException {
     CommandResult result =
         CommandRunner.run(
-            List.of("/bin/sh", "-c", "head -c 3000000 /dev/zero | tr '\\0' a; head -c 300000 /dev/zero >&2"),
+            List.of(
+                "/bin/sh",
+                "-c",
+                "head -c 3000000 /dev/zero | tr '\\0' a; head -c 300000 /dev/zero >&2"),
             Map.of(),
             Duration.ofSeconds(20));
 

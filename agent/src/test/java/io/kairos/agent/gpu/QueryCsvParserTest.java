@@ -3,11 +3,11 @@ package io.kairos.agent.gpu;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
+import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.FieldSource;
-import org.junit.jupiter.api.Test;
-import java.util.List;
 
 class QueryCsvParserTest {
   static final List<String> SAMPLES = Samples.NAMES;
@@ -18,15 +18,22 @@ class QueryCsvParserTest {
     var fromCsv = QueryCsvParser.parse(Samples.read(sample, "query.csv"));
     var fromXml = SmiXmlParser.parse(Samples.read(sample, "q.xml")).gpus();
 
-    assertThat(fromCsv).extracting(GpuDetails::device).isEqualTo(fromXml.stream().map(GpuDetails::device).toList());
-    assertThat(fromCsv).extracting(GpuDetails::pciBusId).isEqualTo(fromXml.stream().map(GpuDetails::pciBusId).toList());
-    assertThat(fromCsv).extracting(GpuDetails::temperatureC).isEqualTo(fromXml.stream().map(GpuDetails::temperatureC).toList());
+    assertThat(fromCsv)
+        .extracting(GpuDetails::device)
+        .isEqualTo(fromXml.stream().map(GpuDetails::device).toList());
+    assertThat(fromCsv)
+        .extracting(GpuDetails::pciBusId)
+        .isEqualTo(fromXml.stream().map(GpuDetails::pciBusId).toList());
+    assertThat(fromCsv)
+        .extracting(GpuDetails::temperatureC)
+        .isEqualTo(fromXml.stream().map(GpuDetails::temperatureC).toList());
   }
 
   @Test
   void placeholdersAreUnknownOrFalse() {
     var gpu =
-        QueryCsvParser.parse("0, GPU-a, NVIDIA L4, 23034, 00000000:01:00.0, [N/A], [Not Supported], [N/A]\n")
+        QueryCsvParser.parse(
+                "0, GPU-a, NVIDIA L4, 23034, 00000000:01:00.0, [N/A], [Not Supported], [N/A]\n")
             .getFirst();
 
     assertThat(gpu.temperatureC()).isEqualTo(GpuDetails.UNKNOWN);
@@ -37,7 +44,9 @@ class QueryCsvParserTest {
 
   @Test
   void readsCountsAndPendingRetirement() {
-    var gpu = QueryCsvParser.parse("3, GPU-b, Tesla V100-SXM2-16GB, 16160, 00000000:88:00.0, 41, 2, Yes").getFirst();
+    var gpu =
+        QueryCsvParser.parse("3, GPU-b, Tesla V100-SXM2-16GB, 16160, 00000000:88:00.0, 41, 2, Yes")
+            .getFirst();
 
     assertThat(gpu.index()).isEqualTo(3);
     assertThat(gpu.memoryBytes()).isEqualTo(16160L << 20);

@@ -16,14 +16,38 @@ class SmiXmlParserTest {
   static Stream<Arguments> samples() {
     return Stream.of(
         Arguments.of(
-            "dgx-h100", "535.129.03", 8, "NVIDIA H100 80GB HBM3", 81559 * MIB,
-            "GPU-5d3b8e1c-7a4f-2b9e-1c6d-0f3e8a9b7c21", "0000:18:00.0", 33, 87, 92),
+            "dgx-h100",
+            "535.129.03",
+            8,
+            "NVIDIA H100 80GB HBM3",
+            81559 * MIB,
+            "GPU-5d3b8e1c-7a4f-2b9e-1c6d-0f3e8a9b7c21",
+            "0000:18:00.0",
+            33,
+            87,
+            92),
         Arguments.of(
-            "pcie-4gpu", "550.54.15", 4, "NVIDIA A100 80GB PCIe", 81920 * MIB,
-            "GPU-3f8a2c61-0d94-7be5-2a1c-84e6f9d03b72", "0000:17:00.0", 38, 92, 95),
+            "pcie-4gpu",
+            "550.54.15",
+            4,
+            "NVIDIA A100 80GB PCIe",
+            81920 * MIB,
+            "GPU-3f8a2c61-0d94-7be5-2a1c-84e6f9d03b72",
+            "0000:17:00.0",
+            38,
+            92,
+            95),
         Arguments.of(
-            "v100-old-driver", "418.87.01", 4, "Tesla V100-SXM2-16GB", 16160 * MIB,
-            "GPU-b7d2e8f1-9a34-c06d-5e27-13f8a4b6c090", "0000:1a:00.0", 36, 84, 87));
+            "v100-old-driver",
+            "418.87.01",
+            4,
+            "Tesla V100-SXM2-16GB",
+            16160 * MIB,
+            "GPU-b7d2e8f1-9a34-c06d-5e27-13f8a4b6c090",
+            "0000:1a:00.0",
+            36,
+            84,
+            87));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -43,17 +67,21 @@ class SmiXmlParserTest {
 
     assertThat(report.driverVersion()).isEqualTo(driver);
     assertThat(report.gpus()).hasSize(count);
-    assertThat(report.gpus()).extracting(GpuDetails::index).containsExactly(
-        java.util.stream.IntStream.range(0, count).boxed().toArray(Integer[]::new));
-    assertThat(report.gpus()).allSatisfy(g -> {
-      assertThat(g.model()).isEqualTo(model);
-      assertThat(g.memoryBytes()).isEqualTo(memoryBytes);
-      assertThat(g.eccUncorrectableVolatile()).isZero();
-      assertThat(g.eccUncorrectableAggregate()).isZero();
-      assertThat(g.retiredPagesPending()).isFalse();
-      assertThat(g.remappedRowsPending()).isFalse();
-      assertThat(g.remappedRowsFailure()).isFalse();
-    });
+    assertThat(report.gpus())
+        .extracting(GpuDetails::index)
+        .containsExactly(
+            java.util.stream.IntStream.range(0, count).boxed().toArray(Integer[]::new));
+    assertThat(report.gpus())
+        .allSatisfy(
+            g -> {
+              assertThat(g.model()).isEqualTo(model);
+              assertThat(g.memoryBytes()).isEqualTo(memoryBytes);
+              assertThat(g.eccUncorrectableVolatile()).isZero();
+              assertThat(g.eccUncorrectableAggregate()).isZero();
+              assertThat(g.retiredPagesPending()).isFalse();
+              assertThat(g.remappedRowsPending()).isFalse();
+              assertThat(g.remappedRowsFailure()).isFalse();
+            });
     GpuDetails first = report.gpus().getFirst();
     assertThat(first.uuid()).isEqualTo(firstUuid);
     assertThat(first.pciBusId()).isEqualTo(firstBusId);
@@ -80,8 +108,7 @@ class SmiXmlParserTest {
   void readsDoubleBitTotalsOnOldDrivers() {
     String xml =
         Samples.read("v100-old-driver", "q.xml")
-            .replaceFirst(
-"(?s)(<double_bit>.*?<total>)0</total>", "$15</total>");
+            .replaceFirst("(?s)(<double_bit>.*?<total>)0</total>", "$15</total>");
 
     GpuDetails gpu = SmiXmlParser.parse(xml).gpus().getFirst();
     assertThat(gpu.eccUncorrectableVolatile()).isEqualTo(5);
@@ -142,9 +169,12 @@ class SmiXmlParserTest {
   @Test
   void indexIsDocumentOrderNotMinorNumber() {
     String xml =
-        Samples.read("pcie-4gpu", "q.xml").replaceFirst("<minor_number>0</minor_number>", "<minor_number>7</minor_number>");
+        Samples.read("pcie-4gpu", "q.xml")
+            .replaceFirst("<minor_number>0</minor_number>", "<minor_number>7</minor_number>");
 
-    assertThat(SmiXmlParser.parse(xml).gpus()).extracting(GpuDetails::index).containsExactly(0, 1, 2, 3);
+    assertThat(SmiXmlParser.parse(xml).gpus())
+        .extracting(GpuDetails::index)
+        .containsExactly(0, 1, 2, 3);
   }
 
   @Test
@@ -175,12 +205,17 @@ class SmiXmlParserTest {
         "<nvidia_smi_log><gpu><product_name>X</product_name></gpu></nvidia_smi_log>"
       })
   void rejectsWhatIsNotAReport(String text) {
-    assertThatIllegalArgumentException().isThrownBy(() -> SmiXmlParser.parse(text)).withMessageStartingWith("-q -x");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> SmiXmlParser.parse(text))
+        .withMessageStartingWith("-q -x");
   }
 
   @Test
   void noGpusIsAnEmptyReport() {
-    assertThat(SmiXmlParser.parse("<nvidia_smi_log><attached_gpus>0</attached_gpus></nvidia_smi_log>").gpus()).isEmpty();
+    assertThat(
+            SmiXmlParser.parse("<nvidia_smi_log><attached_gpus>0</attached_gpus></nvidia_smi_log>")
+                .gpus())
+        .isEmpty();
   }
 
   private static String gpuXml(String body) {

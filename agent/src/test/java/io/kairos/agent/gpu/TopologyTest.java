@@ -33,7 +33,8 @@ class TopologyTest {
     assertThat(t.gpus()).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
     for (int a = 0; a < 8; a++) {
       for (int b = 0; b < 8; b++) {
-        assertThat(t.link(a, b)).isEqualTo(a == b ? new Link(Kind.SELF, 0) : new Link(Kind.NVLINK, 18));
+        assertThat(t.link(a, b))
+            .isEqualTo(a == b ? new Link(Kind.SELF, 0) : new Link(Kind.NVLINK, 18));
       }
     }
     assertThat(t.cpuAffinity()).containsEntry(0, "0-55,112-167").containsEntry(7, "56-111,168-223");
@@ -80,7 +81,8 @@ class TopologyTest {
 
   @Test
   void ignoresColourCodes() {
-    String text = "\u001B[4m\tGPU0\tGPU1\tCPU Affinity\u001B[0m\nGPU0\t X \tNV4\t0-7\nGPU1\tNV4\t X \t0-7\n";
+    String text =
+        "\u001B[4m\tGPU0\tGPU1\tCPU Affinity\u001B[0m\nGPU0\t X \tNV4\t0-7\nGPU1\tNV4\t X \t0-7\n";
 
     assertThat(Topology.parse(text).link(1, 0)).isEqualTo(new Link(Kind.NVLINK, 4));
   }
@@ -139,6 +141,7 @@ class TopologyTest {
 
     assertThat(noTopology.nvlinkDomains()).hasSize(4);
     assertThat(noTopology.nvlinkDomainSize()).isEqualTo(1);
-    assertThat(GpuInventory.of("", List.of(), Topology.EMPTY, List.of()).nvlinkDomainSize()).isEqualTo(1);
+    assertThat(GpuInventory.of("", List.of(), Topology.EMPTY, List.of()).nvlinkDomainSize())
+        .isEqualTo(1);
   }
 }

@@ -86,10 +86,14 @@ class CgroupLayoutTest {
 
   @Test
   void mountPointsAreUnescaped() {
-    var mounts = MountInfo.parse("1 0 0:1 / /mnt/a\\040b\\134c rw - cgroup2 none rw\nbroken line\n");
-    assertThat(mounts).singleElement().satisfies(m -> {
-      assertThat(m.mountPoint()).isEqualTo("/mnt/a b\\c");
-      assertThat(m.fsType()).isEqualTo("cgroup2");
-    });
+    var mounts =
+        MountInfo.parse("1 0 0:1 / /mnt/a\\040b\\134c rw - cgroup2 none rw\nbroken line\n");
+    assertThat(mounts)
+        .singleElement()
+        .satisfies(
+            m -> {
+              assertThat(m.mountPoint()).isEqualTo("/mnt/a b\\c");
+              assertThat(m.fsType()).isEqualTo("cgroup2");
+            });
   }
 }

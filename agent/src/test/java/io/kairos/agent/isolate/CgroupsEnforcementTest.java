@@ -32,7 +32,8 @@ class CgroupsEnforcementTest {
     assumeTrue("root".equals(System.getProperty("user.name")), "needs root");
     agent = "test-" + Long.toHexString(ThreadLocalRandom.current().nextLong());
     cgroups = Cgroups.detect(agent);
-    assumeTrue(cgroups.layout() instanceof CgroupLayout.V1, "needs cgroup v1: " + cgroups.describe());
+    assumeTrue(
+        cgroups.layout() instanceof CgroupLayout.V1, "needs cgroup v1: " + cgroups.describe());
     assumeTrue(cgroups.enforcing(), cgroups.describe());
   }
 
@@ -62,7 +63,8 @@ class CgroupsEnforcementTest {
   @Test
   void pidsLimitStopsAForkOfAHundredSleeps() throws Exception {
     assumeTrue(Files.isExecutable(PYTHON), "needs " + PYTHON);
-    var cg = cgroups.create(new TaskKey(1, 0, 0), new TaskLimits(0, 0, 20, List.of())).orElseThrow();
+    var cg =
+        cgroups.create(new TaskKey(1, 0, 0), new TaskLimits(0, 0, 20, List.of())).orElseThrow();
     String script =
         """
         import os, time

@@ -39,8 +39,7 @@ class CgroupsFakeTreeTest {
   @Test
   void v2EnablesControllersDownTheTreeAndWritesLimits() throws IOException {
     Path root = fakeV2("cpuset cpu io memory hugetlb pids rdma");
-    var cgroups =
-        Cgroups.detect(mountinfo(CgroupLayoutTest.PURE_V2), tmp, devWith(), "agent-1");
+    var cgroups = Cgroups.detect(mountinfo(CgroupLayoutTest.PURE_V2), tmp, devWith(), "agent-1");
 
     assertThat(cgroups.enforcing()).isTrue();
     for (Path level : List.of(root, root.resolve("kairos"), root.resolve("kairos/agent-1"))) {

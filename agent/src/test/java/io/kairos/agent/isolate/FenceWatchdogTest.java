@@ -55,8 +55,10 @@ class FenceWatchdogTest {
   @Test
   void systemNanoTimeIsTheSameClockInAnotherJvm() throws Exception {
     String java = ProcessHandle.current().info().command().orElseThrow();
-    Path src = Files.writeString(dataDir.resolve("Now.java"),
-        "class Now { public static void main(String[] a) { System.out.println(System.nanoTime()); } }");
+    Path src =
+        Files.writeString(
+            dataDir.resolve("Now.java"),
+            "class Now { public static void main(String[] a) { System.out.println(System.nanoTime()); } }");
     long before = System.nanoTime();
     Process p = new ProcessBuilder(java, src.toString()).redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes()).strip();
@@ -88,7 +90,8 @@ class FenceWatchdogTest {
         .atMost(Duration.ofMillis(1_500))
         .pollInterval(Duration.ofMillis(20))
         .until(() -> tree.stream().noneMatch(FenceWatchdogTest::running));
-    assertThat(Duration.ofNanos(System.nanoTime() - stoppedAt)).isLessThan(Duration.ofMillis(1_500));
+    assertThat(Duration.ofNanos(System.nanoTime() - stoppedAt))
+        .isLessThan(Duration.ofMillis(1_500));
     await().atMost(Duration.ofSeconds(2)).until(() -> Files.exists(FenceFiles.fencedFile(dataDir)));
     assertThat(Files.readString(FenceFiles.fencedFile(dataDir)))
         .contains("7-0-0", Long.toString(tree.getFirst().pid()));
@@ -115,7 +118,9 @@ class FenceWatchdogTest {
     lease.expireNow(1);
     watchdog = FenceWatchdog.start(dataDir);
 
-    await().atMost(Duration.ofSeconds(5)).until(() -> Files.exists(FenceFiles.watchdogFile(dataDir)));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> Files.exists(FenceFiles.watchdogFile(dataDir)));
     Thread.sleep(700);
     assertThat(stranger.isAlive()).isTrue();
     assertThat(FenceFiles.fencedFile(dataDir)).doesNotExist();
@@ -148,7 +153,8 @@ class FenceWatchdogTest {
     first.destroyForcibly();
     await()
         .atMost(Duration.ofSeconds(10))
-        .until(() -> watchdog.process().map(h -> h.pid() != first.pid() && h.isAlive()).orElse(false));
+        .until(
+            () -> watchdog.process().map(h -> h.pid() != first.pid() && h.isAlive()).orElse(false));
   }
 
   @Test
@@ -160,10 +166,11 @@ class FenceWatchdogTest {
     Process gone = spawn("true");
     gone.waitFor();
     FenceFiles.writeRegistration(
-        dataDir,
-        new FenceFiles.Registration("12-0-0", new ProcessRef(gone.pid(), 1), List.of()));
+        dataDir, new FenceFiles.Registration("12-0-0", new ProcessRef(gone.pid(), 1), List.of()));
     var old = FenceWatchdog.start(dataDir);
-    await().atMost(Duration.ofSeconds(5)).until(() -> Files.exists(FenceFiles.watchdogFile(dataDir)));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> Files.exists(FenceFiles.watchdogFile(dataDir)));
     ProcessHandle oldWatchdog = old.process().orElseThrow();
     old.close(); // only so it is not restarted; its process is killed by Orphans below
     // close() stopped it already; start a fresh one that Orphans must find through its file.
@@ -183,7 +190,9 @@ class FenceWatchdogTest {
     assertThat(killed).extracting(Orphans.Killed::what).containsExactly("watchdog", "11-0-0");
     assertThat(killed.get(1).pids()).hasSize(3); // sh and its two sleeps
     await().atMost(Duration.ofSeconds(5)).until(() -> !running.isAlive());
-    await().atMost(Duration.ofSeconds(5)).until(() -> tree.stream().noneMatch(FenceWatchdogTest::running));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> tree.stream().noneMatch(FenceWatchdogTest::running));
     assertThat(FenceFiles.readRegistrations(dataDir)).isEmpty();
     again.close();
   }

@@ -47,7 +47,10 @@ class WrapperTest {
     argv.addAll(hostile);
     Path out = tmp.resolve("out");
     Process p =
-        new ProcessBuilder(cg.wrap(argv)).redirectOutput(out.toFile()).redirectErrorStream(true).start();
+        new ProcessBuilder(cg.wrap(argv))
+            .redirectOutput(out.toFile())
+            .redirectErrorStream(true)
+            .start();
     assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
 
     assertThat(p.exitValue()).isZero();
@@ -67,8 +70,14 @@ class WrapperTest {
     List<String> wrapped = Cgroups.wrap(cg, List.of("/bin/echo", "$(id)"));
     assertThat(wrapped)
         .containsExactly(
-            "/bin/sh", "-c", Cgroups.WRAPPER_SCRIPT, "kairos-task", "/x/cgroup.procs", "--",
-            "/bin/echo", "$(id)");
+            "/bin/sh",
+            "-c",
+            Cgroups.WRAPPER_SCRIPT,
+            "kairos-task",
+            "/x/cgroup.procs",
+            "--",
+            "/bin/echo",
+            "$(id)");
   }
 
   @Test

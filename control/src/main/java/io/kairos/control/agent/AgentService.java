@@ -36,24 +36,24 @@ import org.slf4j.LoggerFactory;
  * Serves agents on the leader: registers them through the log, answers heartbeats with a
  * reconciliation plan, commits the task ends they report, and watches their liveness.
  *
- * <p><b>Long poll.</b> A heartbeat with nothing to send back is held until the state changes or
- * the agent's wait runs out, so that a new assignment reaches its agent within milliseconds
- * without agents polling fast. Agents hold it at most one heartbeat interval, so arrivals stay
- * about a second apart, which is what the failure detector learns.
+ * <p><b>Long poll.</b> A heartbeat with nothing to send back is held until the state changes or the
+ * agent's wait runs out, so that a new assignment reaches its agent within milliseconds without
+ * agents polling fast. Agents hold it at most one heartbeat interval, so arrivals stay about a
+ * second apart, which is what the failure detector learns.
  *
  * <p><b>Failure detection.</b> Each heartbeat feeds a phi-accrual detector per node ({@link
  * FailureDetectors}). A monitor thread evaluates them every {@link #MONITOR_PERIOD_MS}: a node
  * whose phi passes the suspect level shows SUSPECT in {@code kairos nodes}; past the threshold it
  * is DOWN, and the leader commits {@link NodeDown}, which fences the node's epoch and requeues its
  * jobs, not before the lost agent's lease has run out ({@code safeAfterMs}). Liveness is leader
- * state, not replicated: a new leader starts every node afresh, as if heard from when it took
- * over, so its first verdicts come a detection time later.
+ * state, not replicated: a new leader starts every node afresh, as if heard from when it took over,
+ * so its first verdicts come a detection time later.
  *
  * <p><b>Gang barrier.</b> Tasks of a multi-node gang are assigned with {@code barrier}: each agent
  * prepares its task and reports it READY; once every task of the attempt has reported READY, the
  * replies to each agent name its tasks in {@code go}, and the processes start together. The ready
- * sets are leader state too: agents keep reporting READY until told to go, so a new leader
- * rebuilds them from the next heartbeats.
+ * sets are leader state too: agents keep reporting READY until told to go, so a new leader rebuilds
+ * them from the next heartbeats.
  *
  * <p><b>Health.</b> A heartbeat that carries problems (a failed GPU health check) drains its node
  * through the log, with the problems as the reason, and requeues the jobs running there.
@@ -63,6 +63,7 @@ public final class AgentService implements AutoCloseable {
 
   /** How long an agent's lease lasts without a heartbeat; the agent fences itself after it. */
   public static final long LEASE_MS = 10_000;
+
   /**
    * Added to the lease before a lost node's jobs may start elsewhere: covers the agent's clock
    * running slow against ours and its fence watchdog's polling.
@@ -72,6 +73,7 @@ public final class AgentService implements AutoCloseable {
   public static final long HEARTBEAT_INTERVAL_MS = 1_000;
   static final long MAX_WAIT_MS = 5_000;
   static final long MONITOR_PERIOD_MS = 100;
+
   /** How a node drained by its own health report is told apart from an admin's drain. */
   static final String UNHEALTHY = "unhealthy: ";
 
@@ -82,8 +84,10 @@ public final class AgentService implements AutoCloseable {
   private final InstantSource clock;
   private final Map<String, Long> lastSeenMs = new ConcurrentHashMap<>();
   private final FailureDetectors detectors;
+
   /** Ready tasks of barrier gangs, by job; the attempt they belong to is kept with them. */
   private final Map<Long, Ready> ready = new ConcurrentHashMap<>();
+
   private final Thread monitor;
   private volatile boolean closed;
   private boolean wasLeader;
@@ -105,11 +109,13 @@ public final class AgentService implements AutoCloseable {
     this(replica, clock, PhiAccrualDetector.Settings.AKKA_DEFAULTS);
   }
 
-  public AgentService(RaftReplica replica, InstantSource clock, PhiAccrualDetector.Settings detection) {
+  public AgentService(
+      RaftReplica replica, InstantSource clock, PhiAccrualDetector.Settings detection) {
     this.replica = replica;
     this.clock = clock;
-    this.detectors = new FailureDetectors(
-        detection, Math.min(FailureDetectors.DEFAULT_SUSPECT_THRESHOLD, detection.threshold()));
+    this.detectors =
+        new FailureDetectors(
+            detection, Math.min(FailureDetectors.DEFAULT_SUSPECT_THRESHOLD, detection.threshold()));
     this.monitor = Thread.ofPlatform().name("kairos-liveness").daemon().unstarted(this::monitor);
   }
 
@@ -145,12 +151,27 @@ public final class AgentService implements AutoCloseable {
       long seen = watch.version();
       // The node's epoch, and whether a health report should drain it (1): it is UP, or drained
       // by an admin with jobs still running there, which must not stay on a failing GPU.
-      long[] node = replica.stateMachine().read(s -> s.node(hb.node())
-          .map(n -> new long[] {n.epoch, n.state == NodeState.UP
-              || (n.state == NodeState.DRAINED && (n.reason == null || !n.reason.startsWith(UNHEALTHY)))
-              ? 1 : 0}).orElse(null));
+      long[] node =
+          replica
+              .stateMachine()
+              .read(
+                  s ->
+                      s.node(hb.node())
+                          .map(
+                              n ->
+                                  new long[] {
+                                    n.epoch,
+                                    n.state == NodeState.UP
+                                            || (n.state == NodeState.DRAINED
+                                                && (n.reason == null
+                                                    || !n.reason.startsWith(UNHEALTHY)))
+                                        ? 1
+                                        : 0
+                                  })
+                          .orElse(null));
       if (node == null || node[0] != hb.epoch()) {
-        return new HeartbeatReply(node == null ? 0L : node[0], true, List.of(), List.of(), List.of());
+        return new HeartbeatReply(
+            node == null ? 0L : node[0], true, List.of(), List.of(), List.of());
       }
       if (first) {
         first = false;
@@ -168,8 +189,11 @@ public final class AgentService implements AutoCloseable {
       }
       List<TaskRef> go = barrier(hb);
       long left = (deadline - System.nanoTime()) / 1_000_000L;
-      if (!plan.launch().isEmpty() || !plan.kill().isEmpty() || !plan.forget().isEmpty()
-          || !go.isEmpty() || left <= 0) {
+      if (!plan.launch().isEmpty()
+          || !plan.kill().isEmpty()
+          || !plan.forget().isEmpty()
+          || !go.isEmpty()
+          || left <= 0) {
         return new HeartbeatReply(hb.epoch(), false, plan.launch(), plan.kill(), plan.forget(), go);
       }
       watch.awaitChange(seen, left);
@@ -189,13 +213,14 @@ public final class AgentService implements AutoCloseable {
     if (reason.length() > 1000) {
       reason = reason.substring(0, 1000) + "...";
     }
-    log.warn("node {} reports problems, draining it and requeueing its jobs: {}", hb.node(), reason);
+    log.warn(
+        "node {} reports problems, draining it and requeueing its jobs: {}", hb.node(), reason);
     commit(new DrainNode(clock.millis(), hb.node(), reason, true));
   }
 
   /**
-   * Records this heartbeat's READY tasks and returns those whose gang is complete. A gang that
-   * just completed wakes every other held heartbeat, so its other agents hear at once.
+   * Records this heartbeat's READY tasks and returns those whose gang is complete. A gang that just
+   * completed wakes every other held heartbeat, so its other agents hear at once.
    */
   private List<TaskRef> barrier(Heartbeat hb) {
     List<TaskRef> go = null;
@@ -206,18 +231,33 @@ public final class AgentService implements AutoCloseable {
       }
       // Only a task of the current attempt placed on this node counts: a rank outside the gang
       // or another node's rank must neither open the barrier nor fail the heartbeat.
-      Optional<int[]> current = replica.stateMachine().read(s -> s.job(r.jobId())
-          .filter(j -> j.state == JobState.RUNNING && !j.requeueing && j.attempt == r.attempt()
-              && r.task() >= 0 && r.task() < j.placement.size()
-              && j.placement.get(r.task()).node().equals(hb.node()))
-          .map(j -> new int[] {j.attempt, j.placement.size()}));
+      Optional<int[]> current =
+          replica
+              .stateMachine()
+              .read(
+                  s ->
+                      s.job(r.jobId())
+                          .filter(
+                              j ->
+                                  j.state == JobState.RUNNING
+                                      && !j.requeueing
+                                      && j.attempt == r.attempt()
+                                      && r.task() >= 0
+                                      && r.task() < j.placement.size()
+                                      && j.placement.get(r.task()).node().equals(hb.node()))
+                          .map(j -> new int[] {j.attempt, j.placement.size()}));
       if (current.isEmpty()) {
         continue; // the reconciler kills it
       }
       Ready set;
       synchronized (ready) {
-        set = ready.compute(r.jobId(), (id, old) ->
-            old == null || old.attempt != current.get()[0] ? new Ready(current.get()[0], current.get()[1]) : old);
+        set =
+            ready.compute(
+                r.jobId(),
+                (id, old) ->
+                    old == null || old.attempt != current.get()[0]
+                        ? new Ready(current.get()[0], current.get()[1])
+                        : old);
         set.ranks.set(r.task());
         if (!set.released && set.ranks.cardinality() == set.tasks) {
           set.released = true;
@@ -240,8 +280,15 @@ public final class AgentService implements AutoCloseable {
   private TaskEnded ended(Heartbeat hb, TaskReport r) {
     long at = r.endedAtMs() != null ? r.endedAtMs() : clock.millis();
     return new TaskEnded(
-        at, hb.node(), hb.epoch(), r.jobId(), r.attempt(), r.task(),
-        r.exitCode() == null ? -1 : r.exitCode(), r.reason(), r.message());
+        at,
+        hb.node(),
+        hb.epoch(),
+        r.jobId(),
+        r.attempt(),
+        r.task(),
+        r.exitCode() == null ? -1 : r.exitCode(),
+        r.reason(),
+        r.message());
   }
 
   private ControlResult commit(ControlCommand c) throws InterruptedException {
@@ -258,14 +305,17 @@ public final class AgentService implements AutoCloseable {
     return Optional.ofNullable(lastSeenMs.get(node));
   }
 
-  /** The failure detector's verdict on {@code node}; empty on a follower or for a node not watched. */
+  /**
+   * The failure detector's verdict on {@code node}; empty on a follower or for a node not watched.
+   */
   public Optional<Liveness> liveness(String node) {
     if (!replica.isLeader()) {
       return Optional.empty();
     }
     long now = clock.millis();
     synchronized (detectors) {
-      return detectors.liveness(node)
+      return detectors
+          .liveness(node)
           .map(l -> new Liveness(l.name(), Math.min(1000.0, detectors.phi(node, now).orElse(0.0))));
     }
   }
@@ -303,8 +353,11 @@ public final class AgentService implements AutoCloseable {
     }
     for (var t : transitions) {
       if (t.to() == FailureDetectors.Liveness.SUSPECT) {
-        log.warn("node {} is suspect: phi {} ({} ms since its last heartbeat)", t.node(),
-            String.format("%.1f", t.phi()), now - lastSeenMs.getOrDefault(t.node(), now));
+        log.warn(
+            "node {} is suspect: phi {} ({} ms since its last heartbeat)",
+            t.node(),
+            String.format("%.1f", t.phi()),
+            now - lastSeenMs.getOrDefault(t.node(), now));
       } else if (t.to() == FailureDetectors.Liveness.DOWN) {
         down(t, now);
       }
@@ -315,9 +368,15 @@ public final class AgentService implements AutoCloseable {
   /** A new leader watches every live node as if it had just heard from it. */
   private void adoptNodes(long now) {
     leaderSinceMs = now;
-    List<String> live = replica.stateMachine().read(s -> s.nodes().stream()
-        .filter(n -> n.state != NodeState.DOWN && n.registration != null)
-        .map(n -> n.name).toList());
+    List<String> live =
+        replica
+            .stateMachine()
+            .read(
+                s ->
+                    s.nodes().stream()
+                        .filter(n -> n.state != NodeState.DOWN && n.registration != null)
+                        .map(n -> n.name)
+                        .toList());
     synchronized (detectors) {
       for (String n : live) {
         detectors.reset(n, now);
@@ -330,16 +389,19 @@ public final class AgentService implements AutoCloseable {
   }
 
   private void down(FailureDetectors.Transition t, long now) throws InterruptedException {
-    Optional<Long> epoch = replica.stateMachine().read(s -> s.node(t.node())
-        .filter(n -> n.state != NodeState.DOWN).map(n -> n.epoch));
+    Optional<Long> epoch =
+        replica
+            .stateMachine()
+            .read(s -> s.node(t.node()).filter(n -> n.state != NodeState.DOWN).map(n -> n.epoch));
     if (epoch.isEmpty()) {
       return;
     }
     long last = Math.max(lastSeenMs.getOrDefault(t.node(), leaderSinceMs), leaderSinceMs);
-    String reason = String.format(
-        "no heartbeat for %.1f s (phi %.1f)", (now - last) / 1000.0, t.phi());
+    String reason =
+        String.format("no heartbeat for %.1f s (phi %.1f)", (now - last) / 1000.0, t.phi());
     log.warn("node {} is down: {}; requeueing its jobs", t.node(), reason);
-    var result = commit(new NodeDown(now, t.node(), epoch.get(), reason, last + LEASE_MS + LEASE_MARGIN_MS));
+    var result =
+        commit(new NodeDown(now, t.node(), epoch.get(), reason, last + LEASE_MS + LEASE_MARGIN_MS));
     if (!result.isOk()) {
       log.info("node {}: {}", t.node(), result.error());
     }
@@ -350,10 +412,21 @@ public final class AgentService implements AutoCloseable {
       return;
     }
     synchronized (ready) {
-      ready.entrySet().removeIf(e -> replica.stateMachine().read(s -> s.job(e.getKey())
-          .map(j -> j.state != JobState.RUNNING || j.requeueing || j.attempt != e.getValue().attempt)
-          .orElse(true)));
+      ready
+          .entrySet()
+          .removeIf(
+              e ->
+                  replica
+                      .stateMachine()
+                      .read(
+                          s ->
+                              s.job(e.getKey())
+                                  .map(
+                                      j ->
+                                          j.state != JobState.RUNNING
+                                              || j.requeueing
+                                              || j.attempt != e.getValue().attempt)
+                                  .orElse(true)));
     }
   }
-
 }

@@ -16,23 +16,26 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Compares what an agent reports with what the state says should run on its node. Pure: reads
- * the state (under the caller's read lock), returns what to do.
+ * Compares what an agent reports with what the state says should run on its node. Pure: reads the
+ * state (under the caller's read lock), returns what to do.
  *
  * <ul>
- *   <li>a task of a running job, current attempt, placed here, not reported and not ended:
- *       launch it (the agent ignores a launch it already holds);
- *   <li>a reported live task the state does not expect here (cancelled, requeued, older
- *       attempt): kill it;
+ *   <li>a task of a running job, current attempt, placed here, not reported and not ended: launch
+ *       it (the agent ignores a launch it already holds);
+ *   <li>a reported live task the state does not expect here (cancelled, requeued, older attempt):
+ *       kill it;
  *   <li>a reported exit the state has not recorded: record it (a {@code TaskEnded} command);
- *   <li>a reported exit the state has recorded or no longer cares about: tell the agent to
- *       forget it.
+ *   <li>a reported exit the state has recorded or no longer cares about: tell the agent to forget
+ *       it.
  * </ul>
  */
 public final class Reconciler {
   /** What to send back, and which exits to commit first. */
   public record Plan(
-      List<TaskAssignment> launch, List<TaskKill> kill, List<TaskRef> forget, List<TaskReport> toRecord) {
+      List<TaskAssignment> launch,
+      List<TaskKill> kill,
+      List<TaskRef> forget,
+      List<TaskReport> toRecord) {
     public boolean isEmpty() {
       return launch.isEmpty() && kill.isEmpty() && forget.isEmpty() && toRecord.isEmpty();
     }
@@ -52,8 +55,8 @@ public final class Reconciler {
       held.add(ref);
       JobRecord job = state.job(r.jobId()).orElse(null);
       // A task the state still waits on: of the current attempt, here, of a job that holds GPUs.
-      boolean awaited = isTracked(job, r.attempt(), r.task(), hb.node())
-          && job.taskExits.get(r.task()) == null;
+      boolean awaited =
+          isTracked(job, r.attempt(), r.task(), hb.node()) && job.taskExits.get(r.task()) == null;
       if (r.status() == TaskStatus.EXITED) {
         if (awaited) {
           toRecord.add(r);
@@ -61,7 +64,8 @@ public final class Reconciler {
           forget.add(ref);
         }
       } else if (!awaited || job.state != JobState.RUNNING || job.requeueing) {
-        kill.add(new TaskKill(r.jobId(), r.attempt(), killReason(job), killGraceSec(job, r.attempt())));
+        kill.add(
+            new TaskKill(r.jobId(), r.attempt(), killReason(job), killGraceSec(job, r.attempt())));
       }
     }
     for (JobRecord job : state.jobsHoldingGpusOn(hb.node())) {
@@ -115,7 +119,8 @@ public final class Reconciler {
     if (job.placement.isEmpty()) {
       return null;
     }
-    return state.node(job.placement.get(0).node())
+    return state
+        .node(job.placement.get(0).node())
         .map(n -> n.registration == null ? null : n.registration.address())
         .map(Reconciler::host)
         .orElse(null);
@@ -153,12 +158,30 @@ public final class Reconciler {
       nodes.add(p.node());
     }
     return new TaskAssignment(
-        job.id, job.attempt, t.task(), job.placement.size(), nodes, r.name(), r.user(),
-        r.command(), job.array == null ? r.env() : job.array.withVariables(r.env()), r.workdir(),
-        t.gpus(), r.cpus(), r.memoryMb(), r.timeLimitSec(),
-        masterAddr, gpuUuids, r.killSignal(), r.graceSec(), r.warnSignal(), r.warnBeforeSec(),
-        r.checkpointDir().isEmpty() ? null : r.checkpointDir(), job.placement.size() > 1,
-        job.requeues, r.output().isEmpty() ? null : r.output(),
+        job.id,
+        job.attempt,
+        t.task(),
+        job.placement.size(),
+        nodes,
+        r.name(),
+        r.user(),
+        r.command(),
+        job.array == null ? r.env() : job.array.withVariables(r.env()),
+        r.workdir(),
+        t.gpus(),
+        r.cpus(),
+        r.memoryMb(),
+        r.timeLimitSec(),
+        masterAddr,
+        gpuUuids,
+        r.killSignal(),
+        r.graceSec(),
+        r.warnSignal(),
+        r.warnBeforeSec(),
+        r.checkpointDir().isEmpty() ? null : r.checkpointDir(),
+        job.placement.size() > 1,
+        job.requeues,
+        r.output().isEmpty() ? null : r.output(),
         r.error().isEmpty() ? null : r.error());
   }
 }

@@ -12,13 +12,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Builds the Javalin app: routes per resource, authentication before every {@code /api/v1}
- * route, and one mapper from exceptions to {@code application/problem+json}. A 500 means a bug:
- * it is logged with a correlation id that the reply carries, and never shows a stack trace.
+ * Builds the Javalin app: routes per resource, authentication before every {@code /api/v1} route,
+ * and one mapper from exceptions to {@code application/problem+json}. A 500 means a bug: it is
+ * logged with a correlation id that the reply carries, and never shows a stack trace.
  */
 public final class Api {
   private static final Logger LOG = LoggerFactory.getLogger(Api.class);
   static final String PRINCIPAL = "kairos.principal";
+
   /** Bodies above this are refused with 413 before they are read. */
   public static final long MAX_BODY_BYTES = 16L << 20;
 
@@ -50,49 +51,82 @@ public final class Api {
           config.routes.exception(
               io.javalin.http.HttpResponseException.class,
               (e, ctx) ->
-                  problem(ctx, new ApiError(e.getStatus(), titleOf(e.getStatus()), e.getMessage(), null, null)));
+                  problem(
+                      ctx,
+                      new ApiError(
+                          e.getStatus(), titleOf(e.getStatus()), e.getMessage(), null, null)));
           config.routes.exception(
               Exception.class,
               (e, ctx) -> {
                 if (endedEarly(e)) {
-                  problem(ctx, ApiError.invalid(null,
-                      "the request body ended before the length its Content-Length announced",
-                      "send the whole body"));
+                  problem(
+                      ctx,
+                      ApiError.invalid(
+                          null,
+                          "the request body ended before the length its Content-Length announced",
+                          "send the whole body"));
                   return;
                 }
                 String id = UUID.randomUUID().toString();
                 LOG.error("internal error {} on {} {}", id, ctx.method(), ctx.path(), e);
                 ctx.status(500)
                     .contentType("application/problem+json")
-                    .json(new Problem("about:blank", "Internal error", 500,
-                        "the controller failed to handle this request; its log names the error",
-                        null, null, id));
+                    .json(
+                        new Problem(
+                            "about:blank",
+                            "Internal error",
+                            500,
+                            "the controller failed to handle this request; its log names the error",
+                            null,
+                            null,
+                            id));
               });
-          config.routes.error(404, ctx -> {
-            if (ctx.result() == null || ctx.result().isEmpty()) {
-              problem(ctx, ApiError.notFound("no endpoint " + ctx.method() + " " + ctx.path()));
-            }
-          });
-          config.routes.error(405, ctx -> {
-            if (ctx.result() == null || ctx.result().isEmpty()) {
-              problem(ctx, new ApiError(405, "Method not allowed",
-                  ctx.method() + " is not allowed on " + ctx.path(), null, null));
-            }
-          });
-          config.routes.error(413, ctx -> problem(ctx, new ApiError(413, "Body too large",
-              "the request body is larger than " + (MAX_BODY_BYTES >> 20) + " MiB", null,
-              "send fewer jobs per request")));
+          config.routes.error(
+              404,
+              ctx -> {
+                if (ctx.result() == null || ctx.result().isEmpty()) {
+                  problem(ctx, ApiError.notFound("no endpoint " + ctx.method() + " " + ctx.path()));
+                }
+              });
+          config.routes.error(
+              405,
+              ctx -> {
+                if (ctx.result() == null || ctx.result().isEmpty()) {
+                  problem(
+                      ctx,
+                      new ApiError(
+                          405,
+                          "Method not allowed",
+                          ctx.method() + " is not allowed on " + ctx.path(),
+                          null,
+                          null));
+                }
+              });
+          config.routes.error(
+              413,
+              ctx ->
+                  problem(
+                      ctx,
+                      new ApiError(
+                          413,
+                          "Body too large",
+                          "the request body is larger than " + (MAX_BODY_BYTES >> 20) + " MiB",
+                          null,
+                          "send fewer jobs per request")));
         });
   }
 
   /**
-   * Refuses a body whose declared length is over the limit before reading any of it (Javalin
-   * itself reads up to the limit first, so a client announcing 100 MB would wait).
+   * Refuses a body whose declared length is over the limit before reading any of it (Javalin itself
+   * reads up to the limit first, so a client announcing 100 MB would wait).
    */
   private static void refuseDeclaredOversizeBody(Context ctx) {
     if (ctx.req().getContentLengthLong() > MAX_BODY_BYTES) {
-      throw new ApiError(413, "Body too large",
-          "the request body is larger than " + (MAX_BODY_BYTES >> 20) + " MiB", null,
+      throw new ApiError(
+          413,
+          "Body too large",
+          "the request body is larger than " + (MAX_BODY_BYTES >> 20) + " MiB",
+          null,
           "send fewer jobs per request");
     }
   }
@@ -177,8 +211,13 @@ public final class Api {
         .result(
             Json.write(
                 new Problem(
-                    "/docs/api#" + slug(e.title()), e.title(), e.status(), e.getMessage(),
-                    e.field(), e.fix(), null)));
+                    "/docs/api#" + slug(e.title()),
+                    e.title(),
+                    e.status(),
+                    e.getMessage(),
+                    e.field(),
+                    e.fix(),
+                    null)));
     if (e.status() == 401) {
       ctx.header("WWW-Authenticate", "Bearer realm=\"kairos\"");
     }

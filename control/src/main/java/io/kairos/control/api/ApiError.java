@@ -5,6 +5,8 @@ package io.kairos.control.api;
  * status, a short title, the detail, and where it applies the offending field and the fix.
  */
 public final class ApiError extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
   private final int status;
   private final String title;
   private final String field;

@@ -8,8 +8,8 @@ import java.util.concurrent.Semaphore;
 
 /**
  * What the dashboard reads besides the resources: {@code GET /api/v1/stats/utilization} (the
- * leader's load history) and {@code GET /api/v1/events} (server-sent events on state changes).
- * Both need a user token in the Authorization header, like every other read.
+ * leader's load history) and {@code GET /api/v1/events} (server-sent events on state changes). Both
+ * need a user token in the Authorization header, like every other read.
  */
 final class EventRoutes {
   /** Open event streams at most; each holds a virtual thread and a connection. */
@@ -20,32 +20,41 @@ final class EventRoutes {
   private EventRoutes() {}
 
   static void register(JavalinConfig config, Services s) {
-    config.routes.get("/api/v1/stats/utilization", ctx -> {
-      Api.user(ctx);
-      String label = ctx.queryParamAsClass("window", String.class).getOrDefault("6h");
-      Duration window = UtilizationHistory.parseWindow(label).orElseThrow(() -> ApiError.invalid(
-          "window", "'" + Submissions.clip(label) + "' is not a window of 1m to 14d",
-          "use a number and m, h or d, e.g. 30m, 6h or 2d"));
-      ctx.json(s.utilization().query(label.trim(), window, s.clock().instant()));
-    });
-    config.routes.get("/api/v1/events", ctx -> {
-      Api.user(ctx);
-      if (!STREAMS.tryAcquire()) {
-        throw ApiError.unavailable("too many open event streams (" + MAX_STREAMS + ")");
-      }
-      try {
-        var res = ctx.res();
-        res.setStatus(200);
-        res.setContentType("text/event-stream");
-        res.setCharacterEncoding("UTF-8");
-        res.setHeader("Cache-Control", "no-cache");
-        res.setHeader("X-Accel-Buffering", "no"); // nginx: do not buffer the stream
-        new EventStream(s.replica().stateMachine().watch()).serve(res.getOutputStream());
-      } catch (java.io.IOException e) {
-        // The client went away: nothing to answer.
-      } finally {
-        STREAMS.release();
-      }
-    });
+    config.routes.get(
+        "/api/v1/stats/utilization",
+        ctx -> {
+          Api.user(ctx);
+          String label = ctx.queryParamAsClass("window", String.class).getOrDefault("6h");
+          Duration window =
+              UtilizationHistory.parseWindow(label)
+                  .orElseThrow(
+                      () ->
+                          ApiError.invalid(
+                              "window",
+                              "'" + Submissions.clip(label) + "' is not a window of 1m to 14d",
+                              "use a number and m, h or d, e.g. 30m, 6h or 2d"));
+          ctx.json(s.utilization().query(label.trim(), window, s.clock().instant()));
+        });
+    config.routes.get(
+        "/api/v1/events",
+        ctx -> {
+          Api.user(ctx);
+          if (!STREAMS.tryAcquire()) {
+            throw ApiError.unavailable("too many open event streams (" + MAX_STREAMS + ")");
+          }
+          try {
+            var res = ctx.res();
+            res.setStatus(200);
+            res.setContentType("text/event-stream");
+            res.setCharacterEncoding("UTF-8");
+            res.setHeader("Cache-Control", "no-cache");
+            res.setHeader("X-Accel-Buffering", "no"); // nginx: do not buffer the stream
+            new EventStream(s.replica().stateMachine().watch()).serve(res.getOutputStream());
+          } catch (java.io.IOException e) {
+            // The client went away: nothing to answer.
+          } finally {
+            STREAMS.release();
+          }
+        });
   }
 }

@@ -34,12 +34,15 @@ final class JobRoutes {
   static void register(JavalinConfig config, Services s) {
     config.routes.post("/api/v1/jobs", ctx -> submit(ctx, s));
     config.routes.get("/api/v1/jobs", ctx -> list(ctx, s));
-    config.routes.get("/api/v1/jobs/{id}", ctx -> {
-      Api.user(ctx);
-      long id = id(ctx);
-      ctx.json(s.read(st -> st.job(id).map(j -> Views.job(st, j, s.scheduler())))
-          .orElseThrow(() -> ApiError.notFound("no job " + id)));
-    });
+    config.routes.get(
+        "/api/v1/jobs/{id}",
+        ctx -> {
+          Api.user(ctx);
+          long id = id(ctx);
+          ctx.json(
+              s.read(st -> st.job(id).map(j -> Views.job(st, j, s.scheduler())))
+                  .orElseThrow(() -> ApiError.notFound("no job " + id)));
+        });
     config.routes.post("/api/v1/jobs/{id}/cancel", ctx -> cancel(ctx, s));
     config.routes.get("/api/v1/jobs/{id}/logs", ctx -> logs(ctx, s));
   }
@@ -53,7 +56,9 @@ final class JobRoutes {
     if (batch) {
       List<JobSubmission> list = Json.read(body, new TypeReference<List<JobSubmission>>() {});
       if (list.isEmpty() || list.size() > MAX_BATCH) {
-        throw ApiError.invalid(null, "a batch holds 1 to " + MAX_BATCH + " jobs, got " + list.size(),
+        throw ApiError.invalid(
+            null,
+            "a batch holds 1 to " + MAX_BATCH + " jobs, got " + list.size(),
             "split it into several requests");
       }
       for (int i = 0; i < list.size(); i++) {
@@ -64,16 +69,19 @@ final class JobRoutes {
     }
     int jobs = requests.stream().mapToInt(JobRequest::jobCount).sum();
     if (jobs > MAX_BATCH) {
-      throw ApiError.invalid(batch ? null : "array", "a submit makes at most " + MAX_BATCH
-          + " jobs, this one " + jobs, "split it into several requests");
+      throw ApiError.invalid(
+          batch ? null : "array",
+          "a submit makes at most " + MAX_BATCH + " jobs, this one " + jobs,
+          "split it into several requests");
     }
-    s.read(st -> {
-      for (int i = 0; i < requests.size(); i++) {
-        Submissions.checkDependencyJobs(requests.get(i), id -> st.job(id).isPresent(),
-            batch ? "[" + i + "]." : "");
-      }
-      return null;
-    });
+    s.read(
+        st -> {
+          for (int i = 0; i < requests.size(); i++) {
+            Submissions.checkDependencyJobs(
+                requests.get(i), id -> st.job(id).isPresent(), batch ? "[" + i + "]." : "");
+          }
+          return null;
+        });
     List<Long> ids;
     try {
       ids = s.batcher().submit(requests).get(Services.COMMIT_TIMEOUT_SEC, TimeUnit.SECONDS);
@@ -112,21 +120,23 @@ final class JobRoutes {
     String queue = ctx.queryParam("queue");
     int limit = intParam(ctx, "limit", DEFAULT_LIMIT, 1, 1_000_000);
     boolean activeOnly = !states.isEmpty() && states.stream().noneMatch(JobState::isFinal);
-    List<JobView> views = s.read(st -> {
-      var picked = new ArrayDeque<JobRecord>();
-      var source = activeOnly ? st.activeJobs() : st.jobs();
-      for (JobRecord j : source) {
-        if ((states.isEmpty() || states.contains(j.state))
-            && (user == null || user.equals(j.request.user()))
-            && (queue == null || queue.equals(j.request.queue()))) {
-          picked.addLast(j);
-          if (picked.size() > limit) {
-            picked.removeFirst(); // keep the most recent
-          }
-        }
-      }
-      return picked.stream().map(j -> Views.job(st, j, s.scheduler())).toList();
-    });
+    List<JobView> views =
+        s.read(
+            st -> {
+              var picked = new ArrayDeque<JobRecord>();
+              var source = activeOnly ? st.activeJobs() : st.jobs();
+              for (JobRecord j : source) {
+                if ((states.isEmpty() || states.contains(j.state))
+                    && (user == null || user.equals(j.request.user()))
+                    && (queue == null || queue.equals(j.request.queue()))) {
+                  picked.addLast(j);
+                  if (picked.size() > limit) {
+                    picked.removeFirst(); // keep the most recent
+                  }
+                }
+              }
+              return picked.stream().map(j -> Views.job(st, j, s.scheduler())).toList();
+            });
     ctx.json(views);
   }
 
@@ -139,7 +149,9 @@ final class JobRoutes {
       try {
         set.add(JobState.valueOf(part.trim().toUpperCase(java.util.Locale.ROOT)));
       } catch (IllegalArgumentException e) {
-        throw ApiError.invalid("state", "'" + Submissions.clip(part) + "' is not a job state",
+        throw ApiError.invalid(
+            "state",
+            "'" + Submissions.clip(part) + "' is not a job state",
             "use PENDING, RUNNING, SUCCEEDED, FAILED or CANCELLED (comma-separated)");
       }
     }
@@ -149,10 +161,12 @@ final class JobRoutes {
   private static void cancel(Context ctx, Services s) {
     Principal who = Api.user(ctx);
     long id = id(ctx);
-    String owner = s.read(st -> st.job(id).map(j -> j.request.user()))
-        .orElseThrow(() -> ApiError.notFound("no job " + id));
+    String owner =
+        s.read(st -> st.job(id).map(j -> j.request.user()))
+            .orElseThrow(() -> ApiError.notFound("no job " + id));
     if (!who.isAdmin() && !owner.equals(who.user())) {
-      throw ApiError.forbidden("job " + id + " belongs to " + owner + "; only they or an admin may cancel it");
+      throw ApiError.forbidden(
+          "job " + id + " belongs to " + owner + "; only they or an admin may cancel it");
     }
     Services.check(s.commit(new CancelJob(s.clock().millis(), id, who.user())));
     ctx.json(s.read(st -> Views.job(st, st.job(id).orElseThrow(), s.scheduler())));
@@ -168,50 +182,85 @@ final class JobRoutes {
       throw ApiError.invalid("stream", "stream must be stdout or stderr", null);
     }
     record Where(String address, String token, int attempt, boolean done) {}
-    Where where = s.read(st -> {
-      JobRecord j = st.job(id).orElseThrow(() -> ApiError.notFound("no job " + id));
-      if (j.attempt == 0 || j.placement.isEmpty()) {
-        throw ApiError.conflict("job " + id + " has not started yet: no logs");
-      }
-      if (task >= j.placement.size()) {
-        throw ApiError.invalid("task", "job " + id + " has " + j.placement.size() + " tasks", null);
-      }
-      String node = j.placement.get(task).node();
-      var registration = st.node(node).map(n -> n.registration).orElse(null);
-      if (registration == null) {
-        throw ApiError.conflict("node " + node + " is gone: its logs are not reachable");
-      }
-      String token = registration.logToken() != null ? registration.logToken() : s.joinToken();
-      return new Where(registration.address(), token, j.attempt, j.state.isFinal());
-    });
-    URI uri = URI.create(where.address() + "/logs/" + id + "/" + where.attempt() + "/" + task
-        + "?stream=" + stream + "&offset=" + offset);
+    Where where =
+        s.read(
+            st -> {
+              JobRecord j = st.job(id).orElseThrow(() -> ApiError.notFound("no job " + id));
+              if (j.attempt == 0 || j.placement.isEmpty()) {
+                throw ApiError.conflict("job " + id + " has not started yet: no logs");
+              }
+              if (task >= j.placement.size()) {
+                throw ApiError.invalid(
+                    "task", "job " + id + " has " + j.placement.size() + " tasks", null);
+              }
+              String node = j.placement.get(task).node();
+              var registration = st.node(node).map(n -> n.registration).orElse(null);
+              if (registration == null) {
+                throw ApiError.conflict("node " + node + " is gone: its logs are not reachable");
+              }
+              String token =
+                  registration.logToken() != null ? registration.logToken() : s.joinToken();
+              return new Where(registration.address(), token, j.attempt, j.state.isFinal());
+            });
+    URI uri =
+        URI.create(
+            where.address()
+                + "/logs/"
+                + id
+                + "/"
+                + where.attempt()
+                + "/"
+                + task
+                + "?stream="
+                + stream
+                + "&offset="
+                + offset);
     HttpResponse<byte[]> reply;
     try {
-      reply = s.http().send(
-          HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10))
-              .header("Authorization", "Bearer " + where.token()).GET().build(),
-          HttpResponse.BodyHandlers.ofByteArray());
+      reply =
+          s.http()
+              .send(
+                  HttpRequest.newBuilder(uri)
+                      .timeout(Duration.ofSeconds(10))
+                      .header("Authorization", "Bearer " + where.token())
+                      .GET()
+                      .build(),
+                  HttpResponse.BodyHandlers.ofByteArray());
     } catch (java.io.IOException e) {
-      throw new ApiError(502, "Agent unreachable", "the agent holding the logs (" + where.address()
-          + ") did not answer: " + e.getClass().getSimpleName()
-          + (e.getMessage() == null ? "" : " " + e.getMessage()),
-          null, "retry; if the node is gone the logs went with it");
+      throw new ApiError(
+          502,
+          "Agent unreachable",
+          "the agent holding the logs ("
+              + where.address()
+              + ") did not answer: "
+              + e.getClass().getSimpleName()
+              + (e.getMessage() == null ? "" : " " + e.getMessage()),
+          null,
+          "retry; if the node is gone the logs went with it");
     }
     if (reply.statusCode() == 404) {
       throw ApiError.notFound("no logs for job " + id + " task " + task + " on its node");
     }
     if (reply.statusCode() == 400) {
-      throw ApiError.invalid("offset", "the agent refused the offset " + offset + ": "
-          + new String(reply.body(), java.nio.charset.StandardCharsets.UTF_8).strip(),
+      throw ApiError.invalid(
+          "offset",
+          "the agent refused the offset "
+              + offset
+              + ": "
+              + new String(reply.body(), java.nio.charset.StandardCharsets.UTF_8).strip(),
           "use the Kairos-Log-Offset of the previous reply");
     }
     if (reply.statusCode() != 200) {
-      throw new ApiError(502, "Agent error", "the agent answered " + reply.statusCode(), null, null);
+      throw new ApiError(
+          502, "Agent error", "the agent answered " + reply.statusCode(), null, null);
     }
     ctx.contentType("text/plain; charset=utf-8");
-    ctx.header("Kairos-Log-Offset", reply.headers().firstValue("Kairos-Log-Offset").orElse(Long.toString(offset)));
-    ctx.header("Kairos-Log-Done", reply.headers().firstValue("Kairos-Log-Done").orElse(Boolean.toString(where.done())));
+    ctx.header(
+        "Kairos-Log-Offset",
+        reply.headers().firstValue("Kairos-Log-Offset").orElse(Long.toString(offset)));
+    ctx.header(
+        "Kairos-Log-Done",
+        reply.headers().firstValue("Kairos-Log-Done").orElse(Boolean.toString(where.done())));
     ctx.result(reply.body());
   }
 
@@ -224,7 +273,10 @@ final class JobRoutes {
       }
       return id;
     } catch (NumberFormatException e) {
-      throw ApiError.invalid("id", "'" + Submissions.clip(raw) + "' is not a job id", "use the number `kairos queue` shows");
+      throw ApiError.invalid(
+          "id",
+          "'" + Submissions.clip(raw) + "' is not a job id",
+          "use the number `kairos queue` shows");
     }
   }
 
@@ -240,7 +292,8 @@ final class JobRoutes {
       }
       return v;
     } catch (NumberFormatException e) {
-      throw ApiError.invalid(name, name + " must be an integer between " + min + " and " + max, null);
+      throw ApiError.invalid(
+          name, name + " must be an integer between " + min + " and " + max, null);
     }
   }
 

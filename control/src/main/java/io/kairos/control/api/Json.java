@@ -1,5 +1,6 @@
 package io.kairos.control.api;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
@@ -10,7 +11,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.util.stream.Collectors;
@@ -100,13 +100,17 @@ public final class Json {
       String expected = m.getTargetType() == null ? "value" : simple(m.getTargetType());
       return ApiError.invalid(
           field,
-          (field == null ? "the body" : "'" + field + "'") + " has the wrong type: expected "
-              + article(expected) + " " + expected,
+          (field == null ? "the body" : "'" + field + "'")
+              + " has the wrong type: expected "
+              + article(expected)
+              + " "
+              + expected,
           "send " + article(expected) + " " + expected);
     }
     if (e instanceof JsonParseException p) {
       var loc = p.getLocation();
-      String where = loc == null ? "" : " at line " + loc.getLineNr() + ", column " + loc.getColumnNr();
+      String where =
+          loc == null ? "" : " at line " + loc.getLineNr() + ", column " + loc.getColumnNr();
       return ApiError.invalid(
           null, "malformed JSON" + where + ": " + p.getOriginalMessage(), "send valid UTF-8 JSON");
     }

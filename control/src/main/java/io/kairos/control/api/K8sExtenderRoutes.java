@@ -12,12 +12,12 @@ import io.kairos.control.k8s.ExtenderTypes.ExtenderPreemptionArgs;
 import java.util.function.Supplier;
 
 /**
- * {@code /api/v1/k8s-extender/{filter,prioritize,bind,preempt}}: the verbs kube-scheduler calls
- * on an extender ({@code urlPrefix} + "/" + verb). The join token or an admin token, as a bearer
- * or, since kube-scheduler sends no headers, as {@code ?token=} in the verb. Leader only (the
- * ledger is the leader's). Bodies are {@code k8s.io/kube-scheduler/extender/v1} types; bad bodies
- * are 400 problems naming the field, while outcomes kube-scheduler must see (a failed binding) are
- * in the reply's {@code Error}, as the protocol expects.
+ * {@code /api/v1/k8s-extender/{filter,prioritize,bind,preempt}}: the verbs kube-scheduler calls on
+ * an extender ({@code urlPrefix} + "/" + verb). The join token or an admin token, as a bearer or,
+ * since kube-scheduler sends no headers, as {@code ?token=} in the verb. Leader only (the ledger is
+ * the leader's). Bodies are {@code k8s.io/kube-scheduler/extender/v1} types; bad bodies are 400
+ * problems naming the field, while outcomes kube-scheduler must see (a failed binding) are in the
+ * reply's {@code Error}, as the protocol expects.
  */
 final class K8sExtenderRoutes {
   static final String PREFIX = "/api/v1/k8s-extender/";
@@ -25,30 +25,38 @@ final class K8sExtenderRoutes {
   private K8sExtenderRoutes() {}
 
   static void register(JavalinConfig config, Services s) {
-    config.routes.post(PREFIX + "filter", ctx -> {
-      ExtenderArgs args = read(ctx, s, ExtenderArgs.class);
-      reply(ctx, call(() -> s.k8s().filter(args)));
-    });
-    config.routes.post(PREFIX + "prioritize", ctx -> {
-      ExtenderArgs args = read(ctx, s, ExtenderArgs.class);
-      reply(ctx, call(() -> s.k8s().prioritize(args)));
-    });
-    config.routes.post(PREFIX + "bind", ctx -> {
-      ExtenderBindingArgs args = read(ctx, s, ExtenderBindingArgs.class);
-      reply(ctx, call(() -> s.k8s().bind(args)));
-    });
-    config.routes.post(PREFIX + "preempt", ctx -> {
-      ExtenderPreemptionArgs args = read(ctx, s, ExtenderPreemptionArgs.class);
-      reply(ctx, call(() -> s.k8s().preempt(args)));
-    });
+    config.routes.post(
+        PREFIX + "filter",
+        ctx -> {
+          ExtenderArgs args = read(ctx, s, ExtenderArgs.class);
+          reply(ctx, call(() -> s.k8s().filter(args)));
+        });
+    config.routes.post(
+        PREFIX + "prioritize",
+        ctx -> {
+          ExtenderArgs args = read(ctx, s, ExtenderArgs.class);
+          reply(ctx, call(() -> s.k8s().prioritize(args)));
+        });
+    config.routes.post(
+        PREFIX + "bind",
+        ctx -> {
+          ExtenderBindingArgs args = read(ctx, s, ExtenderBindingArgs.class);
+          reply(ctx, call(() -> s.k8s().bind(args)));
+        });
+    config.routes.post(
+        PREFIX + "preempt",
+        ctx -> {
+          ExtenderPreemptionArgs args = read(ctx, s, ExtenderPreemptionArgs.class);
+          reply(ctx, call(() -> s.k8s().preempt(args)));
+        });
   }
 
   /** Checks the caller and leadership, then parses the body (a JSON object, never null). */
   private static <T> T read(Context ctx, Services s, Class<T> type) {
     Principal p = Api.principal(ctx);
     if (!p.isAgent() && !p.isAdmin()) {
-      throw ApiError.forbidden("the extender takes the join token or an admin token; '"
-          + p.user() + "' is a user");
+      throw ApiError.forbidden(
+          "the extender takes the join token or an admin token; '" + p.user() + "' is a user");
     }
     AgentRoutes.leaderOnly(ctx, s);
     T value = Json.read(ExtenderJson.MAPPER, ctx.bodyAsBytes(), type);

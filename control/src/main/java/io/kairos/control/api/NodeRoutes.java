@@ -5,7 +5,9 @@ import io.javalin.http.Context;
 import io.kairos.control.state.ControlCommand.DrainNode;
 import io.kairos.control.state.ControlCommand.ResumeNode;
 
-/** {@code /api/v1/nodes} (list, drain, resume), {@code /api/v1/queues} and {@code /api/v1/accounts}. */
+/**
+ * {@code /api/v1/nodes} (list, drain, resume), {@code /api/v1/queues} and {@code /api/v1/accounts}.
+ */
 final class NodeRoutes {
   /** The body of a drain: why (shown in {@code kairos nodes}). */
   record DrainRequest(String reason) {}
@@ -13,51 +15,81 @@ final class NodeRoutes {
   private NodeRoutes() {}
 
   static void register(JavalinConfig config, Services s) {
-    config.routes.get("/api/v1/nodes", ctx -> {
-      Api.user(ctx);
-      ctx.json(s.read(st -> st.nodes().stream()
-          .map(n -> Views.node(st, n, s.agents().lastSeen(n.name), s.agents().liveness(n.name))).toList()));
-    });
-    config.routes.post("/api/v1/nodes/{name}/drain", ctx -> {
-      Api.admin(ctx);
-      String name = name(ctx, s);
-      String reason = null;
-      if (ctx.bodyAsBytes().length > 0) {
-        reason = Json.read(ctx.bodyAsBytes(), DrainRequest.class).reason();
-        if (reason != null && (reason.length() > 256 || reason.chars().anyMatch(Character::isISOControl))) {
-          throw ApiError.invalid("reason", "reason must be at most 256 printable characters", null);
-        }
-      }
-      Services.check(s.commit(new DrainNode(s.clock().millis(), name, reason)));
-      reply(ctx, s, name);
-    });
-    config.routes.post("/api/v1/nodes/{name}/resume", ctx -> {
-      Api.admin(ctx);
-      String name = name(ctx, s);
-      Services.check(s.commit(new ResumeNode(s.clock().millis(), name)));
-      reply(ctx, s, name);
-    });
-    config.routes.get("/api/v1/queues", ctx -> {
-      Api.user(ctx);
-      var tenancy = s.scheduler().tenancy().orElse(null);
-      ctx.json(s.read(st -> QueueViews.queues(st, tenancy)));
-    });
-    config.routes.get("/api/v1/accounts", ctx -> {
-      Api.user(ctx);
-      var tenancy = s.scheduler().tenancy().orElse(null);
-      ctx.json(QueueViews.accounts(tenancy, s.scheduler().fairShare(), s.scheduler().usage()));
-    });
+    config.routes.get(
+        "/api/v1/nodes",
+        ctx -> {
+          Api.user(ctx);
+          ctx.json(
+              s.read(
+                  st ->
+                      st.nodes().stream()
+                          .map(
+                              n ->
+                                  Views.node(
+                                      st,
+                                      n,
+                                      s.agents().lastSeen(n.name),
+                                      s.agents().liveness(n.name)))
+                          .toList()));
+        });
+    config.routes.post(
+        "/api/v1/nodes/{name}/drain",
+        ctx -> {
+          Api.admin(ctx);
+          String name = name(ctx, s);
+          String reason = null;
+          if (ctx.bodyAsBytes().length > 0) {
+            reason = Json.read(ctx.bodyAsBytes(), DrainRequest.class).reason();
+            if (reason != null
+                && (reason.length() > 256 || reason.chars().anyMatch(Character::isISOControl))) {
+              throw ApiError.invalid(
+                  "reason", "reason must be at most 256 printable characters", null);
+            }
+          }
+          Services.check(s.commit(new DrainNode(s.clock().millis(), name, reason)));
+          reply(ctx, s, name);
+        });
+    config.routes.post(
+        "/api/v1/nodes/{name}/resume",
+        ctx -> {
+          Api.admin(ctx);
+          String name = name(ctx, s);
+          Services.check(s.commit(new ResumeNode(s.clock().millis(), name)));
+          reply(ctx, s, name);
+        });
+    config.routes.get(
+        "/api/v1/queues",
+        ctx -> {
+          Api.user(ctx);
+          var tenancy = s.scheduler().tenancy().orElse(null);
+          ctx.json(s.read(st -> QueueViews.queues(st, tenancy)));
+        });
+    config.routes.get(
+        "/api/v1/accounts",
+        ctx -> {
+          Api.user(ctx);
+          var tenancy = s.scheduler().tenancy().orElse(null);
+          ctx.json(QueueViews.accounts(tenancy, s.scheduler().fairShare(), s.scheduler().usage()));
+        });
   }
 
   private static String name(Context ctx, Services s) {
     String name = ctx.pathParam("name");
     if (s.read(st -> st.node(name)).isEmpty()) {
-      throw ApiError.notFound("no node named '" + Submissions.clip(name) + "'; `kairos nodes` lists them");
+      throw ApiError.notFound(
+          "no node named '" + Submissions.clip(name) + "'; `kairos nodes` lists them");
     }
     return name;
   }
 
   private static void reply(Context ctx, Services s, String name) {
-    ctx.json(s.read(st -> Views.node(st, st.node(name).orElseThrow(), s.agents().lastSeen(name), s.agents().liveness(name))));
+    ctx.json(
+        s.read(
+            st ->
+                Views.node(
+                    st,
+                    st.node(name).orElseThrow(),
+                    s.agents().lastSeen(name),
+                    s.agents().liveness(name))));
   }
 }

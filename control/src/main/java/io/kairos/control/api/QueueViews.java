@@ -20,8 +20,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Queue and account views. Queue usage is recomputed from the running jobs (what they hold, GPUs
- * by their nodes' model), as the pass computes it: O(active jobs). Callers hold the read lock.
+ * Queue and account views. Queue usage is recomputed from the running jobs (what they hold, GPUs by
+ * their nodes' model), as the pass computes it: O(active jobs). Callers hold the read lock.
  */
 final class QueueViews {
   private static final long MIB = 1L << 20;
@@ -42,7 +42,10 @@ final class QueueViews {
     var others = new TreeMap<String, int[]>();
     for (JobRecord j : st.activeJobs()) {
       String queue = j.request.queue();
-      int[] c = counts.containsKey(queue) ? counts.get(queue) : others.computeIfAbsent(queue, k -> new int[4]);
+      int[] c =
+          counts.containsKey(queue)
+              ? counts.get(queue)
+              : others.computeIfAbsent(queue, k -> new int[4]);
       if (j.state == JobState.PENDING) {
         c[0]++;
         c[3] += j.request.gpus();
@@ -70,8 +73,14 @@ final class QueueViews {
       for (var q : new TreeMap<>(spec.quotas()).entrySet()) {
         ResourceQuota rq = q.getValue();
         long u = used.getOrDefault(q.getKey(), 0L);
-        quotas.add(new QueueView.Quota(q.getKey().toString(), rq.nominal(), rq.borrowingLimit(),
-            rq.lendingLimit(), u, Math.max(0, u - rq.nominal())));
+        quotas.add(
+            new QueueView.Quota(
+                q.getKey().toString(),
+                rq.nominal(),
+                rq.borrowingLimit(),
+                rq.lendingLimit(),
+                u,
+                Math.max(0, u - rq.nominal())));
       }
       out.add(new QueueView(e.getKey(), c[0], c[1], c[2], c[3], spec.cohort(), quotas));
     }
@@ -82,11 +91,12 @@ final class QueueViews {
     var r = j.request;
     for (TaskPlacement t : j.placement) {
       if (!t.gpus().isEmpty()) {
-        String model = st.node(t.node())
-            .map(n -> n.registration)
-            .filter(reg -> !reg.gpus().isEmpty())
-            .map(reg -> reg.gpus().get(0).model())
-            .orElse(r.gpuModel());
+        String model =
+            st.node(t.node())
+                .map(n -> n.registration)
+                .filter(reg -> !reg.gpus().isEmpty())
+                .map(reg -> reg.gpus().get(0).model())
+                .orElse(r.gpuModel());
         into.merge(Resource.gpu(model), (long) t.gpus().size(), Long::sum);
       }
       if (r.cpus() > 0) {
@@ -107,13 +117,19 @@ final class QueueViews {
     var out = new ArrayList<AccountView>(tree.size());
     for (int id = 0; id < tree.size(); id++) {
       int parent = tree.parent(id);
-      Double gpuHours = usage == null ? null
-          : Math.round(usage.usage(id, io.kairos.core.fairshare.Resource.GPU) / 36.0) / 100.0;
+      Double gpuHours =
+          usage == null
+              ? null
+              : Math.round(usage.usage(id, io.kairos.core.fairshare.Resource.GPU) / 36.0) / 100.0;
       Double factor = factors == null ? null : Math.round(factors.factor(id) * 10_000) / 10_000.0;
-      out.add(new AccountView(tree.name(id),
-          parent == AccountTree.NO_PARENT ? AccountTree.ROOT : tree.name(parent),
-          tree.shares(id), Math.round(tree.normalizedShares(id) * 10_000) / 10_000.0, gpuHours,
-          factor));
+      out.add(
+          new AccountView(
+              tree.name(id),
+              parent == AccountTree.NO_PARENT ? AccountTree.ROOT : tree.name(parent),
+              tree.shares(id),
+              Math.round(tree.normalizedShares(id) * 10_000) / 10_000.0,
+              gpuHours,
+              factor));
     }
     return out;
   }

@@ -47,7 +47,8 @@ public record Services(
       Thread.currentThread().interrupt();
       throw ApiError.unavailable("interrupted while committing");
     } catch (ExecutionException | TimeoutException e) {
-      throw ApiError.unavailable("the change was not committed (no leader reachable?): " + e.getMessage());
+      throw ApiError.unavailable(
+          "the change was not committed (no leader reachable?): " + e.getMessage());
     }
   }
 

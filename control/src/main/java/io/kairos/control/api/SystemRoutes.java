@@ -11,7 +11,6 @@ import io.kairos.protocol.TokenRequest;
 import io.kairos.protocol.WhoAmI;
 import java.io.IOException;
 import java.io.InputStream;
-
 import java.util.regex.Pattern;
 
 /** Health, readiness, metrics, the OpenAPI document, cluster info, whoami and tokens. */
@@ -22,48 +21,72 @@ final class SystemRoutes {
 
   static void register(JavalinConfig config, Services s) {
     config.routes.get("/healthz", ctx -> ctx.contentType("text/plain").result("ok\n"));
-    config.routes.get("/readyz", ctx -> {
-      boolean ready = s.replica().leaderUrl().isPresent();
-      ctx.status(ready ? 200 : 503).contentType("text/plain")
-          .result(ready ? "ready\n" : "not ready: no leader known yet\n");
-    });
-    config.routes.get("/metrics", ctx ->
-        ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(s.meters().scrape()));
-    config.routes.get("/api/v1/openapi.json", ctx -> {
-      try (InputStream in = SystemRoutes.class.getResourceAsStream("/openapi.json")) {
-        if (in == null) {
-          throw ApiError.notFound("the OpenAPI document is not packaged");
-        }
-        ctx.contentType("application/json").result(in.readAllBytes());
-      } catch (IOException e) {
-        throw new IllegalStateException(e);
-      }
-    });
-    config.routes.get("/api/v1/whoami", ctx -> {
-      Principal p = Api.principal(ctx);
-      ctx.json(new WhoAmI(p.user(), p.isAdmin()));
-    });
-    config.routes.get("/api/v1/cluster", ctx -> {
-      Api.user(ctx);
-      var r = s.replica();
-      ctx.json(new ClusterInfo(r.urlOf(r.self()), r.leaderUrl().orElse(null), r.isLeader(),
-          r.peers().stream().map(r::urlOf).toList(), s.scheduler().policy().name(),
-          r.appliedIndex()));
-    });
-    config.routes.post("/api/v1/tokens", ctx -> {
-      Api.admin(ctx);
-      TokenRequest req = Json.read(ctx.bodyAsBytes(), TokenRequest.class);
-      if (req.user() == null || !USER.matcher(req.user()).matches()) {
-        throw ApiError.invalid("user", "user must be 1-64 letters, digits, '.', '_', '@' or '-'",
-            "pass --user NAME");
-      }
-      boolean admin = Boolean.TRUE.equals(req.admin());
-      String token = Tokens.generate(admin ? "kadm" : "kusr");
-      var record = new TokenRecord(Tokens.hash(token), req.user(),
-          admin ? TokenRecord.ADMIN : TokenRecord.USER, s.clock().millis());
-      Services.check(s.commit(new AddToken(s.clock().millis(), record)));
-      ctx.status(201).json(new TokenCreated(token, req.user(), admin));
-    });
+    config.routes.get(
+        "/readyz",
+        ctx -> {
+          boolean ready = s.replica().leaderUrl().isPresent();
+          ctx.status(ready ? 200 : 503)
+              .contentType("text/plain")
+              .result(ready ? "ready\n" : "not ready: no leader known yet\n");
+        });
+    config.routes.get(
+        "/metrics",
+        ctx ->
+            ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
+                .result(s.meters().scrape()));
+    config.routes.get(
+        "/api/v1/openapi.json",
+        ctx -> {
+          try (InputStream in = SystemRoutes.class.getResourceAsStream("/openapi.json")) {
+            if (in == null) {
+              throw ApiError.notFound("the OpenAPI document is not packaged");
+            }
+            ctx.contentType("application/json").result(in.readAllBytes());
+          } catch (IOException e) {
+            throw new IllegalStateException(e);
+          }
+        });
+    config.routes.get(
+        "/api/v1/whoami",
+        ctx -> {
+          Principal p = Api.principal(ctx);
+          ctx.json(new WhoAmI(p.user(), p.isAdmin()));
+        });
+    config.routes.get(
+        "/api/v1/cluster",
+        ctx -> {
+          Api.user(ctx);
+          var r = s.replica();
+          ctx.json(
+              new ClusterInfo(
+                  r.urlOf(r.self()),
+                  r.leaderUrl().orElse(null),
+                  r.isLeader(),
+                  r.peers().stream().map(r::urlOf).toList(),
+                  s.scheduler().policy().name(),
+                  r.appliedIndex()));
+        });
+    config.routes.post(
+        "/api/v1/tokens",
+        ctx -> {
+          Api.admin(ctx);
+          TokenRequest req = Json.read(ctx.bodyAsBytes(), TokenRequest.class);
+          if (req.user() == null || !USER.matcher(req.user()).matches()) {
+            throw ApiError.invalid(
+                "user",
+                "user must be 1-64 letters, digits, '.', '_', '@' or '-'",
+                "pass --user NAME");
+          }
+          boolean admin = Boolean.TRUE.equals(req.admin());
+          String token = Tokens.generate(admin ? "kadm" : "kusr");
+          var record =
+              new TokenRecord(
+                  Tokens.hash(token),
+                  req.user(),
+                  admin ? TokenRecord.ADMIN : TokenRecord.USER,
+                  s.clock().millis());
+          Services.check(s.commit(new AddToken(s.clock().millis(), record)));
+          ctx.status(201).json(new TokenCreated(token, req.user(), admin));
+        });
   }
-
 }

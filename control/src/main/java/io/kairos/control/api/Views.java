@@ -29,16 +29,28 @@ final class Views {
         detail = "waits for " + state.dependencyDetail(j.id).orElse(String.valueOf(r.dependency()));
       } else if (state.isHeldByArrayLimit(j.id)) {
         reason = "ARRAY_LIMIT";
-        detail = "array " + j.array.arrayJobId() + " runs at most " + j.array.limit()
-            + " elements at once (%" + j.array.limit() + "); "
-            + state.arrayAdmitted(j.array.arrayJobId()) + " are queued or running";
+        detail =
+            "array "
+                + j.array.arrayJobId()
+                + " runs at most "
+                + j.array.limit()
+                + " elements at once (%"
+                + j.array.limit()
+                + "); "
+                + state.arrayAdmitted(j.array.arrayJobId())
+                + " are queued or running";
       } else if (state.isUnplaceable(j.id)) {
         reason = "NO_NODE_CAN_HOLD";
-        detail = state.store() == null
-            ? "no node is registered yet"
-            : "no registered node can ever hold it (" + r.tasks() + " node(s) with "
-                + r.gpusPerTask() + " GPUs" + (r.gpuModel().isEmpty() ? "" : " of model " + r.gpuModel())
-                + ")";
+        detail =
+            state.store() == null
+                ? "no node is registered yet"
+                : "no registered node can ever hold it ("
+                    + r.tasks()
+                    + " node(s) with "
+                    + r.gpusPerTask()
+                    + " GPUs"
+                    + (r.gpuModel().isEmpty() ? "" : " of model " + r.gpuModel())
+                    + ")";
       } else {
         var p = scheduler.pending(j.id);
         if (p == null) {
@@ -54,12 +66,31 @@ final class Views {
       }
     }
     return new JobView(
-        j.id, r.name(), r.user(), r.queue(), r.priority(), j.state, r.command(), r.env(),
-        r.workdir().isEmpty() ? null : r.workdir(), r.gpus(),
-        r.gpusPerNode() == 0 ? null : r.gpusPerNode(), r.tasks(), r.cpus(), r.memoryMb(),
-        r.timeLimitSec(), r.gpuModel().isEmpty() ? null : r.gpuModel(), time(j.submitMs),
-        j.attempt > 0 ? time(j.startMs) : null, j.state.isFinal() ? time(j.endMs) : null,
-        reason, detail, j.attempt, j.requeues, j.exitCode, j.message,
+        j.id,
+        r.name(),
+        r.user(),
+        r.queue(),
+        r.priority(),
+        j.state,
+        r.command(),
+        r.env(),
+        r.workdir().isEmpty() ? null : r.workdir(),
+        r.gpus(),
+        r.gpusPerNode() == 0 ? null : r.gpusPerNode(),
+        r.tasks(),
+        r.cpus(),
+        r.memoryMb(),
+        r.timeLimitSec(),
+        r.gpuModel().isEmpty() ? null : r.gpuModel(),
+        time(j.submitMs),
+        j.attempt > 0 ? time(j.startMs) : null,
+        j.state.isFinal() ? time(j.endMs) : null,
+        reason,
+        detail,
+        j.attempt,
+        j.requeues,
+        j.exitCode,
+        j.message,
         j.placement.isEmpty() ? null : j.placement,
         j.state == JobState.PENDING && j.eligibleMs > 0 ? time(j.eligibleMs) : null,
         r.checkpointDir().isEmpty() ? null : r.checkpointDir(),
@@ -70,25 +101,27 @@ final class Views {
         r.dependency() == null ? null : r.dependency().toString(),
         r.account().isEmpty() ? null : r.account(),
         r.priorityClass().isEmpty() ? null : r.priorityClass(),
-        j.preemptedAtSec.isEmpty() ? null
+        j.preemptedAtSec.isEmpty()
+            ? null
             : j.preemptedAtSec.stream().map(t -> Instant.ofEpochSecond(t).toString()).toList(),
         j.lastPreemptedBy == 0 ? null : j.lastPreemptedBy);
   }
 
   private static String describe(SchedulerLoop.Pending p) {
-    String text = switch (p.reason()) {
-      case INSUFFICIENT_GPUS -> "fewer GPUs are free than the job needs";
-      case NO_PLACEMENT -> "enough GPUs are free, but no set of nodes holds the whole gang";
-      case WOULD_DELAY_RESERVATION -> "it fits, but starting it would delay a reserved job";
-      case RESERVED -> "holds a reservation";
-      case WAITING_FOR_EARLIER_JOB -> "an earlier job waits first (strict order)";
-      case BEGIN_TIME -> "held until its begin time (a requested begin or a requeue backoff)";
-      case NEVER_FITS ->
-          "the nodes it may use (not excluded; with queues, of one GPU model at a time, as quota"
-              + " is per model) could never hold it";
-      case QUOTA -> "its queue has no quota left for it";
-      case PREEMPTING -> "running jobs are stopping to make room for it";
-    };
+    String text =
+        switch (p.reason()) {
+          case INSUFFICIENT_GPUS -> "fewer GPUs are free than the job needs";
+          case NO_PLACEMENT -> "enough GPUs are free, but no set of nodes holds the whole gang";
+          case WOULD_DELAY_RESERVATION -> "it fits, but starting it would delay a reserved job";
+          case RESERVED -> "holds a reservation";
+          case WAITING_FOR_EARLIER_JOB -> "an earlier job waits first (strict order)";
+          case BEGIN_TIME -> "held until its begin time (a requested begin or a requeue backoff)";
+          case NEVER_FITS ->
+              "the nodes it may use (not excluded; with queues, of one GPU model at a time, as quota"
+                  + " is per model) could never hold it";
+          case QUOTA -> "its queue has no quota left for it";
+          case PREEMPTING -> "running jobs are stopping to make room for it";
+        };
     if (p.detail() != null && !p.detail().isBlank()) {
       text += ": " + p.detail();
     }
@@ -108,11 +141,14 @@ final class Views {
   }
 
   static NodeView node(
-      ControlState state, NodeRecord n, Optional<Long> lastSeenMs,
+      ControlState state,
+      NodeRecord n,
+      Optional<Long> lastSeenMs,
       Optional<AgentService.Liveness> live) {
     var reg = n.registration;
     var jobs = new ArrayList<Long>();
-    var gpuJobs = new ArrayList<Long>(java.util.Collections.nCopies(reg.gpus().size(), (Long) null));
+    var gpuJobs =
+        new ArrayList<Long>(java.util.Collections.nCopies(reg.gpus().size(), (Long) null));
     int used = 0;
     for (JobRecord j : state.jobsHoldingGpusOn(n.name)) {
       jobs.add(j.id);
@@ -128,13 +164,25 @@ final class Views {
       }
     }
     return new NodeView(
-        n.name, n.state, n.reason,
+        n.name,
+        n.state,
+        n.reason,
         reg.gpus().isEmpty() ? null : reg.gpus().get(0).model(),
-        reg.gpus().size(), used, reg.cpus(), reg.memoryBytes(), reg.zone(), reg.block(),
-        reg.rack(), reg.address(), n.epoch, jobs, lastSeenMs.map(Views::time).orElse(null),
+        reg.gpus().size(),
+        used,
+        reg.cpus(),
+        reg.memoryBytes(),
+        reg.zone(),
+        reg.block(),
+        reg.rack(),
+        reg.address(),
+        n.epoch,
+        jobs,
+        lastSeenMs.map(Views::time).orElse(null),
         live.map(AgentService.Liveness::state).orElse(null),
         live.map(l -> Math.round(l.phi() * 100) / 100.0).orElse(null),
-        reg.nvlinkDomainSize(), java.util.Collections.unmodifiableList(gpuJobs));
+        reg.nvlinkDomainSize(),
+        java.util.Collections.unmodifiableList(gpuJobs));
   }
 
   static String time(long ms) {

@@ -25,8 +25,8 @@ public final class Tokens {
   }
 
   /**
-   * SHA-256 of the token, in hex. Tokens are 256 random bits, so a fast hash is enough (no
-   * password stretching needed): the stored hash does not let anyone present the token.
+   * SHA-256 of the token, in hex. Tokens are 256 random bits, so a fast hash is enough (no password
+   * stretching needed): the stored hash does not let anyone present the token.
    */
   public static String hash(String token) {
     try {
@@ -49,7 +49,8 @@ public final class Tokens {
     String token = generate(prefix);
     Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
     Files.deleteIfExists(tmp);
-    Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    Files.createFile(
+        tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     Files.writeString(tmp, token + "\n", StandardCharsets.UTF_8, StandardOpenOption.WRITE);
     try (var ch = java.nio.channels.FileChannel.open(tmp, StandardOpenOption.WRITE)) {
       ch.force(true);

@@ -1,6 +1,6 @@
 /**
- * Bearer tokens: generated with a secure random, stored only as SHA-256 hashes (in the
- * replicated state, and the bootstrap ones also in {@code DATA/*.token} files, mode 0600), and
- * resolved to a {@link io.kairos.control.auth.Principal} per request.
+ * Bearer tokens: generated with a secure random, stored only as SHA-256 hashes (in the replicated
+ * state, and the bootstrap ones also in {@code DATA/*.token} files, mode 0600), and resolved to a
+ * {@link io.kairos.control.auth.Principal} per request.
  */
 package io.kairos.control.auth;

@@ -7,13 +7,13 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
- * Server-sent events for {@code GET /api/v1/events}: one {@code changed} event carrying the
- * state version when the replicated state changes, so a page refetches what it shows.
+ * Server-sent events for {@code GET /api/v1/events}: one {@code changed} event carrying the state
+ * version when the replicated state changes, so a page refetches what it shows.
  *
- * <p>The stream opens with the current version (a client that reconnects learns at once whether
- * it missed something), sends at most one event per {@code minGap} however fast commands apply
- * (one event stands for all the changes before it), and a comment line every {@code keepAlive}
- * so proxies keep the connection and a vanished client is noticed by the failed write.
+ * <p>The stream opens with the current version (a client that reconnects learns at once whether it
+ * missed something), sends at most one event per {@code minGap} however fast commands apply (one
+ * event stands for all the changes before it), and a comment line every {@code keepAlive} so
+ * proxies keep the connection and a vanished client is noticed by the failed write.
  *
  * <pre>
  * retry: 3000
@@ -28,6 +28,7 @@ import java.time.Duration;
 public final class EventStream {
   public static final Duration KEEP_ALIVE = Duration.ofSeconds(15);
   public static final Duration MIN_GAP = Duration.ofMillis(250);
+
   /** How long a browser waits before it reconnects, in milliseconds (the {@code retry} field). */
   static final long RETRY_MS = 3000;
 

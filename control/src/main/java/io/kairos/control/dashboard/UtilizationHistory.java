@@ -9,14 +9,14 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The cluster's recent load at decreasing resolution: 10-second points for 6 hours, 1-minute
- * points for 2 days, 10-minute points for 14 days (about 7,000 points, a few hundred KiB).
+ * The cluster's recent load at decreasing resolution: 10-second points for 6 hours, 1-minute points
+ * for 2 days, 10-minute points for 14 days (about 7,000 points, a few hundred KiB).
  *
- * <p>Design: each tier is a ring of buckets indexed by {@code (bucketStart / resolution) mod
- * size}; a bucket remembers its own start, so a slot whose start is not the one asked for is
- * stale and is reset on write and skipped on read. No cleanup pass is needed, and a gap (no
- * leader, a stopped controller) simply leaves no points. Every sample goes into every tier:
- * O(tiers) per sample; a query reads one tier, O(window / resolution).
+ * <p>Design: each tier is a ring of buckets indexed by {@code (bucketStart / resolution) mod size};
+ * a bucket remembers its own start, so a slot whose start is not the one asked for is stale and is
+ * reset on write and skipped on read. No cleanup pass is needed, and a gap (no leader, a stopped
+ * controller) simply leaves no points. Every sample goes into every tier: O(tiers) per sample; a
+ * query reads one tier, O(window / resolution).
  *
  * <p>Thread-safe: the sampler writes, API requests read; both under this object's monitor.
  */
@@ -40,10 +40,11 @@ public final class UtilizationHistory {
     }
   }
 
-  static final List<Tier> DEFAULT_TIERS = List.of(
-      new Tier(Duration.ofSeconds(10), Duration.ofHours(6)),
-      new Tier(Duration.ofMinutes(1), Duration.ofDays(2)),
-      new Tier(Duration.ofMinutes(10), Duration.ofDays(14)));
+  static final List<Tier> DEFAULT_TIERS =
+      List.of(
+          new Tier(Duration.ofSeconds(10), Duration.ofHours(6)),
+          new Tier(Duration.ofMinutes(1), Duration.ofDays(2)),
+          new Tier(Duration.ofMinutes(10), Duration.ofDays(14)));
 
   /** The longest window a query may ask for. */
   public static final Duration MAX_WINDOW = Duration.ofDays(14);
@@ -116,8 +117,10 @@ public final class UtilizationHistory {
     long res = tiers.get(t).resolution().toSeconds();
     long nowSec = now.getEpochSecond();
     long last = Math.floorDiv(nowSec, res) * res;
-    long first = Math.max(Math.floorDiv(nowSec - window.toSeconds(), res) * res + res,
-        last - (long) (rings[t].length - 1) * res);
+    long first =
+        Math.max(
+            Math.floorDiv(nowSec - window.toSeconds(), res) * res + res,
+            last - (long) (rings[t].length - 1) * res);
     var points = new ArrayList<UtilizationPoint>();
     for (long start = first; start <= last; start += res) {
       Bucket b = rings[t][slot(t, start)];
@@ -125,9 +128,15 @@ public final class UtilizationHistory {
         continue;
       }
       double n = b.samples;
-      points.add(new UtilizationPoint(Instant.ofEpochSecond(start).toString(),
-          round(b.gpusTotal / n), round(b.gpusBusy / n), round(b.pending / n), round(b.running / n),
-          b.started, b.finished));
+      points.add(
+          new UtilizationPoint(
+              Instant.ofEpochSecond(start).toString(),
+              round(b.gpusTotal / n),
+              round(b.gpusBusy / n),
+              round(b.pending / n),
+              round(b.running / n),
+              b.started,
+              b.finished));
     }
     return new UtilizationView(label, res, points);
   }
@@ -142,8 +151,8 @@ public final class UtilizationHistory {
   }
 
   /**
-   * Parses a window such as {@code 30m}, {@code 6h} or {@code 2d}: a whole number of minutes,
-   * hours or days, from one minute to {@link #MAX_WINDOW}. Empty when it is not one.
+   * Parses a window such as {@code 30m}, {@code 6h} or {@code 2d}: a whole number of minutes, hours
+   * or days, from one minute to {@link #MAX_WINDOW}. Empty when it is not one.
    */
   public static java.util.Optional<Duration> parseWindow(String text) {
     var m = java.util.regex.Pattern.compile("([0-9]{1,5})([mhd])").matcher(text.trim());
@@ -151,11 +160,12 @@ public final class UtilizationHistory {
       return java.util.Optional.empty();
     }
     long n = Long.parseLong(m.group(1));
-    Duration d = switch (m.group(2)) {
-      case "m" -> Duration.ofMinutes(n);
-      case "h" -> Duration.ofHours(n);
-      default -> Duration.ofDays(n);
-    };
+    Duration d =
+        switch (m.group(2)) {
+          case "m" -> Duration.ofMinutes(n);
+          case "h" -> Duration.ofHours(n);
+          default -> Duration.ofDays(n);
+        };
     if (d.compareTo(Duration.ofMinutes(1)) < 0 || d.compareTo(MAX_WINDOW) > 0) {
       return java.util.Optional.empty();
     }

@@ -19,10 +19,10 @@ import org.slf4j.LoggerFactory;
  * default), on the leader only: followers and a replica without a leader record nothing, so the
  * history of a new leader starts empty (it is not replicated; see docs/operations.md).
  *
- * <p>A sample reads the replicated state once under its read lock: the GPUs of nodes that are
- * not DOWN, the GPUs running jobs hold, the pending and running jobs, and the jobs that started
- * or ended since the previous sample. The last scans every job the state keeps (a few
- * milliseconds for a million).
+ * <p>A sample reads the replicated state once under its read lock: the GPUs of nodes that are not
+ * DOWN, the GPUs running jobs hold, the pending and running jobs, and the jobs that started or
+ * ended since the previous sample. The last scans every job the state keeps (a few milliseconds for
+ * a million).
  */
 public final class UtilizationSampler implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(UtilizationSampler.class);
@@ -79,8 +79,8 @@ public final class UtilizationSampler implements Closeable {
   }
 
   /**
-   * The load of {@code state}, with starts and ends in {@code (sinceMs, untilMs]}. Pure: the
-   * same state and bounds give the same sample.
+   * The load of {@code state}, with starts and ends in {@code (sinceMs, untilMs]}. Pure: the same
+   * state and bounds give the same sample.
    */
   public static UtilizationHistory.Sample measure(ControlState state, long sinceMs, long untilMs) {
     long total = 0;

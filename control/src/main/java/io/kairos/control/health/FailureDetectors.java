@@ -19,19 +19,18 @@ import java.util.TreeMap;
  * </pre>
  *
  * <p>Why these levels: the default suspect level 3 is a one-in-a-thousand chance that a live node
- * would be this late; DOWN uses the detector's threshold (Akka's 8). With 1 s heartbeats and
- * Akka's defaults a silent node is SUSPECT 4.306 s after its last heartbeat and DOWN at 4.523 s.
- * SUSPECT is a warning (show it, stop placing new work there); DOWN is the decision.
+ * would be this late; DOWN uses the detector's threshold (Akka's 8). With 1 s heartbeats and Akka's
+ * defaults a silent node is SUSPECT 4.306 s after its last heartbeat and DOWN at 4.523 s. SUSPECT
+ * is a warning (show it, stop placing new work there); DOWN is the decision.
  *
- * <p>Why DOWN is sticky: once a node is declared down the controller fences its lease (a new
- * epoch on re-registration), so a late heartbeat from the old incarnation must not revive it. A
- * heartbeat from a DOWN node is ignored; {@link #reset} (called on registration) starts a fresh
- * detector.
+ * <p>Why DOWN is sticky: once a node is declared down the controller fences its lease (a new epoch
+ * on re-registration), so a late heartbeat from the old incarnation must not revive it. A heartbeat
+ * from a DOWN node is ignored; {@link #reset} (called on registration) starts a fresh detector.
  *
  * <p>Deterministic: time is a parameter; nodes are kept in name order, so {@link #evaluate} lists
  * its transitions in name order. Not thread-safe: one owner (the leader's liveness loop), or
- * external locking. Each heartbeat is O(log n) and allocates nothing once a node's ring buffer
- * has grown; {@code evaluate} is O(n) and allocates only the transitions it returns.
+ * external locking. Each heartbeat is O(log n) and allocates nothing once a node's ring buffer has
+ * grown; {@code evaluate} is O(n) and allocates only the transitions it returns.
  */
 public final class FailureDetectors {
   /** The default suspect level: phi 3, a one-in-a-thousand chance of a false suspicion. */
@@ -78,16 +77,19 @@ public final class FailureDetectors {
   public FailureDetectors(PhiAccrualDetector.Settings settings, double suspectThreshold) {
     this.settings = Objects.requireNonNull(settings, "settings");
     if (!(suspectThreshold > 0 && suspectThreshold <= settings.threshold())) {
-      throw new IllegalArgumentException("suspectThreshold must be in (0, threshold "
-          + settings.threshold() + "], got " + suspectThreshold);
+      throw new IllegalArgumentException(
+          "suspectThreshold must be in (0, threshold "
+              + settings.threshold()
+              + "], got "
+              + suspectThreshold);
     }
     this.suspectThreshold = suspectThreshold;
   }
 
   /**
-   * Records a heartbeat from {@code node}, which starts being watched if it was not. A SUSPECT
-   * node becomes ALIVE (the transition is returned); a DOWN node stays DOWN and the heartbeat is
-   * ignored (see the class note).
+   * Records a heartbeat from {@code node}, which starts being watched if it was not. A SUSPECT node
+   * becomes ALIVE (the transition is returned); a DOWN node stays DOWN and the heartbeat is ignored
+   * (see the class note).
    */
   public Optional<Transition> heartbeat(String node, long nowMs) {
     Watched w = nodes.get(node);
@@ -130,9 +132,9 @@ public final class FailureDetectors {
   }
 
   /**
-   * Every ALIVE-to-SUSPECT, ALIVE-to-DOWN and SUSPECT-to-DOWN change at {@code nowMs}, in node
-   * name order. Nodes that improve without a heartbeat cannot exist (phi only grows between
-   * heartbeats), so nothing returns to ALIVE here.
+   * Every ALIVE-to-SUSPECT, ALIVE-to-DOWN and SUSPECT-to-DOWN change at {@code nowMs}, in node name
+   * order. Nodes that improve without a heartbeat cannot exist (phi only grows between heartbeats),
+   * so nothing returns to ALIVE here.
    */
   public List<Transition> evaluate(long nowMs) {
     List<Transition> changes = new ArrayList<>(0);
@@ -142,9 +144,12 @@ public final class FailureDetectors {
         continue;
       }
       double phi = w.detector.phi(nowMs);
-      Liveness next = phi >= settings.threshold() ? Liveness.DOWN
-          : phi >= suspectThreshold ? Liveness.SUSPECT
-          : w.liveness; // SUSPECT stays SUSPECT until a heartbeat
+      Liveness next =
+          phi >= settings.threshold()
+              ? Liveness.DOWN
+              : phi >= suspectThreshold
+                  ? Liveness.SUSPECT
+                  : w.liveness; // SUSPECT stays SUSPECT until a heartbeat
       if (next != w.liveness) {
         changes.add(new Transition(e.getKey(), w.liveness, next, nowMs, phi));
         w.liveness = next;

@@ -5,10 +5,10 @@ package io.kairos.control.health;
  * {@code akka.remote.PhiAccrualFailureDetector}: one instance watches one node.
  *
  * <p>Design note. Phi is the suspicion that the node is gone, on a log scale: {@code phi = -log10(1
- * - F(t))}, where {@code t} is the time since the last heartbeat and {@code F} the normal CDF
- * whose mean and standard deviation are estimated from the last {@code maxSampleSize}
- * inter-arrival times. Phi 1 means a 10% chance that a live node would have been this late, phi
- * 8 one in 10^8. As in Akka:
+ * - F(t))}, where {@code t} is the time since the last heartbeat and {@code F} the normal CDF whose
+ * mean and standard deviation are estimated from the last {@code maxSampleSize} inter-arrival
+ * times. Phi 1 means a 10% chance that a live node would have been this late, phi 8 one in 10^8. As
+ * in Akka:
  *
  * <ol>
  *   <li>the mean is shifted by {@code acceptableHeartbeatPauseMs}, so a GC pause or a dropped
@@ -21,10 +21,10 @@ package io.kairos.control.health;
  *       silent;
  *   <li>an interval is added only when the heartbeat arrives while the node is still available
  *       ({@code phi < threshold}): the first heartbeat after an outage would skew the history;
- *   <li>{@code F} is the logistic approximation {@code 1 / (1 + exp(-y (1.5976 + 0.070566
- *       y^2)))}, {@code y = (t - mean) / std} (max error 0.00014), evaluated on the side that
- *       keeps precision: for {@code t > mean}, {@code 1 - F = e / (1 + e)} with {@code e =
- *       exp(-y (...))}.
+ *   <li>{@code F} is the logistic approximation {@code 1 / (1 + exp(-y (1.5976 + 0.070566 y^2)))},
+ *       {@code y = (t - mean) / std} (max error 0.00014), evaluated on the side that keeps
+ *       precision: for {@code t > mean}, {@code 1 - F = e / (1 + e)} with {@code e = exp(-y
+ *       (...))}.
  * </ol>
  *
  * <p>Worked example, Akka's defaults ({@link Settings#AKKA_DEFAULTS}) and a heartbeat every 1,000
@@ -51,8 +51,8 @@ public final class PhiAccrualDetector {
   /**
    * The detector's parameters, named as in Akka's {@code akka.cluster.failure-detector}.
    *
-   * @param threshold phi at or above which the node counts as unavailable; lower detects sooner
-   *     and suspects wrongly more often
+   * @param threshold phi at or above which the node counts as unavailable; lower detects sooner and
+   *     suspects wrongly more often
    * @param maxSampleSize how many recent intervals the mean and deviation are estimated from
    * @param minStdDeviationMs the floor under the estimated standard deviation
    * @param acceptableHeartbeatPauseMs silence accepted on top of the mean interval before phi
@@ -69,29 +69,34 @@ public final class PhiAccrualDetector {
     public static final int MAX_SAMPLE_SIZE = 10_000;
 
     /**
-     * Akka's cluster defaults: threshold 8, 1,000 samples, 100 ms floor, 3 s acceptable pause,
-     * 1 s first estimate (its {@code heartbeat-interval}).
+     * Akka's cluster defaults: threshold 8, 1,000 samples, 100 ms floor, 3 s acceptable pause, 1 s
+     * first estimate (its {@code heartbeat-interval}).
      */
     public static final Settings AKKA_DEFAULTS = new Settings(8.0, 1000, 100, 3_000, 1_000);
 
     public Settings {
       if (!(threshold > 0) || Double.isInfinite(threshold)) {
-        throw new IllegalArgumentException("threshold must be a finite number > 0, got " + threshold);
+        throw new IllegalArgumentException(
+            "threshold must be a finite number > 0, got " + threshold);
       }
       if (maxSampleSize < 1 || maxSampleSize > MAX_SAMPLE_SIZE) {
         throw new IllegalArgumentException(
             "maxSampleSize must be in 1.." + MAX_SAMPLE_SIZE + ", got " + maxSampleSize);
       }
       if (minStdDeviationMs <= 0) {
-        throw new IllegalArgumentException("minStdDeviationMs must be > 0, got " + minStdDeviationMs);
+        throw new IllegalArgumentException(
+            "minStdDeviationMs must be > 0, got " + minStdDeviationMs);
       }
       if (acceptableHeartbeatPauseMs < 0) {
         throw new IllegalArgumentException(
             "acceptableHeartbeatPauseMs must be >= 0, got " + acceptableHeartbeatPauseMs);
       }
       if (firstHeartbeatEstimateMs <= 0 || firstHeartbeatEstimateMs > MAX_INTERVAL_MS) {
-        throw new IllegalArgumentException("firstHeartbeatEstimateMs must be in 1.." + MAX_INTERVAL_MS
-            + ", got " + firstHeartbeatEstimateMs);
+        throw new IllegalArgumentException(
+            "firstHeartbeatEstimateMs must be in 1.."
+                + MAX_INTERVAL_MS
+                + ", got "
+                + firstHeartbeatEstimateMs);
       }
     }
   }
@@ -230,8 +235,15 @@ public final class PhiAccrualDetector {
   @Override
   public String toString() {
     return isMonitoring
-        ? "PhiAccrualDetector[last=" + lastHeartbeatMs + "ms, samples=" + size + ", mean="
-            + mean() + "ms, std=" + stdDeviation() + "ms]"
+        ? "PhiAccrualDetector[last="
+            + lastHeartbeatMs
+            + "ms, samples="
+            + size
+            + ", mean="
+            + mean()
+            + "ms, std="
+            + stdDeviation()
+            + "ms]"
         : "PhiAccrualDetector[not monitoring]";
   }
 

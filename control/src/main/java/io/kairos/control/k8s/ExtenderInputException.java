@@ -1,10 +1,12 @@
 package io.kairos.control.k8s;
 
 /**
- * A request kube-scheduler (or whoever calls the extender) got wrong: the field, what is wrong,
- * and the fix. The routes answer it as a 400 problem.
+ * A request kube-scheduler (or whoever calls the extender) got wrong: the field, what is wrong, and
+ * the fix. The routes answer it as a 400 problem.
  */
 public final class ExtenderInputException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
   private final String field;
   private final String fix;
 

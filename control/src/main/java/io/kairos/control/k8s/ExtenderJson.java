@@ -10,9 +10,9 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 /**
  * The extender's JSON. Like the API's: unknown envelope fields, wrong types and trailing garbage
  * are errors that name the field. Unlike it: keys match case-insensitively (Go's decoder does, and
- * kube-scheduler sends Go field names), and the Kubernetes objects inside ignore fields they do
- * not declare (see {@link KubeObjects}). Limits are larger: a filter over 5,000 full node objects
- * is a few megabytes.
+ * kube-scheduler sends Go field names), and the Kubernetes objects inside ignore fields they do not
+ * declare (see {@link KubeObjects}). Limits are larger: a filter over 5,000 full node objects is a
+ * few megabytes.
  */
 public final class ExtenderJson {
   public static final ObjectMapper MAPPER =

@@ -9,10 +9,10 @@ import java.util.Map;
 
 /**
  * The wire types of {@code k8s.io/kube-scheduler/extender/v1} ({@code types.go}). The Go structs
- * carry no {@code json} tags, so their keys are the Go field names ({@code Pod}, {@code
- * NodeNames}, {@code FailedNodes}); Go decodes keys case-insensitively, and so does {@link
- * ExtenderJson}, which also takes the lower-case keys of old extenders ({@code pod}, {@code
- * nodenames}). Nil pointers and maps are sent as {@code null}, as Go does.
+ * carry no {@code json} tags, so their keys are the Go field names ({@code Pod}, {@code NodeNames},
+ * {@code FailedNodes}); Go decodes keys case-insensitively, and so does {@link ExtenderJson}, which
+ * also takes the lower-case keys of old extenders ({@code pod}, {@code nodenames}). Nil pointers
+ * and maps are sent as {@code null}, as Go does.
  */
 public final class ExtenderTypes {
   /** Scores run from 0 to 10 ({@code MinExtenderPriority}, {@code MaxExtenderPriority}). */
@@ -20,7 +20,10 @@ public final class ExtenderTypes {
 
   private ExtenderTypes() {}
 
-  /** The body of filter and prioritize: the pod and either the nodes or, with nodeCacheCapable, their names. */
+  /**
+   * The body of filter and prioritize: the pod and either the nodes or, with nodeCacheCapable,
+   * their names.
+   */
   public record ExtenderArgs(
       @JsonProperty("Pod") Pod pod,
       @JsonProperty("Nodes") NodeList nodes,
@@ -35,7 +38,8 @@ public final class ExtenderTypes {
       @JsonProperty("Error") String error) {}
 
   /** One entry of prioritize's answer (a {@code HostPriorityList} is a JSON array of these). */
-  public record HostPriority(@JsonProperty("Host") String host, @JsonProperty("Score") long score) {}
+  public record HostPriority(
+      @JsonProperty("Host") String host, @JsonProperty("Score") long score) {}
 
   public record ExtenderBindingArgs(
       @JsonProperty("PodName") String podName,
@@ -58,7 +62,8 @@ public final class ExtenderTypes {
   /** Victims per node: full pods, or with nodeCacheCapable only their UIDs. */
   public record ExtenderPreemptionArgs(
       @JsonProperty("Pod") Pod pod,
-      @JsonProperty("NodeNameToVictims") @JsonAlias("nodeToVictims") Map<String, Victims> nodeNameToVictims,
+      @JsonProperty("NodeNameToVictims") @JsonAlias("nodeToVictims")
+          Map<String, Victims> nodeNameToVictims,
       @JsonProperty("NodeNameToMetaVictims") Map<String, MetaVictims> nodeNameToMetaVictims) {}
 
   public record ExtenderPreemptionResult(

@@ -59,9 +59,9 @@ final class GangReservations {
     }
 
     /**
-     * The slot of {@code uid}, or a free one for it (preferring a node among {@code candidates}
-     * so a pod whose other filters rule a node out can take another slot); empty when every slot
-     * has a pod. Idempotent: the same pod gets the same slot.
+     * The slot of {@code uid}, or a free one for it (preferring a node among {@code candidates} so
+     * a pod whose other filters rule a node out can take another slot); empty when every slot has a
+     * pod. Idempotent: the same pod gets the same slot.
      */
     Optional<String> assign(String uid, Collection<String> candidates, Instant at) {
       for (Slot s : slots) {
@@ -71,8 +71,9 @@ final class GangReservations {
       }
       Slot chosen = null;
       for (Slot s : slots) {
-        if (s.podUid == null && (chosen == null || (!candidates.contains(chosen.node)
-            && candidates.contains(s.node)))) {
+        if (s.podUid == null
+            && (chosen == null
+                || (!candidates.contains(chosen.node) && candidates.contains(s.node)))) {
           chosen = s;
         }
       }
@@ -96,15 +97,29 @@ final class GangReservations {
    * it does not fit (nothing is reserved then).
    */
   Reservation place(
-      PodInfo.Gang gang, int gpusPerPod, List<KubeNode> nodes, Map<String, Integer> free,
+      PodInfo.Gang gang,
+      int gpusPerPod,
+      List<KubeNode> nodes,
+      Map<String, Integer> free,
       Instant at) {
     if (nodes.isEmpty() || gpusPerPod > NodeSpec.MAX_GPUS) {
       return null;
     }
     var specs = new ArrayList<NodeSpec>(nodes.size());
     for (KubeNode n : nodes) {
-      specs.add(new NodeSpec(n.name(), n.gpuModel(), n.gpus(), 0, 1 << 20, Long.MAX_VALUE / 4,
-          Map.of(), n.zone(), n.block(), n.rack(), n.gpus() == 0 ? 0 : n.nvlinkDomainSize()));
+      specs.add(
+          new NodeSpec(
+              n.name(),
+              n.gpuModel(),
+              n.gpus(),
+              0,
+              1 << 20,
+              Long.MAX_VALUE / 4,
+              Map.of(),
+              n.zone(),
+              n.block(),
+              n.rack(),
+              n.gpus() == 0 ? 0 : n.nvlinkDomainSize()));
     }
     Cluster cluster = Cluster.of(specs);
     int[] freeByIndex = new int[cluster.nodeCount()];
@@ -112,7 +127,8 @@ final class GangReservations {
       freeByIndex[i] = free.getOrDefault(cluster.node(i).name(), 0);
     }
     var spec = new GangSpec(gang.size(), TaskShape.gpus(gpusPerPod), false);
-    Placement placement = new GangPlacer(cluster).place(spec, -1, capacity(cluster, freeByIndex), false);
+    Placement placement =
+        new GangPlacer(cluster).place(spec, -1, capacity(cluster, freeByIndex), false);
     if (placement == null) {
       return null;
     }
@@ -179,7 +195,9 @@ final class GangReservations {
     return held;
   }
 
-  /** Drops reservations that made no progress since {@code before}; bound pods stay in the ledger. */
+  /**
+   * Drops reservations that made no progress since {@code before}; bound pods stay in the ledger.
+   */
   void expire(Instant before) {
     byGang.values().removeIf(r -> r.touched.isBefore(before));
   }
@@ -204,7 +222,9 @@ final class GangReservations {
       @Override
       public long domainUpperBound(TopologyLevel level, int domain) {
         long sum = 0;
-        for (int i = cluster.domainStart(level, domain); i < cluster.domainEnd(level, domain); i++) {
+        for (int i = cluster.domainStart(level, domain);
+            i < cluster.domainEnd(level, domain);
+            i++) {
           sum += free[i];
         }
         return sum;

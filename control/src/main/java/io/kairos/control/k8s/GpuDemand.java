@@ -15,8 +15,8 @@ import java.util.regex.Pattern;
  * <p>A pod's GPUs follow Kubernetes' own request rule for an extended resource: per container the
  * limit (an extended resource's request defaults to, and must equal, its limit), else the request;
  * the pod needs the larger of the containers' sum and the largest init container. Example: two
- * containers with limits {@code nvidia.com/gpu: "4"} and {@code "2"}, an init container with 1:
- * the pod needs 6.
+ * containers with limits {@code nvidia.com/gpu: "4"} and {@code "2"}, an init container with 1: the
+ * pod needs 6.
  */
 public final class GpuDemand {
   public static final String GPU = "nvidia.com/gpu";
@@ -27,8 +27,10 @@ public final class GpuDemand {
   public static final String BLOCK_LABEL = "kairos.io/block";
   public static final String RACK_LABEL = "kairos.io/rack";
   public static final String NVLINK_LABEL = "kairos.io/nvlink-domain-size";
+
   /** Set by NVIDIA GPU Feature Discovery. */
   public static final String MODEL_LABEL = "nvidia.com/gpu.product";
+
   public static final int MAX_GANG_SIZE = 4096;
   private static final Pattern COUNT = Pattern.compile("[0-9]{1,9}");
 
@@ -37,21 +39,24 @@ public final class GpuDemand {
   /** The pod's identity and needs; {@code field} names the pod in errors ({@code Pod}). */
   public static PodInfo pod(Pod pod, String field) {
     if (pod == null) {
-      throw new ExtenderInputException(field, field + " is required", "send the pod being scheduled");
+      throw new ExtenderInputException(
+          field, field + " is required", "send the pod being scheduled");
     }
     var meta = pod.metadata();
     if (meta == null) {
       throw missing(field + ".metadata");
     }
     String name = required(meta.name(), field + ".metadata.name");
-    String namespace = meta.namespace() == null || meta.namespace().isEmpty() ? "default" : meta.namespace();
+    String namespace =
+        meta.namespace() == null || meta.namespace().isEmpty() ? "default" : meta.namespace();
     String uid = required(meta.uid(), field + ".metadata.uid");
     int gpus = 0;
     int priority = 0;
     if (pod.spec() != null) {
-      gpus = Math.max(
-          sum(pod.spec().containers(), field + ".spec.containers"),
-          max(pod.spec().initContainers(), field + ".spec.initContainers"));
+      gpus =
+          Math.max(
+              sum(pod.spec().containers(), field + ".spec.containers"),
+              max(pod.spec().initContainers(), field + ".spec.initContainers"));
       priority = pod.spec().priority() == null ? 0 : pod.spec().priority();
     }
     Map<String, String> annotations = meta.annotationsOrEmpty();
@@ -60,16 +65,40 @@ public final class GpuDemand {
       return new PodInfo(uid, namespace, name, gpus, priority, null, null);
     }
     String size = annotations.get(GANG_SIZE);
-    if (size == null || !COUNT.matcher(size.trim()).matches()
-        || Integer.parseInt(size.trim()) < 1 || Integer.parseInt(size.trim()) > MAX_GANG_SIZE) {
-      return new PodInfo(uid, namespace, name, gpus, priority, null,
-          "pod " + namespace + "/" + name + " names gang '" + gangName + "' but annotation "
-              + GANG_SIZE + " is " + (size == null ? "missing" : "'" + size + "'")
-              + "; set it to the number of pods in the gang (1-" + MAX_GANG_SIZE + ")");
+    if (size == null
+        || !COUNT.matcher(size.trim()).matches()
+        || Integer.parseInt(size.trim()) < 1
+        || Integer.parseInt(size.trim()) > MAX_GANG_SIZE) {
+      return new PodInfo(
+          uid,
+          namespace,
+          name,
+          gpus,
+          priority,
+          null,
+          "pod "
+              + namespace
+              + "/"
+              + name
+              + " names gang '"
+              + gangName
+              + "' but annotation "
+              + GANG_SIZE
+              + " is "
+              + (size == null ? "missing" : "'" + size + "'")
+              + "; set it to the number of pods in the gang (1-"
+              + MAX_GANG_SIZE
+              + ")");
     }
     String queue = annotations.getOrDefault(QUEUE, "default");
-    return new PodInfo(uid, namespace, name, gpus, priority,
-        new PodInfo.Gang(namespace, gangName, Integer.parseInt(size.trim()), queue), null);
+    return new PodInfo(
+        uid,
+        namespace,
+        name,
+        gpus,
+        priority,
+        new PodInfo.Gang(namespace, gangName, Integer.parseInt(size.trim()), queue),
+        null);
   }
 
   /** The node's GPUs and topology; {@code raw} is kept for the filter's answer. */
@@ -95,9 +124,15 @@ public final class GpuDemand {
         nvlink = size;
       }
     }
-    return new KubeNode(name, gpus, labels.getOrDefault(MODEL_LABEL, "gpu"),
-        labels.getOrDefault(ZONE_LABEL, ""), labels.getOrDefault(BLOCK_LABEL, ""),
-        labels.getOrDefault(RACK_LABEL, ""), nvlink, raw);
+    return new KubeNode(
+        name,
+        gpus,
+        labels.getOrDefault(MODEL_LABEL, "gpu"),
+        labels.getOrDefault(ZONE_LABEL, ""),
+        labels.getOrDefault(BLOCK_LABEL, ""),
+        labels.getOrDefault(RACK_LABEL, ""),
+        nvlink,
+        raw);
   }
 
   /**
@@ -111,8 +146,8 @@ public final class GpuDemand {
     if (q.isTextual() && COUNT.matcher(q.asText().trim()).matches()) {
       return Long.parseLong(q.asText().trim());
     }
-    throw new ExtenderInputException(field,
-        "'" + q + "' is not a whole number of GPUs", "send a quantity such as \"8\"");
+    throw new ExtenderInputException(
+        field, "'" + q + "' is not a whole number of GPUs", "send a quantity such as \"8\"");
   }
 
   private static int sum(List<Container> containers, String field) {

@@ -29,8 +29,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The kube-scheduler extender: filter, prioritize, bind and preempt GPU pods against Kairos'
- * ledger of what it bound, with gangs placed all-or-nothing by the core's {@code GangPlacer}.
+ * The kube-scheduler extender: filter, prioritize, bind and preempt GPU pods against Kairos' ledger
+ * of what it bound, with gangs placed all-or-nothing by the core's {@code GangPlacer}.
  *
  * <p>Design note. kube-scheduler schedules one pod at a time; a gang needs all its pods placed or
  * none. So the first pod of a gang to reach filter places the whole gang ({@link GangReservations})
@@ -51,12 +51,16 @@ import org.slf4j.LoggerFactory;
  */
 public final class K8sExtender {
   private static final Logger LOG = LoggerFactory.getLogger(K8sExtender.class);
+
   /** How long a gang's reservation waits for its next pod before its unbound slots are freed. */
   public static final Duration RESERVATION_TTL = Duration.ofMinutes(2);
+
   /** How often the ledger and the node cache are refreshed from the API server, at most. */
   public static final Duration RESYNC_EVERY = Duration.ofSeconds(15);
+
   /** A pod bound this recently is kept even if the API server's list does not show it yet. */
   static final Duration BIND_GRACE = Duration.ofSeconds(60);
+
   private static final int MAX_SEEN = 10_000;
 
   /** A pod Kairos counts on a node. */
@@ -107,13 +111,31 @@ public final class K8sExtender {
         if (node == null) {
           failed.put(name, unknownNode(name));
         } else if (node.gpus() < pod.gpus()) {
-          unresolvable.put(name, "node " + name + " has " + node.gpus() + " allocatable GPUs;"
-              + " pod " + pod.key() + " needs " + pod.gpus());
+          unresolvable.put(
+              name,
+              "node "
+                  + name
+                  + " has "
+                  + node.gpus()
+                  + " allocatable GPUs;"
+                  + " pod "
+                  + pod.key()
+                  + " needs "
+                  + pod.gpus());
         } else {
           int free = free(node, null);
           if (free < pod.gpus()) {
-            failed.put(name, "node " + name + " has " + free + " free GPUs (Kairos' ledger);"
-                + " pod " + pod.key() + " needs " + pod.gpus());
+            failed.put(
+                name,
+                "node "
+                    + name
+                    + " has "
+                    + free
+                    + " free GPUs (Kairos' ledger);"
+                    + " pod "
+                    + pod.key()
+                    + " needs "
+                    + pod.gpus());
           } else {
             pass.add(name);
           }
@@ -124,14 +146,24 @@ public final class K8sExtender {
   }
 
   private void filterGangPod(
-      PodInfo pod, Candidates candidates, List<String> pass, Map<String, String> failed,
+      PodInfo pod,
+      Candidates candidates,
+      List<String> pass,
+      Map<String, String> failed,
       Map<String, String> unresolvable) {
     var gang = pod.gang();
     GangReservations.Reservation r = gangs.get(gang.key());
     if (r != null && r.gpusPerPod() != pod.gpus()) {
-      String why = "gang " + gang.key() + " is reserved for pods of " + r.gpusPerPod()
-          + " GPUs; pod " + pod.key() + " asks for " + pod.gpus()
-          + ": every pod of a gang must ask for the same GPUs";
+      String why =
+          "gang "
+              + gang.key()
+              + " is reserved for pods of "
+              + r.gpusPerPod()
+              + " GPUs; pod "
+              + pod.key()
+              + " asks for "
+              + pod.gpus()
+              + ": every pod of a gang must ask for the same GPUs";
       candidates.names().forEach(n -> unresolvable.put(n, why));
       return;
     }
@@ -146,9 +178,18 @@ public final class K8sExtender {
       known.forEach(n -> free.put(n.name(), free(n, gang.key())));
       r = gangs.place(gang, pod.gpus(), known, free, clock.instant());
       if (r == null) {
-        String why = "gang " + gang.key() + " (queue " + gang.queue() + "): " + gang.size()
-            + " pods of " + pod.gpus() + " GPUs do not fit on the free GPUs of the "
-            + known.size() + " candidate nodes; Kairos places a gang all or nothing";
+        String why =
+            "gang "
+                + gang.key()
+                + " (queue "
+                + gang.queue()
+                + "): "
+                + gang.size()
+                + " pods of "
+                + pod.gpus()
+                + " GPUs do not fit on the free GPUs of the "
+                + known.size()
+                + " candidate nodes; Kairos places a gang all or nothing";
         candidates.names().forEach(n -> failed.put(n, why));
         return;
       }
@@ -156,8 +197,18 @@ public final class K8sExtender {
     }
     Optional<String> slot = r.assign(pod.uid(), candidates.names(), clock.instant());
     if (slot.isEmpty()) {
-      String why = "gang " + gang.key() + " already has " + gang.size() + " pods placed ("
-          + GpuDemand.GANG_SIZE + " is " + gang.size() + "); pod " + pod.key() + " is one too many";
+      String why =
+          "gang "
+              + gang.key()
+              + " already has "
+              + gang.size()
+              + " pods placed ("
+              + GpuDemand.GANG_SIZE
+              + " is "
+              + gang.size()
+              + "); pod "
+              + pod.key()
+              + " is one too many";
       candidates.names().forEach(n -> unresolvable.put(n, why));
       return;
     }
@@ -165,8 +216,9 @@ public final class K8sExtender {
       if (name.equals(slot.get())) {
         pass.add(name);
       } else {
-        failed.put(name, "pod " + pod.key() + " of gang " + gang.key() + " is reserved on node "
-            + slot.get());
+        failed.put(
+            name,
+            "pod " + pod.key() + " of gang " + gang.key() + " is reserved on node " + slot.get());
       }
     }
   }
@@ -196,8 +248,10 @@ public final class K8sExtender {
       } else {
         int free = free(node, pod.gang() == null ? null : pod.gang().key());
         int leftover = free - pod.gpus();
-        score = leftover < 0 ? 0
-            : ExtenderTypes.MAX_EXTENDER_PRIORITY * (node.gpus() - leftover) / node.gpus();
+        score =
+            leftover < 0
+                ? 0
+                : ExtenderTypes.MAX_EXTENDER_PRIORITY * (node.gpus() - leftover) / node.gpus();
       }
       scores.add(new HostPriority(name, score));
     }
@@ -215,13 +269,19 @@ public final class K8sExtender {
     String who = "pod " + namespace + "/" + name;
     Bound already = bound.get(uid);
     if (already != null) {
-      return already.node().equals(nodeName) ? ok()
+      return already.node().equals(nodeName)
+          ? ok()
           : error(who + " is already bound to node " + already.node());
     }
     PodInfo pod = seen.get(uid);
     if (pod == null) {
-      return error("Kairos has not filtered " + who + " (UID " + uid + "), so it does not know"
-          + " its GPUs; configure filterVerb together with bindVerb");
+      return error(
+          "Kairos has not filtered "
+              + who
+              + " (UID "
+              + uid
+              + "), so it does not know"
+              + " its GPUs; configure filterVerb together with bindVerb");
     }
     KubeNode node = nodes.get(nodeName);
     if (node == null) {
@@ -230,16 +290,34 @@ public final class K8sExtender {
     if (pod.gang() != null && pod.gpus() > 0) {
       Optional<String> slot = gangs.slotOf(pod);
       if (slot.isEmpty()) {
-        return error(who + " of gang " + pod.gang().key() + " has no reserved place; it is"
-            + " filtered again on the next attempt");
+        return error(
+            who
+                + " of gang "
+                + pod.gang().key()
+                + " has no reserved place; it is"
+                + " filtered again on the next attempt");
       }
       if (!slot.get().equals(nodeName)) {
-        return error(who + " of gang " + pod.gang().key() + " is reserved on node " + slot.get()
-            + ", not " + nodeName);
+        return error(
+            who
+                + " of gang "
+                + pod.gang().key()
+                + " is reserved on node "
+                + slot.get()
+                + ", not "
+                + nodeName);
       }
     } else if (pod.gpus() > 0 && free(node, null) < pod.gpus()) {
-      return error("node " + nodeName + " has " + free(node, null) + " free GPUs;"
-          + " " + who + " needs " + pod.gpus());
+      return error(
+          "node "
+              + nodeName
+              + " has "
+              + free(node, null)
+              + " free GPUs;"
+              + " "
+              + who
+              + " needs "
+              + pod.gpus());
     }
     if (api.isPresent()) {
       try {
@@ -261,10 +339,10 @@ public final class K8sExtender {
   /**
    * Keeps the nodes where Kairos agrees with the victims, trimmed to the fewest GPU pods that free
    * enough GPUs. A node is dropped when Kairos does not know it, when the pod can never fit there,
-   * when a victim's priority is not below the preemptor's, or when even all the victims do not
-   * free enough GPUs. Victims that hold no GPUs in Kairos' ledger are kept as kube-scheduler chose
-   * them (they may free CPU or memory, which Kairos does not track). {@code NumPDBViolations} is
-   * passed through: an upper bound once victims are trimmed.
+   * when a victim's priority is not below the preemptor's, or when even all the victims do not free
+   * enough GPUs. Victims that hold no GPUs in Kairos' ledger are kept as kube-scheduler chose them
+   * (they may free CPU or memory, which Kairos does not track). {@code NumPDBViolations} is passed
+   * through: an upper bound once victims are trimmed.
    */
   public synchronized ExtenderPreemptionResult preempt(ExtenderPreemptionArgs args) {
     PodInfo preemptor = GpuDemand.pod(args.pod(), "Pod");
@@ -279,8 +357,12 @@ public final class K8sExtender {
         for (int i = 0; v != null && v.pods() != null && i < v.pods().size(); i++) {
           Pod p = v.pods().get(i);
           PodInfo info = GpuDemand.pod(p, field + ".Pods[" + i + "]");
-          list.add(new Victim(info.uid(), ledgerGpus(info.uid(), e.getKey()), info.priority(),
-              info.gang() != null));
+          list.add(
+              new Victim(
+                  info.uid(),
+                  ledgerGpus(info.uid(), e.getKey()),
+                  info.priority(),
+                  info.gang() != null));
         }
         candidates.put(e.getKey(), list);
         pdb.put(e.getKey(), v == null ? 0 : v.numPdbViolations());
@@ -295,9 +377,14 @@ public final class K8sExtender {
           MetaPod p = v.pods().get(i);
           String uid = required(p == null ? null : p.uid(), field + ".Pods[" + i + "].UID");
           Bound b = bound.get(uid);
-          list.add(b == null ? new Victim(uid, 0, null, false)
-              : new Victim(uid, ledgerGpus(uid, e.getKey()), b.pod().priority(),
-                  b.pod().gang() != null));
+          list.add(
+              b == null
+                  ? new Victim(uid, 0, null, false)
+                  : new Victim(
+                      uid,
+                      ledgerGpus(uid, e.getKey()),
+                      b.pod().priority(),
+                      b.pod().gang() != null));
         }
         candidates.put(e.getKey(), list);
         pdb.put(e.getKey(), v == null ? 0 : v.numPdbViolations());
@@ -305,9 +392,14 @@ public final class K8sExtender {
     }
     var result = new TreeMap<String, MetaVictims>();
     for (var e : candidates.entrySet()) {
-      trim(preemptor, e.getKey(), e.getValue()).ifPresent(victims -> result.put(e.getKey(),
-          new MetaVictims(victims.stream().map(v -> new MetaPod(v.uid())).toList(),
-              pdb.get(e.getKey()))));
+      trim(preemptor, e.getKey(), e.getValue())
+          .ifPresent(
+              victims ->
+                  result.put(
+                      e.getKey(),
+                      new MetaVictims(
+                          victims.stream().map(v -> new MetaPod(v.uid())).toList(),
+                          pdb.get(e.getKey()))));
     }
     return new ExtenderPreemptionResult(result);
   }
@@ -316,11 +408,9 @@ public final class K8sExtender {
   record Victim(String uid, int gpus, Integer priority, boolean inGang) {}
 
   /**
-   * Victim order for trimming:
-   * 1. pods outside gangs first (evicting one pod of a gang stops the whole gang's work);
-   * 2. lower priority first;
-   * 3. more GPUs first (fewer victims);
-   * 4. UID, so the order is total.
+   * Victim order for trimming: 1. pods outside gangs first (evicting one pod of a gang stops the
+   * whole gang's work); 2. lower priority first; 3. more GPUs first (fewer victims); 4. UID, so the
+   * order is total.
    */
   static final Comparator<Victim> VICTIM_ORDER =
       Comparator.comparing(Victim::inGang)
@@ -382,8 +472,8 @@ public final class K8sExtender {
   // ---- state ----
 
   /**
-   * GPUs of {@code node} free for a pod of gang {@code ownGang} (null for none): allocatable,
-   * less bound pods, less other gangs' reserved but unbound slots.
+   * GPUs of {@code node} free for a pod of gang {@code ownGang} (null for none): allocatable, less
+   * bound pods, less other gangs' reserved but unbound slots.
    */
   int free(KubeNode node, String ownGang) {
     int used = 0;
@@ -407,8 +497,10 @@ public final class K8sExtender {
         try {
           n = ExtenderJson.MAPPER.treeToValue(items.get(i), Node.class);
         } catch (IOException | IllegalArgumentException e) {
-          throw new ExtenderInputException(field + pathOf(e),
-              "not a v1.Node: " + firstLine(e.getMessage()), "send v1.Node objects in Nodes.items");
+          throw new ExtenderInputException(
+              field + pathOf(e),
+              "not a v1.Node: " + firstLine(e.getMessage()),
+              "send v1.Node objects in Nodes.items");
         }
         KubeNode node = GpuDemand.node(n, items.get(i), field);
         parsed.put(node.name(), node);
@@ -429,8 +521,8 @@ public final class K8sExtender {
       }
       return new Candidates(byName, false);
     }
-    throw new ExtenderInputException("Nodes",
-        "either Nodes or NodeNames is required", "send the candidate nodes");
+    throw new ExtenderInputException(
+        "Nodes", "either Nodes or NodeNames is required", "send the candidate nodes");
   }
 
   /** Candidate nodes by name, in the order sent; a null value is a node Kairos does not know. */
@@ -454,7 +546,9 @@ public final class K8sExtender {
     }
   }
 
-  /** Expires stale gang reservations; refreshes nodes and the ledger from the API server when due. */
+  /**
+   * Expires stale gang reservations; refreshes nodes and the ledger from the API server when due.
+   */
   private void refresh() {
     Instant now = clock.instant();
     gangs.expire(now.minus(RESERVATION_TTL));
@@ -464,7 +558,8 @@ public final class K8sExtender {
     lastSync = now;
     try {
       for (JsonNode raw : api.get().listNodes()) {
-        KubeNode node = GpuDemand.node(ExtenderJson.MAPPER.treeToValue(raw, Node.class), raw, "node");
+        KubeNode node =
+            GpuDemand.node(ExtenderJson.MAPPER.treeToValue(raw, Node.class), raw, "node");
         nodes.put(node.name(), node);
       }
       var fresh = new TreeMap<String, Bound>();
@@ -472,8 +567,11 @@ public final class K8sExtender {
       for (int i = 0; pods != null && i < pods.size(); i++) {
         Pod p = pods.get(i);
         String phase = p.status() == null ? null : p.status().phase();
-        if (p.spec() == null || p.spec().nodeName() == null || p.spec().nodeName().isEmpty()
-            || "Succeeded".equals(phase) || "Failed".equals(phase)) {
+        if (p.spec() == null
+            || p.spec().nodeName() == null
+            || p.spec().nodeName().isEmpty()
+            || "Succeeded".equals(phase)
+            || "Failed".equals(phase)) {
           continue;
         }
         PodInfo info = GpuDemand.pod(p, "items[" + i + "]");
@@ -494,7 +592,9 @@ public final class K8sExtender {
   }
 
   private static String unknownNode(String name) {
-    return "Kairos does not know node " + name + " yet (nodeCacheCapable: Kairos learns nodes"
+    return "Kairos does not know node "
+        + name
+        + " yet (nodeCacheCapable: Kairos learns nodes"
         + " from the API server, KAIROS_K8S_API, or from filter calls that send whole nodes)";
   }
 

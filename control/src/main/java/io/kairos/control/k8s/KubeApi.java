@@ -21,8 +21,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The few calls the extender makes to a Kubernetes API server: create a pod's {@code Binding},
- * list nodes, list pods. Configured by {@code KAIROS_K8S_API} (the base URL, e.g. {@code
+ * The few calls the extender makes to a Kubernetes API server: create a pod's {@code Binding}, list
+ * nodes, list pods. Configured by {@code KAIROS_K8S_API} (the base URL, e.g. {@code
  * https://kubernetes.default.svc}) and {@code KAIROS_K8S_TOKEN_FILE} (a bearer token file, read on
  * every call so a rotated service-account token is picked up). HTTPS trusts the JVM's trust store.
  */
@@ -46,8 +46,10 @@ public final class KubeApi {
       return Optional.empty();
     }
     String token = env.get("KAIROS_K8S_TOKEN_FILE");
-    return Optional.of(new KubeApi(URI.create(url.trim()),
-        token == null || token.isBlank() ? null : Path.of(token.trim())));
+    return Optional.of(
+        new KubeApi(
+            URI.create(url.trim()),
+            token == null || token.isBlank() ? null : Path.of(token.trim())));
   }
 
   public URI base() {
@@ -55,8 +57,8 @@ public final class KubeApi {
   }
 
   /**
-   * {@code POST /api/v1/namespaces/{ns}/pods/{name}/binding}, what kube-scheduler's default
-   * binder sends. Throws with the API server's answer when it is not 2xx.
+   * {@code POST /api/v1/namespaces/{ns}/pods/{name}/binding}, what kube-scheduler's default binder
+   * sends. Throws with the API server's answer when it is not 2xx.
    */
   public void bind(String namespace, String pod, String uid, String node) throws IOException {
     var body = new LinkedHashMap<String, Object>();
@@ -65,8 +67,11 @@ public final class KubeApi {
     body.put("metadata", Map.of("name", pod, "namespace", namespace, "uid", uid));
     body.put("target", Map.of("apiVersion", "v1", "kind", "Node", "name", node));
     String path = "/api/v1/namespaces/" + segment(namespace) + "/pods/" + segment(pod) + "/binding";
-    send(request(path).header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofByteArray(LENIENT.writeValueAsBytes(body))), path);
+    send(
+        request(path)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofByteArray(LENIENT.writeValueAsBytes(body))),
+        path);
   }
 
   /** {@code GET /api/v1/nodes}: the items as raw JSON. */
@@ -78,7 +83,9 @@ public final class KubeApi {
 
   /** {@code GET /api/v1/pods} of pods bound to a node (any namespace). */
   public PodList listBoundPods() throws IOException {
-    String path = "/api/v1/pods?fieldSelector=" + URLEncoder.encode("spec.nodeName!=", StandardCharsets.UTF_8);
+    String path =
+        "/api/v1/pods?fieldSelector="
+            + URLEncoder.encode("spec.nodeName!=", StandardCharsets.UTF_8);
     return ExtenderJson.MAPPER.readValue(send(request(path).GET(), "/api/v1/pods"), PodList.class);
   }
 
@@ -95,8 +102,13 @@ public final class KubeApi {
       var reply = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
       if (reply.statusCode() / 100 != 2) {
         String body = reply.body() == null ? "" : reply.body();
-        throw new IOException("API server answered " + reply.statusCode() + " to " + what + ": "
-            + (body.length() > 300 ? body.substring(0, 300) + "..." : body));
+        throw new IOException(
+            "API server answered "
+                + reply.statusCode()
+                + " to "
+                + what
+                + ": "
+                + (body.length() > 300 ? body.substring(0, 300) + "..." : body));
       }
       return reply.body();
     } catch (InterruptedException e) {

@@ -9,8 +9,14 @@ import java.util.Objects;
  * back unchanged by filter; null for nodes known only by name.
  */
 public record KubeNode(
-    String name, int gpus, String gpuModel, String zone, String block, String rack,
-    int nvlinkDomainSize, JsonNode raw) {
+    String name,
+    int gpus,
+    String gpuModel,
+    String zone,
+    String block,
+    String rack,
+    int nvlinkDomainSize,
+    JsonNode raw) {
   public KubeNode {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(gpuModel, "gpuModel");

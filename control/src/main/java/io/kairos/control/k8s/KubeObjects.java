@@ -7,9 +7,9 @@ import java.util.Map;
 
 /**
  * The parts of Kubernetes' {@code core/v1} objects the extender reads. Real payloads carry many
- * more fields (managed fields, probes, volumes, images, node info): every record here ignores
- * what it does not declare, unlike the API's own bodies. Resource quantities stay raw JSON
- * ({@code "8"} or {@code 8}) and are read by {@link GpuDemand}.
+ * more fields (managed fields, probes, volumes, images, node info): every record here ignores what
+ * it does not declare, unlike the API's own bodies. Resource quantities stay raw JSON ({@code "8"}
+ * or {@code 8}) and are read by {@link GpuDemand}.
  */
 public final class KubeObjects {
   private KubeObjects() {}
@@ -31,7 +31,8 @@ public final class KubeObjects {
   }
 
   @JsonIgnoreProperties(ignoreUnknown = true)
-  public record ResourceRequirements(Map<String, JsonNode> limits, Map<String, JsonNode> requests) {}
+  public record ResourceRequirements(
+      Map<String, JsonNode> limits, Map<String, JsonNode> requests) {}
 
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record Container(String name, ResourceRequirements resources) {}

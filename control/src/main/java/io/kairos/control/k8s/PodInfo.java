@@ -11,7 +11,12 @@ import java.util.Objects;
  *     size), or null
  */
 public record PodInfo(
-    String uid, String namespace, String name, int gpus, int priority, Gang gang,
+    String uid,
+    String namespace,
+    String name,
+    int gpus,
+    int priority,
+    Gang gang,
     String gangProblem) {
   /** A gang: {@code kairos.io/gang} pods of one namespace, {@code kairos.io/gang-size} of them. */
   public record Gang(String namespace, String name, int size, String queue) {

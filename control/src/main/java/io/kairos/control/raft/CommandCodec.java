@@ -21,9 +21,7 @@ public final class CommandCodec {
   static final byte FORMAT_JSON = 1;
 
   private static final ObjectMapper JSON =
-      JsonMapper.builder()
-          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-          .build();
+      JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build();
 
   private CommandCodec() {}
 
@@ -48,9 +46,9 @@ public final class CommandCodec {
   }
 
   /**
-   * Writes the image as one JSON object, job by job, calling {@code pace} every {@link
-   * #PACE_EVERY} jobs: the snapshot writer uses it to yield the CPU, so that encoding a large
-   * state does not starve the API on a small machine.
+   * Writes the image as one JSON object, job by job, calling {@code pace} every {@link #PACE_EVERY}
+   * jobs: the snapshot writer uses it to yield the CPU, so that encoding a large state does not
+   * starve the API on a small machine.
    */
   static void writeImage(StateImage image, OutputStream out, Runnable pace) throws IOException {
     out.write(FORMAT_JSON);

@@ -5,7 +5,6 @@ import io.kairos.control.state.ControlResult;
 import io.kairos.control.state.ControlState;
 import io.kairos.control.state.StateImage;
 import java.io.BufferedInputStream;
-
 import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
@@ -34,14 +33,14 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.MD5FileUtil;
 
 /**
- * Applies the controller's log to a {@link ControlState}, following Ratis' state machine
- * contract: apply is deterministic (the command carries its time), reads never mutate, and a
- * snapshot is an image of the records written to a temp file, fsynced, renamed over the target
- * and the directory fsynced, so a crash leaves either the old snapshot or the new one.
+ * Applies the controller's log to a {@link ControlState}, following Ratis' state machine contract:
+ * apply is deterministic (the command carries its time), reads never mutate, and a snapshot is an
+ * image of the records written to a temp file, fsynced, renamed over the target and the directory
+ * fsynced, so a crash leaves either the old snapshot or the new one.
  *
  * <p>The state is guarded by a read-write lock: the apply thread writes, API handlers and the
- * scheduler read through {@link #read}. An exception while applying means a bug or a corrupt
- * log: it propagates and Ratis stops the replica (better stopped than diverged).
+ * scheduler read through {@link #read}. An exception while applying means a bug or a corrupt log:
+ * it propagates and Ratis stops the replica (better stopped than diverged).
  */
 public final class KairosStateMachine extends BaseStateMachine {
   private static final org.slf4j.Logger LOG =
@@ -53,8 +52,10 @@ public final class KairosStateMachine extends BaseStateMachine {
   private final java.util.concurrent.ExecutorService snapshotWriter =
       java.util.concurrent.Executors.newSingleThreadExecutor(
           Thread.ofPlatform().name("kairos-snapshot-writer").daemon().factory());
+
   /** Written by the apply thread only. */
   private java.util.concurrent.Future<Void> writing;
+
   private volatile long durableIndex = RaftLog.INVALID_LOG_INDEX;
 
   @Override
@@ -108,11 +109,11 @@ public final class KairosStateMachine extends BaseStateMachine {
   }
 
   /**
-   * Snapshots without stalling the log: Ratis calls this on its apply thread, so it only copies
-   * the records (under the read lock, milliseconds) and hands the encoding, fsync and rename to
-   * a background writer. It returns the index of the last snapshot that is durable on disk; that
-   * is what Ratis may purge the log up to, so a crash mid-write loses nothing. Ratis calls again
-   * while it is behind; a failed write is rethrown on the next call.
+   * Snapshots without stalling the log: Ratis calls this on its apply thread, so it only copies the
+   * records (under the read lock, milliseconds) and hands the encoding, fsync and rename to a
+   * background writer. It returns the index of the last snapshot that is durable on disk; that is
+   * what Ratis may purge the log up to, so a crash mid-write loses nothing. Ratis calls again while
+   * it is behind; a failed write is rethrown on the next call.
    */
   @Override
   public long takeSnapshot() throws IOException {
@@ -138,14 +139,19 @@ public final class KairosStateMachine extends BaseStateMachine {
     }
     TermIndex at = last;
     long copiedNanos = System.nanoTime() - t0;
-    writing = snapshotWriter.submit(() -> {
-      long t1 = System.nanoTime();
-      writeSnapshot(copy, at);
-      LOG.info("snapshot at index {}: {} jobs, copied in {} ms under the lock, written in {} ms",
-          at.getIndex(), copy.jobs().size(), copiedNanos / 1_000_000,
-          (System.nanoTime() - t1) / 1_000_000);
-      return null;
-    });
+    writing =
+        snapshotWriter.submit(
+            () -> {
+              long t1 = System.nanoTime();
+              writeSnapshot(copy, at);
+              LOG.info(
+                  "snapshot at index {}: {} jobs, copied in {} ms under the lock, written in {} ms",
+                  at.getIndex(),
+                  copy.jobs().size(),
+                  copiedNanos / 1_000_000,
+                  (System.nanoTime() - t1) / 1_000_000);
+              return null;
+            });
     return durableIndex;
   }
 
@@ -168,7 +174,8 @@ public final class KairosStateMachine extends BaseStateMachine {
     File target = storage.getSnapshotFile(last.getTerm(), last.getIndex());
     writeAtomically(target.toPath(), bytes.toByteArray());
     var md5 = MD5FileUtil.computeAndSaveMd5ForFile(target);
-    storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(target.toPath(), md5), last));
+    storage.updateLatestSnapshot(
+        new SingleFileSnapshotInfo(new FileInfo(target.toPath(), md5), last));
     durableIndex = last.getIndex();
   }
 
@@ -243,5 +250,4 @@ public final class KairosStateMachine extends BaseStateMachine {
     }
     watch.changed();
   }
-
 }

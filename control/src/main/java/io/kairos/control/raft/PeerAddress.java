@@ -5,8 +5,8 @@ import java.util.List;
 
 /**
  * One replica of the group: where its HTTP API and its Raft transport listen. Written on the
- * command line as {@code host:httpPort} (the Raft port is then {@code httpPort + 1000}) or
- * {@code host:httpPort:raftPort}.
+ * command line as {@code host:httpPort} (the Raft port is then {@code httpPort + 1000}) or {@code
+ * host:httpPort:raftPort}.
  */
 public record PeerAddress(String host, int httpPort, int raftPort) {
   public static final int RAFT_PORT_OFFSET = 1000;

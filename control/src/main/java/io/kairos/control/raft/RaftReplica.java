@@ -35,9 +35,9 @@ import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
 
 /**
- * One replica of the controller group: a Ratis server with the {@link KairosStateMachine} and
- * its log under {@code DATA/raft}, plus a Ratis client for proposing commands. The client finds
- * the leader itself, so a command proposed on a follower is forwarded to the leader.
+ * One replica of the controller group: a Ratis server with the {@link KairosStateMachine} and its
+ * log under {@code DATA/raft}, plus a Ratis client for proposing commands. The client finds the
+ * leader itself, so a command proposed on a follower is forwarded to the leader.
  *
  * <p>Durability: the Ratis log is flushed (fsync) before an entry counts as committed, so an
  * acknowledged command survives a crash of the single replica, and of any minority of a group.
@@ -45,7 +45,8 @@ import org.apache.ratis.util.TimeDuration;
 public final class RaftReplica implements Closeable {
   /** One group per Kairos cluster; its id is fixed so that every replica agrees. */
   static final RaftGroupId GROUP_ID =
-      RaftGroupId.valueOf(UUID.nameUUIDFromBytes("kairos-controller".getBytes(StandardCharsets.UTF_8)));
+      RaftGroupId.valueOf(
+          UUID.nameUUIDFromBytes("kairos-controller".getBytes(StandardCharsets.UTF_8)));
 
   private final PeerAddress self;
   private final String scheme;
@@ -55,8 +56,10 @@ public final class RaftReplica implements Closeable {
   private final RaftServer server;
   private final RaftProperties properties;
   private final RaftGroup group;
+
   /** Replaced when Ratis has failed its ordered sliding window (see {@link #propose}). */
   private volatile RaftClient client;
+
   private volatile boolean closed;
   private final org.apache.ratis.protocol.ClientId localClientId =
       org.apache.ratis.protocol.ClientId.randomId();
@@ -100,7 +103,8 @@ public final class RaftReplica implements Closeable {
             .setGroup(group)
             .setStateMachine(stateMachine)
             .setProperties(properties)
-            .setOption(existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
+            .setOption(
+                existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
             .build();
     client = newClient();
   }
@@ -129,9 +133,12 @@ public final class RaftReplica implements Closeable {
     RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf("9MB"));
     GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf("16MB"));
     // Elections: a new leader within a few seconds of losing the old one.
-    RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(600, java.util.concurrent.TimeUnit.MILLISECONDS));
-    RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(1200, java.util.concurrent.TimeUnit.MILLISECONDS));
-    RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(3, java.util.concurrent.TimeUnit.SECONDS));
+    RaftServerConfigKeys.Rpc.setTimeoutMin(
+        p, TimeDuration.valueOf(600, java.util.concurrent.TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.Rpc.setTimeoutMax(
+        p, TimeDuration.valueOf(1200, java.util.concurrent.TimeUnit.MILLISECONDS));
+    RaftClientConfigKeys.Rpc.setRequestTimeout(
+        p, TimeDuration.valueOf(3, java.util.concurrent.TimeUnit.SECONDS));
     return p;
   }
 
@@ -142,10 +149,10 @@ public final class RaftReplica implements Closeable {
   /**
    * Proposes a command; completes with its result once committed and applied here or remotely.
    *
-   * <p>Ratis' ordered async client fails its sliding window for good once one request runs out
-   * of retries (no leader for ~10 s: a lone replica at startup, a minority partition): every
-   * later request then fails at once with AlreadyClosedException. So such a failure replaces
-   * the client; without this the replica could never commit again until restarted.
+   * <p>Ratis' ordered async client fails its sliding window for good once one request runs out of
+   * retries (no leader for ~10 s: a lone replica at startup, a minority partition): every later
+   * request then fails at once with AlreadyClosedException. So such a failure replaces the client;
+   * without this the replica could never commit again until restarted.
    */
   public CompletableFuture<ControlResult> propose(ControlCommand command) {
     Message message = Message.valueOf(ByteString.copyFrom(CommandCodec.encode(command)));
@@ -157,9 +164,9 @@ public final class RaftReplica implements Closeable {
 
   /**
    * On the leader, hands the entry to the local server directly: no gRPC round trip through
-   * loopback, which cost about a third of the CPU of a submit. If leadership moved meanwhile
-   * the server refuses it unlogged (not leader, leader not ready), and the client, which
-   * follows the leader, takes over; any other failure is the caller's.
+   * loopback, which cost about a third of the CPU of a submit. If leadership moved meanwhile the
+   * server refuses it unlogged (not leader, leader not ready), and the client, which follows the
+   * leader, takes over; any other failure is the caller's.
    */
   private CompletableFuture<ControlResult> proposeLocally(Message message) {
     var request =
@@ -194,14 +201,14 @@ public final class RaftReplica implements Closeable {
 
   private CompletableFuture<ControlResult> proposeThroughClient(Message message) {
     RaftClient used = client;
-    return used
-        .async()
+    return used.async()
         .send(message)
-        .whenComplete((reply, error) -> {
-          if (error != null && windowFailed(error)) {
-            renewClient(used);
-          }
-        })
+        .whenComplete(
+            (reply, error) -> {
+              if (error != null && windowFailed(error)) {
+                renewClient(used);
+              }
+            })
         .thenApply(
             reply -> {
               if (!reply.isSuccess()) {

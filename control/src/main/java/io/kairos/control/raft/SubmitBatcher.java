@@ -14,14 +14,14 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Packs concurrent submissions into one {@link SubmitJobs} log entry, so that thousands of
- * submits per second cost tens of log writes, not thousands (group commit).
+ * Packs concurrent submissions into one {@link SubmitJobs} log entry, so that thousands of submits
+ * per second cost tens of log writes, not thousands (group commit).
  *
  * <p>A single thread drains the queue: it takes whatever is waiting (up to {@link
  * #MAX_JOBS_PER_ENTRY} jobs), proposes it, and goes on without waiting for the commit; at most
- * {@link #MAX_IN_FLIGHT} entries are in flight. Under light load each submit is its own entry
- * and waits for nothing; under heavy load entries grow. Each caller's future completes with its
- * own ids once the entry is committed and applied.
+ * {@link #MAX_IN_FLIGHT} entries are in flight. Under light load each submit is its own entry and
+ * waits for nothing; under heavy load entries grow. Each caller's future completes with its own ids
+ * once the entry is committed and applied.
  */
 public final class SubmitBatcher implements Closeable {
   static final int MAX_JOBS_PER_ENTRY = 2_000;

@@ -17,12 +17,12 @@ import java.util.Map;
  * memory) for how long, decayed with the tenancy's half-life. Not replicated: it lives on the
  * leader's scheduler thread only.
  *
- * <p>Design note. Each call to {@link #update} (once per pass, under the state's read lock)
- * charges every job it tracks from where it last charged it up to now (a running job) or up to its
- * end (an ended one), then starts tracking the jobs newly holding GPUs from their start. Jobs the
- * loop itself started are tracked at once ({@link #started}), so a job that starts and ends
- * between two passes is still charged. Cost per pass: O(running jobs), no allocation beyond the
- * tracking map's entries.
+ * <p>Design note. Each call to {@link #update} (once per pass, under the state's read lock) charges
+ * every job it tracks from where it last charged it up to now (a running job) or up to its end (an
+ * ended one), then starts tracking the jobs newly holding GPUs from their start. Jobs the loop
+ * itself started are tracked at once ({@link #started}), so a job that starts and ends between two
+ * passes is still charged. Cost per pass: O(running jobs), no allocation beyond the tracking map's
+ * entries.
  *
  * <p>After a failover (or on the first pass, or when the cluster's capacity changes), the tracker
  * is rebuilt from the job records: every ended job is charged for its last attempt (its start to
@@ -39,6 +39,7 @@ final class FairShareUsage {
   private final TenancySetup setup;
   private UsageTracker tracker;
   private Resources capacity;
+
   /** Job id → {attempt, charged until (epoch seconds)}. */
   private final Map<Long, long[]> tracked = new HashMap<>();
 

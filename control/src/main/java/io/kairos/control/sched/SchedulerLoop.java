@@ -9,11 +9,8 @@ import io.kairos.control.state.ControlState;
 import io.kairos.control.state.JobRecord;
 import io.kairos.core.fairshare.FairShareFactor;
 import io.kairos.core.fairshare.Resources;
-import io.kairos.core.model.JobId;
-import io.kairos.core.sched.preempt.PreemptionHistory;
-import io.kairos.core.sched.preempt.ProtectionPolicy;
-import io.kairos.core.tenancy.Tenants;
 import io.kairos.core.model.Cluster;
+import io.kairos.core.model.JobId;
 import io.kairos.core.model.Placement;
 import io.kairos.core.sched.Decision;
 import io.kairos.core.sched.Diagnosis;
@@ -22,7 +19,10 @@ import io.kairos.core.sched.PassResult;
 import io.kairos.core.sched.Policy;
 import io.kairos.core.sched.Reason;
 import io.kairos.core.sched.SchedulingPass;
+import io.kairos.core.sched.preempt.PreemptionHistory;
+import io.kairos.core.sched.preempt.ProtectionPolicy;
 import io.kairos.core.state.ClusterSnapshot;
+import io.kairos.core.tenancy.Tenants;
 import io.kairos.protocol.JobState;
 import io.kairos.protocol.TaskPlacement;
 import io.micrometer.core.instrument.Counter;
@@ -42,12 +42,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs the core's pass on the leader and commits its starts through the log.
  *
- * <p>One thread. It waits for the state to change (a submit, a task's end, a registration) or
- * for a second to pass, then: snapshot under the read lock, run the pass outside it, propose
- * the starts as one {@link StartJobs} and wait for it to apply, so that the next pass sees them.
- * A decision that went stale meanwhile is refused by the state, and the next pass replans: the
- * loop may be optimistic because the state is not. The time is read here, once per pass, and
- * travels in the command; the pass itself reads no clock.
+ * <p>One thread. It waits for the state to change (a submit, a task's end, a registration) or for a
+ * second to pass, then: snapshot under the read lock, run the pass outside it, propose the starts
+ * as one {@link StartJobs} and wait for it to apply, so that the next pass sees them. A decision
+ * that went stale meanwhile is refused by the state, and the next pass replans: the loop may be
+ * optimistic because the state is not. The time is read here, once per pass, and travels in the
+ * command; the pass itself reads no clock.
  *
  * <p>With a tenancy configuration, each pass also gets a {@link Tenants}: the queues and classes,
  * the accounts' fair-share factors from the leader's {@link FairShareUsage}, each running job's
@@ -88,6 +88,7 @@ public final class SchedulerLoop implements Closeable {
   private final FairShareUsage usage;
   private volatile FairShareFactor factors;
   private volatile io.kairos.core.fairshare.UsageTracker usageView;
+
   /**
    * Preemptions this replica proposed that were applied: victim id -> {preemptor id, when (ms)}.
    * Kept until the preemptor starts or leaves the queue, at most {@code 2 x grace + 60 s}, so the
@@ -100,7 +101,8 @@ public final class SchedulerLoop implements Closeable {
   private volatile Map<Long, Pending> pending = Map.of();
   private volatile boolean closed;
 
-  public SchedulerLoop(RaftReplica replica, Policy policy, InstantSource clock, MeterRegistry meters) {
+  public SchedulerLoop(
+      RaftReplica replica, Policy policy, InstantSource clock, MeterRegistry meters) {
     this(replica, policy, Optional.empty(), clock, meters);
   }
 
@@ -220,12 +222,15 @@ public final class SchedulerLoop implements Closeable {
         starts.increment(applied.ids().size());
         started = applied.ids().size();
         if (usage != null) {
-          replica.stateMachine().read(st -> {
-            for (long id : applied.ids()) {
-              st.job(id).ifPresent(j -> usage.started(j.id, j.attempt, j.startMs));
-            }
-            return null;
-          });
+          replica
+              .stateMachine()
+              .read(
+                  st -> {
+                    for (long id : applied.ids()) {
+                      st.job(id).ifPresent(j -> usage.started(j.id, j.attempt, j.startMs));
+                    }
+                    return null;
+                  });
         }
       } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
         LOG.warn("could not commit {} starts: {}", decisions.size(), e.toString());
@@ -244,7 +249,8 @@ public final class SchedulerLoop implements Closeable {
       list.add(new Preemption(p.job().value(), p.preemptor().value(), p.kind().name(), p.detail()));
     }
     try {
-      var applied = replica.propose(new PreemptJobs(nowMs, graceSec, list)).get(10, TimeUnit.SECONDS);
+      var applied =
+          replica.propose(new PreemptJobs(nowMs, graceSec, list)).get(10, TimeUnit.SECONDS);
       preemptions.increment(applied.ids().size());
       for (Preemption p : list) {
         if (applied.ids().contains(p.victimId())) {
@@ -260,8 +266,8 @@ public final class SchedulerLoop implements Closeable {
   }
 
   /**
-   * The snapshot and, with tenancy, the pass's {@link Tenants}; null when nothing waits. Runs
-   * under the read lock: O(running jobs) besides the snapshot.
+   * The snapshot and, with tenancy, the pass's {@link Tenants}; null when nothing waits. Runs under
+   * the read lock: O(running jobs) besides the snapshot.
    */
   private Inputs inputs(ControlState s, long nowMs) {
     if (s.store() == null || s.store().pendingCount() == 0) {

@@ -2,15 +2,15 @@ package io.kairos.control.sched;
 
 import io.kairos.core.fairshare.AccountTree;
 import io.kairos.core.fairshare.FairShareFactor;
-import io.kairos.core.tenancy.Tenants;
 import io.kairos.core.tenancy.TenancyConfig;
+import io.kairos.core.tenancy.Tenants;
 import java.util.Objects;
 
 /**
  * The controller's multi-tenant scheduling configuration, read from a tenancy file by the CLI
- * ({@code kairos server --tenancy FILE}) and handed in whole: it is not replicated through the
- * log, so every replica must be started with the same file. What it decided at submission (a
- * job's account, priority class and priority) is in the log, so a replay does not depend on it.
+ * ({@code kairos server --tenancy FILE}) and handed in whole: it is not replicated through the log,
+ * so every replica must be started with the same file. What it decided at submission (a job's
+ * account, priority class and priority) is in the log, so a replay does not depend on it.
  *
  * @param config queues with quotas, cohorts, priority classes
  * @param accounts the fair-share account tree; empty: no fair share

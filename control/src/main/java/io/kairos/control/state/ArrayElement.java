@@ -4,9 +4,9 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * What makes a job an element of an array: the array's id (the job id of its first element,
- * Slurm's {@code %A}), this element's task id ({@code %a}) and the array's shape. The elements
- * of one array have consecutive job ids, from {@code arrayJobId} on, in task-id order.
+ * What makes a job an element of an array: the array's id (the job id of its first element, Slurm's
+ * {@code %A}), this element's task id ({@code %a}) and the array's shape. The elements of one array
+ * have consecutive job ids, from {@code arrayJobId} on, in task-id order.
  *
  * @param limit at most this many elements are queued or running at once; 0 for no limit
  */

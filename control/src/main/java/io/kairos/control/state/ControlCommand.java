@@ -8,8 +8,8 @@ import java.util.List;
 
 /**
  * The controller log's alphabet: every change to the replicated state. Each carries the time it
- * happened ({@code atMs}, stamped by the replica that proposed it), so applying is
- * deterministic: followers and replays never read a clock.
+ * happened ({@code atMs}, stamped by the replica that proposed it), so applying is deterministic:
+ * followers and replays never read a clock.
  */
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "op")
 @JsonSubTypes({
@@ -52,8 +52,8 @@ public sealed interface ControlCommand {
   }
 
   /**
-   * An agent reported a task's end. Counted only when {@code epoch} is the node's current one
-   * and {@code attempt} the job's current one (a fenced or stale report changes nothing).
+   * An agent reported a task's end. Counted only when {@code epoch} is the node's current one and
+   * {@code attempt} the job's current one (a fenced or stale report changes nothing).
    *
    * @param reason null for a normal exit; TIME_LIMIT, KILLED or LAUNCH_FAILED otherwise
    */
@@ -87,14 +87,14 @@ public sealed interface ControlCommand {
   }
 
   /**
-   * The leader's failure detector gave up on a node's agent. Its epoch is fenced (a late
-   * heartbeat or report under it changes nothing, and the agent is told to kill its tasks and
-   * register again), its tasks count as lost, and its jobs are requeued.
+   * The leader's failure detector gave up on a node's agent. Its epoch is fenced (a late heartbeat
+   * or report under it changes nothing, and the agent is told to kill its tasks and register
+   * again), its tasks count as lost, and its jobs are requeued.
    *
    * @param epoch the epoch the detector watched; a newer registration makes the command stale
-   * @param safeAfterMs when the agent's lease has surely run out (its last heartbeat plus the
-   *     lease and a margin): by then the agent, or its fence watchdog, has killed its tasks, so
-   *     no requeued job starts elsewhere before that
+   * @param safeAfterMs when the agent's lease has surely run out (its last heartbeat plus the lease
+   *     and a margin): by then the agent, or its fence watchdog, has killed its tasks, so no
+   *     requeued job starts elsewhere before that
    */
   record NodeDown(long atMs, String node, long epoch, String reason, long safeAfterMs)
       implements ControlCommand {}
@@ -102,11 +102,11 @@ public sealed interface ControlCommand {
   record ResumeNode(long atMs, String node) implements ControlCommand {}
 
   /**
-   * The scheduler's preemptions: each victim's tasks get the job's kill signal and {@code
-   * graceSec} to checkpoint, then SIGKILL; once all have stopped the victim is PENDING again (same
-   * id, no backoff, not counted against its restarts), with the preemption in its history. A
-   * victim that is no longer running (it ended, or is already stopping), or whose preemptor no
-   * longer waits, is left alone: the decision went stale.
+   * The scheduler's preemptions: each victim's tasks get the job's kill signal and {@code graceSec}
+   * to checkpoint, then SIGKILL; once all have stopped the victim is PENDING again (same id, no
+   * backoff, not counted against its restarts), with the preemption in its history. A victim that
+   * is no longer running (it ended, or is already stopping), or whose preemptor no longer waits, is
+   * left alone: the decision went stale.
    *
    * @param graceSec the tenancy's preemption grace (the same on every replica: it travels here)
    */

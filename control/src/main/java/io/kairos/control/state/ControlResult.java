@@ -3,8 +3,8 @@ package io.kairos.control.state;
 import java.util.List;
 
 /**
- * What applying one command did, returned to whoever proposed it. {@code status} follows HTTP:
- * 200 done, 404 no such job or node, 409 the state does not allow it (already finished).
+ * What applying one command did, returned to whoever proposed it. {@code status} follows HTTP: 200
+ * done, 404 no such job or node, 409 the state does not allow it (already finished).
  *
  * @param ids new job ids (submit), or the epoch (register) as a single element
  */

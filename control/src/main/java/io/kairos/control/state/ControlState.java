@@ -40,21 +40,23 @@ import java.util.TreeSet;
  *
  * <p>Holds every job (active and finished), every node and every token, plus the core's {@link
  * ClusterStore} for the active jobs on the registered nodes. The store is derived: it is rebuilt
- * from the records when the set of nodes changes (a registration), and otherwise kept in step
- * by applying core commands through the core's {@link Reducer}. So the store never disagrees
- * with the records, and a snapshot needs only the records.
+ * from the records when the set of nodes changes (a registration), and otherwise kept in step by
+ * applying core commands through the core's {@link Reducer}. So the store never disagrees with the
+ * records, and a snapshot needs only the records.
  *
- * <p>Single writer (the Ratis apply thread), not thread-safe: {@code StateMachine} guards it
- * with a read-write lock. No clock, no I/O, no randomness; ids and epochs are counters in the
- * state, so every replica assigns the same ones.
+ * <p>Single writer (the Ratis apply thread), not thread-safe: {@code StateMachine} guards it with a
+ * read-write lock. No clock, no I/O, no randomness; ids and epochs are counters in the state, so
+ * every replica assigns the same ones.
  */
 public final class ControlState {
   private static final long MIB = 1L << 20;
 
   /** The exit code recorded for a task lost with its node. */
   public static final int LOST_EXIT_CODE = -1;
+
   /** A task's end reason when the node refused to start it because its health check failed. */
   public static final String NODE_UNHEALTHY = "NODE_UNHEALTHY";
+
   static final long BACKOFF_BASE_MS = 2_000;
   static final long BACKOFF_MAX_MS = 300_000;
   static final int SUSPECT_JOBS = 2;
@@ -62,34 +64,44 @@ public final class ControlState {
 
   private long nextJobId = 1;
   private long nextEpoch = 1;
+
   /** Derived: one past the highest {@link JobRecord#queuedSeq}. */
   private long nextQueueSeq = 1;
+
   private final TreeMap<Long, JobRecord> jobs = new TreeMap<>();
   private final TreeMap<Long, JobRecord> active = new TreeMap<>();
+
   /** Jobs holding GPUs (running or releasing), by node: what a heartbeat and a node view read. */
   private final TreeMap<String, java.util.TreeSet<Long>> holdingByNode = new TreeMap<>();
+
   /** Ended jobs whose tasks are still stopping: they keep their GPUs (see JobRecord.releasing). */
   private final TreeMap<Long, JobRecord> releasing = new TreeMap<>();
+
   private final TreeMap<String, NodeRecord> nodes = new TreeMap<>();
   private final TreeMap<String, TokenRecord> tokens = new TreeMap<>();
 
   // Derived: rebuilt from the records, never snapshotted.
   private ClusterStore store;
+
   /** Pending jobs that no registered node could ever hold (not in the store). */
   private final TreeMap<Long, JobRecord> unplaceable = new TreeMap<>();
+
   /** Pending jobs whose dependencies do not hold yet (not in the store). */
   private final DependencyWaits waits = new DependencyWaits(jobs::get);
+
   /** Arrays with a limit (%N) and active elements, by array job id. */
   private final TreeMap<Long, Throttle> throttles = new TreeMap<>();
+
   /** Jobs that started or ended during this command: their dependents are looked at again. */
   private final TreeSet<Long> changed = new TreeSet<>();
+
   private long version;
 
   /**
-   * An array's limit at work. {@code admitted}: its elements running, or pending in the store
-   * (or unplaceable), at most the limit; {@code held}: pending elements beyond it, which join
-   * the queue in task order as admitted ones end. Every held element has a higher id than every
-   * admitted one, so a rebuild that admits the lowest ids finds the same sets.
+   * An array's limit at work. {@code admitted}: its elements running, or pending in the store (or
+   * unplaceable), at most the limit; {@code held}: pending elements beyond it, which join the queue
+   * in task order as admitted ones end. Every held element has a higher id than every admitted one,
+   * so a rebuild that admits the lowest ids finds the same sets.
    */
   private static final class Throttle {
     final TreeSet<Long> admitted = new TreeSet<>();
@@ -103,18 +115,19 @@ public final class ControlState {
   /** Applies one command; a command whose preconditions fail changes nothing. */
   public ControlResult apply(ControlCommand command) {
     version++;
-    ControlResult result = switch (command) {
-      case SubmitJobs c -> submit(c);
-      case CancelJob c -> cancel(c);
-      case StartJobs c -> start(c);
-      case TaskEnded c -> taskEnded(c);
-      case RegisterNode c -> register(c);
-      case DrainNode c -> drain(c);
-      case ResumeNode c -> resume(c);
-      case AddToken c -> addToken(c);
-      case NodeDown c -> nodeDown(c);
-      case PreemptJobs c -> preempt(c);
-    };
+    ControlResult result =
+        switch (command) {
+          case SubmitJobs c -> submit(c);
+          case CancelJob c -> cancel(c);
+          case StartJobs c -> start(c);
+          case TaskEnded c -> taskEnded(c);
+          case RegisterNode c -> register(c);
+          case DrainNode c -> drain(c);
+          case ResumeNode c -> resume(c);
+          case AddToken c -> addToken(c);
+          case NodeDown c -> nodeDown(c);
+          case PreemptJobs c -> preempt(c);
+        };
     settleDependencies(command.atMs());
     return result;
   }
@@ -132,9 +145,11 @@ public final class ControlState {
       long first = nextJobId;
       int count = array.taskIds().size();
       for (int taskId : array.taskIds()) {
-        ids.add(add(element,
-            new ArrayElement(first, taskId, count, array.min(), array.max(), array.limit()),
-            c.atMs()));
+        ids.add(
+            add(
+                element,
+                new ArrayElement(first, taskId, count, array.min(), array.max(), array.limit()),
+                c.atMs()));
       }
     }
     return ControlResult.ok(ids);
@@ -160,9 +175,9 @@ public final class ControlState {
 
   /**
    * Looks again at the jobs waiting on those that started or ended in this command: a job whose
-   * dependency now holds joins the queue; one whose dependency can never hold is cancelled
-   * (Slurm's DependencyNeverSatisfied with kill_invalid_depend), which may decide others in turn.
-   * Decided here, in the state machine, so every replica and every replay decides the same.
+   * dependency now holds joins the queue; one whose dependency can never hold is cancelled (Slurm's
+   * DependencyNeverSatisfied with kill_invalid_depend), which may decide others in turn. Decided
+   * here, in the state machine, so every replica and every replay decides the same.
    */
   private void settleDependencies(long atMs) {
     while (!changed.isEmpty()) {
@@ -183,8 +198,8 @@ public final class ControlState {
   }
 
   /**
-   * A pending job whose dependencies hold joins the queue (the store), unless its array already
-   * has as many elements queued or running as its limit allows: then it is held until one ends.
+   * A pending job whose dependencies hold joins the queue (the store), unless its array already has
+   * as many elements queued or running as its limit allows: then it is held until one ends.
    */
   private void admit(JobRecord job) {
     ArrayElement a = job.array;
@@ -239,7 +254,9 @@ public final class ControlState {
       return ControlResult.conflict("job " + c.jobId() + " already ended: " + job.state);
     }
     boolean wasRunning = job.state == JobState.RUNNING;
-    if (!wasRunning && !waits.remove(job.id) && !isHeld(job.id, job.array)
+    if (!wasRunning
+        && !waits.remove(job.id)
+        && !isHeld(job.id, job.array)
         && unplaceable.remove(job.id) == null) {
       mustApply(new Command.CancelJob(sec(c.atMs()), JobId.of(job.id), "cancelled"));
     }
@@ -286,8 +303,8 @@ public final class ControlState {
   /**
    * Starts each preemption: the victim's tasks are stopped (the reconciler sends the kill with the
    * command's grace), and once all have stopped the victim is PENDING again at once (no backoff),
-   * its restarts untouched, its preemption time in its history. Stale ones change nothing: a
-   * victim that is not running or already stopping, or a preemptor that no longer waits.
+   * its restarts untouched, its preemption time in its history. Stale ones change nothing: a victim
+   * that is not running or already stopping, or a preemptor that no longer waits.
    *
    * @return the ids of the victims now being stopped
    */
@@ -320,8 +337,10 @@ public final class ControlState {
       victim.stopGraceSec = Math.max(0, c.graceSec());
       victim.requeueing = true;
       victim.requeues++;
-      victim.message = "preempted by job " + preemptor.id
-          + (p.detail() == null || p.detail().isBlank() ? "" : " (" + p.detail() + ")");
+      victim.message =
+          "preempted by job "
+              + preemptor.id
+              + (p.detail() == null || p.detail().isBlank() ? "" : " (" + p.detail() + ")");
       victim.nextEligibleMs = c.atMs();
       victim.nextAvoidNodes = victim.avoidNodes;
       completeRequeueWhenStopped(victim, c.atMs());
@@ -357,13 +376,17 @@ public final class ControlState {
     boolean failed = c.exitCode() != 0 || c.reason() != null;
     if (failed && NODE_UNHEALTHY.equals(c.reason())) {
       // The node refused the task (its health check failed): not the job's fault.
-      requeue(job, c.atMs(), c.atMs(), "node " + c.node() + " is unhealthy: " + c.message(),
-          c.node());
+      requeue(
+          job, c.atMs(), c.atMs(), "node " + c.node() + " is unhealthy: " + c.message(), c.node());
     } else if (failed && !"KILLED".equals(c.reason()) && job.restarts < job.request.maxRestarts()) {
       job.restarts++;
       job.failedOn = withNode(job.failedOn, c.node());
-      requeue(job, c.atMs(), c.atMs(), failureMessage(c, job) + "; restart " + job.restarts
-          + " of " + job.request.maxRestarts(), c.node());
+      requeue(
+          job,
+          c.atMs(),
+          c.atMs(),
+          failureMessage(c, job) + "; restart " + job.restarts + " of " + job.request.maxRestarts(),
+          c.node());
     } else if (failed) {
       end(job, JobState.FAILED, c.atMs(), c.exitCode(), failureMessage(c, job));
       holdUntilStopped(job, c.atMs());
@@ -458,13 +481,14 @@ public final class ControlState {
     node.reason = c.reason();
     node.epoch = nextEpoch++; // fences the lost agent: it must register again
     mustApply(new Command.CordonNode(sec(c.atMs()), c.node(), true));
-    loseTasksOn(c.node(), c.atMs(), c.safeAfterMs(), "node " + c.node() + " is down (" + c.reason() + ")");
+    loseTasksOn(
+        c.node(), c.atMs(), c.safeAfterMs(), "node " + c.node() + " is down (" + c.reason() + ")");
     return ControlResult.OK;
   }
 
   /**
-   * Every task on {@code nodeName} counts as ended (lost). Running jobs there are requeued,
-   * not before {@code safeAfterMs}; ended jobs still stopping free their GPUs once their tasks
+   * Every task on {@code nodeName} counts as ended (lost). Running jobs there are requeued, not
+   * before {@code safeAfterMs}; ended jobs still stopping free their GPUs once their tasks
    * elsewhere have stopped too.
    */
   private void loseTasksOn(String nodeName, long atMs, long safeAfterMs, String why) {
@@ -488,15 +512,16 @@ public final class ControlState {
 
   /**
    * Starts a requeue: the job's tasks are stopped (the reconciler kills them), and once all have
-   * stopped it goes back to PENDING, eligible after the backoff and {@code safeAfterMs}, away
-   * from {@code failedNode}.
+   * stopped it goes back to PENDING, eligible after the backoff and {@code safeAfterMs}, away from
+   * {@code failedNode}.
    */
   private void requeue(JobRecord job, long atMs, long safeAfterMs, String why, String failedNode) {
     job.requeueing = true;
     job.requeues++;
     job.message = "requeued: " + why;
     job.nextEligibleMs = Math.max(safeAfterMs, atMs + backoffMs(job.id, job.requeues));
-    job.nextAvoidNodes = failedNode == null ? job.avoidNodes : avoiding(job, job.avoidNodes, failedNode);
+    job.nextAvoidNodes =
+        failedNode == null ? job.avoidNodes : avoiding(job, job.avoidNodes, failedNode);
     completeRequeueWhenStopped(job, atMs);
   }
 
@@ -520,9 +545,9 @@ public final class ControlState {
   }
 
   /**
-   * Exponential backoff with equal jitter: 2 s, 4 s, 8 s ... up to 5 minutes, each between half
-   * and all of that. The jitter is a hash of (job, requeue count), so every replica and every
-   * replay computes the same delay, and jobs requeued together do not restart in lockstep.
+   * Exponential backoff with equal jitter: 2 s, 4 s, 8 s ... up to 5 minutes, each between half and
+   * all of that. The jitter is a hash of (job, requeue count), so every replica and every replay
+   * computes the same delay, and jobs requeued together do not restart in lockstep.
    */
   static long backoffMs(long jobId, int requeues) {
     int n = Math.max(0, Math.min(requeues - 1, 20));
@@ -546,10 +571,15 @@ public final class ControlState {
     if (avoid.contains(node) || job.request.excludeNodes().contains(node)) {
       return avoid;
     }
-    long usable = nodes.values().stream()
-        .filter(n -> n.registration != null && !n.name.equals(node)
-            && !avoid.contains(n.name) && !job.request.excludeNodes().contains(n.name))
-        .count();
+    long usable =
+        nodes.values().stream()
+            .filter(
+                n ->
+                    n.registration != null
+                        && !n.name.equals(node)
+                        && !avoid.contains(n.name)
+                        && !job.request.excludeNodes().contains(n.name))
+            .count();
     if (usable < job.request.tasks()) {
       return avoid;
     }
@@ -560,10 +590,10 @@ public final class ControlState {
 
   /**
    * Records that {@code job} failed on {@code node} and then succeeded on other nodes: evidence
-   * against the node rather than the job. (A job that fails everywhere blames no node, so a
-   * buggy job or array cannot drain a cluster.) {@value #SUSPECT_JOBS} different jobs doing so
-   * within an hour make the node suspect: it is drained (running jobs finish), with the jobs
-   * named, until an admin resumes it.
+   * against the node rather than the job. (A job that fails everywhere blames no node, so a buggy
+   * job or array cannot drain a cluster.) {@value #SUSPECT_JOBS} different jobs doing so within an
+   * hour make the node suspect: it is drained (running jobs finish), with the jobs named, until an
+   * admin resumes it.
    */
   private void blame(NodeRecord node, JobRecord job, long atMs) {
     node.failures.removeIf(f -> f[0] < atMs - SUSPECT_WINDOW_MS);
@@ -579,8 +609,11 @@ public final class ControlState {
       return;
     }
     node.state = NodeState.DRAINED;
-    node.reason = "suspect: jobs " + jobsFailed + " failed here and then succeeded on other nodes"
-        + " within an hour";
+    node.reason =
+        "suspect: jobs "
+            + jobsFailed
+            + " failed here and then succeeded on other nodes"
+            + " within an hour";
     mustApply(new Command.CordonNode(sec(atMs), node.name, true));
   }
 
@@ -599,7 +632,8 @@ public final class ControlState {
     if (c.requeue()) {
       for (JobRecord job : jobsHoldingGpusOn(c.node())) {
         if (job.state == JobState.RUNNING && !job.requeueing) {
-          requeue(job, c.atMs(), c.atMs(), "node " + c.node() + " drained: " + node.reason, c.node());
+          requeue(
+              job, c.atMs(), c.atMs(), "node " + c.node() + " drained: " + node.reason, c.node());
         }
       }
     }
@@ -724,14 +758,16 @@ public final class ControlState {
         mustApply(new Command.CordonNode(0, n.name, true));
       }
     }
-    queued.sort(java.util.Comparator.comparingLong((JobRecord j) -> j.queuedSeq).thenComparingLong(j -> j.id));
+    queued.sort(
+        java.util.Comparator.comparingLong((JobRecord j) -> j.queuedSeq)
+            .thenComparingLong(j -> j.id));
     queued.forEach(this::enqueue);
   }
 
   /**
    * For a rebuild: the pending jobs that belong in the queue, after setting aside those whose
-   * dependencies do not hold, and array elements beyond their array's limit (the lowest task
-   * ids are admitted first, as they were live).
+   * dependencies do not hold, and array elements beyond their array's limit (the lowest task ids
+   * are admitted first, as they were live).
    */
   private List<JobRecord> queuedAfterRebuild() {
     for (JobRecord job : active.values()) {
@@ -829,27 +865,45 @@ public final class ControlState {
     // A GPU model binds only tasks that take GPUs (as in the store and the placer): a CPU-only
     // job that names one may run on any node, so a rebuild must not find it unplaceable.
     String model = r.gpusPerTask() == 0 ? "" : r.gpuModel();
-    java.util.Set<String> excluded = avoidNodes.isEmpty() && r.excludeNodes().isEmpty()
-        ? java.util.Set.of()
-        : new java.util.TreeSet<>(r.excludeNodes());
+    java.util.Set<String> excluded =
+        avoidNodes.isEmpty() && r.excludeNodes().isEmpty()
+            ? java.util.Set.of()
+            : new java.util.TreeSet<>(r.excludeNodes());
     if (!avoidNodes.isEmpty()) {
       excluded.addAll(avoidNodes);
     }
-    return new JobSpec(r.user(), r.queue(), r.priority(), gang, r.timeLimitSec(), model,
-        excluded, r.account(), r.priorityClass());
+    return new JobSpec(
+        r.user(),
+        r.queue(),
+        r.priority(),
+        gang,
+        r.timeLimitSec(),
+        model,
+        excluded,
+        r.account(),
+        r.priorityClass());
   }
 
   static NodeSpec toNodeSpec(Registration r) {
     int gpus = r.gpus().size();
     String model = gpus == 0 ? "" : r.gpus().get(0).model();
     long gpuMemory = gpus == 0 ? 0 : r.gpus().get(0).memoryBytes();
-    int domain = r.nvlinkDomainSize() > 0 && gpus % r.nvlinkDomainSize() == 0
-        ? r.nvlinkDomainSize()
-        : Math.max(gpus, gpus == 0 ? 0 : 1);
+    int domain =
+        r.nvlinkDomainSize() > 0 && gpus % r.nvlinkDomainSize() == 0
+            ? r.nvlinkDomainSize()
+            : Math.max(gpus, gpus == 0 ? 0 : 1);
     return new NodeSpec(
-        r.node(), model, gpus, gpuMemory, r.cpus(), r.memoryBytes(),
+        r.node(),
+        model,
+        gpus,
+        gpuMemory,
+        r.cpus(),
+        r.memoryBytes(),
         r.labels() == null ? java.util.Map.of() : r.labels(),
-        r.zone(), r.block(), r.rack(), domain);
+        r.zone(),
+        r.block(),
+        r.rack(),
+        domain);
   }
 
   static long sec(long ms) {

@@ -6,12 +6,12 @@ import java.util.Locale;
 import java.util.TreeSet;
 
 /**
- * A job's dependencies (Slurm's {@code --dependency}): clauses such as {@code afterok:12:13},
- * all of which must hold ({@code ,}), or any one of which ({@code ?}).
+ * A job's dependencies (Slurm's {@code --dependency}): clauses such as {@code afterok:12:13}, all
+ * of which must hold ({@code ,}), or any one of which ({@code ?}).
  *
- * <p>A clause names jobs; naming an array's job id (its first element's id, {@code %A}) means
- * every element of that array, as in Slurm. Every state a clause looks at is final once reached,
- * so a clause that holds keeps holding and one that can never hold never will.
+ * <p>A clause names jobs; naming an array's job id (its first element's id, {@code %A}) means every
+ * element of that array, as in Slurm. Every state a clause looks at is final once reached, so a
+ * clause that holds keeps holding and one that can never hold never will.
  *
  * @param any true when clauses were joined by '?' (any one suffices), false for ',' (all)
  */
@@ -104,8 +104,8 @@ public record Dependency(boolean any, List<Clause> clauses) {
       try {
         kind = Kind.valueOf(fields[0].strip().toUpperCase(Locale.ROOT));
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("'" + clip(fields[0]) + "' is not after, afterany,"
-            + " afterok or afternotok");
+        throw new IllegalArgumentException(
+            "'" + clip(fields[0]) + "' is not after, afterany," + " afterok or afternotok");
       }
       if (fields.length < 2) {
         throw new IllegalArgumentException("'" + clip(p) + "' names no job");
@@ -114,9 +114,12 @@ public record Dependency(boolean any, List<Clause> clauses) {
       for (int i = 1; i < fields.length; i++) {
         String f = fields[i].strip();
         if (!f.matches("[1-9]\\d{0,17}")) {
-          throw new IllegalArgumentException("'" + clip(f) + "' is not a job id"
-              + (f.contains("_") ? " (name an array element by its own job id)" : "")
-              + (f.contains("+") ? " (delays after a job are not supported)" : ""));
+          throw new IllegalArgumentException(
+              "'"
+                  + clip(f)
+                  + "' is not a job id"
+                  + (f.contains("_") ? " (name an array element by its own job id)" : "")
+                  + (f.contains("+") ? " (delays after a job are not supported)" : ""));
         }
         ids.add(Long.parseLong(f));
         if (++named > MAX_JOBS) {

@@ -9,17 +9,17 @@ import java.util.TreeSet;
 import java.util.function.LongFunction;
 
 /**
- * The pending jobs whose dependencies do not hold yet, kept out of the scheduler's store, and
- * what each one waits for. Derived from the records: {@link ControlState} rebuilds it with the
- * store, and keeps it in step by telling it which jobs started or ended.
+ * The pending jobs whose dependencies do not hold yet, kept out of the scheduler's store, and what
+ * each one waits for. Derived from the records: {@link ControlState} rebuilds it with the store,
+ * and keeps it in step by telling it which jobs started or ended.
  *
- * <p>A job depends only on earlier jobs (lower ids): a clause naming its own id or a later one
- * can never hold. So there are no cycles, and a verdict never changes as later jobs arrive.
+ * <p>A job depends only on earlier jobs (lower ids): a clause naming its own id or a later one can
+ * never hold. So there are no cycles, and a verdict never changes as later jobs arrive.
  *
- * <p>Every state a clause looks at is final once reached (a job that started keeps having
- * started; SUCCEEDED, FAILED and CANCELLED never change), so each clause keeps a cursor: the
- * jobs before it are known to hold, and are not looked at again. A job waiting on a whole array
- * of n elements costs O(n) over the array's life, not per element that ends.
+ * <p>Every state a clause looks at is final once reached (a job that started keeps having started;
+ * SUCCEEDED, FAILED and CANCELLED never change), so each clause keeps a cursor: the jobs before it
+ * are known to hold, and are not looked at again. A job waiting on a whole array of n elements
+ * costs O(n) over the array's life, not per element that ends.
  */
 final class DependencyWaits {
   enum Verdict {
@@ -34,8 +34,10 @@ final class DependencyWaits {
   /** One clause of a waiting job: its jobs as id ranges, and how far they are known to hold. */
   private static final class ClauseState {
     final Dependency.Clause clause;
+
     /** The waiting job: it may depend only on earlier jobs. */
     final long self;
+
     final long[] from;
     final long[] to;
     int range;
@@ -64,6 +66,7 @@ final class DependencyWaits {
 
   private final LongFunction<JobRecord> jobs;
   private final TreeMap<Long, Wait> waiting = new TreeMap<>();
+
   /** For each job id a clause names (an array's id for a whole array), the jobs waiting on it. */
   private final TreeMap<Long, TreeSet<Long>> dependents = new TreeMap<>();
 
@@ -98,9 +101,10 @@ final class DependencyWaits {
         long id = c.jobs().get(i);
         JobRecord named = jobs.apply(id);
         from[i] = id;
-        to[i] = named != null && named.array != null && named.array.arrayJobId() == id
-            ? named.array.lastJobId()
-            : id;
+        to[i] =
+            named != null && named.array != null && named.array.arrayJobId() == id
+                ? named.array.lastJobId()
+                : id;
       }
       var cs = new ClauseState(c, job.id, from, to);
       // Any job that can never satisfy the clause, wherever it is in the list.
@@ -124,7 +128,9 @@ final class DependencyWaits {
     return outcome;
   }
 
-  /** The waiting jobs that may have to be looked at again after {@code changed} started or ended. */
+  /**
+   * The waiting jobs that may have to be looked at again after {@code changed} started or ended.
+   */
   List<Long> affectedBy(JobRecord changed) {
     var out = new TreeSet<Long>();
     var direct = dependents.get(changed.id);
@@ -185,11 +191,17 @@ final class DependencyWaits {
         continue;
       }
       JobRecord blocking = jobs.apply(cs.next);
-      parts.add(cs.clause + " (job " + cs.next + " is "
-          + (blocking == null ? "unknown" : blocking.state) + ")");
+      parts.add(
+          cs.clause
+              + " (job "
+              + cs.next
+              + " is "
+              + (blocking == null ? "unknown" : blocking.state)
+              + ")");
     }
-    return Optional.of((wait.job().request.dependency().any() ? "any of: " : "")
-        + String.join(wait.job().request.dependency().any() ? ", " : "; ", parts));
+    return Optional.of(
+        (wait.job().request.dependency().any() ? "any of: " : "")
+            + String.join(wait.job().request.dependency().any() ? ", " : "; ", parts));
   }
 
   private Outcome verdict(Wait wait, long changedId) {
@@ -208,10 +220,12 @@ final class DependencyWaits {
     }
     int n = wait.clauses().size();
     if (any) {
-      return holds > 0 ? new Outcome(Verdict.HOLDS, null)
+      return holds > 0
+          ? new Outcome(Verdict.HOLDS, null)
           : never == n ? new Outcome(Verdict.NEVER, firstNever) : new Outcome(Verdict.WAITS, null);
     }
-    return never > 0 ? new Outcome(Verdict.NEVER, firstNever)
+    return never > 0
+        ? new Outcome(Verdict.NEVER, firstNever)
         : holds == n ? new Outcome(Verdict.HOLDS, null) : new Outcome(Verdict.WAITS, null);
   }
 
@@ -264,10 +278,14 @@ final class DependencyWaits {
     return switch (kind) {
       case AFTER -> attempt > 0 || state.isFinal() ? Verdict.HOLDS : Verdict.WAITS;
       case AFTERANY -> state.isFinal() ? Verdict.HOLDS : Verdict.WAITS;
-      case AFTEROK -> state == JobState.SUCCEEDED ? Verdict.HOLDS
-          : state.isFinal() ? Verdict.NEVER : Verdict.WAITS;
-      case AFTERNOTOK -> state == JobState.FAILED || state == JobState.CANCELLED ? Verdict.HOLDS
-          : state.isFinal() ? Verdict.NEVER : Verdict.WAITS;
+      case AFTEROK ->
+          state == JobState.SUCCEEDED
+              ? Verdict.HOLDS
+              : state.isFinal() ? Verdict.NEVER : Verdict.WAITS;
+      case AFTERNOTOK ->
+          state == JobState.FAILED || state == JobState.CANCELLED
+              ? Verdict.HOLDS
+              : state.isFinal() ? Verdict.NEVER : Verdict.WAITS;
     };
   }
 }

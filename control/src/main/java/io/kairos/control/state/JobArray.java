@@ -6,9 +6,9 @@ import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 /**
- * A job array as submitted (Slurm's {@code --array}): the task ids, ascending and distinct, and
- * how many elements may run at once. It lives only in the log entry of the submit; each element
- * becomes a job of its own with an {@link ArrayElement}.
+ * A job array as submitted (Slurm's {@code --array}): the task ids, ascending and distinct, and how
+ * many elements may run at once. It lives only in the log entry of the submit; each element becomes
+ * a job of its own with an {@link ArrayElement}.
  *
  * @param taskIds ascending, distinct, each in 0..{@value #MAX_TASK_ID}
  * @param limit at most this many elements are queued or running at once; 0 for no limit
@@ -34,8 +34,8 @@ public record JobArray(List<Integer> taskIds, int limit) {
   }
 
   /**
-   * Parses Slurm's forms: "0-15", "1,3,5-7", "0-20:2" (a step), each optionally ending in "%4"
-   * (at most 4 elements at once). Repeated indexes count once.
+   * Parses Slurm's forms: "0-15", "1,3,5-7", "0-20:2" (a step), each optionally ending in "%4" (at
+   * most 4 elements at once). Repeated indexes count once.
    *
    * @throws IllegalArgumentException with a message for people
    */
@@ -59,7 +59,8 @@ public record JobArray(List<Integer> taskIds, int limit) {
     for (String item : t.split(",", -1)) {
       var m = ITEM.matcher(item.strip());
       if (!m.matches()) {
-        throw new IllegalArgumentException("'" + item + "' is not an index, a range A-B or A-B:STEP");
+        throw new IllegalArgumentException(
+            "'" + item + "' is not an index, a range A-B or A-B:STEP");
       }
       long from = Long.parseLong(m.group(1));
       long to = m.group(2) == null ? from : Long.parseLong(m.group(2));
@@ -76,7 +77,8 @@ public record JobArray(List<Integer> taskIds, int limit) {
       for (long i = from; i <= to; i += step) {
         ids.add((int) i);
         if (ids.size() > MAX_ELEMENTS) {
-          throw new IllegalArgumentException("an array holds at most " + MAX_ELEMENTS + " elements");
+          throw new IllegalArgumentException(
+              "an array holds at most " + MAX_ELEMENTS + " elements");
         }
       }
     }

@@ -6,9 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One job's whole life in the replicated state. Mutable, and written only by {@link
- * ControlState} on the apply thread; readers copy it into a view under the state's read lock.
- * Fields are public for the snapshot codec (Jackson), not for other writers.
+ * One job's whole life in the replicated state. Mutable, and written only by {@link ControlState}
+ * on the apply thread; readers copy it into a view under the state's read lock. Fields are public
+ * for the snapshot codec (Jackson), not for other writers.
  */
 public final class JobRecord {
   public long id;
@@ -17,59 +17,76 @@ public final class JobRecord {
   public long submitMs;
   public long startMs;
   public long endMs;
+
   /** Starts so far; the current attempt while RUNNING. */
   public int attempt;
+
   public int requeues;
   public Integer exitCode;
   public String message;
+
   /** The current (or last) attempt's tasks, in rank order. */
   public List<TaskPlacement> placement = List.of();
+
   /** Per task of the current attempt: null while running, else its exit code. */
   public List<Integer> taskExits = new ArrayList<>();
+
   /**
    * The job ended (cancelled, or failed on one task) while other tasks of its gang were still
-   * running: its GPUs stay allocated until every task's end is recorded, so no new job lands on
-   * a GPU that a dying process still holds (Slurm's COMPLETING).
+   * running: its GPUs stay allocated until every task's end is recorded, so no new job lands on a
+   * GPU that a dying process still holds (Slurm's COMPLETING).
    */
   public boolean releasing;
+
   /**
    * The job goes back to PENDING once every task of the current attempt has stopped (a node was
    * lost or drained, or a task failed with restarts left). Until then it stays RUNNING and keeps
    * its GPUs, so no task of the gang runs twice at once.
    */
   public boolean requeueing;
+
   /** Not before this (epoch millis): the requeue backoff, and the lease of a lost node. */
   public long eligibleMs;
+
   /** Restarts used after task failures (counted against the request's maxRestarts). */
   public int restarts;
+
   /** Nodes that failed this job (lost, unhealthy, or a task failed there): placed elsewhere. */
   public List<String> avoidNodes = List.of();
+
   /**
-   * While {@link #requeueing}: the eligible time and the nodes to avoid that the requeue will
-   * set once every task has stopped. Kept apart so that the running attempt's own eligible time
-   * and exclusions (which the scheduler's store holds) stay as they were when it started.
+   * While {@link #requeueing}: the eligible time and the nodes to avoid that the requeue will set
+   * once every task has stopped. Kept apart so that the running attempt's own eligible time and
+   * exclusions (which the scheduler's store holds) stay as they were when it started.
    */
   public long nextEligibleMs;
 
   public List<String> nextAvoidNodes = List.of();
+
   /** Nodes where an attempt failed and restarted (blamed if the job then succeeds elsewhere). */
   public List<String> failedOn = List.of();
+
   /**
-   * When the job last joined the queue (submitted or requeued), as a state-wide sequence number:
-   * a rebuilt store queues pending jobs in this order, as the live one did.
+   * When the job last joined the queue (submitted or requeued), as a state-wide sequence number: a
+   * rebuilt store queues pending jobs in this order, as the live one did.
    */
   public long queuedSeq;
+
   /** Null unless the job is an element of an array. */
   public ArrayElement array;
+
   /**
    * When it was preempted (epoch seconds, ascending), the latest {@value #MAX_PREEMPTIONS_KEPT}:
    * the scheduler folds them through its ProtectionPolicy into the job's preemption history.
    */
   public List<Long> preemptedAtSec = List.of();
+
   /** While a preemption stops it (RUNNING and requeueing): the job it makes room for; else 0. */
   public long preemptedBy;
+
   /** The job that preempted it last; 0 when never preempted. */
   public long lastPreemptedBy;
+
   /** For a preemption's stop: seconds from the kill signal to SIGKILL; -1: the job's own grace. */
   public long stopGraceSec = -1;
 

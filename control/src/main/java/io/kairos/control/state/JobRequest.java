@@ -16,16 +16,15 @@ import java.util.Objects;
  * @param maxRestarts how often a failed task restarts the gang before the job fails
  * @param excludeNodes nodes the job must not run on, sorted
  * @param array null for one job; else the submit makes one job per task id
- * @param dependency null for none; else the job waits (out of the scheduler's store) until it
- *     holds
+ * @param dependency null for none; else the job waits (out of the scheduler's store) until it holds
  * @param output where each task's stdout goes, a path with Slurm's patterns (%j, %t, ...); empty
  *     for the task's own directory
  * @param error where each task's stderr goes, as {@code output}; empty for: with {@code output},
  *     the same file, else the task's own directory
- * @param account the fair-share account charged; with tenancy, resolved at submission (the
- *     job's own, else its queue's default, else the user); empty without tenancy unless given
- * @param priorityClass the job's priority class, resolved at submission as {@code account};
- *     empty for none. With a class, {@code priority} is the class's value
+ * @param account the fair-share account charged; with tenancy, resolved at submission (the job's
+ *     own, else its queue's default, else the user); empty without tenancy unless given
+ * @param priorityClass the job's priority class, resolved at submission as {@code account}; empty
+ *     for none. With a class, {@code priority} is the class's value
  */
 public record JobRequest(
     String name,
@@ -83,9 +82,33 @@ public record JobRequest(
       Dependency dependency,
       String output,
       String error) {
-    this(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb, timeLimitSec, queue,
-        priority, gpuModel, user, killSignal, graceSec, warnSignal, warnBeforeSec, checkpointDir,
-        maxRestarts, excludeNodes, array, dependency, output, error, "", "");
+    this(
+        name,
+        command,
+        env,
+        workdir,
+        gpus,
+        gpusPerNode,
+        cpus,
+        memoryMb,
+        timeLimitSec,
+        queue,
+        priority,
+        gpuModel,
+        user,
+        killSignal,
+        graceSec,
+        warnSignal,
+        warnBeforeSec,
+        checkpointDir,
+        maxRestarts,
+        excludeNodes,
+        array,
+        dependency,
+        output,
+        error,
+        "",
+        "");
   }
 
   /** A request with the fields of the first log format; the others take their defaults. */
@@ -103,8 +126,31 @@ public record JobRequest(
       int priority,
       String gpuModel,
       String user) {
-    this(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb, timeLimitSec, queue,
-        priority, gpuModel, user, null, DEFAULT_GRACE_SEC, null, 0, null, 0, null, null, null, null, null);
+    this(
+        name,
+        command,
+        env,
+        workdir,
+        gpus,
+        gpusPerNode,
+        cpus,
+        memoryMb,
+        timeLimitSec,
+        queue,
+        priority,
+        gpuModel,
+        user,
+        null,
+        DEFAULT_GRACE_SEC,
+        null,
+        0,
+        null,
+        0,
+        null,
+        null,
+        null,
+        null,
+        null);
   }
 
   /** A request without array, dependency, output or error. */
@@ -129,9 +175,31 @@ public record JobRequest(
       String checkpointDir,
       int maxRestarts,
       List<String> excludeNodes) {
-    this(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb, timeLimitSec, queue,
-        priority, gpuModel, user, killSignal, graceSec, warnSignal, warnBeforeSec, checkpointDir,
-        maxRestarts, excludeNodes, null, null, null, null);
+    this(
+        name,
+        command,
+        env,
+        workdir,
+        gpus,
+        gpusPerNode,
+        cpus,
+        memoryMb,
+        timeLimitSec,
+        queue,
+        priority,
+        gpuModel,
+        user,
+        killSignal,
+        graceSec,
+        warnSignal,
+        warnBeforeSec,
+        checkpointDir,
+        maxRestarts,
+        excludeNodes,
+        null,
+        null,
+        null,
+        null);
   }
 
   /** A request without output or error paths. */
@@ -158,9 +226,31 @@ public record JobRequest(
       List<String> excludeNodes,
       JobArray array,
       Dependency dependency) {
-    this(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb, timeLimitSec, queue,
-        priority, gpuModel, user, killSignal, graceSec, warnSignal, warnBeforeSec, checkpointDir,
-        maxRestarts, excludeNodes, array, dependency, null, null);
+    this(
+        name,
+        command,
+        env,
+        workdir,
+        gpus,
+        gpusPerNode,
+        cpus,
+        memoryMb,
+        timeLimitSec,
+        queue,
+        priority,
+        gpuModel,
+        user,
+        killSignal,
+        graceSec,
+        warnSignal,
+        warnBeforeSec,
+        checkpointDir,
+        maxRestarts,
+        excludeNodes,
+        array,
+        dependency,
+        null,
+        null);
   }
 
   public JobRequest {
@@ -171,7 +261,8 @@ public record JobRequest(
     error = error == null ? "" : error;
     account = account == null ? "" : account;
     priorityClass = priorityClass == null ? "" : priorityClass;
-    excludeNodes = excludeNodes == null ? List.of() : List.copyOf(new java.util.TreeSet<>(excludeNodes));
+    excludeNodes =
+        excludeNodes == null ? List.of() : List.copyOf(new java.util.TreeSet<>(excludeNodes));
     Objects.requireNonNull(name, "name");
     command = List.copyOf(command);
     env = Map.copyOf(env);
@@ -188,34 +279,128 @@ public record JobRequest(
 
   /** This request as one array element records it: the same, less the array. */
   public JobRequest element() {
-    return new JobRequest(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb,
-        timeLimitSec, queue, priority, gpuModel, user, killSignal, graceSec, warnSignal,
-        warnBeforeSec, checkpointDir, maxRestarts, excludeNodes, null, dependency, output, error,
-        account, priorityClass);
+    return new JobRequest(
+        name,
+        command,
+        env,
+        workdir,
+        gpus,
+        gpusPerNode,
+        cpus,
+        memoryMb,
+        timeLimitSec,
+        queue,
+        priority,
+        gpuModel,
+        user,
+        killSignal,
+        graceSec,
+        warnSignal,
+        warnBeforeSec,
+        checkpointDir,
+        maxRestarts,
+        excludeNodes,
+        null,
+        dependency,
+        output,
+        error,
+        account,
+        priorityClass);
   }
 
   /** With {@code dependency} in place of this one's (tests and the generator). */
   public JobRequest withDependency(Dependency dependency) {
-    return new JobRequest(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb,
-        timeLimitSec, queue, priority, gpuModel, user, killSignal, graceSec, warnSignal,
-        warnBeforeSec, checkpointDir, maxRestarts, excludeNodes, array, dependency, output, error,
-        account, priorityClass);
+    return new JobRequest(
+        name,
+        command,
+        env,
+        workdir,
+        gpus,
+        gpusPerNode,
+        cpus,
+        memoryMb,
+        timeLimitSec,
+        queue,
+        priority,
+        gpuModel,
+        user,
+        killSignal,
+        graceSec,
+        warnSignal,
+        warnBeforeSec,
+        checkpointDir,
+        maxRestarts,
+        excludeNodes,
+        array,
+        dependency,
+        output,
+        error,
+        account,
+        priorityClass);
   }
 
   /** With {@code array} in place of this one's. */
   public JobRequest withArray(JobArray array) {
-    return new JobRequest(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb,
-        timeLimitSec, queue, priority, gpuModel, user, killSignal, graceSec, warnSignal,
-        warnBeforeSec, checkpointDir, maxRestarts, excludeNodes, array, dependency, output, error,
-        account, priorityClass);
+    return new JobRequest(
+        name,
+        command,
+        env,
+        workdir,
+        gpus,
+        gpusPerNode,
+        cpus,
+        memoryMb,
+        timeLimitSec,
+        queue,
+        priority,
+        gpuModel,
+        user,
+        killSignal,
+        graceSec,
+        warnSignal,
+        warnBeforeSec,
+        checkpointDir,
+        maxRestarts,
+        excludeNodes,
+        array,
+        dependency,
+        output,
+        error,
+        account,
+        priorityClass);
   }
 
-  /** Charged to {@code account}, in {@code priorityClass} with {@code priority} (tenancy resolved). */
+  /**
+   * Charged to {@code account}, in {@code priorityClass} with {@code priority} (tenancy resolved).
+   */
   public JobRequest withTenancy(String account, String priorityClass, int priority) {
-    return new JobRequest(name, command, env, workdir, gpus, gpusPerNode, cpus, memoryMb,
-        timeLimitSec, queue, priority, gpuModel, user, killSignal, graceSec, warnSignal,
-        warnBeforeSec, checkpointDir, maxRestarts, excludeNodes, array, dependency, output, error,
-        account, priorityClass);
+    return new JobRequest(
+        name,
+        command,
+        env,
+        workdir,
+        gpus,
+        gpusPerNode,
+        cpus,
+        memoryMb,
+        timeLimitSec,
+        queue,
+        priority,
+        gpuModel,
+        user,
+        killSignal,
+        graceSec,
+        warnSignal,
+        warnBeforeSec,
+        checkpointDir,
+        maxRestarts,
+        excludeNodes,
+        array,
+        dependency,
+        output,
+        error,
+        account,
+        priorityClass);
   }
 
   /** How many processes the gang starts: one per node. */

@@ -6,8 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One node in the replicated state: what its agent registered, its lease epoch and whether it
- * takes work. Written only by {@link ControlState}; public fields for the snapshot codec.
+ * One node in the replicated state: what its agent registered, its lease epoch and whether it takes
+ * work. Written only by {@link ControlState}; public fields for the snapshot codec.
  */
 public final class NodeRecord {
   public String name;
@@ -16,6 +16,7 @@ public final class NodeRecord {
   public String reason;
   public long epoch;
   public long registeredMs;
+
   /** Recent job failures blamed on this node (epoch millis, job id), oldest first. */
   public List<long[]> failures = new ArrayList<>();
 

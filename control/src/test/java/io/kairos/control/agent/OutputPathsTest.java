@@ -17,14 +17,37 @@ class OutputPathsTest {
   private static final Principal ALICE = new Principal("alice", "user");
 
   private static JobSubmission withOutput(String output, String error) {
-    return new JobSubmission(null, List.of("train.sh"), null, null, 16, 8, null, null, null, null,
-        null, null, null, null, null, null, null, null, null, null, null, output, error);
+    return new JobSubmission(
+        null,
+        List.of("train.sh"),
+        null,
+        null,
+        16,
+        8,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        output,
+        error);
   }
 
   @Test
   void everySlurmPatternIsAcceptedAndReachesEachTask() {
-    JobRequest r = Submissions.validate(
-        withOutput("/logs/%x-%j_%A_%a.%t.%N.%u.100%%.out", "/logs/%j.err"), ALICE);
+    JobRequest r =
+        Submissions.validate(
+            withOutput("/logs/%x-%j_%A_%a.%t.%N.%u.100%%.out", "/logs/%j.err"), ALICE);
     assertThat(r.output()).isEqualTo("/logs/%x-%j_%A_%a.%t.%N.%u.100%%.out");
     assertThat(r.error()).isEqualTo("/logs/%j.err");
 
@@ -32,8 +55,8 @@ class OutputPathsTest {
     job.id = 7;
     job.request = r;
     job.attempt = 1;
-    job.placement = List.of(new TaskPlacement(0, "n1", List.of(0)),
-        new TaskPlacement(1, "n2", List.of(0)));
+    job.placement =
+        List.of(new TaskPlacement(0, "n1", List.of(0)), new TaskPlacement(1, "n2", List.of(0)));
     var a = Reconciler.assignment(job, job.placement.get(1), "10.0.0.1", null);
 
     assertThat(a.output()).isEqualTo(r.output());
@@ -59,7 +82,8 @@ class OutputPathsTest {
 
   @Test
   void aLogEntryWrittenBeforeTheFieldsExistedReadsAsNone() throws Exception {
-    String old = """
+    String old =
+        """
         {"name":"j","command":["x"],"env":{},"workdir":"","gpus":0,"gpusPerNode":0,"cpus":1,
          "memoryMb":0,"timeLimitSec":60,"queue":"default","priority":0,"gpuModel":"",
          "user":"alice","killSignal":"TERM","graceSec":30,"warnSignal":null,"warnBeforeSec":0,

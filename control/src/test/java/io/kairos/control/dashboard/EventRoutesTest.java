@@ -56,17 +56,22 @@ class EventRoutesTest {
   }
 
   static long version(String frame) {
-    return Long.parseLong(frame.lines().filter(l -> l.startsWith("id: ")).findFirst().orElseThrow().substring(4));
+    return Long.parseLong(
+        frame.lines().filter(l -> l.startsWith("id: ")).findFirst().orElseThrow().substring(4));
   }
 
   @Test
   void aSubmitSendsAChangedEventWithAHigherVersion() throws Exception {
-    var request = HttpRequest.newBuilder(URI.create(controller.url() + "/api/v1/events"))
-        .header("Authorization", "Bearer " + controller.adminToken()).GET().build();
-    HttpResponse<Stream<String>> reply = HTTP.sendAsync(request, HttpResponse.BodyHandlers.ofLines())
-        .get(10, TimeUnit.SECONDS);
+    var request =
+        HttpRequest.newBuilder(URI.create(controller.url() + "/api/v1/events"))
+            .header("Authorization", "Bearer " + controller.adminToken())
+            .GET()
+            .build();
+    HttpResponse<Stream<String>> reply =
+        HTTP.sendAsync(request, HttpResponse.BodyHandlers.ofLines()).get(10, TimeUnit.SECONDS);
     assertThat(reply.statusCode()).isEqualTo(200);
-    assertThat(reply.headers().firstValue("Content-Type").orElse("")).startsWith("text/event-stream");
+    assertThat(reply.headers().firstValue("Content-Type").orElse(""))
+        .startsWith("text/event-stream");
     try (Stream<String> body = reply.body()) {
       Iterator<String> lines = body.iterator();
       String first = nextEvent(lines);
@@ -83,7 +88,8 @@ class EventRoutesTest {
     assertThat(api.as(null).get("/api/v1/events").status()).isEqualTo(401);
     assertThat(api.as(controller.joinToken()).get("/api/v1/events").status()).isEqualTo(403);
     assertThat(api.as(null).get("/api/v1/events?token=" + controller.adminToken()).status())
-        .as("no token in the query").isEqualTo(401);
+        .as("no token in the query")
+        .isEqualTo(401);
   }
 
   @Test
@@ -106,11 +112,16 @@ class EventRoutesTest {
     assertThat(page.contentType()).startsWith("text/html");
     assertThat(page.body()).contains("<script type=\"module\" src=\"/js/main.js\">");
     String csp = page.raw().headers().firstValue("Content-Security-Policy").orElse("");
-    assertThat(csp).contains("script-src 'self'").doesNotContain("unsafe-inline").doesNotContain("unsafe-eval");
+    assertThat(csp)
+        .contains("script-src 'self'")
+        .doesNotContain("unsafe-inline")
+        .doesNotContain("unsafe-eval");
     var script = api.as(null).get("/js/main.js");
     assertThat(script.status()).isEqualTo(200);
     assertThat(script.contentType()).contains("javascript");
-    assertThat(api.as(null).get("/api/v1/nodes").status()).as("data still needs a token").isEqualTo(401);
+    assertThat(api.as(null).get("/api/v1/nodes").status())
+        .as("data still needs a token")
+        .isEqualTo(401);
     assertThat(api.as(null).get("/no-such-file.js").status()).isEqualTo(404);
   }
 }

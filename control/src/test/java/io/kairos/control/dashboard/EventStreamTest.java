@@ -65,12 +65,13 @@ class EventStreamTest {
   @Test
   void returnsWhenTheClientIsGone() throws Exception {
     var watch = new StateWatch();
-    var closed = new OutputStream() {
-      @Override
-      public void write(int b) throws IOException {
-        throw new IOException("client gone");
-      }
-    };
+    var closed =
+        new OutputStream() {
+          @Override
+          public void write(int b) throws IOException {
+            throw new IOException("client gone");
+          }
+        };
     var stream = new EventStream(watch, Duration.ofMillis(10), Duration.ZERO);
     Thread server = Thread.ofVirtual().start(() -> serveQuietly(stream, closed));
     server.join(5_000);

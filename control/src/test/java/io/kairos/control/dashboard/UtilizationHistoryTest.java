@@ -24,7 +24,9 @@ class UtilizationHistoryTest {
     }
     var view = h.query("1m", Duration.ofMinutes(1), T0.plusSeconds(55));
     assertThat(view.resolutionSec()).isEqualTo(10);
-    assertThat(view.points()).extracting(p -> p.gpusBusy()).containsExactly(0.0, 1.0, 2.0, 3.0, 4.0, 5.0);
+    assertThat(view.points())
+        .extracting(p -> p.gpusBusy())
+        .containsExactly(0.0, 1.0, 2.0, 3.0, 4.0, 5.0);
     assertThat(view.points().getFirst().at()).isEqualTo("2025-01-01T00:00:00Z");
   }
 
@@ -36,24 +38,31 @@ class UtilizationHistoryTest {
     }
     var view = h.query("2d", Duration.ofDays(2), T0.plusSeconds(59));
     assertThat(view.resolutionSec()).isEqualTo(60);
-    assertThat(view.points()).singleElement().satisfies(p -> {
-      assertThat(p.gpusBusy()).isEqualTo(6.0);
-      assertThat(p.gpusTotal()).isEqualTo(16.0);
-      assertThat(p.pending()).isEqualTo(10.0);
-      assertThat(p.started()).isEqualTo(12);
-      assertThat(p.finished()).isEqualTo(6);
-    });
-    assertThat(h.query("7d", Duration.ofDays(7), T0.plusSeconds(59)).resolutionSec()).isEqualTo(600);
+    assertThat(view.points())
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.gpusBusy()).isEqualTo(6.0);
+              assertThat(p.gpusTotal()).isEqualTo(16.0);
+              assertThat(p.pending()).isEqualTo(10.0);
+              assertThat(p.started()).isEqualTo(12);
+              assertThat(p.finished()).isEqualTo(6);
+            });
+    assertThat(h.query("7d", Duration.ofDays(7), T0.plusSeconds(59)).resolutionSec())
+        .isEqualTo(600);
   }
 
   @Test
   void pointsOutsideTheWindowOrOverwrittenByTheRingAreNotShown() {
-    var h = new UtilizationHistory(List.of(new Tier(Duration.ofSeconds(10), Duration.ofMinutes(1))));
+    var h =
+        new UtilizationHistory(List.of(new Tier(Duration.ofSeconds(10), Duration.ofMinutes(1))));
     for (int i = 0; i < 20; i++) { // 200 s into a 60 s ring: it wrapped three times
       h.record(T0.plusSeconds(10L * i), busy(i));
     }
     var all = h.query("1h", Duration.ofHours(1), T0.plusSeconds(195));
-    assertThat(all.points()).extracting(p -> p.gpusBusy()).containsExactly(14.0, 15.0, 16.0, 17.0, 18.0, 19.0);
+    assertThat(all.points())
+        .extracting(p -> p.gpusBusy())
+        .containsExactly(14.0, 15.0, 16.0, 17.0, 18.0, 19.0);
     var last = h.query("1m", Duration.ofSeconds(30), T0.plusSeconds(195));
     assertThat(last.points()).extracting(p -> p.gpusBusy()).containsExactly(17.0, 18.0, 19.0);
   }
@@ -64,7 +73,8 @@ class UtilizationHistoryTest {
     h.record(T0, busy(1));
     h.record(T0.plusSeconds(120), busy(2));
     var view = h.query("6h", Duration.ofHours(6), T0.plusSeconds(125));
-    assertThat(view.points()).extracting(p -> p.at())
+    assertThat(view.points())
+        .extracting(p -> p.at())
         .containsExactly("2025-01-01T00:00:00Z", "2025-01-01T00:02:00Z");
   }
 

@@ -27,13 +27,25 @@ class UtilizationSamplerTest {
     for (int i = 0; i < gpus; i++) {
       list.add(new GpuDevice(i, "GPU-" + name + "-" + i, "H100", 80L << 30));
     }
-    return new Registration(name, "http://127.0.0.1:1", list, 64, 512L << 30, Map.of(),
-        "z", "b", "r", gpus);
+    return new Registration(
+        name, "http://127.0.0.1:1", list, 64, 512L << 30, Map.of(), "z", "b", "r", gpus);
   }
 
   static JobRequest job(int gpus) {
-    return new JobRequest("job", List.of("sleep", "60"), Map.of(), "", gpus, 0, 0, 0, 3600,
-        "default", 0, "", "alice");
+    return new JobRequest(
+        "job",
+        List.of("sleep", "60"),
+        Map.of(),
+        "",
+        gpus,
+        0,
+        0,
+        0,
+        3600,
+        "default",
+        0,
+        "",
+        "alice");
   }
 
   @Test
@@ -43,10 +55,13 @@ class UtilizationSamplerTest {
     st.apply(new RegisterNode(T0, node("n2", 8)));
     st.apply(new RegisterNode(T0, node("n3", 4)));
     st.apply(new SubmitJobs(T0, List.of(job(2), job(4), job(1), job(64))));
-    st.apply(new StartJobs(T0 + 1_000, List.of(
-        new Start(1, List.of(new TaskPlacement(0, "n1", List.of(0, 1)))),
-        new Start(2, List.of(new TaskPlacement(0, "n2", List.of(0, 1, 2, 3)))),
-        new Start(3, List.of(new TaskPlacement(0, "n1", List.of(2)))))));
+    st.apply(
+        new StartJobs(
+            T0 + 1_000,
+            List.of(
+                new Start(1, List.of(new TaskPlacement(0, "n1", List.of(0, 1)))),
+                new Start(2, List.of(new TaskPlacement(0, "n2", List.of(0, 1, 2, 3)))),
+                new Start(3, List.of(new TaskPlacement(0, "n1", List.of(2)))))));
     long epoch = st.node("n1").orElseThrow().epoch;
     st.apply(new TaskEnded(T0 + 15_000, "n1", epoch, 3, 1, 0, 0, null, null));
     st.apply(new DrainNode(T0 + 15_000, "n2", "maintenance"));

@@ -53,11 +53,13 @@ class FailureDetectorsTest {
     fd.evaluate(14_400);
     assertThat(fd.liveness("n1")).contains(SUSPECT);
     var revived = fd.heartbeat("n1", 14_450);
-    assertThat(revived).hasValueSatisfying(t -> {
-      assertThat(t.from()).isEqualTo(SUSPECT);
-      assertThat(t.to()).isEqualTo(ALIVE);
-      assertThat(t.atMs()).isEqualTo(14_450);
-    });
+    assertThat(revived)
+        .hasValueSatisfying(
+            t -> {
+              assertThat(t.from()).isEqualTo(SUSPECT);
+              assertThat(t.to()).isEqualTo(ALIVE);
+              assertThat(t.atMs()).isEqualTo(14_450);
+            });
     assertThat(fd.evaluate(14_451)).isEmpty();
     assertThat(fd.liveness("n1")).contains(ALIVE);
   }

@@ -10,8 +10,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Properties of phi over generated settings and heartbeat histories (regular, jittery, with
- * outages, with bursts). Each case comes from its seed alone: a failure names the seed, and
- * {@code -Dkairos.propertySeeds=N} runs more of them.
+ * outages, with bursts). Each case comes from its seed alone: a failure names the seed, and {@code
+ * -Dkairos.propertySeeds=N} runs more of them.
  */
 class PhiAccrualDetectorProperties {
   static LongStream seeds() {

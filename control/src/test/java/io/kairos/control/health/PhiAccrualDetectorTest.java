@@ -162,7 +162,8 @@ class PhiAccrualDetectorTest {
     var d = fed(2, 1000);
     assertThatThrownBy(() -> d.heartbeat(999))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("999").hasMessageContaining("1000");
+        .hasMessageContaining("999")
+        .hasMessageContaining("1000");
     assertThat(d.phi(0)).isEqualTo(d.phi(1000)); // a query before the last heartbeat: no silence
   }
 
@@ -196,8 +197,10 @@ class PhiAccrualDetectorTest {
   void theLargestSettingsCannotOverflowTheSquaredSum() {
     // A huge acceptable pause keeps every heartbeat "available", so every interval is a sample;
     // each is 2^40 ms, clamped to 2^24: 10,000 squares of 2^24 sum to 2.8e18 < Long.MAX_VALUE.
-    var d = new PhiAccrualDetector(
-        new Settings(8.0, Settings.MAX_SAMPLE_SIZE, 1, 1L << 60, PhiAccrualDetector.MAX_INTERVAL_MS));
+    var d =
+        new PhiAccrualDetector(
+            new Settings(
+                8.0, Settings.MAX_SAMPLE_SIZE, 1, 1L << 60, PhiAccrualDetector.MAX_INTERVAL_MS));
     long t = 0;
     d.heartbeat(t);
     for (int i = 0; i < Settings.MAX_SAMPLE_SIZE + 5; i++) {

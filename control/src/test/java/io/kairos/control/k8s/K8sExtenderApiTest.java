@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The extender verbs against a real controller without an API server: bind only records. Each
- * test uses its own node and pod names, so tests sharing the controller's ledger do not meet.
+ * The extender verbs against a real controller without an API server: bind only records. Each test
+ * uses its own node and pod names, so tests sharing the controller's ledger do not meet.
  */
 class K8sExtenderApiTest {
   static final String BASE = "/api/v1/k8s-extender/";
@@ -74,7 +74,8 @@ class K8sExtenderApiTest {
     assertThat(result.get("Error").asText()).isEmpty();
     // kube-scheduler uses the returned objects: every field comes back, not only those read.
     assertThat(result.at("/Nodes/items/0")).isEqualTo(sent.get(0));
-    assertThat(result.at("/Nodes/items/1/status/nodeInfo/kubeletVersion").asText()).isEqualTo("v1.30.4");
+    assertThat(result.at("/Nodes/items/1/status/nodeInfo/kubeletVersion").asText())
+        .isEqualTo("v1.30.4");
   }
 
   @Test
@@ -93,12 +94,14 @@ class K8sExtenderApiTest {
     ObjectNode pod = pod("p-pod", 4, 100);
     var r = scheduler.post(BASE + "prioritize", args(pod, dgx("p-dgx"), l4("p-l4"), cpu("p-cpu")));
     assertThat(r.status()).as(r.body()).isEqualTo(200);
-    List<Map<String, Object>> scores = r.as(new com.fasterxml.jackson.core.type.TypeReference<>() {});
+    List<Map<String, Object>> scores =
+        r.as(new com.fasterxml.jackson.core.type.TypeReference<>() {});
 
-    assertThat(scores).containsExactly(
-        Map.of("Host", "p-dgx", "Score", 5),
-        Map.of("Host", "p-l4", "Score", 10),
-        Map.of("Host", "p-cpu", "Score", 0));
+    assertThat(scores)
+        .containsExactly(
+            Map.of("Host", "p-dgx", "Score", 5),
+            Map.of("Host", "p-l4", "Score", 10),
+            Map.of("Host", "p-cpu", "Score", 0));
   }
 
   @Test
@@ -161,7 +164,8 @@ class K8sExtenderApiTest {
     assertThat(names(result)).isEmpty();
     assertThat(result.get("FailedNodes").size()).isEqualTo(2);
     assertThat(result.at("/FailedNodes/x-dgx").asText())
-        .contains("gang training/x-big").contains("2 pods of 8 GPUs do not fit");
+        .contains("gang training/x-big")
+        .contains("2 pods of 8 GPUs do not fit");
     // Nothing is half-held: an 8-GPU pod still fits the DGX.
     assertThat(names(filter(args(pod("x-solo", 8, 100), nodes)))).containsExactly("x-dgx");
   }
@@ -173,7 +177,8 @@ class K8sExtenderApiTest {
 
     JsonNode result = filter(args(w, dgx("s-dgx")));
 
-    assertThat(result.at("/FailedAndUnresolvableNodes/s-dgx").asText()).contains("kairos.io/gang-size");
+    assertThat(result.at("/FailedAndUnresolvableNodes/s-dgx").asText())
+        .contains("kairos.io/gang-size");
   }
 
   @Test
@@ -202,7 +207,12 @@ class K8sExtenderApiTest {
       pods.addObject().put("UID", uid(p));
     }
     onDgx.put("NumPDBViolations", 1);
-    byNode.putObject("v-l4").put("NumPDBViolations", 0).putArray("Pods").addObject().put("UID", uid(high));
+    byNode
+        .putObject("v-l4")
+        .put("NumPDBViolations", 0)
+        .putArray("Pods")
+        .addObject()
+        .put("UID", uid(high));
     JsonNode result = ok(scheduler.post(BASE + "preempt", meta.toString()));
 
     assertThat(result.get("NodeNameToMetaVictims").size()).isEqualTo(1);
@@ -257,8 +267,9 @@ class K8sExtenderApiTest {
     assertThat(neither.status()).isEqualTo(400);
     assertThat(tree(neither.body()).get("field").asText()).isEqualTo("Nodes");
 
-    var victimsNotAMap = scheduler.post(BASE + "preempt",
-        "{\"Pod\": " + pod("bad-4", 1, 0) + ", \"NodeNameToVictims\": []}");
+    var victimsNotAMap =
+        scheduler.post(
+            BASE + "preempt", "{\"Pod\": " + pod("bad-4", 1, 0) + ", \"NodeNameToVictims\": []}");
     assertThat(victimsNotAMap.status()).isEqualTo(400);
     assertThat(tree(victimsNotAMap.body()).get("field").asText()).isEqualTo("NodeNameToVictims");
 
@@ -270,10 +281,13 @@ class K8sExtenderApiTest {
   void theTokenMayComeAsABearerOrInTheQueryAndUsersAreRefused() {
     String body = argsByName(pod("t-pod", 0, 0), "t-node");
     assertThat(scheduler.as(null).post(BASE + "filter", body).status()).isEqualTo(401);
-    assertThat(scheduler.as(null).post(BASE + "filter?token=" + controller.joinToken(), body).status())
+    assertThat(
+            scheduler.as(null).post(BASE + "filter?token=" + controller.joinToken(), body).status())
         .isEqualTo(200);
-    assertThat(scheduler.as(controller.adminToken()).post(BASE + "filter", body).status()).isEqualTo(200);
-    var created = scheduler.as(controller.adminToken()).post("/api/v1/tokens", "{\"user\": \"alice\"}");
+    assertThat(scheduler.as(controller.adminToken()).post(BASE + "filter", body).status())
+        .isEqualTo(200);
+    var created =
+        scheduler.as(controller.adminToken()).post("/api/v1/tokens", "{\"user\": \"alice\"}");
     String userToken = tree(created.body()).get("token").asText();
     assertThat(scheduler.as(userToken).post(BASE + "filter", body).status()).isEqualTo(403);
   }

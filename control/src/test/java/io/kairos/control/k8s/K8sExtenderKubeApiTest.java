@@ -34,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class K8sExtenderKubeApiTest {
   static final String BASE = "/api/v1/k8s-extender/";
+
   record Call(String method, String path, String authorization, String body) {}
 
   @TempDir static Path dir;
@@ -50,48 +51,67 @@ class K8sExtenderKubeApiTest {
     var finished = pod("k-finished", 8, 100);
     ((ObjectNode) finished.get("spec")).put("nodeName", "k-dgx1");
     ((ObjectNode) finished.get("status")).put("phase", "Succeeded");
-    String nodes = "{\"kind\":\"NodeList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"1\"},"
-        + "\"items\":[" + dgx("k-dgx1") + "," + dgx("k-dgx2") + "]}";
-    String pods = "{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{},\"items\":["
-        + running + "," + finished + "]}";
+    String nodes =
+        "{\"kind\":\"NodeList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"1\"},"
+            + "\"items\":["
+            + dgx("k-dgx1")
+            + ","
+            + dgx("k-dgx2")
+            + "]}";
+    String pods =
+        "{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{},\"items\":["
+            + running
+            + ","
+            + finished
+            + "]}";
 
     apiServer = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    apiServer.createContext("/", exchange -> {
-      String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
-      String path = exchange.getRequestURI().getPath();
-      calls.add(new Call(exchange.getRequestMethod(), exchange.getRequestURI().toString(),
-          exchange.getRequestHeaders().getFirst("Authorization"), body));
-      int status;
-      String reply;
-      if (path.equals("/api/v1/nodes")) {
-        status = 200;
-        reply = nodes;
-      } else if (path.equals("/api/v1/pods")) {
-        status = 200;
-        reply = pods;
-      } else if (path.endsWith("/k-conflict/binding")) {
-        status = 409;
-        reply = "{\"kind\":\"Status\",\"status\":\"Failure\",\"reason\":\"Conflict\","
-            + "\"message\":\"pod k-conflict is already assigned to node k-dgx2\"}";
-      } else if (path.endsWith("/binding")) {
-        status = 201;
-        reply = "{\"kind\":\"Status\",\"status\":\"Success\"}";
-      } else {
-        status = 404;
-        reply = "{}";
-      }
-      byte[] bytes = reply.getBytes(StandardCharsets.UTF_8);
-      exchange.getResponseHeaders().add("Content-Type", "application/json");
-      exchange.sendResponseHeaders(status, bytes.length);
-      exchange.getResponseBody().write(bytes);
-      exchange.close();
-    });
+    apiServer.createContext(
+        "/",
+        exchange -> {
+          String body =
+              new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+          String path = exchange.getRequestURI().getPath();
+          calls.add(
+              new Call(
+                  exchange.getRequestMethod(),
+                  exchange.getRequestURI().toString(),
+                  exchange.getRequestHeaders().getFirst("Authorization"),
+                  body));
+          int status;
+          String reply;
+          if (path.equals("/api/v1/nodes")) {
+            status = 200;
+            reply = nodes;
+          } else if (path.equals("/api/v1/pods")) {
+            status = 200;
+            reply = pods;
+          } else if (path.endsWith("/k-conflict/binding")) {
+            status = 409;
+            reply =
+                "{\"kind\":\"Status\",\"status\":\"Failure\",\"reason\":\"Conflict\","
+                    + "\"message\":\"pod k-conflict is already assigned to node k-dgx2\"}";
+          } else if (path.endsWith("/binding")) {
+            status = 201;
+            reply = "{\"kind\":\"Status\",\"status\":\"Success\"}";
+          } else {
+            status = 404;
+            reply = "{}";
+          }
+          byte[] bytes = reply.getBytes(StandardCharsets.UTF_8);
+          exchange.getResponseHeaders().add("Content-Type", "application/json");
+          exchange.sendResponseHeaders(status, bytes.length);
+          exchange.getResponseBody().write(bytes);
+          exchange.close();
+        });
     apiServer.start();
     Path token = dir.resolve("sa-token");
     Files.writeString(token, "sa-token-123\n");
-    var api = new KubeApi(URI.create("http://127.0.0.1:" + apiServer.getAddress().getPort()), token);
-    controller = Controller.start(
-        Controller.Config.single(dir.resolve("data"), "127.0.0.1", 0).withKubeApi(api));
+    var api =
+        new KubeApi(URI.create("http://127.0.0.1:" + apiServer.getAddress().getPort()), token);
+    controller =
+        Controller.start(
+            Controller.Config.single(dir.resolve("data"), "127.0.0.1", 0).withKubeApi(api));
     Leaders.awaitLeader(controller, Duration.ofSeconds(30));
     scheduler = new TestApi(controller.url(), controller.joinToken());
   }
@@ -109,14 +129,17 @@ class K8sExtenderKubeApiTest {
 
   @Test
   void nodeNamesAreResolvedFromTheApiServerAndItsRunningPodsTakeGpus() {
-    JsonNode result = ok(scheduler.post(BASE + "filter", argsByName(pod("k-one", 1, 100), "k-dgx1", "k-dgx2")));
+    JsonNode result =
+        ok(scheduler.post(BASE + "filter", argsByName(pod("k-one", 1, 100), "k-dgx1", "k-dgx2")));
 
     assertThat(names(result)).containsExactly("k-dgx1");
     assertThat(result.at("/FailedNodes/k-dgx2").asText()).contains("0 free GPUs");
-    assertThat(calls).anySatisfy(c -> {
-      assertThat(c.path()).isEqualTo("/api/v1/nodes");
-      assertThat(c.authorization()).isEqualTo("Bearer sa-token-123");
-    });
+    assertThat(calls)
+        .anySatisfy(
+            c -> {
+              assertThat(c.path()).isEqualTo("/api/v1/nodes");
+              assertThat(c.authorization()).isEqualTo("Bearer sa-token-123");
+            });
   }
 
   @Test
@@ -127,7 +150,8 @@ class K8sExtenderKubeApiTest {
     JsonNode result = ok(scheduler.post(BASE + "bind", binding(p, "k-dgx1")));
 
     assertThat(result.get("Error").asText()).isEmpty();
-    Call call = calls.stream().filter(c -> c.path().endsWith("/k-bound/binding")).findFirst().orElseThrow();
+    Call call =
+        calls.stream().filter(c -> c.path().endsWith("/k-bound/binding")).findFirst().orElseThrow();
     assertThat(call.method()).isEqualTo("POST");
     assertThat(call.path()).isEqualTo("/api/v1/namespaces/research/pods/k-bound/binding");
     assertThat(call.authorization()).isEqualTo("Bearer sa-token-123");
@@ -150,7 +174,8 @@ class K8sExtenderKubeApiTest {
 
     assertThat(result.get("Error").asText()).contains("409").contains("already assigned");
     // Not recorded: the 8 GPUs of k-dgx1 are still free for another pod (less k-bound's 2 at most).
-    JsonNode again = ok(scheduler.post(BASE + "filter", argsByName(pod("k-after", 6, 100), "k-dgx1")));
+    JsonNode again =
+        ok(scheduler.post(BASE + "filter", argsByName(pod("k-after", 6, 100), "k-dgx1")));
     assertThat(names(again)).containsExactly("k-dgx1");
   }
 }

@@ -104,11 +104,13 @@ final class KubeFixtures {
   }
 
   static String binding(ObjectNode pod, String node) {
-    return JSON.valueToTree(Map.of(
-        "PodName", pod.at("/metadata/name").asText(),
-        "PodNamespace", pod.at("/metadata/namespace").asText(),
-        "PodUID", uid(pod),
-        "Node", node)).toString();
+    return JSON.valueToTree(
+            Map.of(
+                "PodName", pod.at("/metadata/name").asText(),
+                "PodNamespace", pod.at("/metadata/namespace").asText(),
+                "PodUID", uid(pod),
+                "Node", node))
+        .toString();
   }
 
   static JsonNode tree(String json) {
@@ -124,7 +126,10 @@ final class KubeFixtures {
     if (filterResult.path("NodeNames").isArray()) {
       filterResult.path("NodeNames").forEach(n -> out.add(n.asText()));
     } else {
-      filterResult.path("Nodes").path("items").forEach(n -> out.add(n.at("/metadata/name").asText()));
+      filterResult
+          .path("Nodes")
+          .path("items")
+          .forEach(n -> out.add(n.at("/metadata/name").asText()));
     }
     return out;
   }

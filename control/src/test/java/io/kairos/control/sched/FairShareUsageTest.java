@@ -27,9 +27,9 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * The leader's fair-share usage: running jobs are charged up to each update, ended jobs up to
- * their end, jobs of accounts outside the tree not at all, and charging pass by pass gives the
- * same usage as a rebuild from the records at the same time.
+ * The leader's fair-share usage: running jobs are charged up to each update, ended jobs up to their
+ * end, jobs of accounts outside the tree not at all, and charging pass by pass gives the same usage
+ * as a rebuild from the records at the same time.
  */
 class FairShareUsageTest {
   static final long T0 = 1_700_000_000_000L;
@@ -40,17 +40,21 @@ class FairShareUsageTest {
   static TenancySetup setup() {
     var config =
         TenancyConfig.ofQueues(
-            List.of(QueueSpec.of("q", null, Map.of(io.kairos.core.tenancy.Resource.gpu("H100"),
-                ResourceQuota.of(8)))));
+            List.of(
+                QueueSpec.of(
+                    "q",
+                    null,
+                    Map.of(io.kairos.core.tenancy.Resource.gpu("H100"), ResourceQuota.of(8)))));
     var tree =
         AccountTree.of(
-            List.of(new AccountTree.Account("a", "root", 1), new AccountTree.Account("b", "root", 1)));
+            List.of(
+                new AccountTree.Account("a", "root", 1), new AccountTree.Account("b", "root", 1)));
     return new TenancySetup(config, tree, DAY_SEC, Tenants.Settings.DEFAULT);
   }
 
   static JobRequest job(int gpus, String account) {
-    return new JobRequest("j", List.of("sleep", "60"), Map.of(), "", gpus, 0, 0, 0, 3600, "q", 0,
-            "", "alice")
+    return new JobRequest(
+            "j", List.of("sleep", "60"), Map.of(), "", gpus, 0, 0, 0, 3600, "q", 0, "", "alice")
         .withTenancy(account, "", 0);
   }
 
@@ -60,8 +64,12 @@ class FairShareUsageTest {
       devices.add(new GpuDevice(i, "GPU-n1-" + i, "H100", 80L << 30));
     }
     var s = new ControlState();
-    apply(s, new RegisterNode(T0, new Registration("n1", "http://127.0.0.1:1", devices, 64,
-        512L << 30, Map.of(), "z", "b", "r", 8)));
+    apply(
+        s,
+        new RegisterNode(
+            T0,
+            new Registration(
+                "n1", "http://127.0.0.1:1", devices, 64, 512L << 30, Map.of(), "z", "b", "r", 8)));
     apply(s, new SubmitJobs(T0, List.of(job(4, "a"), job(4, "b"), job(4, "nobody"))));
     return s;
   }
@@ -75,7 +83,8 @@ class FairShareUsageTest {
     for (int g : gpus) {
       list.add(g);
     }
-    return new StartJobs(atMs, List.of(new Start(jobId, List.of(new TaskPlacement(0, "n1", list)))));
+    return new StartJobs(
+        atMs, List.of(new Start(jobId, List.of(new TaskPlacement(0, "n1", list)))));
   }
 
   static long sec(long ms) {
@@ -91,8 +100,7 @@ class FairShareUsageTest {
     var factors = usage.update(s, CAPACITY, t1);
     double decay = Math.pow(0.5, 1.0 / 24); // one hour of a one-day half-life
     // 4 GPUs for an hour, decayed continuously: between the undecayed and the fully decayed sum.
-    assertThat(usage.tracker().usage("a", Resource.GPU))
-        .isBetween(4.0 * HOUR * decay, 4.0 * HOUR);
+    assertThat(usage.tracker().usage("a", Resource.GPU)).isBetween(4.0 * HOUR * decay, 4.0 * HOUR);
     assertThat(usage.tracker().usage("b", Resource.GPU)).isZero();
     assertThat(factors.factor("b")).isGreaterThan(factors.factor("a"));
 
@@ -107,7 +115,9 @@ class FairShareUsageTest {
     double b = usage.tracker().usage("b", Resource.GPU);
     // a held 4 GPUs for 1.5 h, b 4 GPUs for 2 h, both decayed to t2: b > a, and a is below an
     // undecayed 1.5 h.
-    assertThat(a).isLessThan(4.0 * 1.5 * HOUR).isGreaterThan(4.0 * 1.5 * HOUR * Math.pow(0.5, 3.0 / 24));
+    assertThat(a)
+        .isLessThan(4.0 * 1.5 * HOUR)
+        .isGreaterThan(4.0 * 1.5 * HOUR * Math.pow(0.5, 3.0 / 24));
     assertThat(b).isGreaterThan(a);
 
     // Incremental charging equals a rebuild from the records at the same time.

@@ -35,8 +35,17 @@ final class StateFixtures {
     for (int i = 0; i < gpus; i++) {
       list.add(new GpuDevice(i, "GPU-" + name + "-" + i, model, 80L << 30));
     }
-    return new Registration(name, "http://127.0.0.1:1", list, 64, 512L << 30, Map.of(),
-        "z", "b", "r", Math.max(gpus, 1));
+    return new Registration(
+        name,
+        "http://127.0.0.1:1",
+        list,
+        64,
+        512L << 30,
+        Map.of(),
+        "z",
+        "b",
+        "r",
+        Math.max(gpus, 1));
   }
 
   static RegisterNode register(String name, int gpus) {
@@ -54,15 +63,45 @@ final class StateFixtures {
   }
 
   static JobRequest job(String name, int gpus, int perNode, String model) {
-    return new JobRequest(name, List.of("sleep", "60"), Map.of(), "", gpus, perNode,
-        gpus == 0 ? 1 : 0, 0, 3600, "default", 0, model, "alice");
+    return new JobRequest(
+        name,
+        List.of("sleep", "60"),
+        Map.of(),
+        "",
+        gpus,
+        perNode,
+        gpus == 0 ? 1 : 0,
+        0,
+        3600,
+        "default",
+        0,
+        model,
+        "alice");
   }
 
   /** A job whose failed task restarts the gang up to {@code maxRestarts} times. */
   static JobRequest restartable(int gpus, int perNode, int maxRestarts) {
-    return new JobRequest("restartable", List.of("sleep", "60"), Map.of(), "", gpus, perNode,
-        gpus == 0 ? 1 : 0, 0,
-        3600, "default", 0, "", "alice", "TERM", 30, null, 0, "", maxRestarts, List.of());
+    return new JobRequest(
+        "restartable",
+        List.of("sleep", "60"),
+        Map.of(),
+        "",
+        gpus,
+        perNode,
+        gpus == 0 ? 1 : 0,
+        0,
+        3600,
+        "default",
+        0,
+        "",
+        "alice",
+        "TERM",
+        30,
+        null,
+        0,
+        "",
+        maxRestarts,
+        List.of());
   }
 
   /** A one-process, one-GPU job array (Slurm's --array syntax). */

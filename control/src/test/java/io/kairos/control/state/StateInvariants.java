@@ -62,8 +62,15 @@ final class StateInvariants {
         continue;
       }
       if (j.placement.size() != j.request.tasks() || j.taskExits.size() != j.placement.size()) {
-        out.add("running job " + j.id + " has " + j.placement.size() + " tasks placed, "
-            + j.taskExits.size() + " exits tracked, wants " + j.request.tasks());
+        out.add(
+            "running job "
+                + j.id
+                + " has "
+                + j.placement.size()
+                + " tasks placed, "
+                + j.taskExits.size()
+                + " exits tracked, wants "
+                + j.request.tasks());
       }
       Set<String> nodesOfJob = new HashSet<>();
       for (int t = 0; t < j.placement.size(); t++) {
@@ -93,16 +100,30 @@ final class StateInvariants {
           used.put(p.node(), before | bit);
         }
         if (p.gpus().size() != j.request.gpusPerTask()) {
-          out.add("job " + j.id + " task " + t + " holds " + p.gpus().size() + " GPUs, wants "
-              + j.request.gpusPerTask());
+          out.add(
+              "job "
+                  + j.id
+                  + " task "
+                  + t
+                  + " holds "
+                  + p.gpus().size()
+                  + " GPUs, wants "
+                  + j.request.gpusPerTask());
         }
       }
     }
     // A requeue in progress: the job still runs (holding its GPUs) and waits for a task to stop.
     for (JobRecord j : s.jobs()) {
-      if (j.requeueing && (j.state != JobState.RUNNING || j.releasing || !j.taskExits.contains(null))) {
-        out.add("job " + j.id + " is requeueing but " + j.state + (j.releasing ? ", releasing" : "")
-            + ", task exits " + j.taskExits);
+      if (j.requeueing
+          && (j.state != JobState.RUNNING || j.releasing || !j.taskExits.contains(null))) {
+        out.add(
+            "job "
+                + j.id
+                + " is requeueing but "
+                + j.state
+                + (j.releasing ? ", releasing" : "")
+                + ", task exits "
+                + j.taskExits);
       }
       if (j.avoidNodes.stream().anyMatch(n -> s.node(n).isEmpty())) {
         out.add("job " + j.id + " avoids unknown nodes " + j.avoidNodes);
@@ -137,7 +158,8 @@ final class StateInvariants {
       if (n.registration != null && index.isEmpty()) {
         out.add("registered node " + n.name + " is not in the store");
       } else if (index.isPresent() && store.isCordoned(index.get()) != (n.state != NodeState.UP)) {
-        out.add("node " + n.name + " is " + n.state + " but cordoned=" + store.isCordoned(index.get()));
+        out.add(
+            "node " + n.name + " is " + n.state + " but cordoned=" + store.isCordoned(index.get()));
       }
     }
     for (int i = 0; i < cluster.nodeCount(); i++) {
@@ -145,8 +167,13 @@ final class StateInvariants {
       long full = cluster.gpuCount(i) == 64 ? -1L : (1L << cluster.gpuCount(i)) - 1;
       long expectedFree = full & ~used.getOrDefault(name, 0L);
       if (store.freeMask(i) != expectedFree) {
-        out.add("store free mask of " + name + " is " + Long.toBinaryString(store.freeMask(i))
-            + ", records say " + Long.toBinaryString(expectedFree));
+        out.add(
+            "store free mask of "
+                + name
+                + " is "
+                + Long.toBinaryString(store.freeMask(i))
+                + ", records say "
+                + Long.toBinaryString(expectedFree));
       }
     }
     // The per-node index of jobs holding GPUs matches their placements.
@@ -179,8 +206,13 @@ final class StateInvariants {
         if (r.isEmpty()) {
           out.add("running job " + j.id + " is not running in the store");
         } else if (!r.get().placement().equals(placement(s, j.placement))) {
-          out.add("job " + j.id + " placement " + j.placement + " differs from the store's "
-              + r.get().placement());
+          out.add(
+              "job "
+                  + j.id
+                  + " placement "
+                  + j.placement
+                  + " differs from the store's "
+                  + r.get().placement());
         }
       } else {
         var pendingJob = store.pending(JobId.of(j.id));
@@ -188,25 +220,50 @@ final class StateInvariants {
         if (inStore) {
           pendingInStore++;
           long eligibleSec = Math.floorDiv(j.eligibleMs + 999, 1000);
-          if (eligibleSec > pendingJob.get().submitSec() && pendingJob.get().eligibleSec() != eligibleSec) {
-            out.add("pending job " + j.id + " is eligible at " + j.eligibleMs + " ms, the store says "
-                + pendingJob.get().eligibleSec() + " s");
+          if (eligibleSec > pendingJob.get().submitSec()
+              && pendingJob.get().eligibleSec() != eligibleSec) {
+            out.add(
+                "pending job "
+                    + j.id
+                    + " is eligible at "
+                    + j.eligibleMs
+                    + " ms, the store says "
+                    + pendingJob.get().eligibleSec()
+                    + " s");
           }
           var excluded = new java.util.TreeSet<>(j.request.excludeNodes());
           excluded.addAll(j.avoidNodes);
           if (!pendingJob.get().spec().excludedNodes().equals(excluded)) {
-            out.add("pending job " + j.id + " excludes " + excluded + ", the store says "
-                + pendingJob.get().spec().excludedNodes());
+            out.add(
+                "pending job "
+                    + j.id
+                    + " excludes "
+                    + excluded
+                    + ", the store says "
+                    + pendingJob.get().spec().excludedNodes());
           }
         }
         boolean waiting = s.isWaitingOnDependency(j.id);
         boolean held = s.isHeldByArrayLimit(j.id);
-        int places = (inStore ? 1 : 0) + (s.isUnplaceable(j.id) ? 1 : 0) + (waiting ? 1 : 0)
-            + (held ? 1 : 0);
+        int places =
+            (inStore ? 1 : 0)
+                + (s.isUnplaceable(j.id) ? 1 : 0)
+                + (waiting ? 1 : 0)
+                + (held ? 1 : 0);
         if (places != 1) {
-          out.add("pending job " + j.id + " is in " + places + " of: the store (" + inStore
-              + "), unplaceable, waiting on a dependency (" + waiting + "), held by its array's"
-              + " limit (" + held + ")");
+          out.add(
+              "pending job "
+                  + j.id
+                  + " is in "
+                  + places
+                  + " of: the store ("
+                  + inStore
+                  + "), unplaceable, waiting on a dependency ("
+                  + waiting
+                  + "), held by its array's"
+                  + " limit ("
+                  + held
+                  + ")");
         }
       }
     }
@@ -222,9 +279,9 @@ final class StateInvariants {
   }
 
   /**
-   * A job waiting on a dependency is one whose dependency does not hold yet (and can still);
-   * every other pending job's dependency holds. Judged here from the records alone, without the
-   * state's cursors.
+   * A job waiting on a dependency is one whose dependency does not hold yet (and can still); every
+   * other pending job's dependency holds. Judged here from the records alone, without the state's
+   * cursors.
    */
   static List<String> dependencyViolations(ControlState s) {
     var out = new ArrayList<String>();
@@ -232,14 +289,27 @@ final class StateInvariants {
       if (j.state != JobState.PENDING) {
         continue;
       }
-      String verdict = j.request.dependency() == null ? "HOLDS" : verdict(s, j.id, j.request.dependency());
+      String verdict =
+          j.request.dependency() == null ? "HOLDS" : verdict(s, j.id, j.request.dependency());
       boolean waiting = s.isWaitingOnDependency(j.id);
       if (verdict.equals("NEVER")) {
-        out.add("pending job " + j.id + " has a dependency that can never hold: "
-            + j.request.dependency() + " (it should have been cancelled)");
+        out.add(
+            "pending job "
+                + j.id
+                + " has a dependency that can never hold: "
+                + j.request.dependency()
+                + " (it should have been cancelled)");
       } else if (waiting != verdict.equals("WAITS")) {
-        out.add("pending job " + j.id + " with dependency " + j.request.dependency() + " ("
-            + verdict + ") is " + (waiting ? "" : "not ") + "waiting");
+        out.add(
+            "pending job "
+                + j.id
+                + " with dependency "
+                + j.request.dependency()
+                + " ("
+                + verdict
+                + ") is "
+                + (waiting ? "" : "not ")
+                + "waiting");
       }
     }
     return out;
@@ -253,12 +323,16 @@ final class StateInvariants {
       boolean anyNever = false;
       for (long named : c.jobs()) {
         var r = s.job(named).orElse(null);
-        long last = r != null && r.array != null && r.array.arrayJobId() == named
-            ? r.array.lastJobId() : named;
+        long last =
+            r != null && r.array != null && r.array.arrayJobId() == named
+                ? r.array.lastJobId()
+                : named;
         for (long id = named; id <= last; id++) {
           var dep = id >= self ? null : s.job(id).orElse(null);
-          var v = dep == null ? DependencyWaits.Verdict.NEVER
-              : DependencyWaits.status(c.kind(), dep.state, dep.attempt);
+          var v =
+              dep == null
+                  ? DependencyWaits.Verdict.NEVER
+                  : DependencyWaits.status(c.kind(), dep.state, dep.attempt);
           allHold &= v == DependencyWaits.Verdict.HOLDS;
           anyNever |= v == DependencyWaits.Verdict.NEVER;
         }
@@ -274,8 +348,8 @@ final class StateInvariants {
   }
 
   /**
-   * An array with a limit has at most that many elements running or queued; elements are held
-   * back only while it has that many, and only elements above every admitted one's id.
+   * An array with a limit has at most that many elements running or queued; elements are held back
+   * only while it has that many, and only elements above every admitted one's id.
    */
   static List<String> arrayLimitViolations(ControlState s) {
     var out = new ArrayList<String>();
@@ -286,27 +360,48 @@ final class StateInvariants {
         continue;
       }
       (s.isHeldByArrayLimit(j.id) ? held : admitted)
-          .computeIfAbsent(j.array.arrayJobId(), k -> new ArrayList<>()).add(j.id);
+          .computeIfAbsent(j.array.arrayJobId(), k -> new ArrayList<>())
+          .add(j.id);
     }
     for (var e : admitted.entrySet()) {
       int limit = s.job(e.getKey()).orElseThrow().array.limit();
       if (e.getValue().size() > limit) {
-        out.add("array " + e.getKey() + " runs or queues " + e.getValue() + ", over its limit " + limit);
+        out.add(
+            "array "
+                + e.getKey()
+                + " runs or queues "
+                + e.getValue()
+                + ", over its limit "
+                + limit);
       }
       if (s.arrayAdmitted(e.getKey()) != e.getValue().size()) {
-        out.add("array " + e.getKey() + " counts " + s.arrayAdmitted(e.getKey())
-            + " admitted elements, records say " + e.getValue());
+        out.add(
+            "array "
+                + e.getKey()
+                + " counts "
+                + s.arrayAdmitted(e.getKey())
+                + " admitted elements, records say "
+                + e.getValue());
       }
     }
     for (var e : held.entrySet()) {
       var in = admitted.getOrDefault(e.getKey(), List.of());
       int limit = s.job(e.getKey()).orElseThrow().array.limit();
       if (in.size() < limit) {
-        out.add("array " + e.getKey() + " holds back " + e.getValue() + " with only " + in
-            + " admitted (limit " + limit + ")");
+        out.add(
+            "array "
+                + e.getKey()
+                + " holds back "
+                + e.getValue()
+                + " with only "
+                + in
+                + " admitted (limit "
+                + limit
+                + ")");
       }
       if (!in.isEmpty() && in.getLast() > e.getValue().getFirst()) {
-        out.add("array " + e.getKey() + " admitted " + in + " but holds back lower " + e.getValue());
+        out.add(
+            "array " + e.getKey() + " admitted " + in + " but holds back lower " + e.getValue());
       }
     }
     return out;

@@ -7,8 +7,8 @@ public sealed interface Applied {
   record Accepted() implements Applied {}
 
   /**
-   * The command's preconditions no longer hold (GPUs taken since the snapshot, job already
-   * gone): the state is unchanged, and the scheduler replans.
+   * The command's preconditions no longer hold (GPUs taken since the snapshot, job already gone):
+   * the state is unchanged, and the scheduler replans.
    */
   record Refused(String reason) implements Applied {}
 

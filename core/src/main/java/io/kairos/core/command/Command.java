@@ -21,8 +21,8 @@ public sealed interface Command {
   /**
    * A running job is stopped and goes back to waiting (a preemption's victim, once its grace is
    * over): its GPUs are freed, it keeps its id, spec and submit time, and it is eligible to start
-   * again from {@code atSec} (so order keys that read the eligible time see it as waiting since
-   * the requeue).
+   * again from {@code atSec} (so order keys that read the eligible time see it as waiting since the
+   * requeue).
    */
   record RequeueJob(long atSec, JobId job) implements Command {}
 
@@ -30,8 +30,8 @@ public sealed interface Command {
   record CancelJob(long atSec, JobId job, String reason) implements Command {}
 
   /**
-   * A node stops (or resumes) taking new work: its running jobs go on, but no pass places a
-   * job on it while it is cordoned (a drained or unhealthy node).
+   * A node stops (or resumes) taking new work: its running jobs go on, but no pass places a job on
+   * it while it is cordoned (a drained or unhealthy node).
    */
   record CordonNode(long atSec, String node, boolean cordoned) implements Command {}
 }

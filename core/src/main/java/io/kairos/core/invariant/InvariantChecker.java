@@ -7,10 +7,10 @@ import io.kairos.core.state.ClusterStore;
  * Checks the invariants of DESIGN.md that a store and its history can show:
  *
  * <ol>
- *   <li>no GPU is allocated to two running tasks, and every GPU is either free or held by
- *       exactly one running job ({@link #checkStore});
- *   <li>a gang starts all its tasks together or none: every running job holds exactly its
- *       gang's tasks and GPUs, distinct nodes where asked ({@link #checkStore});
+ *   <li>no GPU is allocated to two running tasks, and every GPU is either free or held by exactly
+ *       one running job ({@link #checkStore});
+ *   <li>a gang starts all its tasks together or none: every running job holds exactly its gang's
+ *       tasks and GPUs, distinct nodes where asked ({@link #checkStore});
  *   <li>(4) backfill never delays a reservation when jobs run to their time limits ({@link
  *       #checkReservationKept});
  *   <li>no job started before its eligible time, and no task runs on a node its job excludes
@@ -23,8 +23,8 @@ public final class InvariantChecker {
   private InvariantChecker() {}
 
   /**
-   * Invariants 1 and 2, eligibility and exclusions on the current state. O(running jobs x nodes
-   * per job + nodes).
+   * Invariants 1 and 2, eligibility and exclusions on the current state. O(running jobs x nodes per
+   * job + nodes).
    */
   public static void checkStore(ClusterStore store) {
     var cluster = store.cluster();
@@ -42,18 +42,35 @@ public final class InvariantChecker {
         tasks += onNode;
         if (Long.bitCount(mask) != onNode * gang.shape().gpus()) {
           throw new IllegalStateException(
-              "invariant 2: job " + job.id() + " holds " + Long.bitCount(mask) + " GPUs on node "
-                  + node + " for " + onNode + " tasks of " + gang.shape().gpus());
+              "invariant 2: job "
+                  + job.id()
+                  + " holds "
+                  + Long.bitCount(mask)
+                  + " GPUs on node "
+                  + node
+                  + " for "
+                  + onNode
+                  + " tasks of "
+                  + gang.shape().gpus());
         }
         if (gang.distinctNodes() && onNode > 1) {
           throw new IllegalStateException(
-              "invariant 2: job " + job.id() + " runs " + onNode + " tasks on node " + node
+              "invariant 2: job "
+                  + job.id()
+                  + " runs "
+                  + onNode
+                  + " tasks on node "
+                  + node
                   + " but asked for distinct nodes");
         }
         if ((held[node] & mask) != 0) {
           throw new IllegalStateException(
-              "invariant 1: node " + cluster.node(node).name() + " GPUs "
-                  + Long.toBinaryString(held[node] & mask) + " held by job " + job.id()
+              "invariant 1: node "
+                  + cluster.node(node).name()
+                  + " GPUs "
+                  + Long.toBinaryString(held[node] & mask)
+                  + " held by job "
+                  + job.id()
                   + " and another running job");
         }
         held[node] |= mask;
@@ -79,8 +96,12 @@ public final class InvariantChecker {
   private static void checkEligibleAndNotExcluded(ClusterStore store, RunningJob job) {
     if (job.startSec() < job.job().eligibleSec()) {
       throw new IllegalStateException(
-          "eligibility: job " + job.id() + " started at t=" + job.startSec()
-              + " but is held until t=" + job.job().eligibleSec());
+          "eligibility: job "
+              + job.id()
+              + " started at t="
+              + job.startSec()
+              + " but is held until t="
+              + job.job().eligibleSec());
     }
     var excluded = job.job().spec().excludedNodes();
     if (excluded.isEmpty()) {
@@ -100,14 +121,18 @@ public final class InvariantChecker {
    * Invariant 4: a job that was promised {@code reservedStartSec} started no later, given that
    * every job ran exactly to its time limit. Within one pass every reservation is protected from
    * that pass's starts; across passes the promise kept is the head's (the first reservation of a
-   * pass under an arrival order), because a pass keeps no state: a later reservation can slip
-   * when an earlier reserved job is placed afresh on other nodes.
+   * pass under an arrival order), because a pass keeps no state: a later reservation can slip when
+   * an earlier reserved job is placed afresh on other nodes.
    */
   public static void checkReservationKept(long jobId, long reservedStartSec, long startSec) {
     if (startSec > reservedStartSec) {
       throw new IllegalStateException(
-          "invariant 4: job " + jobId + " was reserved for t=" + reservedStartSec
-              + " but started at t=" + startSec);
+          "invariant 4: job "
+              + jobId
+              + " was reserved for t="
+              + reservedStartSec
+              + " but started at t="
+              + startSec);
     }
   }
 }

@@ -12,11 +12,11 @@ import java.util.Set;
 /**
  * The static shape of a cluster: nodes with dense indexes and the topology tree above them.
  *
- * <p>Design note. Nodes are sorted by (zone, block, rack, name) when the cluster is built, so
- * every topology domain is a contiguous range of node indexes. A domain is then two ints, sums
- * over a domain are loops over a range, and "the smallest domain that holds a gang" is a scan
- * over a few hundred ranges rather than a tree walk. Domains at each level are numbered densely
- * in node order: {@code domainStart(level, d)} and {@code domainEnd(level, d)} give the range.
+ * <p>Design note. Nodes are sorted by (zone, block, rack, name) when the cluster is built, so every
+ * topology domain is a contiguous range of node indexes. A domain is then two ints, sums over a
+ * domain are loops over a range, and "the smallest domain that holds a gang" is a scan over a few
+ * hundred ranges rather than a tree walk. Domains at each level are numbered densely in node order:
+ * {@code domainStart(level, d)} and {@code domainEnd(level, d)} give the range.
  *
  * <p>Immutable and shared by every snapshot and pass.
  */
@@ -128,8 +128,8 @@ public final class Cluster {
   }
 
   /**
-   * {@code count} identical nodes of {@code gpusPerNode} GPUs (one NVLink domain each), in racks
-   * of {@code nodesPerRack} and blocks of {@code racksPerBlock} racks, one zone.
+   * {@code count} identical nodes of {@code gpusPerNode} GPUs (one NVLink domain each), in racks of
+   * {@code nodesPerRack} and blocks of {@code racksPerBlock} racks, one zone.
    */
   public static Cluster uniform(int count, int gpusPerNode, int nodesPerRack, int racksPerBlock) {
     Checks.positive(count, "nodes");
@@ -143,11 +143,7 @@ public final class Cluster {
       int block = rack / racksPerBlock;
       specs.add(
           NodeSpec.simple(
-              "n" + pad(i, width),
-              gpusPerNode,
-              "z0",
-              "b" + pad(block, 4),
-              "r" + pad(rack, 5)));
+              "n" + pad(i, width), gpusPerNode, "z0", "b" + pad(block, 4), "r" + pad(rack, 5)));
     }
     return new Cluster(specs);
   }
@@ -255,8 +251,8 @@ public final class Cluster {
   }
 
   /**
-   * Whether the empty cluster could hold {@code gang} on GPUs of {@code model} (empty for any):
-   * a job that fails this can never start and is rejected at submission.
+   * Whether the empty cluster could hold {@code gang} on GPUs of {@code model} (empty for any): a
+   * job that fails this can never start and is rejected at submission.
    */
   public boolean canEverHold(GangSpec gang, String model) {
     return maxTasksEver(gang.shape(), gang.distinctNodes(), modelIdOf(model), null, gang.tasks())
@@ -264,8 +260,8 @@ public final class Cluster {
   }
 
   /**
-   * {@link #canEverHold(GangSpec, String)} without the nodes named in {@code excludedNodes}: a
-   * job whose exclusions leave too few nodes can never start either.
+   * {@link #canEverHold(GangSpec, String)} without the nodes named in {@code excludedNodes}: a job
+   * whose exclusions leave too few nodes can never start either.
    */
   public boolean canEverHold(GangSpec gang, String model, Set<String> excludedNodes) {
     long[] excluded = excludedMask(excludedNodes);
@@ -304,9 +300,9 @@ public final class Cluster {
   }
 
   /**
-   * The node indexes named in {@code names} as a bit set ({@code (mask[i >>> 6] >>> i & 1) ==
-   * 1} for node {@code i}), or null when none of the names is a node of this cluster: callers
-   * keep null as the "nothing excluded" fast path.
+   * The node indexes named in {@code names} as a bit set ({@code (mask[i >>> 6] >>> i & 1) == 1}
+   * for node {@code i}), or null when none of the names is a node of this cluster: callers keep
+   * null as the "nothing excluded" fast path.
    */
   public long[] excludedMask(Set<String> names) {
     if (names.isEmpty()) {

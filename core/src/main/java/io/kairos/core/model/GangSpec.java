@@ -6,9 +6,9 @@ import java.util.Objects;
 /**
  * All tasks of a job, placed together or not at all.
  *
- * <p>{@code distinctNodes} puts each task on its own node: "16 GPUs, 8 per node" is two tasks
- * of 8 GPUs on two distinct nodes. Without it, several tasks may share a node: "16 GPUs" with
- * no per-node count is 16 one-GPU tasks, packed onto as few nodes as placement can find.
+ * <p>{@code distinctNodes} puts each task on its own node: "16 GPUs, 8 per node" is two tasks of 8
+ * GPUs on two distinct nodes. Without it, several tasks may share a node: "16 GPUs" with no
+ * per-node count is 16 one-GPU tasks, packed onto as few nodes as placement can find.
  */
 public record GangSpec(int tasks, TaskShape shape, boolean distinctNodes) {
   public static final int MAX_TASKS = 1 << 20;

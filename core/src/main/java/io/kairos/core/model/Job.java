@@ -31,8 +31,8 @@ public record Job(JobId id, JobSpec spec, long submitSec, long eligibleSec) {
   }
 
   /**
-   * This job held until {@code eligibleSec} (a requeue backoff or a begin time); a time before
-   * the submission means "eligible at submission".
+   * This job held until {@code eligibleSec} (a requeue backoff or a begin time); a time before the
+   * submission means "eligible at submission".
    */
   public Job withEligibleSec(long eligibleSec) {
     return new Job(id, spec, submitSec, Math.max(eligibleSec, submitSec));

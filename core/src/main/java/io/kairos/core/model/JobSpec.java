@@ -17,14 +17,14 @@ import java.util.TreeSet;
  * @param timeLimitSec the runtime estimate; the job is stopped when it runs this long, and
  *     reservations assume it runs exactly this long
  * @param gpuModel the GPU model every task needs, or empty for any
- * @param excludedNodes names of nodes no task of the job may run on (Slurm's {@code --exclude};
- *     the controller adds a failed node when it requeues the job). Sorted and immutable; names
- *     the cluster does not have exclude nothing. A job whose exclusions leave too few nodes for
- *     its gang is refused at submission, like a job larger than the cluster.
- * @param account the fair-share account charged for it; empty: its queue's default account,
- *     else the user ({@link io.kairos.core.tenancy.Tenants#accountOf})
- * @param priorityClass the name of its priority class, or empty for none; the submitter resolves
- *     it to {@code priority} (the class's value), and the pass reads it for preemptibility
+ * @param excludedNodes names of nodes no task of the job may run on (Slurm's {@code --exclude}; the
+ *     controller adds a failed node when it requeues the job). Sorted and immutable; names the
+ *     cluster does not have exclude nothing. A job whose exclusions leave too few nodes for its
+ *     gang is refused at submission, like a job larger than the cluster.
+ * @param account the fair-share account charged for it; empty: its queue's default account, else
+ *     the user ({@link io.kairos.core.tenancy.Tenants#accountOf})
+ * @param priorityClass the name of its priority class, or empty for none; the submitter resolves it
+ *     to {@code priority} (the class's value), and the pass reads it for preemptibility
  */
 public record JobSpec(
     String user,
@@ -89,8 +89,8 @@ public record JobSpec(
   }
 
   /**
-   * This spec charged to {@code account}, in {@code priorityClass} with its {@code priority}
-   * value (empty strings for none).
+   * This spec charged to {@code account}, in {@code priorityClass} with its {@code priority} value
+   * (empty strings for none).
    */
   public JobSpec withTenancy(String account, String priorityClass, int priority) {
     return new JobSpec(

@@ -9,8 +9,8 @@ import java.util.TreeMap;
 /**
  * One host: its GPUs, CPUs, memory, labels and place in the topology.
  *
- * @param nvlinkDomainSize GPUs per NVLink domain inside the node (equal to {@code gpuCount}
- *     when all GPUs of the node share one NVLink domain)
+ * @param nvlinkDomainSize GPUs per NVLink domain inside the node (equal to {@code gpuCount} when
+ *     all GPUs of the node share one NVLink domain)
  */
 public record NodeSpec(
     String name,
@@ -50,7 +50,16 @@ public record NodeSpec(
   /** A node with {@code gpus} GPUs of one NVLink domain, ample CPU and memory. */
   public static NodeSpec simple(String name, int gpus, String zone, String block, String rack) {
     return new NodeSpec(
-        name, "gpu", gpus, 0, 1 << 20, Long.MAX_VALUE / 4, Map.of(), zone, block, rack,
+        name,
+        "gpu",
+        gpus,
+        0,
+        1 << 20,
+        Long.MAX_VALUE / 4,
+        Map.of(),
+        zone,
+        block,
+        rack,
         Math.max(gpus, 1));
   }
 }

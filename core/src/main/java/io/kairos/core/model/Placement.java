@@ -7,9 +7,9 @@ import java.util.Arrays;
  * Where a gang's tasks go: for each node used (ascending node index), how many tasks it runs and
  * which GPUs (a bit mask of GPU indexes) they hold.
  *
- * <p>A reservation's placement names nodes and task counts but no GPU indexes yet ({@code
- * gpuMask} is 0): which GPUs are chosen when the job actually starts. Immutable; arrays are
- * copied on the way in and out.
+ * <p>A reservation's placement names nodes and task counts but no GPU indexes yet ({@code gpuMask}
+ * is 0): which GPUs are chosen when the job actually starts. Immutable; arrays are copied on the
+ * way in and out.
  */
 public final class Placement {
   private final int[] nodes;

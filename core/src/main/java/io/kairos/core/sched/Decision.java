@@ -18,8 +18,8 @@ public sealed interface Decision {
   record Reserve(JobId job, long startSec, Placement placement) implements Decision {}
 
   /**
-   * Stop the running job {@code job} (signal, grace period, then requeue) so that the pending
-   * job {@code preemptor} can start.
+   * Stop the running job {@code job} (signal, grace period, then requeue) so that the pending job
+   * {@code preemptor} can start.
    *
    * @param kind why: within the queue by priority, reclaim of lent quota, or fair share
    * @param detail for people, e.g. {@code reclaim: queue vision borrows 8 of research's gpu:H100}

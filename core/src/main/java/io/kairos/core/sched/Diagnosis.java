@@ -6,8 +6,8 @@ import java.util.Arrays;
 import java.util.Optional;
 
 /**
- * Why each job that did not start is waiting, kept compact: one byte per pending job in the
- * pass's order; counts per reason are computed when first asked for. Not thread-safe.
+ * Why each job that did not start is waiting, kept compact: one byte per pending job in the pass's
+ * order; counts per reason are computed when first asked for. Not thread-safe.
  */
 public final class Diagnosis {
   private final Job[] pending;
@@ -38,8 +38,8 @@ public final class Diagnosis {
   /**
    * The detail of the reason of the job at {@code rank}, for people, where the pass has one: for
    * {@link Reason#QUOTA} the resource and the numbers ({@code gpu:H100: queue research uses 6 of
-   * nominal 8, cohort lends 1, job needs 4}); for {@link Reason#PREEMPTING} the jobs it waits
-   * for. Built when asked, from the state at the end of the pass.
+   * nominal 8, cohort lends 1, job needs 4}); for {@link Reason#PREEMPTING} the jobs it waits for.
+   * Built when asked, from the state at the end of the pass.
    */
   public Optional<String> detail(int rank) {
     byte r = reasons[rank];

@@ -9,10 +9,10 @@ import io.kairos.core.state.PendingJobs;
  * and how many tasks of the shape the nodes left could ever hold.
  *
  * <p>Design note. Excluded nodes are part of the shape interned at submission (jobs with equal
- * shape ids exclude the same nodes), so the first job of a shape the pass visits resolves the
- * names to node indexes and later jobs read two arrays. A shape that excludes nothing, the
- * common case, costs one look at its first job's spec and then nothing: its mask stays null, so
- * placement takes the same path as before exclusions existed.
+ * shape ids exclude the same nodes), so the first job of a shape the pass visits resolves the names
+ * to node indexes and later jobs read two arrays. A shape that excludes nothing, the common case,
+ * costs one look at its first job's spec and then nothing: its mask stays null, so placement takes
+ * the same path as before exclusions existed.
  */
 final class Exclusions {
   private static final long[] NOTHING = new long[0];
@@ -35,7 +35,9 @@ final class Exclusions {
     return mask == NOTHING ? null : mask;
   }
 
-  /** Whether the job in {@code slot} could not fit even the empty cluster without its exclusions. */
+  /**
+   * Whether the job in {@code slot} could not fit even the empty cluster without its exclusions.
+   */
   boolean neverFits(int slot) {
     int shape = pending.shapeIds()[slot];
     return resolve(slot) != NOTHING && pending.tasks()[slot] > maxTasks[shape];

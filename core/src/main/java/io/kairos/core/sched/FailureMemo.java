@@ -8,11 +8,11 @@ import java.util.Arrays;
  *
  * <p>Why this is sound. Within a pass capacity only shrinks: starts take GPUs, reservations add
  * constraints. Placement succeeds exactly when the usable tasks add up to the gang, and a job
- * ending later must respect more reservations. So for one shape (task shape, distinct nodes,
- * GPU model), once {@code k} tasks ending at {@code e} failed, {@code k' >= k} tasks ending at
- * {@code e' >= e} fail for the rest of the pass; "failed ignoring reservations" is stored with
- * {@code e = Long.MIN_VALUE}. A fit ignoring reservations only holds until the ledger changes,
- * so it carries the ledger version. One entry of each kind per shape: the most recent.
+ * ending later must respect more reservations. So for one shape (task shape, distinct nodes, GPU
+ * model), once {@code k} tasks ending at {@code e} failed, {@code k' >= k} tasks ending at {@code
+ * e' >= e} fail for the rest of the pass; "failed ignoring reservations" is stored with {@code e =
+ * Long.MIN_VALUE}. A fit ignoring reservations only holds until the ledger changes, so it carries
+ * the ledger version. One entry of each kind per shape: the most recent.
  *
  * <p>Arrays indexed by the shape ids interned at submission: no hashing in the pass.
  */
@@ -31,7 +31,9 @@ final class FailureMemo {
     Arrays.fill(fitVersion, -1);
   }
 
-  /** Whether {@code tasks} tasks of the shape, respecting reservations up to {@code endSec}, fail. */
+  /**
+   * Whether {@code tasks} tasks of the shape, respecting reservations up to {@code endSec}, fail.
+   */
   boolean knownToFail(int shape, int tasks, long endSec) {
     return failedTasks[shape] <= tasks && failedEndSec[shape] <= endSec;
   }

@@ -6,8 +6,8 @@ import java.util.Objects;
 
 /**
  * Everything a pass reads: the snapshot, the time (seconds), a seed for any randomised tie break,
- * and the tenancy (queues with quotas, fair share, preemption), or {@code null} for a
- * single-tenant pass. The same input gives the same result.
+ * and the tenancy (queues with quotas, fair share, preemption), or {@code null} for a single-tenant
+ * pass. The same input gives the same result.
  */
 public record PassInput(ClusterSnapshot snapshot, long nowSec, long seed, Tenants tenants) {
   public PassInput {

@@ -2,9 +2,7 @@ package io.kairos.core.sched;
 
 import java.util.List;
 
-/**
- * A pass's decisions (starts in order, then reservations, then preemptions) and its diagnosis.
- */
+/** A pass's decisions (starts in order, then reservations, then preemptions) and its diagnosis. */
 public record PassResult(
     List<Decision.Start> starts,
     List<Decision.Reserve> reservations,

@@ -8,15 +8,15 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A scheduling policy: the order jobs are considered in, whether later jobs may pass a blocked
- * one, and how many blocked jobs are protected by reservations. Chosen by name from
- * configuration; the pass has no feature flags of its own.
+ * A scheduling policy: the order jobs are considered in, whether later jobs may pass a blocked one,
+ * and how many blocked jobs are protected by reservations. Chosen by name from configuration; the
+ * pass has no feature flags of its own.
  *
  * @param name the stable name users select ({@code --policy easy})
  * @param order which job is considered first
  * @param backfill whether a job may start while an earlier one in the order waits
- * @param reservations how many blocked jobs (the first in order) get reservations; later jobs
- *     start only if they do not delay any of them
+ * @param reservations how many blocked jobs (the first in order) get reservations; later jobs start
+ *     only if they do not delay any of them
  */
 public record Policy(
     String name,
@@ -38,9 +38,9 @@ public record Policy(
   /**
    * Bounds the wait of the oldest job: once the longest-waiting job has waited at least {@code
    * minWaitSec} and either {@code factor} times its time limit or {@code maxWaitSec}, it is
-   * considered first (within its priority), so it heads the queue and gets the reservation.
-   * One job at a time: the rest keep the policy's order. {@code maxWaitSec} bounds the wait of
-   * jobs whose limits are so long that {@code factor} times the limit would not.
+   * considered first (within its priority), so it heads the queue and gets the reservation. One job
+   * at a time: the rest keep the policy's order. {@code maxWaitSec} bounds the wait of jobs whose
+   * limits are so long that {@code factor} times the limit would not.
    */
   public record StarvationGuard(double factor, long minWaitSec, long maxWaitSec) {
     public StarvationGuard {
@@ -69,8 +69,8 @@ public record Policy(
 
   /**
    * Kairos' default: largest expansion factor first (short jobs go quickly), one reservation for
-   * the first blocked job, and a starvation guard: the oldest job, once it has waited an hour and
-   * 3 times its limit, goes first and so gets the reservation. (A fixed cap such as 7 days was
+   * the first blocked job, and a starvation guard: the oldest job, once it has waited an hour and 3
+   * times its limit, goes first and so gets the reservation. (A fixed cap such as 7 days was
    * measured too: on Philly it cut the longest wait from 36 to 10 days but quadrupled the mean
    * wait, as month-long jobs then block the queue; it is left out.)
    */

@@ -17,15 +17,14 @@ public enum Reason {
   WAITING_FOR_EARLIER_JOB,
   /**
    * Held until its eligible time (Slurm's "BeginTime"): a begin time the user asked for, or the
-   * backoff of a job requeued after a failure. It neither starts, nor gets a reservation, nor
-   * holds back other jobs before then; {@code Job.eligibleSec()} says when it may start.
+   * backoff of a job requeued after a failure. It neither starts, nor gets a reservation, nor holds
+   * back other jobs before then; {@code Job.eligibleSec()} says when it may start.
    */
   BEGIN_TIME,
   /**
-   * The job can never start on this cluster: even with every node empty, the nodes it may use
-   * (of its GPU model, not excluded) cannot hold its gang. Such jobs are refused at submission;
-   * a pass reports it rather than letting the job wait forever in silence. It holds back no
-   * other job.
+   * The job can never start on this cluster: even with every node empty, the nodes it may use (of
+   * its GPU model, not excluded) cannot hold its gang. Such jobs are refused at submission; a pass
+   * reports it rather than letting the job wait forever in silence. It holds back no other job.
    */
   NEVER_FITS,
   /**

@@ -17,24 +17,24 @@ import java.util.List;
  * same input gives the same decisions.
  *
  * <p>Every pending job is considered, in the policy's order (and, with a starvation guard, the
- * oldest starving job first). Most cost O(1) because of shortcuts that never change a decision:
- * a job needing more GPUs than are free is not placed; a gang shape that failed is not tried
- * again for as many tasks or more and a later end ({@link FailureMemo}: capacity only shrinks
- * within a pass, and placement success is monotone in capacity); and per-free-count node counts
- * bound how many tasks the free GPUs could hold at all.
+ * oldest starving job first). Most cost O(1) because of shortcuts that never change a decision: a
+ * job needing more GPUs than are free is not placed; a gang shape that failed is not tried again
+ * for as many tasks or more and a later end ({@link FailureMemo}: capacity only shrinks within a
+ * pass, and placement success is monotone in capacity); and per-free-count node counts bound how
+ * many tasks the free GPUs could hold at all.
  *
  * <p>Steps, as in DESIGN.md: 1. order; 2. admit by queue quota (with {@link
  * io.kairos.core.tenancy.Tenants} in the input; else every job is admitted); 3. place now,
- * respecting the reservations a job must not delay (quota is charged only with a placement, so
- * no job is admitted onto capacity that cannot hold it); 4. reserve for the first blocked jobs;
- * 5. preempt, for one blocked job whose queue allows it ({@link TenancyStage}).
+ * respecting the reservations a job must not delay (quota is charged only with a placement, so no
+ * job is admitted onto capacity that cannot hold it); 4. reserve for the first blocked jobs; 5.
+ * preempt, for one blocked job whose queue allows it ({@link TenancyStage}).
  *
  * <p>Two kinds of job are passed over before any of that, and hold back no other job (they are
- * never the head of the line, never get a reservation, never stop FCFS): a job held until a
- * later eligible time ({@link Reason#BEGIN_TIME}: a begin time, a requeue backoff), and a job
- * whose excluded nodes leave too few to ever hold it ({@link Reason#NEVER_FITS}). Both checks
- * read flat arrays; excluded nodes are resolved to a node mask once per gang shape per pass
- * ({@link Exclusions}), and a job that excludes nothing is placed exactly as before.
+ * never the head of the line, never get a reservation, never stop FCFS): a job held until a later
+ * eligible time ({@link Reason#BEGIN_TIME}: a begin time, a requeue backoff), and a job whose
+ * excluded nodes leave too few to ever hold it ({@link Reason#NEVER_FITS}). Both checks read flat
+ * arrays; excluded nodes are resolved to a node mask once per gang shape per pass ({@link
+ * Exclusions}), and a job that excludes nothing is placed exactly as before.
  */
 public final class SchedulingPass {
   private final Policy policy;
@@ -71,7 +71,9 @@ public final class SchedulingPass {
             ? PassOrder.sort(snapshot, policy.order(), now)
             : PassOrder.sort(snapshot, policy.order(), now, stage.tiers());
     var pending = snapshot.pendingJobs();
-    policy.starvationGuard().ifPresent(guard -> PassOrder.promoteOldest(order, pending, now, guard));
+    policy
+        .starvationGuard()
+        .ifPresent(guard -> PassOrder.promoteOldest(order, pending, now, guard));
     if (stage != null) {
       var settings = tenants.settings();
       if (settings.starvationGuard()) {
@@ -155,7 +157,8 @@ public final class SchedulingPass {
       Reason reason =
           !flavorChoice
               ? tryStart(pending, slot, excluded, ledger, placer, memo, starts)
-              : tryStartOnFlavors(pending, slot, excluded, ledger, placer, flavors, flavorCount, starts);
+              : tryStartOnFlavors(
+                  pending, slot, excluded, ledger, placer, flavors, flavorCount, starts);
       if (reason == null) {
         reasons[rank] = -1;
         if (stage != null) {
@@ -207,9 +210,12 @@ public final class SchedulingPass {
             case QUOTA -> stage.quotaDetail(order[rank]);
             case PREEMPTING ->
                 job.id().equals(preemptor)
-                    ? "waits for job" + (preemptions.size() == 1 ? " " : "s ")
+                    ? "waits for job"
+                        + (preemptions.size() == 1 ? " " : "s ")
                         + preemptions.stream().map(p -> p.job().value()).toList()
-                        + " to stop (preempted for it: " + preemptions.getFirst().detail() + ")"
+                        + " to stop (preempted for it: "
+                        + preemptions.getFirst().detail()
+                        + ")"
                     : stage.preemptingDetail(job.id());
             default -> null;
           };
@@ -220,9 +226,9 @@ public final class SchedulingPass {
 
   /**
    * Starts a job that names no GPU model on a cluster of several models on the first of its
-   * admitted flavors that places it (Kueue's flavor assignment): placed on that model's nodes
-   * only, so its quota is charged to the right flavor. Not memoised: the memo is per gang shape,
-   * and a shape without a model spans flavors.
+   * admitted flavors that places it (Kueue's flavor assignment): placed on that model's nodes only,
+   * so its quota is charged to the right flavor. Not memoised: the memo is per gang shape, and a
+   * shape without a model spans flavors.
    */
   private static Reason tryStartOnFlavors(
       PendingJobs pending,
@@ -255,9 +261,9 @@ public final class SchedulingPass {
   }
 
   /**
-   * Starts the job in {@code slot} if it fits now; returns null when started, else why not.
-   * Cheap checks first, all on flat arrays: GPUs free in total, the memo, the per-free-count
-   * bound; the job record is read only when a placement is tried.
+   * Starts the job in {@code slot} if it fits now; returns null when started, else why not. Cheap
+   * checks first, all on flat arrays: GPUs free in total, the memo, the per-free-count bound; the
+   * job record is read only when a placement is tried.
    */
   private static Reason tryStart(
       PendingJobs pending,
@@ -297,9 +303,9 @@ public final class SchedulingPass {
   }
 
   /**
-   * A job that does not fit now: is it the reservations (it would fit without them) or the
-   * cluster (it would not fit anyway)? At most one extra placement per gang shape per ledger
-   * change, memoised both ways.
+   * A job that does not fit now: is it the reservations (it would fit without them) or the cluster
+   * (it would not fit anyway)? At most one extra placement per gang shape per ledger change,
+   * memoised both ways.
    */
   private static Reason whyBlocked(
       PendingJobs pending,
@@ -335,8 +341,11 @@ public final class SchedulingPass {
         withinBound
             && (exact
                 || placer.place(
-                        gang, ledger.cluster().modelIdOf(job.spec().gpuModel()), ledger.now(0),
-                        true, excluded)
+                        gang,
+                        ledger.cluster().modelIdOf(job.spec().gpuModel()),
+                        ledger.now(0),
+                        true,
+                        excluded)
                     != null);
     if (fits) {
       memo.recordFit(shape, tasks, version);

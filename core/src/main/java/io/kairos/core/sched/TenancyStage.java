@@ -34,12 +34,12 @@ import java.util.Set;
  * The multi-tenant part of one pass: quota per queue, the order's tenancy tier, the GPU flavor a
  * job is admitted on, and preemption. Created per pass from {@link Tenants} and the snapshot.
  *
- * <p><b>Quota.</b> Usage per queue is recomputed from the snapshot's running jobs (each node's
- * GPUs count as that node's model, {@code gpu:MODEL}; CPUs and memory count when some queue has a
- * quota of them), so no ledger has to be kept in step with the store. A job is admitted only
- * together with a placement: the pass checks the quota first (cheap, memoised per queue and
- * resource since availability only shrinks within a pass), places, and only a placed job is
- * charged. A job refused by quota holds back no other job (Kueue: other queues go on).
+ * <p><b>Quota.</b> Usage per queue is recomputed from the snapshot's running jobs (each node's GPUs
+ * count as that node's model, {@code gpu:MODEL}; CPUs and memory count when some queue has a quota
+ * of them), so no ledger has to be kept in step with the store. A job is admitted only together
+ * with a placement: the pass checks the quota first (cheap, memoised per queue and resource since
+ * availability only shrinks within a pass), places, and only a placed job is charged. A job refused
+ * by quota holds back no other job (Kueue: other queues go on).
  *
  * <p><b>Flavors.</b> A job naming a GPU model is counted against that model's quota. A job that
  * names none, on a cluster of one model, is counted against that model; with several models it is
@@ -55,10 +55,10 @@ import java.util.Set;
  * are still stopping): for the first blocked jobs in order whose queue allows it, candidates are
  * the running, preemptible, unprotected jobs that the queue's policy lets it preempt (lower
  * priority in the queue; borrowers of the cohort when reclaiming; lower priority in the cohort to
- * borrow; more over-served accounts by fair share), least valuable first. {@link
- * PreemptionPlanner} picks a 1-minimal set that frees a placement; the quota is then checked with
- * the victims' usage removed (and victims added, in preference order, until it fits, or the plan
- * is dropped). So a preemption always leaves room, in quota and on nodes, for its preemptor.
+ * borrow; more over-served accounts by fair share), least valuable first. {@link PreemptionPlanner}
+ * picks a 1-minimal set that frees a placement; the quota is then checked with the victims' usage
+ * removed (and victims added, in preference order, until it fits, or the plan is dropped). So a
+ * preemption always leaves room, in quota and on nodes, for its preemptor.
  */
 final class TenancyStage {
   /** Failure codes in {@link #failedResource}: the queue is unknown. */
@@ -88,16 +88,21 @@ final class TenancyStage {
   private final Map<String, Boolean> classPreemptible = new HashMap<>();
   private final long[] refusedAt;
   private final int[] failedResource;
-  /** Fair-share rank per account id of the tree (equal order keys, equal rank); null without fair share. */
+
+  /**
+   * Fair-share rank per account id of the tree (equal order keys, equal rank); null without fair
+   * share.
+   */
   private int[] rankById;
+
   private final int unknownAccountRank;
   private final Set<Long> preemptors = new HashSet<>();
   private final int[] flavorScratch;
 
   /**
    * The quota as it will be once the running victims of the preemptions under way have stopped;
-   * null when none run. A waiting preemptor is admitted against it (its victims' usage is about
-   * to go), and held in both ledgers while it waits for room, so no later job takes the quota its
+   * null when none run. A waiting preemptor is admitted against it (its victims' usage is about to
+   * go), and held in both ledgers while it waits for room, so no later job takes the quota its
    * victims free (the main ledger then counts it twice for at most the grace period: stricter,
    * never looser).
    */
@@ -121,7 +126,9 @@ final class TenancyStage {
     for (int i = 0; i < cluster.nodeCount(); i++) {
       int m = cluster.gpuModelId(i);
       String name = cluster.gpuModel(i);
-      if (gpuResOfModel[m] == -1 && !name.isBlank() && name.strip().equals(name)
+      if (gpuResOfModel[m] == -1
+          && !name.isBlank()
+          && name.strip().equals(name)
           && name.indexOf(':') < 0) {
         gpuResOfModel[m] = quota.resourceId(Resource.gpu(name));
       }
@@ -196,7 +203,10 @@ final class TenancyStage {
     }
     int[][] resolved =
         index.resolve(
-            tenants.config(), quota, fair == null ? null : fair.tree(), pending.tenantKeys(),
+            tenants.config(),
+            quota,
+            fair == null ? null : fair.tree(),
+            pending.tenantKeys(),
             tenantCount);
     int[] tenantQueue = resolved[0];
     int[] tenantAccount = resolved[1];
@@ -234,9 +244,8 @@ final class TenancyStage {
   // ---- order --------------------------------------------------------------------------------
 
   /**
-   * The tenancy tier of every pending job, lower first, dense (so the order's packed sort
-   * applies): the fair-share rank of its account, plus the number of ranks when the job would
-   * borrow.
+   * The tenancy tier of every pending job, lower first, dense (so the order's packed sort applies):
+   * the fair-share rank of its account, plus the number of ranks when the job would borrow.
    */
   long[] tiers() {
     int n = pending.size();
@@ -269,10 +278,10 @@ final class TenancyStage {
       return 0;
     }
     var tree = tenants.fairShare().tree();
-    String name = Tenants.accountOf(account, user, q >= 0 ? tenants.config().queues().get(q) : null);
+    String name =
+        Tenants.accountOf(account, user, q >= 0 ? tenants.config().queues().get(q) : null);
     return tree.contains(name) ? rankById[tree.id(name)] : unknownAccountRank;
   }
-
 
   /** Whether the job (by id value) is a preemptor whose preemption is under way. */
   boolean isWaitingForVictims(long job) {
@@ -284,8 +293,8 @@ final class TenancyStage {
   }
 
   /**
-   * Moves the pending jobs whose victims are still stopping to the front of the order, so that
-   * what the victims free goes to them. Stable; O(n).
+   * Moves the pending jobs whose victims are still stopping to the front of the order, so that what
+   * the victims free goes to them. Stable; O(n).
    */
   void promotePreemptors(int[] order) {
     if (preemptors.isEmpty()) {
@@ -309,10 +318,10 @@ final class TenancyStage {
   // ---- admission ----------------------------------------------------------------------------
 
   /**
-   * The model ids the job may be placed on that its queue's quota admits now, in preference
-   * order, written to {@code out}; returns how many (0: refused by quota, the reason recorded).
-   * A model id of -1 means "any model" (a job without GPUs, or without a model on a one-model
-   * cluster: placed exactly as in a single-tenant pass).
+   * The model ids the job may be placed on that its queue's quota admits now, in preference order,
+   * written to {@code out}; returns how many (0: refused by quota, the reason recorded). A model id
+   * of -1 means "any model" (a job without GPUs, or without a model on a one-model cluster: placed
+   * exactly as in a single-tenant pass).
    */
   int admit(int slot, int[] out) {
     int q = queueOf[slot];
@@ -377,8 +386,8 @@ final class TenancyStage {
   }
 
   /**
-   * A waiting preemptor admitted on {@code model} could not be placed yet (its victims still
-   * run): holds its quota in both ledgers, so later jobs of the pass do not take it.
+   * A waiting preemptor admitted on {@code model} could not be placed yet (its victims still run):
+   * holds its quota in both ledgers, so later jobs of the pass do not take it.
    */
   void hold(int slot, int model) {
     if (afterVictims == null || !isWaitingForVictims(pending.ids()[slot])) {
@@ -407,7 +416,8 @@ final class TenancyStage {
       return true;
     }
     int cell = q * resources + res;
-    boolean ok = amount < refusedAt[cell] && quota.covers(q, res) && quota.available(q, res) >= amount;
+    boolean ok =
+        amount < refusedAt[cell] && quota.covers(q, res) && quota.available(q, res) >= amount;
     if (!ok) {
       refusedAt[cell] = Math.min(refusedAt[cell], amount);
       if (slot >= 0) {
@@ -419,8 +429,8 @@ final class TenancyStage {
 
   /**
    * Whether the job must be placed flavor by flavor: it names no GPU model, needs GPUs, and the
-   * cluster has several models. Otherwise the admitted flavor is the job's own model (or the
-   * only one) and the pass places it exactly as a single-tenant pass would.
+   * cluster has several models. Otherwise the admitted flavor is the job's own model (or the only
+   * one) and the pass places it exactly as a single-tenant pass would.
    */
   boolean needsFlavorChoice(int slot) {
     return cluster.gpuModelCount() > 1
@@ -430,10 +440,10 @@ final class TenancyStage {
 
   /**
    * For a job placed flavor by flavor ({@link #needsFlavorChoice}): keeps the admitted flavors
-   * whose nodes could ever hold its gang (on an empty cluster, its excluded nodes left out),
-   * in order; returns how many. None: the job can never start on any one flavor, so the pass
-   * reports it {@code NEVER_FITS} and it holds back no one (placed across models it might fit,
-   * but its quota is per flavor). Memoised per gang shape and model: O(nodes) once each.
+   * whose nodes could ever hold its gang (on an empty cluster, its excluded nodes left out), in
+   * order; returns how many. None: the job can never start on any one flavor, so the pass reports
+   * it {@code NEVER_FITS} and it holds back no one (placed across models it might fit, but its
+   * quota is per flavor). Memoised per gang shape and model: O(nodes) once each.
    */
   int everHolding(int slot, int[] flavors, int count, long[] excluded) {
     int shape = pending.shapeIds()[slot];
@@ -449,7 +459,8 @@ final class TenancyStage {
       int cell = shape * cluster.gpuModelCount() + model;
       if (maxTasksEver[cell] < 0) {
         maxTasksEver[cell] =
-            cluster.maxTasksEver(gang.shape(), gang.distinctNodes(), model, excluded, Integer.MAX_VALUE);
+            cluster.maxTasksEver(
+                gang.shape(), gang.distinctNodes(), model, excluded, Integer.MAX_VALUE);
       }
       if (maxTasksEver[cell] >= tasks) {
         flavors[kept++] = model;
@@ -466,8 +477,8 @@ final class TenancyStage {
   }
 
   /**
-   * The candidate models of a job, before quota: its own model; on a one-model cluster "any"
-   * (-1); else every model the queue has GPU quota of, in resource order.
+   * The candidate models of a job, before quota: its own model; on a one-model cluster "any" (-1);
+   * else every model the queue has GPU quota of, in resource order.
    */
   private int flavors(int slot, int q, int[] out) {
     if (cluster.gpuModelCount() <= 1) {
@@ -540,12 +551,19 @@ final class TenancyStage {
     Job job = pending.jobs()[slot];
     int code = failedResource[slot];
     if (code == UNKNOWN_QUEUE) {
-      return "queue '" + job.spec().queue() + "' is not configured (fix: submit to one of "
-          + tenants.config().queues().stream().map(QueueSpec::name).toList() + ")";
+      return "queue '"
+          + job.spec().queue()
+          + "' is not configured (fix: submit to one of "
+          + tenants.config().queues().stream().map(QueueSpec::name).toList()
+          + ")";
     }
     if (code == NO_FLAVOR) {
-      return "queue " + job.spec().queue() + " has no GPU quota of a model the cluster has"
-          + (job.spec().gpuModel().isEmpty() ? "" : " (the job asks for " + job.spec().gpuModel() + ")");
+      return "queue "
+          + job.spec().queue()
+          + " has no GPU quota of a model the cluster has"
+          + (job.spec().gpuModel().isEmpty()
+              ? ""
+              : " (the job asks for " + job.spec().gpuModel() + ")");
     }
     if (code < 0) {
       return "its queue has no quota left for it";
@@ -567,11 +585,14 @@ final class TenancyStage {
   /** For a preemptor whose victims are still stopping: which ones. */
   String preemptingDetail(JobId job) {
     var ids = new ArrayList<Long>();
-    tenants.preempting().forEach((victim, preemptor) -> {
-      if (preemptor.equals(job)) {
-        ids.add(victim.value());
-      }
-    });
+    tenants
+        .preempting()
+        .forEach(
+            (victim, preemptor) -> {
+              if (preemptor.equals(job)) {
+                ids.add(victim.value());
+              }
+            });
     ids.sort(null);
     return "waits for job" + (ids.size() == 1 ? " " : "s ") + ids + " to stop (preempted for it)";
   }
@@ -583,8 +604,8 @@ final class TenancyStage {
       RunningJob running, int queue, int priority, int accountRank, long protectedUntil) {}
 
   /**
-   * Victims for the first blocked job (in {@code order}) that preemption can start, or none.
-   * {@code reasons} are the pass's, by rank.
+   * Victims for the first blocked job (in {@code order}) that preemption can start, or none. {@code
+   * reasons} are the pass's, by rank.
    */
   List<Decision.Preempt> preempt(
       int[] order, byte[] reasons, ClusterSnapshot snapshot, Ledger ledger, long nowSec) {
@@ -597,7 +618,9 @@ final class TenancyStage {
       int slot = order[rank];
       int q = queueOf[slot];
       Reason reason = reasons[rank] < 0 ? null : Reason.ofCode(reasons[rank]);
-      if (q < 0 || !preemptible(reason) || failedResource[slot] == UNKNOWN_QUEUE
+      if (q < 0
+          || !preemptible(reason)
+          || failedResource[slot] == UNKNOWN_QUEUE
           || failedResource[slot] == NO_FLAVOR) {
         continue;
       }
@@ -622,7 +645,8 @@ final class TenancyStage {
 
   /** {@link Tenants#preemptible} from the stage's tables. */
   private boolean preemptible(JobSpec spec, int q) {
-    String name = spec.priorityClass().isEmpty() && q >= 0 ? queueDefaultClass[q] : spec.priorityClass();
+    String name =
+        spec.priorityClass().isEmpty() && q >= 0 ? queueDefaultClass[q] : spec.priorityClass();
     return name.isEmpty() || classPreemptible.getOrDefault(name, true);
   }
 
@@ -690,7 +714,9 @@ final class TenancyStage {
     int gpuRes = gpuRes(model);
     long gpus = pending.gpus()[slot];
     boolean withinNominal =
-        gpuRes < 0 || (quota.covers(q, gpuRes) && quota.usage(q, gpuRes) + gpus <= quota.nominal(q, gpuRes));
+        gpuRes < 0
+            || (quota.covers(q, gpuRes)
+                && quota.usage(q, gpuRes) + gpus <= quota.nominal(q, gpuRes));
     var matched = new ArrayList<Victim>();
     for (Victim v : all) {
       if (kind(v, q, cohort, priority, rank, withinNominal, gpuRes, policy) != null) {
@@ -705,7 +731,8 @@ final class TenancyStage {
     matched.sort(TenancyStage::lessValuableFirst);
     var candidates = new ArrayList<VictimCandidate>(matched.size());
     for (Victim v : matched) {
-      long cost = (long) v.running().job().totalGpus() * Math.max(0, nowSec - v.running().startSec());
+      long cost =
+          (long) v.running().job().totalGpus() * Math.max(0, nowSec - v.running().startSec());
       candidates.add(new VictimCandidate(v.running(), cost, v.protectedUntil()));
     }
     GangSpec gang = spec.gang();
@@ -746,7 +773,8 @@ final class TenancyStage {
     }
     var out = new ArrayList<Decision.Preempt>(chosen.size());
     for (Victim v : chosen) {
-      Decision.PreemptionKind kind = kind(v, q, cohort, priority, rank, withinNominal, gpuRes, policy);
+      Decision.PreemptionKind kind =
+          kind(v, q, cohort, priority, rank, withinNominal, gpuRes, policy);
       out.add(new Decision.Preempt(v.running().id(), job.id(), kind, detail(kind, v, job, q)));
     }
     return out;
@@ -823,17 +851,32 @@ final class TenancyStage {
     String queue = quota.queueName(q);
     return switch (kind) {
       case PRIORITY ->
-          "priority: job " + preemptor.id().value() + " (priority " + preemptor.spec().priority()
-              + ") needs room in queue " + queue + "; this job has priority " + victim.priority();
+          "priority: job "
+              + preemptor.id().value()
+              + " (priority "
+              + preemptor.spec().priority()
+              + ") needs room in queue "
+              + queue
+              + "; this job has priority "
+              + victim.priority();
       case RECLAIM ->
-          "reclaim: queue " + queue + " takes back its nominal quota, which queue "
-              + victim.queue() + " borrows";
+          "reclaim: queue "
+              + queue
+              + " takes back its nominal quota, which queue "
+              + victim.queue()
+              + " borrows";
       case BORROW ->
-          "borrow: job " + preemptor.id().value() + " of queue " + queue
-              + " (priority " + preemptor.spec().priority() + ") borrows in the cohort";
+          "borrow: job "
+              + preemptor.id().value()
+              + " of queue "
+              + queue
+              + " (priority "
+              + preemptor.spec().priority()
+              + ") borrows in the cohort";
       case FAIR_SHARE ->
           "fair share: this job's account is more over-served than job "
-              + preemptor.id().value() + "'s";
+              + preemptor.id().value()
+              + "'s";
     };
   }
 }

@@ -9,8 +9,8 @@ import java.util.Arrays;
 import java.util.HashMap;
 
 /**
- * Per interned tenant key (queue, account, priority class, user) of the pending table: the
- * queue's ledger id and the account's id in the fair-share tree, memoised across passes.
+ * Per interned tenant key (queue, account, priority class, user) of the pending table: the queue's
+ * ledger id and the account's id in the fair-share tree, memoised across passes.
  *
  * <p>Design note. The keys are interned once at submission and never change, so what they map to
  * depends only on the configuration and the tree: resolving the few new keys of each pass, instead
@@ -28,7 +28,10 @@ final class TenantIndex {
   private int[] account = new int[0];
   private int count;
 
-  /** Ids for keys {@code [0, needed)}: {@code out[0]} queue ids (-1 unknown), {@code out[1]} account ids (-1 unknown or no tree). */
+  /**
+   * Ids for keys {@code [0, needed)}: {@code out[0]} queue ids (-1 unknown), {@code out[1]} account
+   * ids (-1 unknown or no tree).
+   */
   synchronized int[][] resolve(
       TenancyConfig config, QuotaLedger quota, AccountTree tree, TenantKey[] keys, int needed) {
     if (config != this.config || tree != this.tree || keys != this.keys) {

@@ -5,8 +5,8 @@ import io.kairos.core.model.Job;
 import io.kairos.core.model.RunningJob;
 
 /**
- * A read-only view of the cluster for one scheduling pass: the static cluster (shared) and
- * copies of the per-node free counters, the pending jobs (arrival order) and the running jobs.
+ * A read-only view of the cluster for one scheduling pass: the static cluster (shared) and copies
+ * of the per-node free counters, the pending jobs (arrival order) and the running jobs.
  *
  * <p>Arrays are owned by the snapshot; readers must not write them.
  */

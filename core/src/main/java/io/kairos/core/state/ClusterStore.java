@@ -24,8 +24,8 @@ import java.util.Optional;
  * <p>A start is refused before the job's eligible time and on any node the job excludes, so the
  * store never holds a job that broke either (the invariant checker verifies it).
  *
- * <p>Free GPUs per node are a 64-bit mask (bit i set = GPU i free), so "no GPU is allocated to
- * two running tasks" is a mask intersection.
+ * <p>Free GPUs per node are a 64-bit mask (bit i set = GPU i free), so "no GPU is allocated to two
+ * running tasks" is a mask intersection.
  */
 public final class ClusterStore {
   private final Cluster cluster;
@@ -72,7 +72,9 @@ public final class ClusterStore {
     if (spec.hasExclusions()
         && !cluster.canEverHold(spec.gang(), spec.gpuModel(), spec.excludedNodes())) {
       return new Refused(
-          "job " + job.id() + " does not fit the cluster without its excluded nodes "
+          "job "
+              + job.id()
+              + " does not fit the cluster without its excluded nodes "
               + spec.excludedNodes());
     }
     pending.add(job);
@@ -92,7 +94,11 @@ public final class ClusterStore {
     var excluded = job.spec().excludedNodes();
     if (placement.totalTasks() != gang.tasks()) {
       return new Refused(
-          "job " + id + ": placement has " + placement.totalTasks() + " tasks, gang has "
+          "job "
+              + id
+              + ": placement has "
+              + placement.totalTasks()
+              + " tasks, gang has "
               + gang.tasks());
     }
     int gpusPerTask = gang.shape().gpus();
@@ -168,8 +174,8 @@ public final class ClusterStore {
 
   /**
    * Stops a running job and puts it back among the pending jobs, eligible from {@code atSec}; it
-   * keeps its id, spec and submit time. Refused, changing nothing, for a job that is not running
-   * or a time before the job's start.
+   * keeps its id, spec and submit time. Refused, changing nothing, for a job that is not running or
+   * a time before the job's start.
    */
   Applied requeue(JobId id, long atSec) {
     RunningJob job = running.get(id);
@@ -248,8 +254,8 @@ public final class ClusterStore {
   }
 
   /**
-   * A read-only copy for one scheduling pass. Cost: O(nodes + pending + running). A cordoned
-   * node shows nothing free, so no pass places work on it.
+   * A read-only copy for one scheduling pass. Cost: O(nodes + pending + running). A cordoned node
+   * shows nothing free, so no pass places work on it.
    */
   public ClusterSnapshot snapshot() {
     long[] masks = freeMask.clone();
@@ -265,11 +271,6 @@ public final class ClusterStore {
       }
     }
     return new ClusterSnapshot(
-        cluster,
-        masks,
-        cpus,
-        memory,
-        pending.copy(),
-        running.values().toArray(RunningJob[]::new));
+        cluster, masks, cpus, memory, pending.copy(), running.values().toArray(RunningJob[]::new));
   }
 }

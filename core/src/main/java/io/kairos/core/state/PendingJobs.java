@@ -3,11 +3,11 @@ package io.kairos.core.state;
 import io.kairos.core.model.Job;
 
 /**
- * A snapshot's pending jobs in arrival order, as parallel arrays: the jobs, and the fields a
- * pass reads for every job. Read-only by contract; owned by one snapshot.
+ * A snapshot's pending jobs in arrival order, as parallel arrays: the jobs, and the fields a pass
+ * reads for every job. Read-only by contract; owned by one snapshot.
  *
- * @param eligibleSec when each job may start ({@link Job#eligibleSec()}): order keys and ages
- *     count from it
+ * @param eligibleSec when each job may start ({@link Job#eligibleSec()}): order keys and ages count
+ *     from it
  * @param gpus total GPUs of each job's gang
  * @param tasks tasks of each job's gang
  * @param shapeIds a dense id per gang shape (task shape, distinct nodes, GPU model, excluded
@@ -48,8 +48,18 @@ public record PendingJobs(
       int[] tasks,
       int[] shapeIds,
       int shapeCount) {
-    this(jobs, ids, eligibleSec, limitSec, gpus, priority, tasks, shapeIds, shapeCount,
-        java.util.stream.IntStream.range(0, jobs.length).toArray(), keysOf(jobs));
+    this(
+        jobs,
+        ids,
+        eligibleSec,
+        limitSec,
+        gpus,
+        priority,
+        tasks,
+        shapeIds,
+        shapeCount,
+        java.util.stream.IntStream.range(0, jobs.length).toArray(),
+        keysOf(jobs));
   }
 
   private static TenantKey[] keysOf(Job[] jobs) {

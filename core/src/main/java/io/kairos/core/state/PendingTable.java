@@ -14,11 +14,11 @@ import java.util.Set;
  * Pending jobs in arrival order, with the fields a pass reads for every job kept in parallel
  * primitive arrays.
  *
- * <p>Design note. A pass visits every pending job, and most visits read only the job's GPU
- * count; chasing {@code Job -> JobSpec -> GangSpec} for 100,000 jobs costs cache misses, a scan
- * of an {@code int[]} does not. Removal leaves a tombstone (null) found through an id -> slot
- * map, and the table compacts when half of it is tombstones: add and remove are O(1)
- * amortised, a snapshot copy is O(pending). Single writer, like the store.
+ * <p>Design note. A pass visits every pending job, and most visits read only the job's GPU count;
+ * chasing {@code Job -> JobSpec -> GangSpec} for 100,000 jobs costs cache misses, a scan of an
+ * {@code int[]} does not. Removal leaves a tombstone (null) found through an id -> slot map, and
+ * the table compacts when half of it is tombstones: add and remove are O(1) amortised, a snapshot
+ * copy is O(pending). Single writer, like the store.
  */
 final class PendingTable {
   private Job[] jobs = new Job[64];
@@ -179,8 +179,16 @@ final class PendingTable {
     }
     var out =
         new PendingJobs(
-            new Job[live], new long[live], new long[live], new long[live], new int[live],
-            new int[live], new int[live], new int[live], shapes.size(), new int[live],
+            new Job[live],
+            new long[live],
+            new long[live],
+            new long[live],
+            new int[live],
+            new int[live],
+            new int[live],
+            new int[live],
+            shapes.size(),
+            new int[live],
             tenantKeys);
     // Copy runs of live slots with System.arraycopy: tombstones are few between compactions.
     int to = 0;

@@ -45,8 +45,8 @@ public sealed interface Admission {
    *
    * @param resource the resource that lacks quota
    * @param needed what the request asks of it
-   * @param available what the queue could use now: its unused nominal quota it can reach, plus
-   *     what the cohort lends it within its borrowing limit
+   * @param available what the queue could use now: its unused nominal quota it can reach, plus what
+   *     the cohort lends it within its borrowing limit
    * @param reclaimable how much of the queue's unused nominal quota other queues are borrowing:
    *     what reclaim preemption could give back ({@link QuotaLedger#reclaimable})
    * @param reason for people, e.g. {@code gpu:H100: queue research uses 6 of nominal 8, cohort

@@ -3,15 +3,15 @@ package io.kairos.core.tenancy;
 import java.util.Objects;
 
 /**
- * What a queue's pending jobs may preempt to get quota, as Kueue's ClusterQueue
- * {@code preemption} stanza. The ledger only records it; the preemption stage reads it.
+ * What a queue's pending jobs may preempt to get quota, as Kueue's ClusterQueue {@code preemption}
+ * stanza. The ledger only records it; the preemption stage reads it.
  *
  * @param withinQueue preempt jobs of the same queue
  * @param reclaimWithinCohort preempt other queues' jobs that borrow this queue's nominal quota
  * @param borrowWithinCohort preempt other queues' jobs in order to borrow; {@link
  *     BorrowWithinCohort#NEVER} when off
- * @param fairShare preempt jobs of accounts more over-served by fair share than the pending
- *     job's ({@link FairShare#NEVER} when off)
+ * @param fairShare preempt jobs of accounts more over-served by fair share than the pending job's
+ *     ({@link FairShare#NEVER} when off)
  */
 public record PreemptionPolicy(
     WithinQueue withinQueue,

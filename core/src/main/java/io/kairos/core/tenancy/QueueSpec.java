@@ -7,10 +7,10 @@ import java.util.Objects;
  * A queue with quotas (Kueue's ClusterQueue). Checked as a whole by {@link TenancyConfig}.
  *
  * @param name unique among queues
- * @param cohort the cohort it borrows from and lends to; {@code null}: none, so it neither
- *     borrows nor lends
- * @param quotas quota per resource; a resource without an entry cannot be used by the queue's
- *     jobs at all (not even borrowed), as a flavor missing from a ClusterQueue in Kueue
+ * @param cohort the cohort it borrows from and lends to; {@code null}: none, so it neither borrows
+ *     nor lends
+ * @param quotas quota per resource; a resource without an entry cannot be used by the queue's jobs
+ *     at all (not even borrowed), as a flavor missing from a ClusterQueue in Kueue
  * @param preemption what its pending jobs may preempt
  * @param defaults what its jobs get when they do not say
  */

@@ -8,8 +8,8 @@ import java.util.TreeSet;
 
 /**
  * Admitted usage per queue and resource, and the quota arithmetic of Kueue's ClusterQueue and
- * cohort over it: does a request fit in the queue's nominal quota, or by borrowing from its
- * cohort, or not at all.
+ * cohort over it: does a request fit in the queue's nominal quota, or by borrowing from its cohort,
+ * or not at all.
  *
  * <h2>Design note</h2>
  *
@@ -37,14 +37,14 @@ import java.util.TreeSet;
  * </pre>
  *
  * (the cap only with a borrowing limit; a queue without a cohort has {@code nominal - usage}).
- * Worked example: cohort {research: nominal 8, prod: nominal 4, lendingLimit 1}. prod keeps 3;
- * the pool is 8 + 1 = 9. With research using 6 and prod using 3: cohortUsed = 6 + 0, so the pool
- * has 3 left: research's own 2 plus the 1 prod lends. A request of 4 does not fit: "gpu:H100:
- * queue research uses 6 of nominal 8, cohort lends 1, job needs 4".
+ * Worked example: cohort {research: nominal 8, prod: nominal 4, lendingLimit 1}. prod keeps 3; the
+ * pool is 8 + 1 = 9. With research using 6 and prod using 3: cohortUsed = 6 + 0, so the pool has 3
+ * left: research's own 2 plus the 1 prod lends. A request of 4 does not fit: "gpu:H100: queue
+ * research uses 6 of nominal 8, cohort lends 1, job needs 4".
  *
  * <p>Costs: {@link #add}/{@link #remove} O(request size); {@link #check} O(request size), and
- * allocates only for a borrowing or refused answer; {@link #borrowed} O(queues). Memory O((queues
- * + cohorts) x resources).
+ * allocates only for a borrowing or refused answer; {@link #borrowed} O(queues). Memory O((queues +
+ * cohorts) x resources).
  *
  * <p>Mutable, single-threaded: owned by one writer (the pass, or the store that feeds it); {@link
  * #copy()} gives an independent ledger for what-ifs. Usage may exceed quota after a configuration
@@ -191,7 +191,9 @@ public final class QuotaLedger {
     return resources[resource];
   }
 
-  /** Whether the queue has a quota of the resource (ids from {@link #queueId}, {@link #resourceId}). */
+  /**
+   * Whether the queue has a quota of the resource (ids from {@link #queueId}, {@link #resourceId}).
+   */
   public boolean covers(int queue, int resource) {
     return covered[queue * resourceCount + resource];
   }
@@ -219,8 +221,14 @@ public final class QuotaLedger {
   public void remove(int queue, int resource, long amount) {
     if (amount < 0 || usage[queue * resourceCount + resource] < amount) {
       throw new IllegalStateException(
-          "remove from queue " + queueNames[queue] + ": " + resources[resource] + " usage is "
-              + usage[queue * resourceCount + resource] + ", cannot remove " + amount);
+          "remove from queue "
+              + queueNames[queue]
+              + ": "
+              + resources[resource]
+              + " usage is "
+              + usage[queue * resourceCount + resource]
+              + ", cannot remove "
+              + amount);
     }
     change(queue, resource, -amount);
   }
@@ -228,8 +236,8 @@ public final class QuotaLedger {
   // ---- usage ------------------------------------------------------------------------------
 
   /**
-   * Records usage admitted to a queue (a job started, or found running at startup). Does not
-   * check quota: call {@link #check} first. Zero amounts are ignored, as in {@link #check}. All or
+   * Records usage admitted to a queue (a job started, or found running at startup). Does not check
+   * quota: call {@link #check} first. Zero amounts are ignored, as in {@link #check}. All or
    * nothing: on a bad argument nothing changes.
    *
    * @throws IllegalArgumentException for an unknown queue, a resource no queue has quota of, a
@@ -358,8 +366,8 @@ public final class QuotaLedger {
   }
 
   /**
-   * How much of a resource the queue could be admitted now, borrowing included; 0 for a resource
-   * it has no quota of. Allocation-free; ids from {@link #queueId} and {@link #resourceId}.
+   * How much of a resource the queue could be admitted now, borrowing included; 0 for a resource it
+   * has no quota of. Allocation-free; ids from {@link #queueId} and {@link #resourceId}.
    */
   public long available(int queue, int resource) {
     int i = queue * resourceCount + resource;
@@ -375,8 +383,8 @@ public final class QuotaLedger {
   }
 
   /**
-   * What the cohort pool can give the queue: the pool's unused part, capped (if {@code capped})
-   * by the queue's borrowing limit. May be negative after a configuration change.
+   * What the cohort pool can give the queue: the pool's unused part, capped (if {@code capped}) by
+   * the queue's borrowing limit. May be negative after a configuration change.
    */
   private long fromCohort(int queue, int resource, boolean capped) {
     int i = queue * resourceCount + resource;
@@ -448,8 +456,8 @@ public final class QuotaLedger {
   // ---- borrowing and reclaim --------------------------------------------------------------
 
   /**
-   * Per queue that uses more than its nominal quota of the resource, how much more: what it
-   * borrows from its cohort. Queues in configuration order; queues not borrowing are absent.
+   * Per queue that uses more than its nominal quota of the resource, how much more: what it borrows
+   * from its cohort. Queues in configuration order; queues not borrowing are absent.
    */
   public Map<String, Long> borrowed(Resource resource) {
     var out = new LinkedHashMap<String, Long>();
@@ -520,7 +528,8 @@ public final class QuotaLedger {
     var text = new StringBuilder("QuotaLedger{");
     for (int q = 0; q < queueNames.length; q++) {
       text.append(q == 0 ? "" : ", ").append(queueNames[q]).append('=');
-      text.append(Arrays.toString(Arrays.copyOfRange(usage, q * resourceCount, (q + 1) * resourceCount)));
+      text.append(
+          Arrays.toString(Arrays.copyOfRange(usage, q * resourceCount, (q + 1) * resourceCount)));
     }
     return text.append('}').toString();
   }
@@ -529,7 +538,11 @@ public final class QuotaLedger {
     Integer q = queueIds.get(queue);
     if (q == null) {
       throw new IllegalArgumentException(
-          "unknown queue '" + queue + "' (fix: use one of " + queueIds.keySet().stream().sorted().toList() + ")");
+          "unknown queue '"
+              + queue
+              + "' (fix: use one of "
+              + queueIds.keySet().stream().sorted().toList()
+              + ")");
     }
     return q;
   }
@@ -537,7 +550,13 @@ public final class QuotaLedger {
   private int cell(int q, Resource resource, long amount, String what) {
     if (amount < 0) {
       throw new IllegalArgumentException(
-          what + " for queue " + queueNames[q] + ": " + resource + " amount must be >= 0, got " + amount);
+          what
+              + " for queue "
+              + queueNames[q]
+              + ": "
+              + resource
+              + " amount must be >= 0, got "
+              + amount);
     }
     Integer r = resourceIds.get(resource);
     if (r == null) {

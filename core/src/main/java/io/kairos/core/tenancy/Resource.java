@@ -3,8 +3,8 @@ package io.kairos.core.tenancy;
 import java.util.Objects;
 
 /**
- * A resource a quota is counted in: GPUs of one flavor (the GPU model name, as on the nodes),
- * CPUs (whole cores) or memory (bytes). Written {@code gpu:H100}, {@code cpu}, {@code memory} in
+ * A resource a quota is counted in: GPUs of one flavor (the GPU model name, as on the nodes), CPUs
+ * (whole cores) or memory (bytes). Written {@code gpu:H100}, {@code cpu}, {@code memory} in
  * configuration and messages.
  *
  * <p>Flavors are separate resources: quota of {@code gpu:H100} is never lent as {@code gpu:A100}.

@@ -13,8 +13,8 @@ import java.util.TreeMap;
 /**
  * The whole multi-tenancy configuration: priority classes, cohorts and queues. The constructor
  * checks every rule and reports every problem at once, one per line, each naming its key path and
- * the fix, e.g. {@code queues[research].quotas[gpu:H100].nominal: must be >= 0, got -2 (fix:
- * ...)}. A value of this type is therefore always consistent; {@link QuotaLedger} trusts it.
+ * the fix, e.g. {@code queues[research].quotas[gpu:H100].nominal: must be >= 0, got -2 (fix: ...)}.
+ * A value of this type is therefore always consistent; {@link QuotaLedger} trusts it.
  *
  * <p>Rules:
  *
@@ -42,7 +42,10 @@ public record TenancyConfig(
     List<String> problems = problems(priorityClasses, cohorts, queues);
     if (!problems.isEmpty()) {
       throw new IllegalArgumentException(
-          "invalid tenancy configuration (" + problems.size() + "):\n" + String.join("\n", problems));
+          "invalid tenancy configuration ("
+              + problems.size()
+              + "):\n"
+              + String.join("\n", problems));
     }
   }
 
@@ -155,7 +158,8 @@ public record TenancyConfig(
     }
     if (q.quotas().isEmpty()) {
       problems.add(
-          path + ".quotas: must name at least one resource (fix: add e.g. gpu:H100 with a nominal"
+          path
+              + ".quotas: must name at least one resource (fix: add e.g. gpu:H100 with a nominal"
               + " quota, 0 if the queue should only borrow)");
     }
     // Sorted, so problems come out in the same order on every run.

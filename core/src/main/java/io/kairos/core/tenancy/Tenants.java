@@ -12,9 +12,9 @@ import java.util.Objects;
 /**
  * What a scheduling pass knows of tenancy: the queues with their quotas and preemption policies,
  * the priority classes, the fair-share factors of the accounts as of the pass, and the state of
- * preemptions (who was preempted when, which preemptions are still under way). Given to the pass
- * in its {@link io.kairos.core.sched.PassInput}; without one the pass is the single-tenant pass
- * of the core (every job admitted, no preemption).
+ * preemptions (who was preempted when, which preemptions are still under way). Given to the pass in
+ * its {@link io.kairos.core.sched.PassInput}; without one the pass is the single-tenant pass of the
+ * core (every job admitted, no preemption).
  *
  * <p>The pass recomputes quota usage from the snapshot's running jobs every time, so there is no
  * ledger to keep in step with the store: a value of this class is all the caller carries.
@@ -22,19 +22,19 @@ import java.util.Objects;
  * <p>Immutable; the maps are copied.
  *
  * @param config queues, cohorts and priority classes
- * @param fairShare the accounts' fair-share factors now, or {@code null} for none (jobs then
- *     order by priority and the policy's key only)
- * @param histories past preemptions per job (for {@link Settings#protection()}); jobs without
- *     an entry were never preempted
+ * @param fairShare the accounts' fair-share factors now, or {@code null} for none (jobs then order
+ *     by priority and the policy's key only)
+ * @param histories past preemptions per job (for {@link Settings#protection()}); jobs without an
+ *     entry were never preempted
  * @param preempting the victims of preemptions under way, each with the pending job it makes room
- *     for. An entry stays while its victim still runs (so a victim is never chosen twice, even
- *     when its preemptor has started meanwhile), and after the victim has stopped until the
- *     preemptor starts (or leaves the queue), but at most {@code 2 x graceSec + 60} s after the
- *     preemption, so that a preemptor that can no longer start does not stop further preemption.
- *     While any entry is present the pass plans no new preemption, puts the waiting preemptors
- *     first, counts running victims as stopping within {@code graceSec} (so the preemptor's
- *     reservation falls then and backfill does not take what they free), and reports the
- *     preemptors {@code PREEMPTING}
+ *     for. An entry stays while its victim still runs (so a victim is never chosen twice, even when
+ *     its preemptor has started meanwhile), and after the victim has stopped until the preemptor
+ *     starts (or leaves the queue), but at most {@code 2 x graceSec + 60} s after the preemption,
+ *     so that a preemptor that can no longer start does not stop further preemption. While any
+ *     entry is present the pass plans no new preemption, puts the waiting preemptors first, counts
+ *     running victims as stopping within {@code graceSec} (so the preemptor's reservation falls
+ *     then and backfill does not take what they free), and reports the preemptors {@code
+ *     PREEMPTING}
  * @param settings preemption and starvation settings
  */
 public record Tenants(
@@ -66,8 +66,8 @@ public record Tenants(
    *
    * @param protection anti-thrashing: how long a job runs before it may be preempted, and the
    *     protection of a job preempted often
-   * @param graceSec how long a victim has between its signal and being killed (to checkpoint);
-   *     the caller applies it
+   * @param graceSec how long a victim has between its signal and being killed (to checkpoint); the
+   *     caller applies it
    * @param starvationMinGpus a gang of at least this many GPUs is "large" (0: the guard is off)
    * @param starvationMaxWaitSec a large gang that has waited this long goes first within its
    *     priority, and so holds the reservation that smaller jobs backfill around but do not delay
@@ -77,7 +77,10 @@ public record Tenants(
       long graceSec,
       int starvationMinGpus,
       long starvationMaxWaitSec) {
-    /** Protection as {@link ProtectionPolicy#DEFAULT}, 30 s grace, large gangs of 64 GPUs or more go first after 6 h. */
+    /**
+     * Protection as {@link ProtectionPolicy#DEFAULT}, 30 s grace, large gangs of 64 GPUs or more go
+     * first after 6 h.
+     */
     public static final Settings DEFAULT =
         new Settings(ProtectionPolicy.DEFAULT, 30, 64, 6 * 3_600);
 
@@ -113,10 +116,7 @@ public record Tenants(
     return queue != null && queue.defaults().account() != null ? queue.defaults().account() : user;
   }
 
-
-  /**
-   * The priority class a job runs in: its own, else its queue's default, else none (empty).
-   */
+  /** The priority class a job runs in: its own, else its queue's default, else none (empty). */
   public static String priorityClassOf(JobSpec spec, TenancyConfig config) {
     if (!spec.priorityClass().isEmpty()) {
       return spec.priorityClass();
@@ -136,8 +136,11 @@ public record Tenants(
   public static JobSpec resolve(JobSpec spec, TenancyConfig config) {
     if (config.queue(spec.queue()).isEmpty()) {
       throw new IllegalArgumentException(
-          "queue: unknown queue '" + spec.queue() + "' (fix: use one of "
-              + config.queues().stream().map(QueueSpec::name).toList() + ")");
+          "queue: unknown queue '"
+              + spec.queue()
+              + "' (fix: use one of "
+              + config.queues().stream().map(QueueSpec::name).toList()
+              + ")");
     }
     String className = priorityClassOf(spec, config);
     int priority = spec.priority();
@@ -148,7 +151,9 @@ public record Tenants(
               .orElseThrow(
                   () ->
                       new IllegalArgumentException(
-                          "priorityClass: unknown priority class '" + className + "' (fix: use one of "
+                          "priorityClass: unknown priority class '"
+                              + className
+                              + "' (fix: use one of "
                               + config.priorityClasses().stream().map(PriorityClass::name).toList()
                               + ")"));
       priority = pc.value();
@@ -159,6 +164,7 @@ public record Tenants(
   /** Whether a job may be preempted at all: its class says so; a job without a class may. */
   public boolean preemptible(JobSpec spec) {
     String name = priorityClassOf(spec, config);
-    return name.isEmpty() || config.priorityClass(name).map(PriorityClass::preemptible).orElse(true);
+    return name.isEmpty()
+        || config.priorityClass(name).map(PriorityClass::preemptible).orElse(true);
   }
 }

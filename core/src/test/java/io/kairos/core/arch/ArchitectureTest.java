@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The package rules of STYLE.md section 2, checked on the compiled core: the model depends on
- * nothing else in Kairos, the core on nothing outside the JDK, and the scheduling pass never
- * writes cluster state.
+ * nothing else in Kairos, the core on nothing outside the JDK, and the scheduling pass never writes
+ * cluster state.
  */
 class ArchitectureTest {
   private static JavaClasses core;

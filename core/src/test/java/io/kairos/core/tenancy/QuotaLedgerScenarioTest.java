@@ -285,7 +285,9 @@ class QuotaLedgerScenarioTest {
             "flavors are lent separately",
             List.of(
                 QueueSpec.of(
-                    "team-a", "team-ab", Map.of(H100, ResourceQuota.of(8), A100, ResourceQuota.of(0))),
+                    "team-a",
+                    "team-ab",
+                    Map.of(H100, ResourceQuota.of(8), A100, ResourceQuota.of(0))),
                 queue("team-b", "team-ab", A100, ResourceQuota.of(8))),
             List.of(),
             "team-a",
@@ -295,9 +297,13 @@ class QuotaLedgerScenarioTest {
             "a multi-resource request reports only the resources it borrows",
             List.of(
                 QueueSpec.of(
-                    "team-a", "team-ab", Map.of(H100, ResourceQuota.of(8), CPU, ResourceQuota.of(64))),
+                    "team-a",
+                    "team-ab",
+                    Map.of(H100, ResourceQuota.of(8), CPU, ResourceQuota.of(64))),
                 QueueSpec.of(
-                    "team-b", "team-ab", Map.of(H100, ResourceQuota.of(8), CPU, ResourceQuota.of(64)))),
+                    "team-b",
+                    "team-ab",
+                    Map.of(H100, ResourceQuota.of(8), CPU, ResourceQuota.of(64)))),
             List.of(),
             "team-a",
             Map.of(H100, 12L, CPU, 32L),
@@ -306,9 +312,13 @@ class QuotaLedgerScenarioTest {
             "a multi-resource request fails on the first resource in order",
             List.of(
                 QueueSpec.of(
-                    "team-a", "team-ab", Map.of(H100, ResourceQuota.of(8), CPU, ResourceQuota.of(64))),
+                    "team-a",
+                    "team-ab",
+                    Map.of(H100, ResourceQuota.of(8), CPU, ResourceQuota.of(64))),
                 QueueSpec.of(
-                    "team-b", "team-ab", Map.of(H100, ResourceQuota.of(8), CPU, ResourceQuota.of(64)))),
+                    "team-b",
+                    "team-ab",
+                    Map.of(H100, ResourceQuota.of(8), CPU, ResourceQuota.of(64)))),
             List.of(),
             "team-a",
             Map.of(H100, 17L, CPU, 129L),
@@ -325,8 +335,7 @@ class QuotaLedgerScenarioTest {
     Admission got = ledger.check(s.queue(), s.request());
     switch (s.expect()) {
       case ExpectFits() -> assertThat(got).isEqualTo(Fits.INSTANCE);
-      case ExpectBorrows(var borrowed) ->
-          assertThat(got).isEqualTo(new Borrows(borrowed));
+      case ExpectBorrows(var borrowed) -> assertThat(got).isEqualTo(new Borrows(borrowed));
       case ExpectDoesNotFit(var resource, var available, var reclaimable) -> {
         assertThat(got).isInstanceOf(DoesNotFit.class);
         var refused = (DoesNotFit) got;
@@ -374,7 +383,10 @@ class QuotaLedgerScenarioTest {
         .contains("borrowingLimit 2, borrowing 1");
 
     ledger.add("team-b", cpus(0));
-    var full = new QuotaLedger(TenancyConfig.ofQueues(List.of(teamA(ResourceQuota.of(9)), teamB(ResourceQuota.of(12)))));
+    var full =
+        new QuotaLedger(
+            TenancyConfig.ofQueues(
+                List.of(teamA(ResourceQuota.of(9)), teamB(ResourceQuota.of(12)))));
     full.add("team-a", cpus(21));
     assertThat(((DoesNotFit) full.check("team-b", cpus(1))).reason())
         .contains("uses 0 of nominal 12, cohort lends 0")
@@ -407,7 +419,8 @@ class QuotaLedgerScenarioTest {
     var ledger =
         new QuotaLedger(
             TenancyConfig.ofQueues(
-                List.of(teamA(ResourceQuota.of(9)), teamB(ResourceQuota.of(12).withLendingLimit(4)))));
+                List.of(
+                    teamA(ResourceQuota.of(9)), teamB(ResourceQuota.of(12).withLendingLimit(4)))));
     ledger.add("team-b", cpus(5));
     var before = ledger.copy();
 
@@ -423,7 +436,8 @@ class QuotaLedgerScenarioTest {
   void badUsageIsRefusedAndChangesNothing() {
     var ledger =
         new QuotaLedger(
-            TenancyConfig.ofQueues(List.of(teamA(ResourceQuota.of(9)), teamB(ResourceQuota.of(12)))));
+            TenancyConfig.ofQueues(
+                List.of(teamA(ResourceQuota.of(9)), teamB(ResourceQuota.of(12)))));
     ledger.add("team-a", cpus(3));
 
     assertThatThrownBy(() -> ledger.add("nobody", cpus(1)))
@@ -446,7 +460,9 @@ class QuotaLedgerScenarioTest {
 
   @Test
   void zeroAmountsAndEmptyRequestsFit() {
-    var ledger = new QuotaLedger(TenancyConfig.ofQueues(List.of(queue("solo", null, CPU, ResourceQuota.of(0)))));
+    var ledger =
+        new QuotaLedger(
+            TenancyConfig.ofQueues(List.of(queue("solo", null, CPU, ResourceQuota.of(0)))));
     assertThat(ledger.check("solo", Map.of())).isEqualTo(Fits.INSTANCE);
     var request = new LinkedHashMap<Resource, Long>();
     request.put(CPU, 0L);

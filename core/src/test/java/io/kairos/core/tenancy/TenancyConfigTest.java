@@ -65,7 +65,8 @@ class TenancyConfigTest {
             "borrowing limit without a cohort",
             () ->
                 config(
-                    QueueSpec.of("solo", null, Map.of(H100, ResourceQuota.of(8).withBorrowingLimit(2))),
+                    QueueSpec.of(
+                        "solo", null, Map.of(H100, ResourceQuota.of(8).withBorrowingLimit(2))),
                     prod()),
             "queues[solo].quotas[gpu:H100].borrowingLimit: ",
             "without a cohort"),
@@ -73,15 +74,13 @@ class TenancyConfigTest {
             "lending limit without a cohort",
             () ->
                 config(
-                    QueueSpec.of("solo", null, Map.of(H100, ResourceQuota.of(8).withLendingLimit(2))),
+                    QueueSpec.of(
+                        "solo", null, Map.of(H100, ResourceQuota.of(8).withLendingLimit(2))),
                     prod()),
             "queues[solo].quotas[gpu:H100].lendingLimit: ",
             "without a cohort"),
         new Bad(
-            "duplicate queue",
-            () -> config(prod(), prod()),
-            "queues[prod]: ",
-            "duplicate name"),
+            "duplicate queue", () -> config(prod(), prod()), "queues[prod]: ", "duplicate name"),
         new Bad(
             "blank queue name",
             () -> config(QueueSpec.of(" ", "lab", Map.of(H100, ResourceQuota.of(1)))),
@@ -91,7 +90,9 @@ class TenancyConfigTest {
             "duplicate cohort",
             () ->
                 new TenancyConfig(
-                    List.of(), List.of(new CohortSpec("lab"), new CohortSpec("lab")), List.of(prod())),
+                    List.of(),
+                    List.of(new CohortSpec("lab"), new CohortSpec("lab")),
+                    List.of(prod())),
             "cohorts[lab]: ",
             "duplicate name"),
         new Bad(
@@ -101,7 +102,9 @@ class TenancyConfigTest {
             "must not be blank"),
         new Bad(
             "duplicate priority class",
-            () -> new TenancyConfig(List.of(HIGH, new PriorityClass("high", 1, true)), List.of(), List.of()),
+            () ->
+                new TenancyConfig(
+                    List.of(HIGH, new PriorityClass("high", 1, true)), List.of(), List.of()),
             "priorityClasses[high]: ",
             "duplicate name"),
         new Bad(
@@ -164,7 +167,8 @@ class TenancyConfigTest {
                         new PreemptionPolicy(
                             WithinQueue.NEVER,
                             ReclaimWithinCohort.ANY,
-                            new BorrowWithinCohort(BorrowWithinCohort.Policy.LOWER_PRIORITY, null)))),
+                            new BorrowWithinCohort(
+                                BorrowWithinCohort.Policy.LOWER_PRIORITY, null)))),
             "queues[solo].preemption.borrowWithinCohort.policy: ",
             "without a cohort"),
         new Bad(
@@ -177,7 +181,8 @@ class TenancyConfigTest {
                         new PreemptionPolicy(
                             WithinQueue.LOWER_PRIORITY,
                             ReclaimWithinCohort.NEVER,
-                            new BorrowWithinCohort(BorrowWithinCohort.Policy.LOWER_PRIORITY, 100)))),
+                            new BorrowWithinCohort(
+                                BorrowWithinCohort.Policy.LOWER_PRIORITY, 100)))),
             "queues[research].preemption.borrowWithinCohort.policy: ",
             "needs reclaimWithinCohort other than NEVER"),
         new Bad(
@@ -224,7 +229,8 @@ class TenancyConfigTest {
             () ->
                 config(
                     research(ResourceQuota.of(-2).withLendingLimit(-1)),
-                    QueueSpec.of("solo", null, Map.of(H100, ResourceQuota.of(4).withBorrowingLimit(1)))))
+                    QueueSpec.of(
+                        "solo", null, Map.of(H100, ResourceQuota.of(4).withBorrowingLimit(1)))))
         .hasMessageStartingWith("invalid tenancy configuration (3):")
         .hasMessageContaining("queues[research].quotas[gpu:H100].nominal")
         .hasMessageContaining("queues[research].quotas[gpu:H100].lendingLimit")
@@ -247,8 +253,12 @@ class TenancyConfigTest {
 
     var config = config(research, prod(), solo);
 
-    assertThat(config.queues()).extracting(QueueSpec::name).containsExactly("research", "prod", "solo");
-    assertThat(config.members("lab")).extracting(QueueSpec::name).containsExactly("research", "prod");
+    assertThat(config.queues())
+        .extracting(QueueSpec::name)
+        .containsExactly("research", "prod", "solo");
+    assertThat(config.members("lab"))
+        .extracting(QueueSpec::name)
+        .containsExactly("research", "prod");
     assertThat(config.priorityClass("low")).contains(LOW);
     assertThat(config.queue("nobody")).isEmpty();
   }
@@ -259,7 +269,9 @@ class TenancyConfigTest {
     assertThat(Resource.parse("cpu")).isEqualTo(Resource.CPUS);
     assertThat(Resource.parse("memory")).isEqualTo(Resource.MEMORY_BYTES);
     assertThat(H100).hasToString("gpu:H100");
-    assertThat(List.of(Resource.MEMORY_BYTES, Resource.CPUS, H100, Resource.gpu("A100")).stream().sorted())
+    assertThat(
+            List.of(Resource.MEMORY_BYTES, Resource.CPUS, H100, Resource.gpu("A100")).stream()
+                .sorted())
         .containsExactly(Resource.gpu("A100"), H100, Resource.CPUS, Resource.MEMORY_BYTES);
     assertThatThrownBy(() -> Resource.parse("tpu")).hasMessageContaining("fix:");
     assertThatThrownBy(() -> Resource.gpu(" ")).hasMessageContaining("fix:");

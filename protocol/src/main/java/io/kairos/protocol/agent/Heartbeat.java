@@ -8,9 +8,9 @@ import java.util.List;
  * @param tasks every task the agent holds: running ones and exited ones not yet acknowledged
  * @param waitMs the controller may hold the reply this long when it has nothing to send (a long
  *     poll), so that a new assignment reaches the agent at once; 0 to reply immediately
- * @param problems the node's health: null or empty when healthy, else one line per problem
- *     ("GPU 3 (GPU-...): uncorrectable ECC errors rose 0 -> 2"); the controller drains an
- *     unhealthy node and requeues its jobs
+ * @param problems the node's health: null or empty when healthy, else one line per problem ("GPU 3
+ *     (GPU-...): uncorrectable ECC errors rose 0 -> 2"); the controller drains an unhealthy node
+ *     and requeues its jobs
  */
 public record Heartbeat(
     String node, long epoch, List<TaskReport> tasks, long waitMs, List<String> problems) {

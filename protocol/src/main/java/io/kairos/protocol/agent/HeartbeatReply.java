@@ -5,8 +5,8 @@ import java.util.List;
 /**
  * The controller's reply to a heartbeat.
  *
- * @param fenced true when the heartbeat's epoch is stale (or the node is unknown): the agent
- *     must kill every task and register again
+ * @param fenced true when the heartbeat's epoch is stale (or the node is unknown): the agent must
+ *     kill every task and register again
  * @param launch tasks to start (ignored when already held)
  * @param kill tasks to stop
  * @param forget exited tasks whose end the controller has recorded

@@ -8,8 +8,8 @@ import java.util.Map;
  * An agent announces its node. Registering again (after a restart) starts a new epoch: the
  * controller fences the old one.
  *
- * @param address the base URL of the agent's own HTTP server (task logs), e.g.
- *     {@code http://127.0.0.1:7101}
+ * @param address the base URL of the agent's own HTTP server (task logs), e.g. {@code
+ *     http://127.0.0.1:7101}
  * @param nvlinkDomainSize GPUs per NVLink domain (equal to the GPU count when all share one)
  * @param logToken a secret the agent made for this registration: its log server accepts it as a
  *     bearer token, so any controller replica can fetch task logs; null to accept the join token

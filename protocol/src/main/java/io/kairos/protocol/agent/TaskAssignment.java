@@ -15,20 +15,20 @@ import java.util.Map;
  *     rendezvous variables)
  * @param workdir empty for the agent's per-job directory
  * @param timeLimitSec the agent stops the task after this long
- * @param masterAddr the host of rank 0's node (its agent's address), for {@code MASTER_ADDR};
- *     null when unknown
+ * @param masterAddr the host of rank 0's node (its agent's address), for {@code MASTER_ADDR}; null
+ *     when unknown
  * @param gpuUuids the UUIDs of {@code gpus}, in the same order, as the node registered them
  *     (CUDA_VISIBLE_DEVICES names GPUs by UUID, which survives renumbering); null when unknown
  * @param killSignal the first signal of a stop (TERM, INT, HUP, QUIT, USR1, USR2); null = TERM
  * @param graceSec seconds between {@code killSignal} and SIGKILL; 0 = the agent's default
  * @param warnSignal a signal sent {@code warnBeforeSec} before the time limit; null for none
  * @param checkpointDir handed to the task as KAIROS_CHECKPOINT_DIR; null for none
- * @param barrier true when the gang starts together: the agent prepares the task, reports it
- *     READY, and starts the process only when a reply's {@code go} names it
+ * @param barrier true when the gang starts together: the agent prepares the task, reports it READY,
+ *     and starts the process only when a reply's {@code go} names it
  * @param restarts how many times the job was requeued before this attempt
- * @param output where the task's stdout goes, an absolute path with Slurm's patterns (%j job id,
- *     %A array job id, %a array index, %t rank, %N node, %u user, %x job name, %% a '%'), which
- *     the agent resolves; null for {@code stdout.log} in the task's directory
+ * @param output where the task's stdout goes, an absolute path with Slurm's patterns (%j job id, %A
+ *     array job id, %a array index, %t rank, %N node, %u user, %x job name, %% a '%'), which the
+ *     agent resolves; null for {@code stdout.log} in the task's directory
  * @param error where the task's stderr goes, as {@code output}; null for: the {@code output} file
  *     when there is one (as Slurm), else {@code stderr.log} in the task's directory
  */
@@ -84,9 +84,32 @@ public record TaskAssignment(
       String checkpointDir,
       boolean barrier,
       int restarts) {
-    this(jobId, attempt, task, tasks, nodes, name, user, command, env, workdir, gpus, cpus,
-        memoryMb, timeLimitSec, masterAddr, gpuUuids, killSignal, graceSec, warnSignal,
-        warnBeforeSec, checkpointDir, barrier, restarts, null, null);
+    this(
+        jobId,
+        attempt,
+        task,
+        tasks,
+        nodes,
+        name,
+        user,
+        command,
+        env,
+        workdir,
+        gpus,
+        cpus,
+        memoryMb,
+        timeLimitSec,
+        masterAddr,
+        gpuUuids,
+        killSignal,
+        graceSec,
+        warnSignal,
+        warnBeforeSec,
+        checkpointDir,
+        barrier,
+        restarts,
+        null,
+        null);
   }
 
   /** An assignment with the fields of the first protocol version. */
@@ -106,8 +129,32 @@ public record TaskAssignment(
       long memoryMb,
       long timeLimitSec,
       String masterAddr) {
-    this(jobId, attempt, task, tasks, nodes, name, user, command, env, workdir, gpus, cpus,
-        memoryMb, timeLimitSec, masterAddr, null, null, 0, null, 0, null, false, 0, null, null);
+    this(
+        jobId,
+        attempt,
+        task,
+        tasks,
+        nodes,
+        name,
+        user,
+        command,
+        env,
+        workdir,
+        gpus,
+        cpus,
+        memoryMb,
+        timeLimitSec,
+        masterAddr,
+        null,
+        null,
+        0,
+        null,
+        0,
+        null,
+        false,
+        0,
+        null,
+        null);
   }
 
   /** An assignment without a known rank-0 host. */
@@ -126,7 +173,21 @@ public record TaskAssignment(
       int cpus,
       long memoryMb,
       long timeLimitSec) {
-    this(jobId, attempt, task, tasks, nodes, name, user, command, env, workdir, gpus, cpus,
-        memoryMb, timeLimitSec, null);
+    this(
+        jobId,
+        attempt,
+        task,
+        tasks,
+        nodes,
+        name,
+        user,
+        command,
+        env,
+        workdir,
+        gpus,
+        cpus,
+        memoryMb,
+        timeLimitSec,
+        null);
   }
 }

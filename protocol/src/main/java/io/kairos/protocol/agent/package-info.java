@@ -7,7 +7,7 @@
  * finished task until the controller acknowledges it.
  *
  * <p>Endpoints (join token as bearer): {@code POST /api/v1/agents/register}, {@code POST
- * /api/v1/agents/heartbeat}. A replica that does not lead answers 421 with the leader's base URL
- * in the {@code Kairos-Leader} header.
+ * /api/v1/agents/heartbeat}. A replica that does not lead answers 421 with the leader's base URL in
+ * the {@code Kairos-Leader} header.
  */
 package io.kairos.protocol.agent;

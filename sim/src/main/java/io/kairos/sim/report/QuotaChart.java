@@ -47,12 +47,22 @@ public final class QuotaChart {
    * @param midpoints the x of each value of every panel's {@code held}
    */
   public static String svg(
-      String id, String title, String desc, Axis x, String yLabel, double[] midpoints,
+      String id,
+      String title,
+      String desc,
+      Axis x,
+      String yLabel,
+      double[] midpoints,
       List<Panel> panels) {
     for (Panel p : panels) {
       if (p.held().length != midpoints.length) {
         throw new IllegalArgumentException(
-            "quota panel " + p.name() + ": " + p.held().length + " values for " + midpoints.length
+            "quota panel "
+                + p.name()
+                + ": "
+                + p.held().length
+                + " values for "
+                + midpoints.length
                 + " x values");
       }
     }
@@ -94,8 +104,16 @@ public final class QuotaChart {
   }
 
   private static void panel(
-      StringBuilder out, Panel p, Scale sx, double[] xs, double x0, double x1, double y0,
-      double y1, double top, boolean xLabels) {
+      StringBuilder out,
+      Panel p,
+      Scale sx,
+      double[] xs,
+      double x0,
+      double x1,
+      double y0,
+      double y1,
+      double top,
+      boolean xLabels) {
     double peak = p.nominal();
     for (double v : p.held()) {
       peak = Math.max(peak, v);
@@ -149,9 +167,25 @@ public final class QuotaChart {
       within[k] = Math.min(total[k], p.nominal());
     }
     out.append("<g class=\"plot\">\n");
-    band(out, "within", WITHIN, p.name() + ": held within the nominal quota", xs, zero, within, sx,
+    band(
+        out,
+        "within",
+        WITHIN,
+        p.name() + ": held within the nominal quota",
+        xs,
+        zero,
+        within,
+        sx,
         sy);
-    band(out, "above", ABOVE, p.name() + ": held above the nominal quota", xs, within, total, sx,
+    band(
+        out,
+        "above",
+        ABOVE,
+        p.name() + ": held above the nominal quota",
+        xs,
+        within,
+        total,
+        sx,
         sy);
     String ny = Svg.coord(sy.pixel(p.nominal()));
     out.append("<path class=\"nominal\" d=\"M")
@@ -179,8 +213,15 @@ public final class QuotaChart {
   }
 
   private static void band(
-      StringBuilder out, String kind, String color, String tooltip, double[] xs, double[] below,
-      double[] above, Scale sx, Scale sy) {
+      StringBuilder out,
+      String kind,
+      String color,
+      String tooltip,
+      double[] xs,
+      double[] below,
+      double[] above,
+      Scale sx,
+      Scale sy) {
     out.append("<path class=\"area ")
         .append(kind)
         .append("\" fill=\"")

@@ -102,10 +102,15 @@ public final class ReportCharts {
       int queue = q;
       panels.add(
           new QuotaChart.Panel(
-              quota.queues().get(q), quota.nominalGpus()[q], values(s, k -> s.quotaGpus(queue, k))));
+              quota.queues().get(q),
+              quota.nominalGpus()[q],
+              values(s, k -> s.quotaGpus(queue, k))));
       summaries.add(
-          quota.queues().get(q) + " mean " + Svg.fixed(sum(full.quota().gpuSec()[q]) / covered, 1)
-              + " of " + quota.nominalGpus()[q]);
+          quota.queues().get(q)
+              + " mean "
+              + Svg.fixed(sum(full.quota().gpuSec()[q]) / covered, 1)
+              + " of "
+              + quota.nominalGpus()[q]);
     }
     String policy = run.policy();
     boolean scheduled = run.tenancy().map(t -> t.scheduled()).orElse(false);

@@ -33,16 +33,15 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Reads a tenancy file (see docs/tenancy.md and docs/examples/tenancy.yaml) into a {@link
- * Tenancy}.
+ * Reads a tenancy file (see docs/tenancy.md and docs/examples/tenancy.yaml) into a {@link Tenancy}.
  *
- * <p>Every problem is reported at once, as one {@link InvalidConfig} whose message has one line
- * per problem: {@code file: key.path: problem (fix: ...)}. The reader checks the shape of the
- * document (known keys, types, quantities, durations, that queue default accounts exist); the
- * rules about the values themselves are the core's ({@link TenancyConfig}, {@link AccountTree}),
- * whose messages are passed through with the file name in front. Key paths name list entries by
- * their {@code name} where they have one ({@code queues[vision].quotas[gpu:H100].nominal}, as the
- * core does), else by position ({@code queues[#0]}).
+ * <p>Every problem is reported at once, as one {@link InvalidConfig} whose message has one line per
+ * problem: {@code file: key.path: problem (fix: ...)}. The reader checks the shape of the document
+ * (known keys, types, quantities, durations, that queue default accounts exist); the rules about
+ * the values themselves are the core's ({@link TenancyConfig}, {@link AccountTree}), whose messages
+ * are passed through with the file name in front. Key paths name list entries by their {@code name}
+ * where they have one ({@code queues[vision].quotas[gpu:H100].nominal}, as the core does), else by
+ * position ({@code queues[#0]}).
  *
  * <p>Deterministic, no I/O besides {@link #read}. Shape problems stop before the core validators
  * run, so a misspelt key does not also produce a cascade of core messages.
@@ -76,11 +75,14 @@ public final class TenancyYaml {
 
   private TenancyYaml() {}
 
-  /** Every problem found in a tenancy file, one per line: {@code file: key.path: problem (fix: ...)}. */
+  /**
+   * Every problem found in a tenancy file, one per line: {@code file: key.path: problem (fix:
+   * ...)}.
+   */
   public static final class InvalidConfig extends IllegalArgumentException {
     private static final long serialVersionUID = 1L;
 
-    private final List<String> problems;
+    private final transient List<String> problems;
 
     InvalidConfig(List<String> problems) {
       super(String.join("\n", problems));
@@ -130,7 +132,7 @@ public final class TenancyYaml {
       root = mapper.readTree(text);
     } catch (JacksonException e) {
       throw new InvalidConfig(List.of(syntaxError(sourceName, e)));
-    } catch (IOException | RuntimeException e) {
+    } catch (RuntimeException e) {
       // SnakeYAML limits (nesting, aliases, size) surface as other exceptions.
       throw new InvalidConfig(
           List.of(
@@ -237,27 +239,38 @@ public final class TenancyYaml {
       return seconds == null ? DEFAULT_HALF_LIFE_SEC : seconds;
     }
 
-    /** The {@code scheduling} block; every key optional, defaults {@link Tenants.Settings#DEFAULT}. */
+    /**
+     * The {@code scheduling} block; every key optional, defaults {@link Tenants.Settings#DEFAULT}.
+     */
     private Tenants.Settings scheduling(JsonNode node) {
       var d = Tenants.Settings.DEFAULT;
       if (absent(node) || !mapping(node, "scheduling")) {
         return d;
       }
       keys(node, "scheduling", SCHEDULING_KEYS);
-      long grace = orElse(duration(node.get("preemptionGrace"), "scheduling.preemptionGrace", true), d.graceSec());
+      long grace =
+          orElse(
+              duration(node.get("preemptionGrace"), "scheduling.preemptionGrace", true),
+              d.graceSec());
       ProtectionPolicy p = d.protection();
       JsonNode pn = node.get("protection");
       String pp = "scheduling.protection";
       if (!absent(pn) && mapping(pn, pp)) {
         keys(pn, pp, PROTECTION_KEYS);
-        long minRuntime = orElse(duration(pn.get("minRuntime"), pp + ".minRuntime", true), p.graceSec());
+        long minRuntime =
+            orElse(duration(pn.get("minRuntime"), pp + ".minRuntime", true), p.graceSec());
         long window = orElse(duration(pn.get("window"), pp + ".window", true), p.windowSec());
         Long max = integer(pn, "maxPreemptions", pp, false, 1, Integer.MAX_VALUE);
         long protectFor =
-            orElse(duration(pn.get("protectFor"), pp + ".protectFor", true), p.protectAfterPreemptionsSec());
+            orElse(
+                duration(pn.get("protectFor"), pp + ".protectFor", true),
+                p.protectAfterPreemptionsSec());
         p =
             new ProtectionPolicy(
-                minRuntime, window, max == null ? p.maxPreemptionsPerWindow() : max.intValue(), protectFor);
+                minRuntime,
+                window,
+                max == null ? p.maxPreemptionsPerWindow() : max.intValue(),
+                protectFor);
       }
       int minGpus = d.starvationMinGpus();
       long maxWait = d.starvationMaxWaitSec();
@@ -277,16 +290,19 @@ public final class TenancyYaml {
     }
 
     /**
-     * A duration such as {@code 30s}, {@code 10m}, {@code 12h} or {@code 7d}, in seconds; null
-     * when absent or wrong (the problem is recorded).
+     * A duration such as {@code 30s}, {@code 10m}, {@code 12h} or {@code 7d}, in seconds; null when
+     * absent or wrong (the problem is recorded).
      */
     private Long duration(JsonNode value, String path, boolean zeroAllowed) {
       if (absent(value)) {
         return null;
       }
       String fix =
-          "write a " + (zeroAllowed ? "" : "positive ") + "duration such as "
-              + (zeroAllowed ? "0s, " : "") + "30s, 10m, 12h or 7d";
+          "write a "
+              + (zeroAllowed ? "" : "positive ")
+              + "duration such as "
+              + (zeroAllowed ? "0s, " : "")
+              + "30s, 10m, 12h or 7d";
       if (!value.isTextual()) {
         problem(path, "must be a duration with a unit, got " + kind(value), fix);
         return null;
@@ -336,8 +352,7 @@ public final class TenancyYaml {
         Long value = integer(entry, "value", path, true, Integer.MIN_VALUE, Integer.MAX_VALUE);
         Boolean preemptible = bool(entry, "preemptible", path);
         if (name != null && value != null) {
-          out.add(
-              new PriorityClass(name, value.intValue(), preemptible != null && preemptible));
+          out.add(new PriorityClass(name, value.intValue(), preemptible != null && preemptible));
         }
       }
       return out;
@@ -395,10 +410,7 @@ public final class TenancyYaml {
 
     private Map<Resource, ResourceQuota> quotas(JsonNode node, String path) {
       if (absent(node)) {
-        problem(
-            path,
-            "missing",
-            "add quotas per resource, e.g. quotas: {gpu:H100: {nominal: 8}}");
+        problem(path, "missing", "add quotas per resource, e.g. quotas: {gpu:H100: {nominal: 8}}");
         return null;
       }
       if (!mapping(node, path)) {
@@ -406,8 +418,7 @@ public final class TenancyYaml {
       }
       var out = new LinkedHashMap<Resource, ResourceQuota>();
       boolean ok = true;
-      for (var it = node.fields(); it.hasNext(); ) {
-        var field = it.next();
+      for (var field : node.properties()) {
         String qp = path + "[" + field.getKey() + "]";
         Resource resource;
         try {
@@ -425,7 +436,8 @@ public final class TenancyYaml {
         keys(quota, qp, QUOTA_KEYS);
         boolean memory = resource.kind() == Resource.Kind.MEMORY;
         Long nominal = quantity(quota.get("nominal"), qp + ".nominal", memory, true);
-        Long borrowing = quantity(quota.get("borrowingLimit"), qp + ".borrowingLimit", memory, false);
+        Long borrowing =
+            quantity(quota.get("borrowingLimit"), qp + ".borrowingLimit", memory, false);
         Long lending = quantity(quota.get("lendingLimit"), qp + ".lendingLimit", memory, false);
         if (nominal == null) {
           ok = false;
@@ -445,10 +457,18 @@ public final class TenancyYaml {
       }
       keys(node, path, PREEMPTION_KEYS);
       var within =
-          enumValue(node, "withinQueue", path, PreemptionPolicy.WithinQueue.class,
+          enumValue(
+              node,
+              "withinQueue",
+              path,
+              PreemptionPolicy.WithinQueue.class,
               PreemptionPolicy.WithinQueue.NEVER);
       var reclaim =
-          enumValue(node, "reclaimWithinCohort", path, PreemptionPolicy.ReclaimWithinCohort.class,
+          enumValue(
+              node,
+              "reclaimWithinCohort",
+              path,
+              PreemptionPolicy.ReclaimWithinCohort.class,
               PreemptionPolicy.ReclaimWithinCohort.NEVER);
       PreemptionPolicy.BorrowWithinCohort borrow = PreemptionPolicy.BorrowWithinCohort.NEVER;
       JsonNode b = node.get("borrowWithinCohort");
@@ -459,7 +479,11 @@ public final class TenancyYaml {
         }
         keys(b, bp, BORROW_KEYS);
         var policy =
-            enumValue(b, "policy", bp, PreemptionPolicy.BorrowWithinCohort.Policy.class,
+            enumValue(
+                b,
+                "policy",
+                bp,
+                PreemptionPolicy.BorrowWithinCohort.Policy.class,
                 PreemptionPolicy.BorrowWithinCohort.Policy.NEVER);
         Long threshold =
             integer(b, "maxPriorityThreshold", bp, false, Integer.MIN_VALUE, Integer.MAX_VALUE);
@@ -471,7 +495,11 @@ public final class TenancyYaml {
                 policy, threshold == null ? null : threshold.intValue());
       }
       var fairShare =
-          enumValue(node, "fairShare", path, PreemptionPolicy.FairShare.class,
+          enumValue(
+              node,
+              "fairShare",
+              path,
+              PreemptionPolicy.FairShare.class,
               PreemptionPolicy.FairShare.NEVER);
       if (within == null || reclaim == null || fairShare == null) {
         return null;
@@ -529,7 +557,9 @@ public final class TenancyYaml {
           String closest = closest(account, names.stream().sorted().toList());
           problem(
               "queues[" + q.name() + "].defaults.account",
-              "unknown account '" + account + "'"
+              "unknown account '"
+                  + account
+                  + "'"
                   + (closest == null ? "" : "; did you mean '" + closest + "'?"),
               "declare it under accounts, or correct the name");
         }
@@ -572,12 +602,12 @@ public final class TenancyYaml {
             fix);
         return null;
       }
-      int shift =
-          m.group(2) == null ? 0 : 10 * (1 + "KMGTPE".indexOf(m.group(2).charAt(0)));
+      int shift = m.group(2) == null ? 0 : 10 * (1 + "KMGTPE".indexOf(m.group(2).charAt(0)));
       try {
         return Math.multiplyExact(Long.parseLong(m.group(1)), 1L << shift);
       } catch (NumberFormatException | ArithmeticException e) {
-        problem(path, "too large: '" + node.asText() + "'", "use at most " + Long.MAX_VALUE + " bytes");
+        problem(
+            path, "too large: '" + node.asText() + "'", "use at most " + Long.MAX_VALUE + " bytes");
         return null;
       }
     }
@@ -592,7 +622,10 @@ public final class TenancyYaml {
         return null;
       }
       if (!node.isTextual()) {
-        problem(kp, "must be text, got " + kind(node), "write a name, quoted if it looks like a number");
+        problem(
+            kp,
+            "must be text, got " + kind(node),
+            "write a name, quoted if it looks like a number");
         return null;
       }
       return node.asText();
@@ -626,7 +659,8 @@ public final class TenancyYaml {
         return null;
       }
       if (!node.isBoolean()) {
-        problem(path + "." + key, "must be true or false, got " + kind(node), "write true or false");
+        problem(
+            path + "." + key, "must be true or false, got " + kind(node), "write true or false");
         return null;
       }
       return node.booleanValue();
@@ -646,7 +680,8 @@ public final class TenancyYaml {
         return null;
       }
       // Kueue's spelling is accepted too: LowerPriority, Any, Never.
-      String asConstant = node.asText().replaceAll("([a-z])([A-Z])", "$1_$2").toUpperCase(java.util.Locale.ROOT);
+      String asConstant =
+          node.asText().replaceAll("([a-z])([A-Z])", "$1_$2").toUpperCase(java.util.Locale.ROOT);
       for (E constant : type.getEnumConstants()) {
         if (constant.name().equals(node.asText()) || constant.name().equals(asConstant)) {
           return constant;
@@ -655,7 +690,9 @@ public final class TenancyYaml {
       String closest = closest(node.asText(), names);
       problem(
           kp,
-          "unknown value '" + node.asText() + "'"
+          "unknown value '"
+              + node.asText()
+              + "'"
               + (closest == null ? "" : "; did you mean '" + closest + "'?"),
           fix);
       return null;
@@ -672,7 +709,8 @@ public final class TenancyYaml {
         String kp = path.isEmpty() ? key : path + "." + key;
         String closest = closest(key, allowed);
         if (closest != null) {
-          problem(kp, "unknown key; did you mean '" + closest + "'?", "rename it to '" + closest + "'");
+          problem(
+              kp, "unknown key; did you mean '" + closest + "'?", "rename it to '" + closest + "'");
         } else {
           problem(kp, "unknown key", "remove it, or use one of " + String.join(", ", allowed));
         }
@@ -683,7 +721,10 @@ public final class TenancyYaml {
       if (node.isObject()) {
         return true;
       }
-      problem(path, "must be a mapping (key: value), got " + kind(node), "see docs/examples/tenancy.yaml");
+      problem(
+          path,
+          "must be a mapping (key: value), got " + kind(node),
+          "see docs/examples/tenancy.yaml");
       return false;
     }
 
@@ -732,7 +773,9 @@ public final class TenancyYaml {
     }
 
     private static List<String> lines(String message) {
-      return message == null ? List.of("invalid") : message.lines().filter(l -> !l.isBlank()).toList();
+      return message == null
+          ? List.of("invalid")
+          : message.lines().filter(l -> !l.isBlank()).toList();
     }
   }
 
@@ -741,7 +784,8 @@ public final class TenancyYaml {
     String best = null;
     int bestDistance = Integer.MAX_VALUE;
     for (String c : candidates) {
-      int d = distance(word.toLowerCase(java.util.Locale.ROOT), c.toLowerCase(java.util.Locale.ROOT));
+      int d =
+          distance(word.toLowerCase(java.util.Locale.ROOT), c.toLowerCase(java.util.Locale.ROOT));
       if (d < bestDistance) {
         best = c;
         bestDistance = d;

@@ -4,8 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Where a trace's time limits came from, said once for every reader: whether run times stand in
- * for estimates, and the notes the report prints about it.
+ * Where a trace's time limits came from, said once for every reader: whether run times stand in for
+ * estimates, and the notes the report prints about it.
  *
  * @param fromRuntime no estimate was used (asked for, or the trace has none)
  * @param notes the report's remarks, in a fixed order
@@ -30,8 +30,7 @@ record EstimateNotes(boolean fromRuntime, List<String> notes) {
       notes.add((jobs - given) + " jobs have no " + singular + ": run time used as time limit");
     }
     if (raised > 0) {
-      notes.add(
-          raised + " jobs ran longer than their " + singular + ": limit raised to run time");
+      notes.add(raised + " jobs ran longer than their " + singular + ": limit raised to run time");
     }
     return new EstimateNotes(fromRuntime, notes);
   }

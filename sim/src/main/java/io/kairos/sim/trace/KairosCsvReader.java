@@ -14,9 +14,9 @@ import java.util.List;
  * <p>The first line that is not blank or a comment ({@code #}) is the header. Its columns, in any
  * order, are {@code id}, {@code submit_s}, {@code gpus}, {@code duration_s} (required) and {@code
  * time_limit_s}, {@code user}, {@code queue}, {@code priority}, {@code gpus_per_node}, {@code
- * depends_on}, {@code think_s} (optional:
- * the column may be absent, or a row may leave it empty). No other column is allowed. Values are
- * separated by commas, without quoting; spaces around a value are ignored.
+ * depends_on}, {@code think_s} (optional: the column may be absent, or a row may leave it empty).
+ * No other column is allowed. Values are separated by commas, without quoting; spaces around a
+ * value are ignored.
  *
  * <p>The rules:
  *
@@ -63,8 +63,8 @@ public final class KairosCsvReader {
   /** The columns that carry dependencies, written only for a trace that has some. */
   static final List<String> DEPENDENCY_COLUMNS = List.of(DEPENDS_ON, THINK);
 
-  private static final List<String> ALLOWED = java.util.stream.Stream.concat(
-      COLUMNS.stream(), DEPENDENCY_COLUMNS.stream()).toList();
+  private static final List<String> ALLOWED =
+      java.util.stream.Stream.concat(COLUMNS.stream(), DEPENDENCY_COLUMNS.stream()).toList();
 
   private static final List<String> REQUIRED = List.of(ID, SUBMIT, GPUS, DURATION);
 
@@ -154,8 +154,19 @@ public final class KairosCsvReader {
       var queue = row.text(columns.queue, "default", strings);
       long dependsOn = row.optional(columns.dependsOn, DEPENDS_ON, 0, Long.MAX_VALUE, 0);
       long think = row.optional(columns.think, THINK, 0, Long.MAX_VALUE, 0);
-      jobs.add(new TraceJob(id, submit, gpus, duration, limit, user, queue, priority, perNode,
-          dependsOn, dependsOn > 0 ? think : 0));
+      jobs.add(
+          new TraceJob(
+              id,
+              submit,
+              gpus,
+              duration,
+              limit,
+              user,
+              queue,
+              priority,
+              perNode,
+              dependsOn,
+              dependsOn > 0 ? think : 0));
     }
     jobs.sort(Comparator.comparingLong(TraceJob::submitSec).thenComparingLong(TraceJob::id));
 

@@ -220,16 +220,14 @@ final class SacctJobs {
     }
     if (models.size() > 1 || (models.size() == 1 && !models.containsKey("no model given"))) {
       notes.add(
-          "GPU models (not simulated: any GPU of the cluster serves any job): "
-              + counts(models));
+          "GPU models (not simulated: any GPU of the cluster serves any job): " + counts(models));
     }
     if (!states.isEmpty()) {
       notes.add("end states of the jobs replayed: " + counts(states));
     }
     var estimates = EstimateNotes.of(mode, jobs.size(), withLimit, raised, "time limit");
     notes.addAll(estimates.notes());
-    int dropped =
-        summary.steps() + summary.neverStarted() + summary.stillRunning() + cpuOnlyRows;
+    int dropped = summary.steps() + summary.neverStarted() + summary.stillRunning() + cpuOnlyRows;
     return new Trace(
         source,
         SacctReader.FORMAT,

@@ -21,13 +21,13 @@ import java.util.Set;
  * Elapsed,Timelimit,NNodes,NCPUS,ReqTRES,AllocTRES,State,ExitCode,Priority
  * </pre>
  *
- * <p>The first line that is not blank is sacct's header; columns are found by name (any order,
- * any case). Required: {@code JobID}, {@code Submit}, {@code Start}, {@code End} or {@code
- * Elapsed}, {@code Timelimit}, and {@code AllocTRES} or {@code ReqTRES}. Used when present:
- * {@code JobIDRaw}, {@code User}, {@code Partition}, {@code Eligible}, {@code NNodes}, {@code
- * NCPUS}, {@code State}. Every other column is ignored ({@code Account}, {@code QOS} and {@code
- * Priority} among them: the trace job has no account, and sacct's priority is the value at the
- * job's end, so every job gets priority 0).
+ * <p>The first line that is not blank is sacct's header; columns are found by name (any order, any
+ * case). Required: {@code JobID}, {@code Submit}, {@code Start}, {@code End} or {@code Elapsed},
+ * {@code Timelimit}, and {@code AllocTRES} or {@code ReqTRES}. Used when present: {@code JobIDRaw},
+ * {@code User}, {@code Partition}, {@code Eligible}, {@code NNodes}, {@code NCPUS}, {@code State}.
+ * Every other column is ignored ({@code Account}, {@code QOS} and {@code Priority} among them: the
+ * trace job has no account, and sacct's priority is the value at the job's end, so every job gets
+ * priority 0).
  *
  * <p>Which lines are jobs:
  *
@@ -43,9 +43,9 @@ import java.util.Set;
  *   <li>Every other job is replayed whatever its end state (COMPLETED, FAILED, TIMEOUT, CANCELLED
  *       after it started, NODE_FAIL, OUT_OF_MEMORY, PREEMPTED, ...), with the run time it had.
  *   <li>Components of a heterogeneous job ({@code 123+0}, {@code 123+1}) become one job with id
- *       123: GPUs added up, the earliest submit, the longest run time and limit, user and
- *       partition of the first component with GPUs. It needs {@code gpus / nodes} GPUs per node
- *       when every component with GPUs has that shape, else its GPUs may be placed anywhere.
+ *       123: GPUs added up, the earliest submit, the longest run time and limit, user and partition
+ *       of the first component with GPUs. It needs {@code gpus / nodes} GPUs per node when every
+ *       component with GPUs has that shape, else its GPUs may be placed anywhere.
  * </ol>
  *
  * <p>How a job's values are found:
@@ -55,21 +55,21 @@ import java.util.Set;
  *       JobIDRaw} when that column is present, else a number after the largest id in the file
  *       (JobID numbers included), in file order (noted). Ids must be unique.
  *   <li>Submit: {@code Submit}, {@code YYYY-MM-DDTHH:MM:SS} local time, as seconds after the
- *       earliest submit in the file. Jobs eligible after they were submitted (dependencies,
- *       {@code --begin}, holds) are still replayed from Submit (noted).
+ *       earliest submit in the file. Jobs eligible after they were submitted (dependencies, {@code
+ *       --begin}, holds) are still replayed from Submit (noted).
  *   <li>Run time: {@code End - Start}, or {@code Elapsed} without an End column or when End is
  *       before Start (a clock change: run sacct with {@code TZ=UTC}); at least 1 s.
  *   <li>Time limit: {@code Timelimit} ({@code D-HH:MM:SS}, {@code HH:MM:SS}, {@code MM:SS}, ...).
  *       {@code UNLIMITED}, {@code Partition_Limit} or empty count as no limit, and the run time
- *       stands in, as in the other readers; a limit below the run time (TIMEOUT jobs overrun by
- *       the kill wait) is raised to it. Both are noted.
+ *       stands in, as in the other readers; a limit below the run time (TIMEOUT jobs overrun by the
+ *       kill wait) is raised to it. Both are noted.
  *   <li>GPUs: from {@code AllocTRES} ({@code gres/gpu=8}, or typed {@code gres/gpu:a100=8}),
- *       falling back to {@code ReqTRES} when AllocTRES is absent or has no GPU entry. The GPU
- *       model is counted in a note but not simulated: the trace job has no model.
- *   <li>Nodes: {@code NNodes}, else {@code node=} in the TRES. When the GPUs divide evenly over
- *       the nodes the job needs {@code gpus / nodes} GPUs on each of that many distinct nodes
- *       ({@link TraceJob#gpusPerNode()}), the shape Slurm gave it; otherwise (8 GPUs on 3 nodes,
- *       or no node count) its GPUs may be placed anywhere (noted).
+ *       falling back to {@code ReqTRES} when AllocTRES is absent or has no GPU entry. The GPU model
+ *       is counted in a note but not simulated: the trace job has no model.
+ *   <li>Nodes: {@code NNodes}, else {@code node=} in the TRES. When the GPUs divide evenly over the
+ *       nodes the job needs {@code gpus / nodes} GPUs on each of that many distinct nodes ({@link
+ *       TraceJob#gpusPerNode()}), the shape Slurm gave it; otherwise (8 GPUs on 3 nodes, or no node
+ *       count) its GPUs may be placed anywhere (noted).
  *   <li>Jobs without GPUs: when some job in the file has GPUs, CPU-only jobs are skipped (noted).
  *       When none has (a CPU cluster, or a site without {@code AccountingStorageTRES=gres/gpu}),
  *       each CPU ({@code NCPUS}, else {@code cpu=} in the TRES) is one GPU of the simulated
@@ -77,9 +77,9 @@ import java.util.Set;
  *   <li>User: {@code User} ("" when empty). Queue: {@code Partition} ("default" when empty).
  * </ul>
  *
- * <p>Jobs are sorted by submit time, then id. Every skip is counted in {@link
- * Trace#rowsDropped()} and explained in a note. A missing column or bad value stops the reading
- * with a {@link TraceFormatException} naming the line and the column.
+ * <p>Jobs are sorted by submit time, then id. Every skip is counted in {@link Trace#rowsDropped()}
+ * and explained in a note. A missing column or bad value stops the reading with a {@link
+ * TraceFormatException} naming the line and the column.
  */
 public final class SacctReader {
   /** The format name, as in {@link Trace#format()} and {@code --format}. */
@@ -104,8 +104,21 @@ public final class SacctReader {
   /** The columns the reader uses; any others in the header are ignored. */
   static final List<String> COLUMNS =
       List.of(
-          JOB_ID, JOB_ID_RAW, USER, PARTITION, SUBMIT, ELIGIBLE, START, END, ELAPSED, TIMELIMIT,
-          NNODES, NCPUS, REQ_TRES, ALLOC_TRES, STATE);
+          JOB_ID,
+          JOB_ID_RAW,
+          USER,
+          PARTITION,
+          SUBMIT,
+          ELIGIBLE,
+          START,
+          END,
+          ELAPSED,
+          TIMELIMIT,
+          NNODES,
+          NCPUS,
+          REQ_TRES,
+          ALLOC_TRES,
+          STATE);
 
   /** States of a job that has not ended, for files without an End column. */
   private static final Set<String> NOT_ENDED =
@@ -134,8 +147,8 @@ public final class SacctReader {
    *
    * @param file the file, plain or gzip
    * @param mode where time limits come from
-   * @throws TraceFormatException when the file cannot be read, a required column is missing or
-   *     a value is bad
+   * @throws TraceFormatException when the file cannot be read, a required column is missing or a
+   *     value is bad
    */
   public static Trace read(Path file, EstimateMode mode) {
     var source = file.toString();
@@ -263,12 +276,14 @@ public final class SacctReader {
     var alloc = tres(values, columns.allocTres, ALLOC_TRES, lineNumber);
     var req = tres(values, columns.reqTres, REQ_TRES, lineNumber);
     var gpuTres = alloc.gpus() >= 0 ? alloc : req;
-    int nodes = columns.nnodes >= 0 && !values[columns.nnodes].isEmpty()
-        ? count(values, columns.nnodes, NNODES, 1, lineNumber)
-        : alloc.nodes() > 0 ? alloc.nodes() : req.nodes() > 0 ? req.nodes() : -1;
-    int cpus = columns.ncpus >= 0 && !values[columns.ncpus].isEmpty()
-        ? count(values, columns.ncpus, NCPUS, 0, lineNumber)
-        : alloc.cpus() >= 0 ? alloc.cpus() : req.cpus();
+    int nodes =
+        columns.nnodes >= 0 && !values[columns.nnodes].isEmpty()
+            ? count(values, columns.nnodes, NNODES, 1, lineNumber)
+            : alloc.nodes() > 0 ? alloc.nodes() : req.nodes() > 0 ? req.nodes() : -1;
+    int cpus =
+        columns.ncpus >= 0 && !values[columns.ncpus].isEmpty()
+            ? count(values, columns.ncpus, NCPUS, 0, lineNumber)
+            : alloc.cpus() >= 0 ? alloc.cpus() : req.cpus();
     rows.add(
         new Row(
             lineNumber,
@@ -283,8 +298,10 @@ public final class SacctReader {
             nodes,
             cpus,
             intern(text(values, columns.user)),
-            intern(text(values, columns.partition).isEmpty() ? "default" : text(values,
-                columns.partition)),
+            intern(
+                text(values, columns.partition).isEmpty()
+                    ? "default"
+                    : text(values, columns.partition)),
             intern(state)));
   }
 
@@ -332,7 +349,10 @@ public final class SacctReader {
           source,
           lineNumber,
           END,
-          "End '" + values[columns.end] + "' is before Start '" + values[columns.start]
+          "End '"
+              + values[columns.end]
+              + "' is before Start '"
+              + values[columns.start]
               + "' (a clock change? run sacct with TZ=UTC, or add Elapsed to --format)");
     }
     var text = values[columns.elapsed];
@@ -421,8 +441,8 @@ public final class SacctReader {
       var text = stripCr(line);
       // sacct --parsable ends every line with a '|'; --parsable2 does not.
       c.trailingDelimiter = text.endsWith("|");
-      var names = (c.trailingDelimiter ? text.substring(0, text.length() - 1) : text).split(
-          "\\|", -1);
+      var names =
+          (c.trailingDelimiter ? text.substring(0, text.length() - 1) : text).split("\\|", -1);
       c.width = names.length;
       var canonical = new HashMap<String, String>();
       for (var name : COLUMNS) {
@@ -490,7 +510,10 @@ public final class SacctReader {
       for (int i = 0; i < needs.length; i++) {
         if (at[i].length == 1 && at[i][0] < 0) {
           throw new TraceFormatException(
-              source, lineNumber, needs[i][0], "required column is missing from the header" + found);
+              source,
+              lineNumber,
+              needs[i][0],
+              "required column is missing from the header" + found);
         }
         if (at[i].length == 2 && at[i][0] < 0 && at[i][1] < 0) {
           throw new TraceFormatException(

@@ -74,8 +74,8 @@ final class SacctTimes {
   /**
    * Parses a Slurm length of time.
    *
-   * <p>Worked examples: {@code 30} = 1,800 s; {@code 30:15} = 1,815 s; {@code 04:00:00} = 14,400
-   * s; {@code 2-12} = 216,000 s; {@code 1-00:30} = 88,200 s; {@code 7-00:00:00} = 604,800 s.
+   * <p>Worked examples: {@code 30} = 1,800 s; {@code 30:15} = 1,815 s; {@code 04:00:00} = 14,400 s;
+   * {@code 2-12} = 216,000 s; {@code 1-00:30} = 88,200 s; {@code 7-00:00:00} = 604,800 s.
    *
    * @return seconds, or -1 when {@code s} is not a length
    */

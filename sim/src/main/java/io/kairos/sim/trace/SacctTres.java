@@ -12,8 +12,8 @@ import java.util.TreeSet;
  * and {@code cpu} are ignored, whatever their value.
  *
  * @param gpus GPUs, or -1 when the list has no GPU entry (0 when it says {@code gres/gpu=0})
- * @param model the GPU model of the typed entries; several are joined with {@code +} in name
- *     order; "" when there is none
+ * @param model the GPU model of the typed entries; several are joined with {@code +} in name order;
+ *     "" when there is none
  * @param nodes the {@code node} count, or -1 when absent
  * @param cpus the {@code cpu} count, or -1 when absent
  */
@@ -26,8 +26,8 @@ record SacctTres(int gpus, String model, int nodes, int cpus) {
    * Parses {@code text}.
    *
    * @param column the column it came from, for errors
-   * @throws TraceFormatException naming the line and column when a pair has no {@code =} or a
-   *     GPU, node or cpu count is not a whole number
+   * @throws TraceFormatException naming the line and column when a pair has no {@code =} or a GPU,
+   *     node or cpu count is not a whole number
    */
   static SacctTres parse(String text, String source, long lineNumber, String column) {
     if (text.isEmpty()) {

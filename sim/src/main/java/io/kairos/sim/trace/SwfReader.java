@@ -17,8 +17,8 @@ import java.util.Map;
  * <p>Lines starting with {@code ;} are the header and comments; blank lines are ignored. Every
  * other line is one job: at least 9 (normally 18) whitespace-separated numbers, whole or decimal,
  * with -1 for a missing value. The fields used are 1 job id, 2 submit time, 4 run time, 5 allocated
- * processors, 8 requested processors, 9 requested time, 12 user id, 15 queue, 17 preceding job
- * and 18 think time.
+ * processors, 8 requested processors, 9 requested time, 12 user id, 15 queue, 17 preceding job and
+ * 18 think time.
  *
  * <p>The rules:
  *
@@ -208,15 +208,16 @@ public final class SwfReader {
               0,
               0,
               values[PRECEDING] > 0 && TraceNumbers.isWhole(values[PRECEDING])
-                  ? (long) values[PRECEDING] : 0,
+                  ? (long) values[PRECEDING]
+                  : 0,
               values[PRECEDING] > 0 && values[THINK] > 0
-                  ? TraceNumbers.ceilSeconds(values[THINK]) : 0));
+                  ? TraceNumbers.ceilSeconds(values[THINK])
+                  : 0));
     }
     checkUniqueIds(source, jobs, jobLines);
     jobs.sort(Comparator.comparingLong(TraceJob::submitSec).thenComparingLong(TraceJob::id));
 
-    var estimates =
-        EstimateNotes.of(mode, jobs.size(), withRequest, raised, "requested time");
+    var estimates = EstimateNotes.of(mode, jobs.size(), withRequest, raised, "requested time");
     return new Trace(
         source, FORMAT, jobs, rowsRead, rowsDropped, estimates.fromRuntime(), estimates.notes());
   }

@@ -3,8 +3,8 @@ package io.kairos.sim.trace;
 import java.util.List;
 
 /**
- * A trace read from a file: jobs sorted by submission time (then id), and what the reader
- * noticed while reading.
+ * A trace read from a file: jobs sorted by submission time (then id), and what the reader noticed
+ * while reading.
  *
  * @param source the file it came from, as the user named it
  * @param format "swf", "philly", "kairos-csv" or "sacct"

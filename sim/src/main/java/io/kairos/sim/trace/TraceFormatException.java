@@ -1,8 +1,8 @@
 package io.kairos.sim.trace;
 
 /**
- * A trace file that cannot be read: names the file, the line (1-based, 0 when the whole file is
- * at fault), the field and what is wrong, so the user can fix the input.
+ * A trace file that cannot be read: names the file, the line (1-based, 0 when the whole file is at
+ * fault), the field and what is wrong, so the user can fix the input.
  */
 public final class TraceFormatException extends RuntimeException {
   private static final long serialVersionUID = 1L;

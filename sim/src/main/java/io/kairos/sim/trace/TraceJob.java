@@ -11,8 +11,8 @@ package io.kairos.sim.trace;
  * @param user user name ("" when the trace has none)
  * @param queue queue or virtual cluster ("default" when the trace has none)
  * @param priority priority (0 when the trace has none)
- * @param gpusPerNode when positive, the job needs {@code gpus / gpusPerNode} whole nodes' worth
- *     of GPUs on distinct nodes; 0 means the GPUs may be packed anywhere
+ * @param gpusPerNode when positive, the job needs {@code gpus / gpusPerNode} whole nodes' worth of
+ *     GPUs on distinct nodes; 0 means the GPUs may be packed anywhere
  * @param precedingJobId the trace id of a job this one waits for (SWF's field 17, "preceding job
  *     number"): it is submitted only {@code thinkTimeSec} after that job ends; 0 for none
  * @param thinkTimeSec seconds from the preceding job's end to this job's submission (SWF's field

@@ -41,8 +41,8 @@ class QuotaChartTest {
         SimOptions.defaults()
             .withSeries(true)
             .withTenancy(
-                Optional.of(SimTenancy.scheduling(tenancy).withSchedule(schedule)
-                    .withAloneRuns(false)));
+                Optional.of(
+                    SimTenancy.scheduling(tenancy).withSchedule(schedule).withAloneRuns(false)));
     return new Simulator(Cluster.uniform(4, 4, 16, 8), "4x4", policy, options).run(trace);
   }
 
@@ -53,10 +53,7 @@ class QuotaChartTest {
   }
 
   private static Figure quotaFigure(List<Figure> figures, String policy) {
-    return figures.stream()
-        .filter(f -> f.id().equals("quota-" + policy))
-        .findFirst()
-        .orElseThrow();
+    return figures.stream().filter(f -> f.id().equals("quota-" + policy)).findFirst().orElseThrow();
   }
 
   @Test
@@ -66,11 +63,16 @@ class QuotaChartTest {
     assertThat(figures)
         .extracting(Figure::id)
         .containsExactly(
-            "utilization", "wait-cdf", "queue-share", "quota-kairos", "quota-easy",
+            "utilization",
+            "wait-cdf",
+            "queue-share",
+            "quota-kairos",
+            "quota-easy",
             "fragmentation");
     var doc = Xml.parse(quotaFigure(figures, "kairos").svg());
     var panels = Xml.find(doc, "g", "quota-panel");
-    assertThat(panels).extracting(p -> p.getAttribute("data-series"))
+    assertThat(panels)
+        .extracting(p -> p.getAttribute("data-series"))
         .containsExactlyInAnyOrder("q0", "q1", "q2");
     for (Element panel : panels) {
       var area = panel.getElementsByTagNameNS("*", "path");
@@ -127,8 +129,8 @@ class QuotaChartTest {
             .withTenancy(Optional.of(SimTenancy.scheduling(t).measuredOnly().withAloneRuns(false)));
 
     SimReport r =
-        new Simulator(Cluster.uniform(1, 4, 16, 8), "1x4", Policy.byName("fcfs").orElseThrow(),
-                options)
+        new Simulator(
+                Cluster.uniform(1, 4, 16, 8), "1x4", Policy.byName("fcfs").orElseThrow(), options)
             .run(trace);
 
     SimSeries.QuotaUsage quota = r.series().orElseThrow().quota();

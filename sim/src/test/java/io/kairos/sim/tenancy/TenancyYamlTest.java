@@ -80,9 +80,12 @@ class TenancyYamlTest {
                     "vision",
                     "ml",
                     Map.of(
-                        Resource.gpu("H100"), new ResourceQuota(64, 32L, 16L),
-                        Resource.CPUS, ResourceQuota.of(2048),
-                        Resource.MEMORY_BYTES, ResourceQuota.of(16L << 40)),
+                        Resource.gpu("H100"),
+                        new ResourceQuota(64, 32L, 16L),
+                        Resource.CPUS,
+                        ResourceQuota.of(2048),
+                        Resource.MEMORY_BYTES,
+                        ResourceQuota.of(16L << 40)),
                     new PreemptionPolicy(
                         PreemptionPolicy.WithinQueue.LOWER_PRIORITY,
                         PreemptionPolicy.ReclaimWithinCohort.ANY,
@@ -99,7 +102,8 @@ class TenancyYamlTest {
                     new AccountTree.Account("alice", "vision", 1))));
     assertThat(t.halfLifeSec()).isEqualTo(7L * 24 * 3600);
     assertThat(t.settings())
-        .isEqualTo(new Tenants.Settings(new ProtectionPolicy(30, 3600, 3, 3600), 120, 64, 6 * 3600));
+        .isEqualTo(
+            new Tenants.Settings(new ProtectionPolicy(30, 3600, 3, 3600), 120, 64, 6 * 3600));
   }
 
   @Test
@@ -118,7 +122,10 @@ class TenancyYamlTest {
         .isEqualTo(
             new Tenants.Settings(
                 new ProtectionPolicy(
-                    300, d.protection().windowSec(), 1, d.protection().protectAfterPreemptionsSec()),
+                    300,
+                    d.protection().windowSec(),
+                    1,
+                    d.protection().protectAfterPreemptionsSec()),
                 0,
                 0,
                 d.starvationMaxWaitSec()));
@@ -263,10 +270,7 @@ class TenancyYamlTest {
             "      cpus: {nominal: 2048}",
             "tenancy.yaml: queues[vision].quotas[cpus]: resource 'cpus': unknown (fix:"),
         Arguments.of(
-            "YAML syntax error with line",
-            "cohorts: [ml]",
-            "cohorts: [ml",
-            "tenancy.yaml: line "),
+            "YAML syntax error with line", "cohorts: [ml]", "cohorts: [ml", "tenancy.yaml: line "),
         Arguments.of(
             "duplicate key with line",
             "    cohort: ml                # must be declared under cohorts\n",
@@ -325,8 +329,34 @@ class TenancyYamlTest {
   }
 
   private static final String[] FRAGMENTS = {
-    ":", "{", "}", "[", "]", "-", "#", " ", "\n", "'", "\"", "a", "1", "-1", "x", "[]", "{}",
-    "1.5", "99999999999999999999", "null", "true", "16Qi", "&a", "*a", "!!int", "\t", "~", "?"
+    ":",
+    "{",
+    "}",
+    "[",
+    "]",
+    "-",
+    "#",
+    " ",
+    "\n",
+    "'",
+    "\"",
+    "a",
+    "1",
+    "-1",
+    "x",
+    "[]",
+    "{}",
+    "1.5",
+    "99999999999999999999",
+    "null",
+    "true",
+    "16Qi",
+    "&a",
+    "*a",
+    "!!int",
+    "\t",
+    "~",
+    "?"
   };
 
   /** Seeded: the same 300 documents on every run. */
@@ -361,7 +391,8 @@ class TenancyYamlTest {
     int at = random.nextInt(doc.length());
     return switch (random.nextInt(6)) {
       case 0 -> doc.substring(0, at) + doc.substring(at + 1);
-      case 1 -> doc.substring(0, at) + FRAGMENTS[random.nextInt(FRAGMENTS.length)] + doc.substring(at);
+      case 1 ->
+          doc.substring(0, at) + FRAGMENTS[random.nextInt(FRAGMENTS.length)] + doc.substring(at);
       case 2 -> {
         lines.remove(random.nextInt(lines.size()));
         yield String.join("\n", lines);
@@ -381,7 +412,9 @@ class TenancyYamlTest {
         while (end < doc.length() && ",}\n".indexOf(doc.charAt(end)) < 0) {
           end++;
         }
-        yield doc.substring(0, colon + 2) + FRAGMENTS[random.nextInt(FRAGMENTS.length)] + doc.substring(end);
+        yield doc.substring(0, colon + 2)
+            + FRAGMENTS[random.nextInt(FRAGMENTS.length)]
+            + doc.substring(end);
       }
       default -> {
         int i = random.nextInt(lines.size());

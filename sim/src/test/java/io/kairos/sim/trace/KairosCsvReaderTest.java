@@ -40,7 +40,8 @@ class KairosCsvReaderTest {
     assertThat(trace.rowsRead()).isEqualTo(2);
     assertThat(trace.rowsDropped()).isZero();
     assertThat(trace.estimatesFromRuntime()).isFalse();
-    assertThat(trace.notes()).containsExactly("1 jobs have no time limit: run time used as time limit");
+    assertThat(trace.notes())
+        .containsExactly("1 jobs have no time limit: run time used as time limit");
   }
 
   @Test

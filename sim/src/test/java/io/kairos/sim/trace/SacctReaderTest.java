@@ -124,71 +124,150 @@ class SacctReaderTest {
         map("limit D-HH:MM", h + line("1-00:30", "1", "gres/gpu=8"), job(7, 8, 88_200, 8)),
         map("limit 36 hours", h + line("36:00:00", "1", "gres/gpu=8"), job(7, 8, 129_600, 8)),
         map("limit UNLIMITED", h + line("UNLIMITED", "1", "gres/gpu=8"), job(7, 8, 3_600, 8)),
-        map("limit Partition_Limit", h + line("Partition_Limit", "1", "gres/gpu=8"),
+        map(
+            "limit Partition_Limit",
+            h + line("Partition_Limit", "1", "gres/gpu=8"),
             job(7, 8, 3_600, 8)),
         map("limit empty", h + line("", "1", "gres/gpu=8"), job(7, 8, 3_600, 8)),
-        map("limit below run time is raised", h + line("00:30:00", "1", "gres/gpu=8"),
+        map(
+            "limit below run time is raised",
+            h + line("00:30:00", "1", "gres/gpu=8"),
             job(7, 8, 3_600, 8)),
         // GPUs from TRES.
-        map("untyped and typed GPU entries", h + line("02:00:00", "1",
-            "billing=64,cpu=64,gres/gpu:a100=8,gres/gpu=8,mem=500G,node=1"), job(7, 8, 7_200, 8)),
-        map("typed entries only are added", h + line("02:00:00", "1",
-            "gres/gpu:a100=4,gres/gpu:v100=4"), job(7, 8, 7_200, 8)),
-        map("gpumem and gpuutil are not GPUs", h + line("02:00:00", "1",
-            "gres/gpumem=80G,gres/gpuutil=100,gres/gpu=2"), job(7, 2, 7_200, 2)),
-        map("model with dashes", h + line("02:00:00", "1",
-            "gres/gpu:nvidia_a100-sxm4-80gb=4,gres/gpu=4"), job(7, 4, 7_200, 4)),
+        map(
+            "untyped and typed GPU entries",
+            h
+                + line(
+                    "02:00:00",
+                    "1",
+                    "billing=64,cpu=64,gres/gpu:a100=8,gres/gpu=8,mem=500G,node=1"),
+            job(7, 8, 7_200, 8)),
+        map(
+            "typed entries only are added",
+            h + line("02:00:00", "1", "gres/gpu:a100=4,gres/gpu:v100=4"),
+            job(7, 8, 7_200, 8)),
+        map(
+            "gpumem and gpuutil are not GPUs",
+            h + line("02:00:00", "1", "gres/gpumem=80G,gres/gpuutil=100,gres/gpu=2"),
+            job(7, 2, 7_200, 2)),
+        map(
+            "model with dashes",
+            h + line("02:00:00", "1", "gres/gpu:nvidia_a100-sxm4-80gb=4,gres/gpu=4"),
+            job(7, 4, 7_200, 4)),
         // Nodes and GPUs per node.
-        map("16 GPUs on 2 nodes: 8 per node", h + line("02:00:00", "2", "gres/gpu=16,node=2"),
+        map(
+            "16 GPUs on 2 nodes: 8 per node",
+            h + line("02:00:00", "2", "gres/gpu=16,node=2"),
             job(7, 16, 7_200, 8)),
-        map("8 GPUs on 3 nodes: anywhere", h + line("02:00:00", "3", "gres/gpu=8,node=3"),
+        map(
+            "8 GPUs on 3 nodes: anywhere",
+            h + line("02:00:00", "3", "gres/gpu=8,node=3"),
             job(7, 8, 7_200, 0)),
-        map("2 GPUs on 4 nodes: anywhere", h + line("02:00:00", "4", "gres/gpu=2,node=4"),
+        map(
+            "2 GPUs on 4 nodes: anywhere",
+            h + line("02:00:00", "4", "gres/gpu=2,node=4"),
             job(7, 2, 7_200, 0)),
-        map("NNodes empty: node= of the TRES", h + line("02:00:00", "", "gres/gpu=16,node=2"),
+        map(
+            "NNodes empty: node= of the TRES",
+            h + line("02:00:00", "", "gres/gpu=16,node=2"),
             job(7, 16, 7_200, 8)),
-        map("no node count at all: anywhere", "JobID|Submit|Start|End|Timelimit|AllocTRES\n"
-            + String.join("|", "7", SUBMIT, START, END, "02:00:00", "gres/gpu=16"),
+        map(
+            "no node count at all: anywhere",
+            "JobID|Submit|Start|End|Timelimit|AllocTRES\n"
+                + String.join("|", "7", SUBMIT, START, END, "02:00:00", "gres/gpu=16"),
             job(7, 16, 7_200, 0)),
         // Where values come from when columns are missing or say nothing.
-        map("ReqTRES when AllocTRES has no GPU entry",
+        map(
+            "ReqTRES when AllocTRES has no GPU entry",
             "JobID|Submit|Start|End|Timelimit|NNodes|ReqTRES|AllocTRES\n"
-                + String.join("|", "7", SUBMIT, START, END, "02:00:00", "1",
-                    "cpu=8,gres/gpu=4,node=1", "cpu=8,node=1"),
+                + String.join(
+                    "|",
+                    "7",
+                    SUBMIT,
+                    START,
+                    END,
+                    "02:00:00",
+                    "1",
+                    "cpu=8,gres/gpu=4,node=1",
+                    "cpu=8,node=1"),
             job(7, 4, 7_200, 4)),
-        map("ReqTRES alone", "JobID|Submit|Start|End|Timelimit|NNodes|ReqTRES\n"
-            + String.join("|", "7", SUBMIT, START, END, "02:00:00", "1", "gres/gpu=4"),
+        map(
+            "ReqTRES alone",
+            "JobID|Submit|Start|End|Timelimit|NNodes|ReqTRES\n"
+                + String.join("|", "7", SUBMIT, START, END, "02:00:00", "1", "gres/gpu=4"),
             job(7, 4, 7_200, 4)),
-        map("Elapsed without End", "JobID|Submit|Start|Elapsed|Timelimit|AllocTRES|State\n"
-            + String.join("|", "7", SUBMIT, START, "1-00:00:01", "UNLIMITED", "gres/gpu=1",
-                "COMPLETED"),
+        map(
+            "Elapsed without End",
+            "JobID|Submit|Start|Elapsed|Timelimit|AllocTRES|State\n"
+                + String.join(
+                    "|", "7", SUBMIT, START, "1-00:00:01", "UNLIMITED", "gres/gpu=1", "COMPLETED"),
             new TraceJob(7, 0, 1, 86_401, 86_401, "", "default", 0, 0)),
-        map("End before Start (a clock change): Elapsed",
+        map(
+            "End before Start (a clock change): Elapsed",
             "JobID|Submit|Start|End|Elapsed|Timelimit|AllocTRES\n"
-                + String.join("|", "7", SUBMIT, "2025-10-26T02:30:00", "2025-10-26T02:10:00",
-                    "00:40:00", "UNLIMITED", "gres/gpu=1"),
+                + String.join(
+                    "|",
+                    "7",
+                    SUBMIT,
+                    "2025-10-26T02:30:00",
+                    "2025-10-26T02:10:00",
+                    "00:40:00",
+                    "UNLIMITED",
+                    "gres/gpu=1"),
             new TraceJob(7, 0, 1, 2_400, 2_400, "", "default", 0, 0)),
-        map("zero run time counts as 1 s", HEADER + "\n"
-            + String.join("|", "7", SUBMIT, START, START, "01:00:00", "1", "gres/gpu=1", "FAILED"),
+        map(
+            "zero run time counts as 1 s",
+            HEADER
+                + "\n"
+                + String.join(
+                    "|", "7", SUBMIT, START, START, "01:00:00", "1", "gres/gpu=1", "FAILED"),
             new TraceJob(7, 0, 1, 1, 3_600, "", "default", 0, 1)),
-        map("user and partition; other columns ignored",
+        map(
+            "user and partition; other columns ignored",
             "JobID|JobName|User|Account|Partition|QOS|Priority|Submit|Start|End|Timelimit|AllocTRES\n"
-                + String.join("|", "7", "x", "alice", "proj", "gpu", "high", "4294901760", SUBMIT,
-                    START, END, "02:00:00", "gres/gpu=1"),
+                + String.join(
+                    "|",
+                    "7",
+                    "x",
+                    "alice",
+                    "proj",
+                    "gpu",
+                    "high",
+                    "4294901760",
+                    SUBMIT,
+                    START,
+                    END,
+                    "02:00:00",
+                    "gres/gpu=1"),
             new TraceJob(7, 0, 1, 3_600, 7_200, "alice", "gpu", 0, 0)),
-        map("header in any case and order, --parsable's trailing '|', CRLF",
+        map(
+            "header in any case and order, --parsable's trailing '|', CRLF",
             "alloctres|TIMELIMIT|end|start|submit|jobid|\r\n"
-                + String.join("|", "gres/gpu=1", "02:00:00", END, START, SUBMIT, "7") + "|\r\n",
+                + String.join("|", "gres/gpu=1", "02:00:00", END, START, SUBMIT, "7")
+                + "|\r\n",
             new TraceJob(7, 0, 1, 3_600, 7_200, "", "default", 0, 0)),
-        map("a space instead of T in times", HEADER + "\n"
-            + String.join("|", "7", "2025-01-01 00:00:00", "2025-01-01 00:10:00",
-                "2025-01-01 01:10:00", "02:00:00", "1", "gres/gpu=1", "COMPLETED"),
+        map(
+            "a space instead of T in times",
+            HEADER
+                + "\n"
+                + String.join(
+                    "|",
+                    "7",
+                    "2025-01-01 00:00:00",
+                    "2025-01-01 00:10:00",
+                    "2025-01-01 01:10:00",
+                    "02:00:00",
+                    "1",
+                    "gres/gpu=1",
+                    "COMPLETED"),
             job(7, 1, 7_200, 1)),
-        map("array task with JobIDRaw keeps Slurm's id",
+        map(
+            "array task with JobIDRaw keeps Slurm's id",
             "JobID|JobIDRaw|Submit|Start|End|Timelimit|AllocTRES\n"
                 + String.join("|", "123_4", "130", SUBMIT, START, END, "02:00:00", "gres/gpu=1"),
             new TraceJob(130, 0, 1, 3_600, 7_200, "", "default", 0, 0)),
-        map("array task without JobIDRaw is numbered after the largest id",
+        map(
+            "array task without JobIDRaw is numbered after the largest id",
             "JobID|Submit|Start|End|Timelimit|AllocTRES\n"
                 + String.join("|", "123_4", SUBMIT, START, END, "02:00:00", "gres/gpu=1"),
             new TraceJob(124, 0, 1, 3_600, 7_200, "", "default", 0, 0)));
@@ -243,7 +322,8 @@ class SacctReaderTest {
       })
   void jobsThatCannotBeReplayedAreSkippedAndCounted(
       String state, String start, String end, String tres, String note) throws IOException {
-    var gpuJob = String.join("|", "1", SUBMIT, START, END, "01:00:00", "1", "gres/gpu=1", "COMPLETED");
+    var gpuJob =
+        String.join("|", "1", SUBMIT, START, END, "01:00:00", "1", "gres/gpu=1", "COMPLETED");
     var other = String.join("|", "2", SUBMIT, start, end, "01:00:00", "1", tres, state);
     var file = write(HEADER + "\n" + gpuJob + "\n" + other + "\n");
 
@@ -259,11 +339,11 @@ class SacctReaderTest {
     var file =
         write(
             "JobID|Submit|Start|Elapsed|Timelimit|AllocTRES|State\n"
-                + String.join("|", "1", SUBMIT, START, "00:10:00", "01:00:00", "gres/gpu=1",
-                    "RUNNING")
+                + String.join(
+                    "|", "1", SUBMIT, START, "00:10:00", "01:00:00", "gres/gpu=1", "RUNNING")
                 + "\n"
-                + String.join("|", "2", SUBMIT, START, "00:10:00", "01:00:00", "gres/gpu=1",
-                    "TIMEOUT")
+                + String.join(
+                    "|", "2", SUBMIT, START, "00:10:00", "01:00:00", "gres/gpu=1", "TIMEOUT")
                 + "\n");
 
     var trace = SacctReader.read(file, EstimateMode.REQUESTED);
@@ -278,19 +358,55 @@ class SacctReaderTest {
     var file =
         write(
             h
-                + String.join("|", "50+0", "ann", "cpu", SUBMIT, START, END, "02:00:00", "1",
-                    "cpu=4,node=1")
+                + String.join(
+                    "|", "50+0", "ann", "cpu", SUBMIT, START, END, "02:00:00", "1", "cpu=4,node=1")
                 + "\n"
-                + String.join("|", "50+1", "ann", "gpu", SUBMIT, START, END, "03:00:00", "2",
+                + String.join(
+                    "|",
+                    "50+1",
+                    "ann",
+                    "gpu",
+                    SUBMIT,
+                    START,
+                    END,
+                    "03:00:00",
+                    "2",
                     "gres/gpu=16,node=2")
                 + "\n"
-                + String.join("|", "50+2", "ann", "gpu", SUBMIT, START, END, "02:00:00", "1",
+                + String.join(
+                    "|",
+                    "50+2",
+                    "ann",
+                    "gpu",
+                    SUBMIT,
+                    START,
+                    END,
+                    "02:00:00",
+                    "1",
                     "gres/gpu:a100=8,node=1")
                 + "\n"
-                + String.join("|", "51+0", "ann", "gpu", SUBMIT, START, END, "02:00:00", "2",
+                + String.join(
+                    "|",
+                    "51+0",
+                    "ann",
+                    "gpu",
+                    SUBMIT,
+                    START,
+                    END,
+                    "02:00:00",
+                    "2",
                     "gres/gpu=8,node=2")
                 + "\n"
-                + String.join("|", "51+1", "ann", "gpu", SUBMIT, START, END, "02:00:00", "1",
+                + String.join(
+                    "|",
+                    "51+1",
+                    "ann",
+                    "gpu",
+                    SUBMIT,
+                    START,
+                    END,
+                    "02:00:00",
+                    "1",
                     "gres/gpu=8,node=1")
                 + "\n");
 
@@ -302,7 +418,8 @@ class SacctReaderTest {
             new TraceJob(50, 0, 24, 3_600, 10_800, "ann", "gpu", 0, 8),
             // 4 per node and 8 per node: no common shape, anywhere
             new TraceJob(51, 0, 16, 3_600, 7_200, "ann", "gpu", 0, 0));
-    assertThat(trace.notes()).contains("2 heterogeneous jobs (5 components) each replayed as one job");
+    assertThat(trace.notes())
+        .contains("2 heterogeneous jobs (5 components) each replayed as one job");
   }
 
   @Test
@@ -310,8 +427,8 @@ class SacctReaderTest {
     var file =
         write(
             "JobID|Submit|Start|End|Timelimit|NNodes|NCPUS|AllocTRES\n"
-                + String.join("|", "1", SUBMIT, START, END, "02:00:00", "2", "256",
-                    "cpu=256,mem=500G,node=2")
+                + String.join(
+                    "|", "1", SUBMIT, START, END, "02:00:00", "2", "256", "cpu=256,mem=500G,node=2")
                 + "\n"
                 + String.join("|", "2", SUBMIT, START, END, "02:00:00", "1", "", "cpu=4,node=1")
                 + "\n");
@@ -374,77 +491,173 @@ class SacctReaderTest {
     var ok = line("01:00:00", "1", "gres/gpu=1");
     return Stream.of(
         // The header.
-        fails("no JobID", "Submit|Start|End|Timelimit|AllocTRES\n", 1, "JobID",
+        fails(
+            "no JobID",
+            "Submit|Start|End|Timelimit|AllocTRES\n",
+            1,
+            "JobID",
             "required column is missing from the header (found: Submit,Start,End,Timelimit,"
                 + "AllocTRES)"),
-        fails("no Submit", "JobID|Start|End|Timelimit|AllocTRES\n", 1, "Submit",
+        fails(
+            "no Submit",
+            "JobID|Start|End|Timelimit|AllocTRES\n",
+            1,
+            "Submit",
             "required column is missing"),
-        fails("no Start", "JobID|Submit|End|Timelimit|AllocTRES\n", 1, "Start",
+        fails(
+            "no Start",
+            "JobID|Submit|End|Timelimit|AllocTRES\n",
+            1,
+            "Start",
             "required column is missing"),
-        fails("no End or Elapsed", "JobID|Submit|Start|Timelimit|AllocTRES\n", 1, "End",
+        fails(
+            "no End or Elapsed",
+            "JobID|Submit|Start|Timelimit|AllocTRES\n",
+            1,
+            "End",
             "the header needs End or Elapsed"),
-        fails("no Timelimit", "JobID|Submit|Start|End|AllocTRES\n", 1, "Timelimit",
+        fails(
+            "no Timelimit",
+            "JobID|Submit|Start|End|AllocTRES\n",
+            1,
+            "Timelimit",
             "required column is missing"),
-        fails("no TRES", "JobID|Submit|Start|End|Timelimit|NNodes\n", 1, "AllocTRES",
+        fails(
+            "no TRES",
+            "JobID|Submit|Start|End|Timelimit|NNodes\n",
+            1,
+            "AllocTRES",
             "the header needs AllocTRES or ReqTRES"),
         fails("--noheader", ok + "\n", 1, "JobID", "run sacct without --noheader"),
-        fails("column twice", "JobID|Submit|Start|End|Timelimit|AllocTRES|jobid\n", 1, "jobid",
+        fails(
+            "column twice",
+            "JobID|Submit|Start|End|Timelimit|AllocTRES|jobid\n",
+            1,
+            "jobid",
             "the column appears twice in the header"),
-        fails("column without a name", "JobID||Submit\n", 1, "",
+        fails(
+            "column without a name",
+            "JobID||Submit\n",
+            1,
+            "",
             "column 2 of the header has no name"),
         fails("empty file", "\n\n", 0, "", "the file is empty"),
         // Values.
-        fails("too few values", HEADER + "\n7|" + SUBMIT + "\n", 2, "",
+        fails(
+            "too few values",
+            HEADER + "\n7|" + SUBMIT + "\n",
+            2,
+            "",
             "expected 8 '|'-separated values (as in the header), got 2"),
-        fails("a '|' in a value", HEADER + "\n" + ok + "|x\n", 2, "",
+        fails(
+            "a '|' in a value",
+            HEADER + "\n" + ok + "|x\n",
+            2,
+            "",
             "got 9 (a '|' inside a value such as JobName? leave that column out of --format)"),
-        fails("job id not a number", withValue(0, "abc"), 2, "JobID",
+        fails(
+            "job id not a number",
+            withValue(0, "abc"),
+            2,
+            "JobID",
             "expected a job id like 123, 123_4, 123_[1-5], 123+0 or 123.batch, got 'abc'"),
         fails("job id 0", withValue(0, "0"), 2, "JobID", "got '0'"),
         fails("job id with junk", withValue(0, "12x"), 2, "JobID", "got '12x'"),
         fails("array task without number", withValue(0, "12_"), 2, "JobID", "got '12_'"),
         fails("het without offset", withValue(0, "12+"), 2, "JobID", "got '12+'"),
-        fails("bad Submit month", withValue(1, "2025-13-01T00:00:00"), 2, "Submit",
+        fails(
+            "bad Submit month",
+            withValue(1, "2025-13-01T00:00:00"),
+            2,
+            "Submit",
             "expected a date and time like 2025-01-02T10:00:00 (sacct's default; unset"
                 + " SLURM_TIME_FORMAT), got '2025-13-01T00:00:00'"),
         fails("Submit Unknown", withValue(1, "Unknown"), 2, "Submit", "got 'Unknown'"),
         fails("relative Start", withValue(2, "yesterday"), 2, "Start", "got 'yesterday'"),
         fails("bad End", withValue(3, "2025-02-30T00:00:00"), 2, "End", "got '2025-02-30"),
-        fails("End before Start without Elapsed", withValue(3, "2025-01-01T00:00:00"), 2, "End",
+        fails(
+            "End before Start without Elapsed",
+            withValue(3, "2025-01-01T00:00:00"),
+            2,
+            "End",
             "End '2025-01-01T00:00:00' is before Start '2025-01-01T00:10:00' (a clock change?"
                 + " run sacct with TZ=UTC, or add Elapsed to --format)"),
-        fails("limit a word", withValue(4, "forever"), 2, "Timelimit",
+        fails(
+            "limit a word",
+            withValue(4, "forever"),
+            2,
+            "Timelimit",
             "expected a time limit like 1-00:00:00, 04:00:00, 30:00, UNLIMITED or"
                 + " Partition_Limit, got 'forever'"),
-        fails("limit 25 hours after days", withValue(4, "1-25:00:00"), 2, "Timelimit",
+        fails(
+            "limit 25 hours after days",
+            withValue(4, "1-25:00:00"),
+            2,
+            "Timelimit",
             "got '1-25:00:00'"),
         fails("limit 61 seconds", withValue(4, "10:61"), 2, "Timelimit", "got '10:61'"),
         fails("limit four parts", withValue(4, "1:00:00:00"), 2, "Timelimit", "got '1:00:00:00'"),
         fails("limit lower case", withValue(4, "unlimited"), 2, "Timelimit", "got 'unlimited'"),
         fails("NNodes 0", withValue(5, "0"), 2, "NNodes", "expected a whole number >= 1, got '0'"),
         fails("NNodes a word", withValue(5, "two"), 2, "NNodes", "got 'two'"),
-        fails("GPU count a word", withValue(6, "cpu=8,gres/gpu=eight"), 2, "AllocTRES",
+        fails(
+            "GPU count a word",
+            withValue(6, "cpu=8,gres/gpu=eight"),
+            2,
+            "AllocTRES",
             "expected a whole count in 'gres/gpu=eight', got 'eight'"),
-        fails("typed GPU count negative", withValue(6, "gres/gpu:a100=-1"), 2, "AllocTRES",
+        fails(
+            "typed GPU count negative",
+            withValue(6, "gres/gpu:a100=-1"),
+            2,
+            "AllocTRES",
             "expected a whole count in 'gres/gpu:a100=-1'"),
-        fails("TRES pair without =", withValue(6, "cpu=8,gres/gpu"), 2, "AllocTRES",
+        fails(
+            "TRES pair without =",
+            withValue(6, "cpu=8,gres/gpu"),
+            2,
+            "AllocTRES",
             "expected name=value pairs like cpu=8,gres/gpu=8,node=1, got 'gres/gpu'"),
-        fails("bad ReqTRES", "JobID|Submit|Start|End|Timelimit|ReqTRES\n"
-            + String.join("|", "7", SUBMIT, START, END, "01:00:00", "node=x"), 2, "ReqTRES",
+        fails(
+            "bad ReqTRES",
+            "JobID|Submit|Start|End|Timelimit|ReqTRES\n"
+                + String.join("|", "7", SUBMIT, START, END, "01:00:00", "node=x"),
+            2,
+            "ReqTRES",
             "expected a whole count in 'node=x'"),
-        fails("bad Elapsed", "JobID|Submit|Start|Elapsed|Timelimit|AllocTRES\n"
-            + String.join("|", "7", SUBMIT, START, "1:2:3:4", "01:00:00", "gres/gpu=1"), 2,
-            "Elapsed", "expected a length of time like 1-02:03:04 or 02:03:04, got '1:2:3:4'"),
-        fails("bad JobIDRaw", "JobID|JobIDRaw|Submit|Start|End|Timelimit|AllocTRES\n"
-            + String.join("|", "7_1", "x", SUBMIT, START, END, "01:00:00", "gres/gpu=1"), 2,
-            "JobIDRaw", "expected a positive whole number, got 'x'"),
-        fails("duplicate id", HEADER + "\n" + ok + "\n" + ok + "\n", 3, "JobID",
+        fails(
+            "bad Elapsed",
+            "JobID|Submit|Start|Elapsed|Timelimit|AllocTRES\n"
+                + String.join("|", "7", SUBMIT, START, "1:2:3:4", "01:00:00", "gres/gpu=1"),
+            2,
+            "Elapsed",
+            "expected a length of time like 1-02:03:04 or 02:03:04, got '1:2:3:4'"),
+        fails(
+            "bad JobIDRaw",
+            "JobID|JobIDRaw|Submit|Start|End|Timelimit|AllocTRES\n"
+                + String.join("|", "7_1", "x", SUBMIT, START, END, "01:00:00", "gres/gpu=1"),
+            2,
+            "JobIDRaw",
+            "expected a positive whole number, got 'x'"),
+        fails(
+            "duplicate id",
+            HEADER + "\n" + ok + "\n" + ok + "\n",
+            3,
+            "JobID",
             "job id 7 ('7') was already used on line 2 (sacct --duplicates lists requeued jobs"
                 + " more than once; leave it out)"),
-        fails("het id used by a job too", HEADER + "\n" + ok + "\n" + ok.replaceFirst("7", "7+0")
-            + "\n", 3, "JobID", "job id 7 ('7+0') was already used on line 2"),
-        fails("CPUs as GPUs without a CPU count", "JobID|Submit|Start|End|Timelimit|AllocTRES\n"
-            + String.join("|", "7", SUBMIT, START, END, "01:00:00", "mem=4G,node=1"), 2, "NCPUS",
+        fails(
+            "het id used by a job too",
+            HEADER + "\n" + ok + "\n" + ok.replaceFirst("7", "7+0") + "\n",
+            3,
+            "JobID",
+            "job id 7 ('7+0') was already used on line 2"),
+        fails(
+            "CPUs as GPUs without a CPU count",
+            "JobID|Submit|Start|End|Timelimit|AllocTRES\n"
+                + String.join("|", "7", SUBMIT, START, END, "01:00:00", "mem=4G,node=1"),
+            2,
+            "NCPUS",
             "add NCPUS to --format"));
   }
 
@@ -461,7 +674,8 @@ class SacctReaderTest {
               assertThat(e.line()).as("line").isEqualTo(f.line());
               assertThat(e.field()).as("field").isEqualTo(f.field());
               var where = f.line() > 0 ? file + ":" + f.line() : file.toString();
-              var prefix = f.field().isEmpty() ? where + ": " : where + ": field '" + f.field() + "': ";
+              var prefix =
+                  f.field().isEmpty() ? where + ": " : where + ": field '" + f.field() + "': ";
               assertThat(e.getMessage()).startsWith(prefix).contains(f.detail());
             });
   }
@@ -478,8 +692,16 @@ class SacctReaderTest {
 
   @ParameterizedTest(name = "{0} = {1} s")
   @CsvSource({
-    "0, 0", "59, 3540", "00:59, 59", "1:00, 60", "00:00:01, 1", "99:59:59, 359999",
-    "0-00, 0", "3-00:00:00, 259200", "1-23:59:59, 172799", "10-0:5, 864300",
+    "0, 0",
+    "59, 3540",
+    "00:59, 59",
+    "1:00, 60",
+    "00:00:01, 1",
+    "99:59:59, 359999",
+    "0-00, 0",
+    "3-00:00:00, 259200",
+    "1-23:59:59, 172799",
+    "10-0:5, 864300",
   })
   void lengthsParse(String text, long seconds) {
     assertThat(SacctTimes.lengthSec(text)).isEqualTo(seconds);
@@ -495,8 +717,14 @@ class SacctReaderTest {
   void instantsReadAsUtc() {
     assertThat(SacctTimes.epochSec("1970-01-01T00:00:00")).isZero();
     assertThat(SacctTimes.epochSec("2024-02-29T23:59:59")).isEqualTo(1_709_251_199L);
-    for (var bad : List.of("2023-02-29T00:00:00", "2025-01-01T24:00:00", "2025-01-01",
-        "2025-01-01T00:00:00Z", "Unknown", "")) {
+    for (var bad :
+        List.of(
+            "2023-02-29T00:00:00",
+            "2025-01-01T24:00:00",
+            "2025-01-01",
+            "2025-01-01T00:00:00Z",
+            "Unknown",
+            "")) {
       assertThat(SacctTimes.epochSec(bad)).as(bad).isEqualTo(SacctTimes.NOT_A_TIME);
     }
   }

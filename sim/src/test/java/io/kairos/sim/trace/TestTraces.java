@@ -4,7 +4,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 
-/** Finds the shared trace files ({@code ../shared/traces} beside the repository) for tests that read real data. */
+/**
+ * Finds the shared trace files ({@code ../shared/traces} beside the repository) for tests that read
+ * real data.
+ */
 public final class TestTraces {
   private TestTraces() {}
 

@@ -1,8 +1,7 @@
 package io.kairos.core.sched;
 
-import static io.kairos.testkit.Scenario.reserved;
 import static io.kairos.testkit.Scenario.reservations;
-import static io.kairos.testkit.Scenario.starts;
+import static io.kairos.testkit.Scenario.reserved;
 import static io.kairos.testkit.Scenario.startsAt;
 import static io.kairos.testkit.Scenario.startsOn;
 import static io.kairos.testkit.Scenario.waits;
@@ -16,8 +15,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Conservative backfilling: every blocked job gets a reservation (while one can still constrain
- * a later start), and a later job may start only if it delays none of them.
+ * Conservative backfilling: every blocked job gets a reservation (while one can still constrain a
+ * later start), and a later job may start only if it delays none of them.
  */
 class ConservativeBackfillTest {
 
@@ -120,8 +119,8 @@ class ConservativeBackfillTest {
   }
 
   /**
-   * Found by {@code SchedulingProperties} (seed 152, and this minimal case by a search). 2 nodes
-   * x 4 GPUs, one rack; every job runs exactly to its limit.
+   * Found by {@code SchedulingProperties} (seed 152, and this minimal case by a search). 2 nodes x
+   * 4 GPUs, one rack; every job runs exactly to its limit.
    *
    * <pre>
    *   j1 6 GPUs until 20: node 0 (4) + node 1 (2). Free now: 2 GPUs on node 1.
@@ -134,14 +133,14 @@ class ConservativeBackfillTest {
    *      there so that a later job could use the free GPU, which makes j4's reservation matter.)
    * </pre>
    *
-   * At t=20 the pass places j2 afresh: node 1 (3 free, because j3 runs there) is now the best
-   * fit for 3 GPUs, so j2 starts on node 1 instead of its reserved node 0. Node 1 is then full
-   * and j4, promised t=20, cannot start until j3 ends: it starts at 100.
+   * At t=20 the pass places j2 afresh: node 1 (3 free, because j3 runs there) is now the best fit
+   * for 3 GPUs, so j2 starts on node 1 instead of its reserved node 0. Node 1 is then full and j4,
+   * promised t=20, cannot start until j3 ends: it starts at 100.
    *
    * <p>This is the documented limit of invariant 4 (docs/concepts.md): passes keep no state, so
    * only the head's promise (the first reservation) is kept across passes; later promises hold
-   * within the pass that made them. This test pins that behaviour: if reservations become
-   * sticky across passes, j4 starts at 20 and this test must change with the docs.
+   * within the pass that made them. This test pins that behaviour: if reservations become sticky
+   * across passes, j4 starts at 20 and this test must change with the docs.
    */
   @Test
   void laterReservationSlipsWhenAnEarlierReservedJobIsPlacedAfresh() {

@@ -17,8 +17,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class DiagnosisTest {
 
   /**
-   * 2 nodes x 4 GPUs, one rack. r runs 2 tasks of 2 GPUs on distinct nodes until 100: 2 GPUs
-   * free on each node. h needs all 8: reserved at 100 with nothing spare.
+   * 2 nodes x 4 GPUs, one rack. r runs 2 tasks of 2 GPUs on distinct nodes until 100: 2 GPUs free
+   * on each node. h needs all 8: reserved at 100 with nothing spare.
    */
   static Scenario fragmented() {
     return Scenario.named("fragmented")
@@ -54,9 +54,9 @@ class DiagnosisTest {
 
   /**
    * A job that fits the free GPUs in total but that no set of nodes can hold even without any
-   * reservation (fragmentation) is reported as WOULD_DELAY_RESERVATION as soon as it would run
-   * past a reservation's start, although {@link Reason#WOULD_DELAY_RESERVATION} means "it would
-   * fit, but...". Same job with a limit ending before the reservation: NO_PLACEMENT (above).
+   * reservation (fragmentation) is reported as WOULD_DELAY_RESERVATION as soon as it would run past
+   * a reservation's start, although {@link Reason#WOULD_DELAY_RESERVATION} means "it would fit,
+   * but...". Same job with a limit ending before the reservation: NO_PLACEMENT (above).
    */
   @Test
   void unplaceableGangIsNoPlacementEvenWhenItWouldRunPastAReservation() {
@@ -72,8 +72,7 @@ class DiagnosisTest {
     fragmented()
         .pending("short", Jobs.perNode(4, 4).limit(50))
         .pending("long", Jobs.perNode(4, 4).limit(500))
-        .expect(
-            waits("short", Reason.NO_PLACEMENT), waits("long", Reason.NO_PLACEMENT))
+        .expect(waits("short", Reason.NO_PLACEMENT), waits("long", Reason.NO_PLACEMENT))
         .check();
   }
 

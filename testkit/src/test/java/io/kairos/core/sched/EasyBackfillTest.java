@@ -1,7 +1,7 @@
 package io.kairos.core.sched;
 
-import static io.kairos.testkit.Scenario.reserved;
 import static io.kairos.testkit.Scenario.reservations;
+import static io.kairos.testkit.Scenario.reserved;
 import static io.kairos.testkit.Scenario.starts;
 import static io.kairos.testkit.Scenario.startsAt;
 import static io.kairos.testkit.Scenario.startsOn;
@@ -19,8 +19,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * EASY backfilling: arrival order, one reservation for the first blocked job, later jobs start
- * only if they do not delay it.
+ * EASY backfilling: arrival order, one reservation for the first blocked job, later jobs start only
+ * if they do not delay it.
  */
 class EasyBackfillTest {
 
@@ -42,9 +42,9 @@ class EasyBackfillTest {
    *   g  1 GPU,  limit 1    nothing is free any more: INSUFFICIENT_GPUS.
    * </pre>
    *
-   * Running on (every job runs to its limit): a ends at 50 and g backfills 50..51 on node 6
-   * (it ends before 100); at 100 r and f end and h starts on nodes 0..8; at 100 b is the first
-   * blocked job and is reserved at 150, when h ends; at 150 b, d and e start together.
+   * Running on (every job runs to its limit): a ends at 50 and g backfills 50..51 on node 6 (it
+   * ends before 100); at 100 r and f end and h starts on nodes 0..8; at 100 b is the first blocked
+   * job and is reserved at 150, when h ends; at 150 b, d and e start together.
    */
   static Scenario textbook() {
     return Scenario.named("textbook EASY")
@@ -66,10 +66,12 @@ class EasyBackfillTest {
         row("blocked head is reserved when the running job ends", reserved("h", 100)),
         row("only the head gets a reservation", reservations(1)),
         row("short job backfills now", startsOn("a", 6)),
-        row("long job that needs GPUs the head needs waits",
+        row(
+            "long job that needs GPUs the head needs waits",
             waits("b", Reason.WOULD_DELAY_RESERVATION)),
         row("long job on the GPU the head does not need starts", startsOn("c", 9)),
-        row("once the spare GPU is taken, a long job waits",
+        row(
+            "once the spare GPU is taken, a long job waits",
             waits("d", Reason.WOULD_DELAY_RESERVATION)),
         row("job larger than what is free waits", waits("e", Reason.INSUFFICIENT_GPUS)),
         row("job ending exactly at the reservation starts", startsOn("f", 7, 8)),
@@ -98,7 +100,8 @@ class EasyBackfillTest {
     assertThat(h.job()).isEqualTo(run.id("h"));
     assertThat(h.placement().totalTasks()).isEqualTo(9);
     assertThat(h.placement().nodes()).containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8);
-    assertThat(run.pass().starts()).extracting(Decision.Start::job)
+    assertThat(run.pass().starts())
+        .extracting(Decision.Start::job)
         .containsExactly(run.id("a"), run.id("c"), run.id("f"));
     assertThat(run.pass().diagnosis().started()).isEqualTo(3);
     assertThat(run.pass().diagnosis().count(Reason.WOULD_DELAY_RESERVATION)).isEqualTo(2);

@@ -33,8 +33,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Eligible times (Slurm's --begin, a requeue backoff) and excluded nodes (Slurm's --exclude),
- * the two things a controller sets when it requeues a job after a node failure.
+ * Eligible times (Slurm's --begin, a requeue backoff) and excluded nodes (Slurm's --exclude), the
+ * two things a controller sets when it requeues a job after a node failure.
  *
  * <p>Node names: {@code Clusters.oneRack(n, g)} names its nodes {@code n0, n1, ...} (index i is
  * {@code n<i>}) when n is at most 10.
@@ -61,8 +61,7 @@ class HoldsAndExclusionsTest {
             .pending("c", Jobs.gpus(4).limit(10))
             .pending("d", Jobs.gpus(1).limit(10))
             .expect(
-                waits("held", Reason.BEGIN_TIME), reserved("c", 100), starts("d"),
-                reservations(1)),
+                waits("held", Reason.BEGIN_TIME), reserved("c", 100), starts("d"), reservations(1)),
         Scenario.named("conservative: held jobs get no reservation")
             .cluster(Clusters.oneRack(4, 1))
             .policy(Policy.CONSERVATIVE)
@@ -168,7 +167,8 @@ class HoldsAndExclusionsTest {
       }
       Passes.start(pass, id)
           .ifPresent(
-              st -> assertThat(names(cluster, st.placement())).doesNotContainAnyElementsOf(excluded));
+              st ->
+                  assertThat(names(cluster, st.placement())).doesNotContainAnyElementsOf(excluded));
       Passes.reservation(pass, id)
           .ifPresent(
               r -> assertThat(names(cluster, r.placement())).doesNotContainAnyElementsOf(excluded));
@@ -209,12 +209,23 @@ class HoldsAndExclusionsTest {
     var small = new Job(JobId.of(2), JobSpec.of(GangSpec.flexible(1), 100), 0);
     var pending =
         new PendingJobs(
-            new Job[] {never, small}, new long[] {1, 2}, new long[] {0, 0}, new long[] {100, 100},
-            new int[] {16, 1}, new int[] {0, 0}, new int[] {2, 1}, new int[] {0, 1}, 2);
+            new Job[] {never, small},
+            new long[] {1, 2},
+            new long[] {0, 0},
+            new long[] {100, 100},
+            new int[] {16, 1},
+            new int[] {0, 0},
+            new int[] {2, 1},
+            new int[] {0, 1},
+            2);
     var snapshot =
         new ClusterSnapshot(
-            cluster, new long[] {0xFF, 0xFF}, new int[] {1 << 20, 1 << 20},
-            new long[] {Long.MAX_VALUE / 4, Long.MAX_VALUE / 4}, pending, new RunningJob[0]);
+            cluster,
+            new long[] {0xFF, 0xFF},
+            new int[] {1 << 20, 1 << 20},
+            new long[] {Long.MAX_VALUE / 4, Long.MAX_VALUE / 4},
+            pending,
+            new RunningJob[0]);
     for (var policy : Policy.ALL) {
       var r = new SchedulingPass(policy).run(new PassInput(snapshot, 0, 0));
       assertThat(Passes.reason(r, never.id())).as(policy.name()).contains(Reason.NEVER_FITS);

@@ -19,15 +19,15 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * KAIROS: largest expansion factor {@code (wait + limit) / limit} first (limits below 60 s count
- * as 60), one reservation for the first blocked job.
+ * KAIROS: largest expansion factor {@code (wait + limit) / limit} first (limits below 60 s count as
+ * 60), one reservation for the first blocked job.
  */
 class KairosPolicyTest {
 
   /**
-   * One GPU, held by a blocker until 1000. "long" (limit 10,000) arrives at 0, "short" (limit
-   * 100) at 500. At 1000: long's factor is (1000 + 10000) / 10000 = 1.1, short's is (500 + 100)
-   * / 100 = 6: short goes first. Arrival order (EASY) starts long instead.
+   * One GPU, held by a blocker until 1000. "long" (limit 10,000) arrives at 0, "short" (limit 100)
+   * at 500. At 1000: long's factor is (1000 + 10000) / 10000 = 1.1, short's is (500 + 100) / 100 =
+   * 6: short goes first. Arrival order (EASY) starts long instead.
    */
   static Scenario shortWaited(Policy policy) {
     return Scenario.named(policy.name() + ": a short job that waited vs. a long one")
@@ -40,9 +40,9 @@ class KairosPolicyTest {
   }
 
   /**
-   * One GPU, held by a blocker until 10,000. "long" (limit 1000) arrives at 0, "fresh" (limit
-   * 100) at 10,000. At 10,000: long's factor is (10000 + 1000) / 1000 = 11, fresh's is 1: long
-   * goes first. SJF starts the fresh short job instead.
+   * One GPU, held by a blocker until 10,000. "long" (limit 1000) arrives at 0, "fresh" (limit 100)
+   * at 10,000. At 10,000: long's factor is (10000 + 1000) / 1000 = 11, fresh's is 1: long goes
+   * first. SJF starts the fresh short job instead.
    */
   static Scenario longWaitedLongEnough(Policy policy) {
     return Scenario.named(policy.name() + ": a long job that waited long enough vs. a fresh one")
@@ -87,22 +87,22 @@ class KairosPolicyTest {
   static final long STREAM_END_SEC = 2000;
 
   /**
-   * A wide job in a stream of short ones. 4 nodes x 1 GPU. At t=0 two short jobs (1 GPU, 100 s)
-   * and then the wide job (4 GPUs, 1000 s) arrive; every 50 s until {@value #STREAM_END_SEC}
-   * two more short jobs arrive. Short jobs take the GPUs as they free up in pairs, so the four
-   * GPUs are never free together unless the wide job holds a reservation that the short jobs
-   * must respect while it is the first in order.
+   * A wide job in a stream of short ones. 4 nodes x 1 GPU. At t=0 two short jobs (1 GPU, 100 s) and
+   * then the wide job (4 GPUs, 1000 s) arrive; every 50 s until {@value #STREAM_END_SEC} two more
+   * short jobs arrive. Short jobs take the GPUs as they free up in pairs, so the four GPUs are
+   * never free together unless the wide job holds a reservation that the short jobs must respect
+   * while it is the first in order.
    *
    * <ul>
    *   <li>EASY: the wide job is first by arrival from t=50: reserved at 100, starts at 100.
    *   <li>KAIROS: at t=50 the wide job (factor 1.05) is first and is reserved at 100, so the two
-   *       new short jobs wait. At t=100 those two have waited 50 s (factor 1.5) and go before
-   *       the wide job (1.1): they start, the wide job is reserved at 200, and the same repeats
-   *       every 100 s. At t=500 the wide job's factor (500 + 1000) / 1000 = 1.5 ties with the
-   *       waiting short jobs' (50 + 100) / 100 and its lower id wins: it starts at 500.
-   *   <li>SJF: the new short jobs are always first; each pass they take the free GPUs before
-   *       the wide job is reserved, so its reservation moves later every pass: it starts only
-   *       after the stream ends (2100).
+   *       new short jobs wait. At t=100 those two have waited 50 s (factor 1.5) and go before the
+   *       wide job (1.1): they start, the wide job is reserved at 200, and the same repeats every
+   *       100 s. At t=500 the wide job's factor (500 + 1000) / 1000 = 1.5 ties with the waiting
+   *       short jobs' (50 + 100) / 100 and its lower id wins: it starts at 500.
+   *   <li>SJF: the new short jobs are always first; each pass they take the free GPUs before the
+   *       wide job is reserved, so its reservation moves later every pass: it starts only after the
+   *       stream ends (2100).
    *   <li>SJF without reservations: the same.
    * </ul>
    */
@@ -111,7 +111,8 @@ class KairosPolicyTest {
         Arguments.of(Named.of("easy", Policy.EASY), 100L),
         Arguments.of(Named.of("kairos", Policy.KAIROS), 500L),
         Arguments.of(Named.of("sjf (starves)", Policy.SJF), STREAM_END_SEC + 100),
-        Arguments.of(Named.of("sjf without reservation (starves)", SJF_NO_RESERVATION),
+        Arguments.of(
+            Named.of("sjf without reservation (starves)", SJF_NO_RESERVATION),
             STREAM_END_SEC + 100));
   }
 
@@ -135,13 +136,13 @@ class KairosPolicyTest {
 
   /**
    * An overloaded stream: three short jobs (1 GPU, 100 s) every 50 s until t=5000 on 4 GPUs
-   * (capacity: two per 50 s), so short jobs queue too. A short job that arrived at {@code a}
-   * has factor {@code 1 + (t - a) / 100} at {@code t}, the wide job {@code 1 + t / 1000}: the
-   * wide job goes first only when the oldest waiting short job has waited less than t / 10. With
-   * the backlog growing, the oldest short job has waited about t / 3, so by expansion factor
-   * alone the wide job is never first while the overload lasts (it started at 7600, after the
-   * backlog drained). The starvation guard promotes it once it is the oldest job and has waited
-   * 3 times its limit and an hour: it starts soon after t=3600.
+   * (capacity: two per 50 s), so short jobs queue too. A short job that arrived at {@code a} has
+   * factor {@code 1 + (t - a) / 100} at {@code t}, the wide job {@code 1 + t / 1000}: the wide job
+   * goes first only when the oldest waiting short job has waited less than t / 10. With the backlog
+   * growing, the oldest short job has waited about t / 3, so by expansion factor alone the wide job
+   * is never first while the overload lasts (it started at 7600, after the backlog drained). The
+   * starvation guard promotes it once it is the oldest job and has waited 3 times its limit and an
+   * hour: it starts soon after t=3600.
    */
   @Test
   void wideJobInAnOverloadedStreamStartsBeforeTheOverloadEnds() {

@@ -23,8 +23,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Invariants over generated clusters and workloads, for every policy, over {@link
- * Properties#seeds()} (200 by default; {@code -Dkairos.propertySeeds=N}). Every failure names
- * the seed and a shrunk case.
+ * Properties#seeds()} (200 by default; {@code -Dkairos.propertySeeds=N}). Every failure names the
+ * seed and a shrunk case.
  */
 class SchedulingProperties {
   /** Jobs per generated workload. */
@@ -49,8 +49,8 @@ class SchedulingProperties {
   }
 
   /**
-   * Invariants 1 and 2 after every submission, start and finish (the harness checks the store
-   * after each step), and no starvation in a finite workload: every job starts and finishes.
+   * Invariants 1 and 2 after every submission, start and finish (the harness checks the store after
+   * each step), and no starvation in a finite workload: every job starts and finishes.
    */
   @ParameterizedTest(name = "{0} seed {1}")
   @MethodSource("allPolicies")
@@ -83,8 +83,8 @@ class SchedulingProperties {
   }
 
   /**
-   * Invariant 4 for CONSERVATIVE, as documented: the first reservation of each pass (the head's)
-   * is kept across passes. Later reservations hold within their pass only (see {@code
+   * Invariant 4 for CONSERVATIVE, as documented: the first reservation of each pass (the head's) is
+   * kept across passes. Later reservations hold within their pass only (see {@code
    * ConservativeBackfillTest.laterReservationSlipsWhenAnEarlierReservedJobIsPlacedAfresh}).
    */
   @ParameterizedTest(name = "{0} seed {1}")
@@ -148,8 +148,14 @@ class SchedulingProperties {
                   job.id().value(), earliestPromise.get(job.id()), start);
             } catch (IllegalStateException e) {
               throw new AssertionError(
-                  h.context() + ": " + e.getMessage() + " (" + job + ", earliest promise "
-                      + earliestPromise.get(job.id()) + ")",
+                  h.context()
+                      + ": "
+                      + e.getMessage()
+                      + " ("
+                      + job
+                      + ", earliest promise "
+                      + earliestPromise.get(job.id())
+                      + ")",
                   e);
             }
           }
@@ -157,9 +163,9 @@ class SchedulingProperties {
   }
 
   /**
-   * EASY's reservations are exact, not only kept: with every job running to its limit, a job
-   * that got a reservation starts exactly at the first reservation start it was given (the
-   * availability profile is neither optimistic nor pessimistic).
+   * EASY's reservations are exact, not only kept: with every job running to its limit, a job that
+   * got a reservation starts exactly at the first reservation start it was given (the availability
+   * profile is neither optimistic nor pessimistic).
    */
   @ParameterizedTest(name = "{0} seed {1}")
   @MethodSource("easy")
@@ -191,7 +197,8 @@ class SchedulingProperties {
       for (int i = 0; i < tasks.length; i++) {
         tasks[i] = p.tasksOn(i);
       }
-      ledger.start(pending.get(start.job()), Placement.of(p.nodes(), tasks, new long[tasks.length]));
+      ledger.start(
+          pending.get(start.job()), Placement.of(p.nodes(), tasks, new long[tasks.length]));
     }
     var cluster = snapshot.cluster();
     var placer = new GangPlacer(cluster);
@@ -230,8 +237,8 @@ class SchedulingProperties {
   }
 
   /**
-   * The same PassInput twice (same snapshot object, and a fresh snapshot of the same state)
-   * gives equal decisions and reasons, at every pass of a run.
+   * The same PassInput twice (same snapshot object, and a fresh snapshot of the same state) gives
+   * equal decisions and reasons, at every pass of a run.
    */
   @ParameterizedTest(name = "{0} seed {1}")
   @MethodSource("allPolicies")
@@ -251,9 +258,11 @@ class SchedulingProperties {
                                     new PassInput(
                                         self[0].store().snapshot(), in.nowSec(), in.seed()));
                         for (var other : List.of(again, fresh)) {
-                          assertThat(other.starts()).as("t=%d starts", in.nowSec())
+                          assertThat(other.starts())
+                              .as("t=%d starts", in.nowSec())
                               .isEqualTo(r.starts());
-                          assertThat(other.reservations()).as("t=%d reservations", in.nowSec())
+                          assertThat(other.reservations())
+                              .as("t=%d reservations", in.nowSec())
                               .isEqualTo(r.reservations());
                           assertThat(Passes.order(other)).isEqualTo(Passes.order(r));
                           for (var id : Passes.order(r)) {
@@ -325,11 +334,11 @@ class SchedulingProperties {
   }
 
   /**
-   * Holds and exclusions, checked on the decisions themselves: no Start or Reserve for a job
-   * before its eligible time, and no node of a Start or Reserve that the job excludes (a
-   * reservation is for nodes the job may use). The store re-checks both on every start and the
-   * harness runs the invariant checker after each, so a job that started early or on an
-   * excluded node would also fail there.
+   * Holds and exclusions, checked on the decisions themselves: no Start or Reserve for a job before
+   * its eligible time, and no node of a Start or Reserve that the job excludes (a reservation is
+   * for nodes the job may use). The store re-checks both on every start and the harness runs the
+   * invariant checker after each, so a job that started early or on an excluded node would also
+   * fail there.
    */
   @ParameterizedTest(name = "{0} seed {1}")
   @MethodSource("allPolicies")
@@ -354,14 +363,16 @@ class SchedulingProperties {
     for (var decision : decisions) {
       var job = pending.get(decision.job());
       assertThat(job.eligibleSec())
-          .as("t=%d: %s for job %s held until t=%d", in.nowSec(), decision, job.id(),
-              job.eligibleSec())
+          .as(
+              "t=%d: %s for job %s held until t=%d",
+              in.nowSec(), decision, job.id(), job.eligibleSec())
           .isLessThanOrEqualTo(in.nowSec());
       var p =
           switch (decision) {
             case Decision.Start s -> s.placement();
             case Decision.Reserve v -> v.placement();
-            case Decision.Preempt x -> throw new AssertionError("no preemption without tenancy: " + x);
+            case Decision.Preempt x ->
+                throw new AssertionError("no preemption without tenancy: " + x);
           };
       for (int i = 0; i < p.nodeCount(); i++) {
         assertThat(job.spec().excludedNodes())
@@ -373,12 +384,12 @@ class SchedulingProperties {
 
   /**
    * The diagnosis is truthful. It accounts for every pending job once, in the policy's order:
-   * started jobs have no reason, reserved ones RESERVED; FCFS makes no reservations and, after
-   * the first waiting job, starts nothing; no policy makes more reservations than it allows.
-   * And a job that waits because it does not fit (INSUFFICIENT_GPUS, NO_PLACEMENT: reasons that
-   * ignore reservations) does not fit what the pass leaves free either: capacity only shrinks
-   * during a pass, so a fit at the end means it fit at its turn and should have started (for
-   * example, after a wrong failure memo).
+   * started jobs have no reason, reserved ones RESERVED; FCFS makes no reservations and, after the
+   * first waiting job, starts nothing; no policy makes more reservations than it allows. And a job
+   * that waits because it does not fit (INSUFFICIENT_GPUS, NO_PLACEMENT: reasons that ignore
+   * reservations) does not fit what the pass leaves free either: capacity only shrinks during a
+   * pass, so a fit at the end means it fit at its turn and should have started (for example, after
+   * a wrong failure memo).
    */
   @ParameterizedTest(name = "{0} seed {1}")
   @MethodSource("allPolicies")
@@ -418,7 +429,8 @@ class SchedulingProperties {
                           // A held job holds back no one.
                           waiting |= reason.isPresent() && !held;
                         } else {
-                          assertThat(reason.orElse(null)).isNotEqualTo(Reason.WAITING_FOR_EARLIER_JOB);
+                          assertThat(reason.orElse(null))
+                              .isNotEqualTo(Reason.WAITING_FOR_EARLIER_JOB);
                         }
                       }
                       checkNothingLeftFits(in, r);

@@ -36,10 +36,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The pass with tenancy: admission by queue quota together with placement, borrowing and lending
- * in a cohort, the order (priority, non-borrowing first, fair share), preemption (within a queue
- * by priority, reclaim, fair share) with its victim choice, and pending reasons. Clusters here
- * have GPU model "gpu", so quotas are of {@code gpu:gpu}.
+ * The pass with tenancy: admission by queue quota together with placement, borrowing and lending in
+ * a cohort, the order (priority, non-borrowing first, fair share), preemption (within a queue by
+ * priority, reclaim, fair share) with its victim choice, and pending reasons. Clusters here have
+ * GPU model "gpu", so quotas are of {@code gpu:gpu}.
  */
 class TenancyPassTest {
   private static final Resource GPU = Resource.gpu("gpu");
@@ -48,7 +48,8 @@ class TenancyPassTest {
     return QueueSpec.of(name, cohort, Map.of(GPU, ResourceQuota.of(nominal)));
   }
 
-  private static QueueSpec queue(String name, String cohort, ResourceQuota quota, PreemptionPolicy p) {
+  private static QueueSpec queue(
+      String name, String cohort, ResourceQuota quota, PreemptionPolicy p) {
     return new QueueSpec(name, cohort, Map.of(GPU, quota), p, QueueDefaults.NONE);
   }
 
@@ -91,7 +92,8 @@ class TenancyPassTest {
             .cluster(Clusters.oneRack(2, 8))
             .tenants(
                 tenants(
-                    queue("a", "c", ResourceQuota.of(4).withBorrowingLimit(4), PreemptionPolicy.NONE),
+                    queue(
+                        "a", "c", ResourceQuota.of(4).withBorrowingLimit(4), PreemptionPolicy.NONE),
                     queue("b", "c", 12)))
             .pending("too-big", Jobs.gpus(16).queue("a"))
             .pending("fits", Jobs.gpus(8).queue("a"))
@@ -101,7 +103,8 @@ class TenancyPassTest {
             .tenants(
                 tenants(
                     queue("a", "c", 4),
-                    queue("b", "c", ResourceQuota.of(12).withLendingLimit(4), PreemptionPolicy.NONE)))
+                    queue(
+                        "b", "c", ResourceQuota.of(12).withLendingLimit(4), PreemptionPolicy.NONE)))
             .pending("j", Jobs.gpus(16).queue("a"))
             .pending("k", Jobs.gpus(8).queue("a"))
             .expect(waits("j", Reason.QUOTA), starts("k")),
@@ -175,7 +178,9 @@ class TenancyPassTest {
   void fairShareOrdersAccounts() {
     var tree =
         AccountTree.of(
-            List.of(new AccountTree.Account("heavy", "root", 1), new AccountTree.Account("light", "root", 1)));
+            List.of(
+                new AccountTree.Account("heavy", "root", 1),
+                new AccountTree.Account("light", "root", 1)));
     var usage = new UsageTracker(tree, new Resources(16, 0, 0), 0);
     usage.decayTo(3_600);
     usage.charge("heavy", new Resources(16, 0, 0), 0, 3_600);
@@ -196,7 +201,10 @@ class TenancyPassTest {
 
   @Test
   void priorityGoesBeforeFairShare() {
-    var tree = AccountTree.of(List.of(new AccountTree.Account("x", "root", 1), new AccountTree.Account("y", "root", 1)));
+    var tree =
+        AccountTree.of(
+            List.of(
+                new AccountTree.Account("x", "root", 1), new AccountTree.Account("y", "root", 1)));
     var usage = new UsageTracker(tree, new Resources(8, 0, 0), 0);
     usage.decayTo(3_600);
     usage.charge("x", new Resources(8, 0, 0), 0, 3_600);
@@ -235,17 +243,13 @@ class TenancyPassTest {
             .expect(waits("high", Reason.QUOTA)),
         Scenario.named("reclaim: a queue takes back its nominal quota from a borrower")
             .cluster(Clusters.oneRack(2, 8))
-            .tenants(
-                tenants(
-                    queue("a", "c", 8),
-                    queue("b", "c", ResourceQuota.of(8), RECLAIM_ANY)))
+            .tenants(tenants(queue("a", "c", 8), queue("b", "c", ResourceQuota.of(8), RECLAIM_ANY)))
             .running("borrower", Jobs.gpus(16).queue("a").limit(10_000))
             .pendingAt(100, "owner", Jobs.gpus(8).queue("b"))
             .expect(waits("owner", Reason.PREEMPTING)),
         Scenario.named("no reclaim while the victim is protected (runs < 30 s)")
             .cluster(Clusters.oneRack(2, 8))
-            .tenants(
-                tenants(queue("a", "c", 8), queue("b", "c", ResourceQuota.of(8), RECLAIM_ANY)))
+            .tenants(tenants(queue("a", "c", 8), queue("b", "c", ResourceQuota.of(8), RECLAIM_ANY)))
             .running("borrower", Jobs.gpus(16).queue("a").limit(10_000))
             .pendingAt(10, "owner", Jobs.gpus(8).queue("b"))
             .expect(waits("owner", Reason.QUOTA)));
@@ -297,7 +301,9 @@ class TenancyPassTest {
             .running("big", Jobs.gpus(8).queue("a").limit(10_000))
             .pendingAt(100, "gang", Jobs.perNode(8, 8).queue("a").priority(5))
             .check();
-    assertThat(run.pass().preemptions()).extracting(Decision.Preempt::job).containsExactly(run.id("big"));
+    assertThat(run.pass().preemptions())
+        .extracting(Decision.Preempt::job)
+        .containsExactly(run.id("big"));
   }
 
   @Test
@@ -387,10 +393,12 @@ class TenancyPassTest {
   /** Node n0 has 8 A100s, n1 8 H100s. */
   private static io.kairos.core.model.Cluster twoModels() {
     return Clusters.builder()
-        .add(new io.kairos.core.model.NodeSpec(
-            "n0", "A100", 8, 0, 64, 1L << 40, Map.of(), "z", "b", "r", 8))
-        .add(new io.kairos.core.model.NodeSpec(
-            "n1", "H100", 8, 0, 64, 1L << 40, Map.of(), "z", "b", "r", 8))
+        .add(
+            new io.kairos.core.model.NodeSpec(
+                "n0", "A100", 8, 0, 64, 1L << 40, Map.of(), "z", "b", "r", 8))
+        .add(
+            new io.kairos.core.model.NodeSpec(
+                "n1", "H100", 8, 0, 64, 1L << 40, Map.of(), "z", "b", "r", 8))
         .build();
   }
 
@@ -435,7 +443,8 @@ class TenancyPassTest {
             .pending("spans-models", Jobs.gpus(16).queue("a"))
             .pending("next", Jobs.gpus(8).queue("a"))
             .expect(waits("spans-models", Reason.NEVER_FITS), starts("next")),
-        Scenario.named("a job without a model neither starts across flavors nor reserves across them")
+        Scenario.named(
+                "a job without a model neither starts across flavors nor reserves across them")
             .cluster(twoModels())
             .tenants(tenants(flavored("a", 16, 16), flavored("b", 16, 16)))
             // 4 A100s and 4 H100s are free now: 8 in total, but no flavor has 8.
@@ -453,10 +462,21 @@ class TenancyPassTest {
             .tenants(
                 tenants(
                     QueueSpec.of(
-                        "a", null,
+                        "a",
+                        null,
                         Map.of(GPU, ResourceQuota.of(16), Resource.CPUS, ResourceQuota.of(10)))))
-            .pending("cpu-heavy", Jobs.gang(new io.kairos.core.model.GangSpec(2, new io.kairos.core.model.TaskShape(1, 8, 0), false)).queue("a"))
-            .pending("light", Jobs.gang(new io.kairos.core.model.GangSpec(2, new io.kairos.core.model.TaskShape(1, 4, 0), false)).queue("a"))
+            .pending(
+                "cpu-heavy",
+                Jobs.gang(
+                        new io.kairos.core.model.GangSpec(
+                            2, new io.kairos.core.model.TaskShape(1, 8, 0), false))
+                    .queue("a"))
+            .pending(
+                "light",
+                Jobs.gang(
+                        new io.kairos.core.model.GangSpec(
+                            2, new io.kairos.core.model.TaskShape(1, 4, 0), false))
+                    .queue("a"))
             .expect(waits("cpu-heavy", Reason.QUOTA), starts("light")));
   }
 
@@ -480,7 +500,9 @@ class TenancyPassTest {
     usage.charge("mild", new Resources(2, 0, 0), 0, 3_600);
     var policy =
         new PreemptionPolicy(
-            WithinQueue.NEVER, ReclaimWithinCohort.NEVER, BorrowWithinCohort.NEVER,
+            WithinQueue.NEVER,
+            ReclaimWithinCohort.NEVER,
+            BorrowWithinCohort.NEVER,
             PreemptionPolicy.FairShare.OVER_SERVED);
     var t =
         tenants(queue("a", null, ResourceQuota.of(16), policy))
@@ -552,5 +574,4 @@ class TenancyPassTest {
     assertThat(ample.pass().starts()).isEqualTo(plain.pass().starts());
     assertThat(ample.pass().reservations()).isEqualTo(plain.pass().reservations());
   }
-
 }

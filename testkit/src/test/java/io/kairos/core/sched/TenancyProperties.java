@@ -40,10 +40,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  *   <li><b>quota</b>: after every pass, no queue uses more than its nominal quota plus what its
  *       borrowing limit allows, a queue without a cohort no more than its nominal quota, and a
  *       cohort's members together no more than the cohort lends (the lending limits hold);
- *   <li><b>preemption leads to the preemptor starting</b>: once a pass's victims have stopped,
- *       the next pass (at the same time, nothing else changed) starts the preemptor;
- *   <li><b>gang atomicity</b>: every start places the whole gang (all tasks) and every victim is
- *       a whole running job.
+ *   <li><b>preemption leads to the preemptor starting</b>: once a pass's victims have stopped, the
+ *       next pass (at the same time, nothing else changed) starts the preemptor;
+ *   <li><b>gang atomicity</b>: every start places the whole gang (all tasks) and every victim is a
+ *       whole running job.
  * </ol>
  */
 class TenancyProperties {
@@ -66,7 +66,8 @@ class TenancyProperties {
     int gpusPerNode = random.nextBoolean() ? 4 : 8;
     // Every third seed: nodes of two GPU models, quotas per flavor, jobs with or without a model.
     boolean twoModels = seed % 3 == 2;
-    Cluster cluster = twoModels ? twoModelCluster(nodes, gpusPerNode) : Clusters.oneRack(nodes, gpusPerNode);
+    Cluster cluster =
+        twoModels ? twoModelCluster(nodes, gpusPerNode) : Clusters.oneRack(nodes, gpusPerNode);
     long total = (long) nodes * gpusPerNode;
     List<Resource> flavors =
         twoModels ? TWO_MODELS.stream().map(Resource::gpu).toList() : List.of(GPU);
@@ -125,7 +126,9 @@ class TenancyProperties {
       JobId preemptor = pass.preemptions().getFirst().preemptor();
       var preempting = new HashMap<JobId, JobId>();
       for (Decision.Preempt p : pass.preemptions()) {
-        assertThat(p.preemptor()).as("%s: one preemptor per pass", h.context()).isEqualTo(preemptor);
+        assertThat(p.preemptor())
+            .as("%s: one preemptor per pass", h.context())
+            .isEqualTo(preemptor);
         assertThat(h.store().running(p.job()))
             .as("%s: victim %s is running", h.context(), p.job())
             .isPresent();
@@ -133,7 +136,9 @@ class TenancyProperties {
         preempting.put(p.job(), preemptor);
         histories.put(
             p.job(),
-            settings.protection().record(histories.getOrDefault(p.job(), PreemptionHistory.NONE), t));
+            settings
+                .protection()
+                .record(histories.getOrDefault(p.job(), PreemptionHistory.NONE), t));
       }
       h.tenants(new Tenants(config, null, histories, preempting, settings));
       if (random.nextBoolean()) {
@@ -144,10 +149,15 @@ class TenancyProperties {
         for (int i = random.nextInt(4); i > 0; i--) {
           var queue = config.queues().get(random.nextInt(config.queues().size())).name();
           h.submitAt(
-              t, Jobs.gpus(1 + random.nextInt((int) Math.min(total, 8))).queue(queue).limit(100 + random.nextInt(500)));
+              t,
+              Jobs.gpus(1 + random.nextInt((int) Math.min(total, 8)))
+                  .queue(queue)
+                  .limit(100 + random.nextInt(500)));
         }
         PassResult meanwhile = h.runPass();
-        assertThat(meanwhile.preemptions()).as("%s: no preemption while one is under way", h.context()).isEmpty();
+        assertThat(meanwhile.preemptions())
+            .as("%s: no preemption while one is under way", h.context())
+            .isEmpty();
         h.commit(meanwhile);
         if (meanwhile.starts().stream().anyMatch(st -> st.job().equals(preemptor))) {
           continue; // its victims' limits passed meanwhile and it found room: fine
@@ -161,7 +171,8 @@ class TenancyProperties {
       }
       PassResult next = h.runPass();
       assertThat(next.starts())
-          .as("%s: preemptor %s starts once its victims %s stopped (pass %s)",
+          .as(
+              "%s: preemptor %s starts once its victims %s stopped (pass %s)",
               h.context(), preemptor, preempting.keySet(), next.diagnosis())
           .anySatisfy(s -> assertThat(s.job()).isEqualTo(preemptor));
       assertThat(next.preemptions()).as("no new preemption while one is under way").isEmpty();
@@ -176,8 +187,17 @@ class TenancyProperties {
     for (int i = 0; i < nodes; i++) {
       b.add(
           new io.kairos.core.model.NodeSpec(
-              "n" + i, TWO_MODELS.get(i < nodes / 2 ? 0 : 1), gpus, 0, 1 << 20, Long.MAX_VALUE / 4,
-              Map.of(), "z0", "b0", "r0", gpus));
+              "n" + i,
+              TWO_MODELS.get(i < nodes / 2 ? 0 : 1),
+              gpus,
+              0,
+              1 << 20,
+              Long.MAX_VALUE / 4,
+              Map.of(),
+              "z0",
+              "b0",
+              "r0",
+              gpus));
     }
     return b.build();
   }
@@ -217,7 +237,10 @@ class TenancyProperties {
               : BorrowWithinCohort.NEVER;
       queues.add(
           new QueueSpec(
-              "q" + i, cohort, quotas, new PreemptionPolicy(within, reclaim, borrow),
+              "q" + i,
+              cohort,
+              quotas,
+              new PreemptionPolicy(within, reclaim, borrow),
               QueueDefaults.NONE));
     }
     return TenancyConfig.ofQueues(queues);
@@ -256,7 +279,8 @@ class TenancyProperties {
           continue;
         }
         if (q.cohort() == null) {
-          assertThat(usage).as("%s: queue %s (no cohort) within nominal %s", context, q.name(), flavor)
+          assertThat(usage)
+              .as("%s: queue %s (no cohort) within nominal %s", context, q.name(), flavor)
               .isLessThanOrEqualTo(quota.nominal());
           continue;
         }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kairos.core.command.Applied;
 import io.kairos.core.command.Command;
+import io.kairos.core.invariant.InvariantChecker;
 import io.kairos.core.model.Cluster;
 import io.kairos.core.model.GangSpec;
 import io.kairos.core.model.Job;
@@ -12,7 +13,6 @@ import io.kairos.core.model.JobSpec;
 import io.kairos.core.model.NodeSpec;
 import io.kairos.core.model.Placement;
 import io.kairos.core.model.TaskShape;
-import io.kairos.core.invariant.InvariantChecker;
 import io.kairos.testkit.Clusters;
 import io.kairos.testkit.StoreState;
 import java.util.List;
@@ -85,7 +85,8 @@ class ClusterStoreTest {
     assertThat(store.freeMask(1)).isEqualTo(0b0100);
     assertThat(store.freeGpus()).isEqualTo(5);
     assertThat(store.pendingCount()).isZero();
-    assertThat(store.running(JobId.of(1))).hasValueSatisfying(r -> assertThat(r.startSec()).isZero());
+    assertThat(store.running(JobId.of(1)))
+        .hasValueSatisfying(r -> assertThat(r.startSec()).isZero());
   }
 
   /** Starts that must be refused, each on a store with job 1 (2 one-GPU tasks) pending. */
@@ -99,7 +100,9 @@ class ClusterStoreTest {
         refused("node index out of range", 1, on(2, 2, 0b0011)),
         refused("GPU index beyond the node", 1, on(0, 2, 0b1_0001)),
         refused("GPUs no longer free (held by job 2 on node 1, GPUs 0-1)", 1, on(1, 2, 0b0110)),
-        refused("split over two nodes, one of them busy", 1,
+        refused(
+            "split over two nodes, one of them busy",
+            1,
             Placement.of(new int[] {0, 1}, new int[] {1, 1}, new long[] {0b0001, 0b0001})));
   }
 
@@ -238,12 +241,9 @@ class ClusterStoreTest {
     apply(new Command.StartJob(20, JobId.of(2), on(0, 1, 0b0001)));
     var before = StoreState.of(store);
 
-    assertThat(apply(new Command.RequeueJob(30, JobId.of(1))))
-        .isInstanceOf(Applied.Refused.class);
-    assertThat(apply(new Command.RequeueJob(30, JobId.of(9))))
-        .isInstanceOf(Applied.Refused.class);
-    assertThat(apply(new Command.RequeueJob(19, JobId.of(2))))
-        .isInstanceOf(Applied.Refused.class);
+    assertThat(apply(new Command.RequeueJob(30, JobId.of(1)))).isInstanceOf(Applied.Refused.class);
+    assertThat(apply(new Command.RequeueJob(30, JobId.of(9)))).isInstanceOf(Applied.Refused.class);
+    assertThat(apply(new Command.RequeueJob(19, JobId.of(2)))).isInstanceOf(Applied.Refused.class);
     assertThat(StoreState.of(store)).isEqualTo(before);
   }
 

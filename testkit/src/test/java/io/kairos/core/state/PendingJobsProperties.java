@@ -19,9 +19,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The store's pending jobs under random submits, cancels and starts (enough to grow and compact
- * the pending table): arrival order is kept, ids are found, and a snapshot's parallel arrays
- * describe exactly its jobs, compared with a plain LinkedHashMap model.
+ * The store's pending jobs under random submits, cancels and starts (enough to grow and compact the
+ * pending table): arrival order is kept, ids are found, and a snapshot's parallel arrays describe
+ * exactly its jobs, compared with a plain LinkedHashMap model.
  */
 class PendingJobsProperties {
   static LongStream seeds() {
@@ -46,8 +46,13 @@ class PendingJobsProperties {
             boolean submitPhase = (step / 150) % 2 == 0;
             if (model.isEmpty() || (submitPhase ? op < 75 : op < 20)) {
               var spec =
-                  new JobSpec("u", "q", random.nextInt(3), GangSpec.flexible(1 + random.nextInt(2)),
-                      1 + random.nextInt(1000), "");
+                  new JobSpec(
+                      "u",
+                      "q",
+                      random.nextInt(3),
+                      GangSpec.flexible(1 + random.nextInt(2)),
+                      1 + random.nextInt(1000),
+                      "");
               if (random.nextInt(100) < 10) {
                 spec = spec.withExcludedNodes(java.util.Set.of("elsewhere"));
               }
@@ -96,7 +101,9 @@ class PendingJobsProperties {
       var gang = job.spec().gang();
       var key =
           List.<Object>of(
-              gang.shape(), gang.distinctNodes(), job.spec().gpuModel(),
+              gang.shape(),
+              gang.distinctNodes(),
+              job.spec().gpuModel(),
               job.spec().excludedNodes());
       assertThat(shapes.computeIfAbsent(p.shapeIds()[i], _ -> key))
           .as("jobs with shape id %d share task shape, model and exclusions", p.shapeIds()[i])

@@ -14,8 +14,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Replay: applying a run's command log to an empty store gives the same state, at the end and
- * after every prefix of the log checked along the way (the state machine is deterministic).
+ * Replay: applying a run's command log to an empty store gives the same state, at the end and after
+ * every prefix of the log checked along the way (the state machine is deterministic).
  */
 class ReplayProperties {
   static Stream<Arguments> seeds() {

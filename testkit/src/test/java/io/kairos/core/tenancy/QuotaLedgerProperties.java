@@ -19,7 +19,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * -Dkairos.propertySeed=N} replays one).
  */
 class QuotaLedgerProperties {
-  static final List<Resource> RESOURCES = List.of(Resource.gpu("H100"), Resource.gpu("A100"), Resource.CPUS);
+  static final List<Resource> RESOURCES =
+      List.of(Resource.gpu("H100"), Resource.gpu("A100"), Resource.CPUS);
   static final int STEPS = 80;
 
   static LongStream seeds() {
@@ -41,7 +42,8 @@ class QuotaLedgerProperties {
         }
         long nominal = rnd.nextInt(4) == 0 ? 0 : rnd.nextInt(11);
         Long borrowing = cohort != null && rnd.nextBoolean() ? (long) rnd.nextInt(7) : null;
-        Long lending = cohort != null && rnd.nextBoolean() ? (long) rnd.nextInt((int) nominal + 1) : null;
+        Long lending =
+            cohort != null && rnd.nextBoolean() ? (long) rnd.nextInt((int) nominal + 1) : null;
         quotas.put(r, new ResourceQuota(nominal, borrowing, lending));
       }
       specs.add(QueueSpec.of("q" + q, cohort, quotas));
@@ -93,14 +95,23 @@ class QuotaLedgerProperties {
           for (Admitted a : admitted.reversed()) {
             ledger.remove(a.queue(), a.usage());
           }
-          assertThat(ledger.toString()).as("releasing everything empties the ledger").isEqualTo(empty);
+          assertThat(ledger.toString())
+              .as("releasing everything empties the ledger")
+              .isEqualTo(empty);
           ledger.checkInvariants();
         });
   }
 
-  /** Fits is within nominal; Borrows names exactly the excess; a non-borrowing cohort never refuses nominal quota. */
+  /**
+   * Fits is within nominal; Borrows names exactly the excess; a non-borrowing cohort never refuses
+   * nominal quota.
+   */
   static void checkAnswer(
-      TenancyConfig config, QuotaLedger ledger, String queue, Map<Resource, Long> request, Admission answer) {
+      TenancyConfig config,
+      QuotaLedger ledger,
+      String queue,
+      Map<Resource, Long> request,
+      Admission answer) {
     QueueSpec spec = config.queue(queue).orElseThrow();
     var excess = new TreeMap<Resource, Long>();
     boolean withinNominal = true;
@@ -114,7 +125,8 @@ class QuotaLedgerProperties {
         continue;
       }
       long used = ledger.usage(queue, e.getKey());
-      long more = Math.max(0, used + e.getValue() - quota.nominal()) - Math.max(0, used - quota.nominal());
+      long more =
+          Math.max(0, used + e.getValue() - quota.nominal()) - Math.max(0, used - quota.nominal());
       if (used + e.getValue() > quota.nominal()) {
         withinNominal = false;
       }
@@ -132,13 +144,18 @@ class QuotaLedgerProperties {
           nobodyBorrows &= ledger.borrowed(r).isEmpty();
         }
         if (nobodyBorrows) {
-          assertThat(withinNominal).as("nominal quota is refused only when someone borrows it").isFalse();
+          assertThat(withinNominal)
+              .as("nominal quota is refused only when someone borrows it")
+              .isFalse();
         }
       }
     }
   }
 
-  /** Invariant 3: each queue within nominal plus its borrowing limit; each cohort within its nominals and lending limits. */
+  /**
+   * Invariant 3: each queue within nominal plus its borrowing limit; each cohort within its
+   * nominals and lending limits.
+   */
   static void checkQuotaInvariant(TenancyConfig config, QuotaLedger ledger) {
     var cohortUsage = new HashMap<String, Long>();
     var cohortNominal = new HashMap<String, Long>();
@@ -151,8 +168,12 @@ class QuotaLedgerProperties {
         long allowed =
             q.cohort() == null
                 ? quota.nominal()
-                : quota.borrowingLimit() == null ? Long.MAX_VALUE : quota.nominal() + quota.borrowingLimit();
-        assertThat(used).as("%s %s usage within nominal + borrowing limit", q.name(), e.getKey()).isLessThanOrEqualTo(allowed);
+                : quota.borrowingLimit() == null
+                    ? Long.MAX_VALUE
+                    : quota.nominal() + quota.borrowingLimit();
+        assertThat(used)
+            .as("%s %s usage within nominal + borrowing limit", q.name(), e.getKey())
+            .isLessThanOrEqualTo(allowed);
         if (q.cohort() != null) {
           String key = q.cohort() + "/" + e.getKey();
           cohortUsage.merge(key, used, Long::sum);
@@ -163,8 +184,12 @@ class QuotaLedgerProperties {
       }
     }
     for (String key : cohortUsage.keySet()) {
-      assertThat(cohortUsage.get(key)).as("%s usage within the sum of nominals", key).isLessThanOrEqualTo(cohortNominal.get(key));
-      assertThat(cohortPooledUse.get(key)).as("%s lending limits respected", key).isLessThanOrEqualTo(cohortLendable.get(key));
+      assertThat(cohortUsage.get(key))
+          .as("%s usage within the sum of nominals", key)
+          .isLessThanOrEqualTo(cohortNominal.get(key));
+      assertThat(cohortPooledUse.get(key))
+          .as("%s lending limits respected", key)
+          .isLessThanOrEqualTo(cohortLendable.get(key));
     }
   }
 }

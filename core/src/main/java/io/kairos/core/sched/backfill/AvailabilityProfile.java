@@ -20,17 +20,17 @@ import java.util.Set;
  *
  * <p>Design note. The profile is a sweep over events, not a stored grid: running jobs (from the
  * snapshot and from this pass) release their GPUs at their time limits, and reservations take
- * theirs at their start and give them back at their end. The sweep keeps free GPUs per node at
- * the current instant and, incrementally, how many tasks of the gang those free GPUs could hold
- * (an exact feasibility count when nothing else constrains the gang), so a full placement is
- * only attempted at instants where one can exist. At a candidate instant {@code t} the gang must
- * also fit, for its whole time limit, beside the reservations that start after {@code t} and
- * before it would end: their spare GPUs bound what it may use on each node. Between reservation
- * starts free GPUs only grow, so those are the only instants to check.
+ * theirs at their start and give them back at their end. The sweep keeps free GPUs per node at the
+ * current instant and, incrementally, how many tasks of the gang those free GPUs could hold (an
+ * exact feasibility count when nothing else constrains the gang), so a full placement is only
+ * attempted at instants where one can exist. At a candidate instant {@code t} the gang must also
+ * fit, for its whole time limit, beside the reservations that start after {@code t} and before it
+ * would end: their spare GPUs bound what it may use on each node. Between reservation starts free
+ * GPUs only grow, so those are the only instants to check.
  *
  * <p>Cost per query: O(E log E) to sort E events (running jobs and reservations), plus O(nodes
- * touched) per event, plus one placement per instant that passes the count. CPU and memory are
- * not tracked over time (GPUs are what jobs wait for).
+ * touched) per event, plus one placement per instant that passes the count. CPU and memory are not
+ * tracked over time (GPUs are what jobs wait for).
  */
 public final class AvailabilityProfile {
   private final ClusterSnapshot snapshot;
@@ -49,8 +49,8 @@ public final class AvailabilityProfile {
   }
 
   /**
-   * Running jobs told to stop (preemption victims): they release their GPUs by {@code stopBySec}
-   * at the latest, not at their time limits, so the preemptor's reservation falls when they have
+   * Running jobs told to stop (preemption victims): they release their GPUs by {@code stopBySec} at
+   * the latest, not at their time limits, so the preemptor's reservation falls when they have
    * stopped and backfill cannot take what they free. Call before the first query.
    */
   public void stopping(Set<JobId> jobs, long stopBySec) {
@@ -62,8 +62,8 @@ public final class AvailabilityProfile {
   }
 
   /**
-   * The earliest reservation for {@code job}, or null when it can never start (it does not fit
-   * the cluster even when everything has ended).
+   * The earliest reservation for {@code job}, or null when it can never start (it does not fit the
+   * cluster even when everything has ended).
    */
   public Reservation earliestStart(Job job) {
     return earliestStart(job, cluster.excludedMask(job.spec().excludedNodes()));
@@ -71,8 +71,8 @@ public final class AvailabilityProfile {
 
   /**
    * {@link #earliestStart(Job)} with the job's excluded nodes already resolved ({@link
-   * Cluster#excludedMask}, null for none): excluded nodes hold none of its tasks at any instant,
-   * so the reservation is for nodes the job may use.
+   * Cluster#excludedMask}, null for none): excluded nodes hold none of its tasks at any instant, so
+   * the reservation is for nodes the job may use.
    */
   public Reservation earliestStart(Job job, long[] excluded) {
     return earliestStart(job, excluded, cluster.modelIdOf(job.spec().gpuModel()));
@@ -91,8 +91,7 @@ public final class AvailabilityProfile {
     long taskCount = 0;
     for (int node = 0; node < n; node++) {
       free[node] = ledger.freeGpus(node);
-      taskCount +=
-          tasksOn(free[node], node, gang.distinctNodes(), gpusPerTask, modelId, excluded);
+      taskCount += tasksOn(free[node], node, gang.distinctNodes(), gpusPerTask, modelId, excluded);
     }
     // Events: (time, kind, index) packed in a long and sorted. Kinds: 0 release of a snapshot
     // job, 1 release of a job started in this pass, 2 reservation start, 3 reservation end.
@@ -302,8 +301,7 @@ public final class AvailabilityProfile {
       int perTask = gang.shape().gpus();
       long tasks = 0;
       for (int node = 0; node < free.length && tasks < gang.tasks(); node++) {
-        tasks +=
-            tasksOn(usableGpus(node), node, gang.distinctNodes(), perTask, modelId, excluded);
+        tasks += tasksOn(usableGpus(node), node, gang.distinctNodes(), perTask, modelId, excluded);
       }
       return tasks >= gang.tasks();
     }

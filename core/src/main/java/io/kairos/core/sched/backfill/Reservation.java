@@ -4,15 +4,15 @@ import io.kairos.core.model.Job;
 import io.kairos.core.model.Placement;
 
 /**
- * A promise made in one pass: {@code job} starts at {@code startSec} on {@code placement}'s
- * nodes, assuming every running job runs to its time limit.
+ * A promise made in one pass: {@code job} starts at {@code startSec} on {@code placement}'s nodes,
+ * assuming every running job runs to its time limit.
  *
- * <p>{@code spare[node]} is how many GPUs stay free on each node at {@code startSec} once this
- * job and everything else planned to run at that instant (running jobs, jobs started in this
- * pass, other reservations) hold theirs. A job that is still running at {@code startSec} may
- * use at most {@code spare[node]} GPUs of a node, and consumes them; that single check at each
- * reservation's start is enough, because between reservation starts free GPUs only grow.
- * Mutable during one pass only, by the ledger.
+ * <p>{@code spare[node]} is how many GPUs stay free on each node at {@code startSec} once this job
+ * and everything else planned to run at that instant (running jobs, jobs started in this pass,
+ * other reservations) hold theirs. A job that is still running at {@code startSec} may use at most
+ * {@code spare[node]} GPUs of a node, and consumes them; that single check at each reservation's
+ * start is enough, because between reservation starts free GPUs only grow. Mutable during one pass
+ * only, by the ledger.
  */
 public final class Reservation {
   private final Job job;
@@ -66,8 +66,13 @@ public final class Reservation {
     spareTotal -= gpus;
     if (spare[node] < 0) {
       throw new IllegalStateException(
-          "reservation of job " + job.id() + " overbooked on node " + node + " by "
-              + -spare[node] + " GPUs");
+          "reservation of job "
+              + job.id()
+              + " overbooked on node "
+              + node
+              + " by "
+              + -spare[node]
+              + " GPUs");
     }
   }
 }

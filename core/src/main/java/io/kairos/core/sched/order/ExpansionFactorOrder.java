@@ -3,11 +3,12 @@ package io.kairos.core.sched.order;
 /**
  * Largest expansion factor first.
  *
- * <p>A job waiting {@code w} seconds (counted from its eligible time) with time limit {@code L} has expansion factor {@code (w +
- * L) / L}: its slowdown if it started now. Ordering by it, largest first, lets short jobs go
- * quickly (a short job's factor grows fast), which cuts mean wait and slowdown, while every
- * job's factor grows while it waits. Growth alone does not bound a long job's wait under a
- * sustained stream of short jobs; {@link io.kairos.core.sched.Policy}'s starvation guard does.
+ * <p>A job waiting {@code w} seconds (counted from its eligible time) with time limit {@code L} has
+ * expansion factor {@code (w + L) / L}: its slowdown if it started now. Ordering by it, largest
+ * first, lets short jobs go quickly (a short job's factor grows fast), which cuts mean wait and
+ * slowdown, while every job's factor grows while it waits. Growth alone does not bound a long job's
+ * wait under a sustained stream of short jobs; {@link io.kairos.core.sched.Policy}'s starvation
+ * guard does.
  *
  * <p>Key (lower first): {@code -factor * 1000}, the factor in thousandths, capped.
  *

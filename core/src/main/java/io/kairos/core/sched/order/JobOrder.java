@@ -18,8 +18,9 @@ public interface JobOrder {
   /**
    * The key of a job eligible since {@code eligibleSec} (its submission, unless it was held: a
    * begin time or a requeue backoff; waiting counts from it, as Slurm's age does) with time limit
-   * {@code limitSec} and {@code gpus} GPUs, at time {@code nowSec}; lower goes first. Called once per pending job per pass
-   * (primitive arguments keep that loop on flat arrays); must be pure and must not allocate.
+   * {@code limitSec} and {@code gpus} GPUs, at time {@code nowSec}; lower goes first. Called once
+   * per pending job per pass (primitive arguments keep that loop on flat arrays); must be pure and
+   * must not allocate.
    */
   long key(long eligibleSec, long limitSec, int gpus, long nowSec);
 
@@ -53,7 +54,8 @@ public interface JobOrder {
         @Override
         public long key(long eligibleSec, long limitSec, int gpus, long nowSec) {
           // Limits fit in 31 bits (68 years); the eligible time breaks ties.
-          return (Math.min(limitSec, Integer.MAX_VALUE) << 32) | Math.min(eligibleSec, 0xFFFF_FFFFL);
+          return (Math.min(limitSec, Integer.MAX_VALUE) << 32)
+              | Math.min(eligibleSec, 0xFFFF_FFFFL);
         }
       };
 }

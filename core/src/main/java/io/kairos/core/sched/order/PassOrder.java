@@ -5,8 +5,8 @@ import io.kairos.core.state.ClusterSnapshot;
 import io.kairos.core.state.PendingJobs;
 
 /**
- * Sorts a snapshot's pending jobs for one pass without boxing: keys go into primitive arrays
- * and a merge sort permutes an {@code int[]} of indexes. O(n log n), three arrays per pass.
+ * Sorts a snapshot's pending jobs for one pass without boxing: keys go into primitive arrays and a
+ * merge sort permutes an {@code int[]} of indexes. O(n log n), three arrays per pass.
  */
 public final class PassOrder {
   private PassOrder() {}
@@ -18,8 +18,8 @@ public final class PassOrder {
 
   /**
    * As {@link #sort(ClusterSnapshot, JobOrder, long)} with a tier between priority and the key:
-   * higher priority first, then lower {@code tier[slot]} (each in {@code [0, 2^31)}), then the
-   * key, then id. Priority and tier are packed into one long, so the comparison costs the same.
+   * higher priority first, then lower {@code tier[slot]} (each in {@code [0, 2^31)}), then the key,
+   * then id. Priority and tier are packed into one long, so the comparison costs the same.
    */
   public static int[] sort(ClusterSnapshot snapshot, JobOrder order, long nowSec, long[] tier) {
     var pending = snapshot.pendingJobs();
@@ -49,11 +49,11 @@ public final class PassOrder {
   }
 
   /**
-   * The common case as one primitive sort: ids increasing with the index (the pending table is
-   * in arrival order), and priority and key ranges that fit beside the index in a long. Sorting
-   * {@code (priority - minPriority) << (keyBits + bits) | (key - minKey) << bits | index} then
-   * orders by priority, key, then index, which is by id. Returns false, leaving {@code index}
-   * alone, when the case does not apply.
+   * The common case as one primitive sort: ids increasing with the index (the pending table is in
+   * arrival order), and priority and key ranges that fit beside the index in a long. Sorting {@code
+   * (priority - minPriority) << (keyBits + bits) | (key - minKey) << bits | index} then orders by
+   * priority, key, then index, which is by id. Returns false, leaving {@code index} alone, when the
+   * case does not apply.
    */
   private static boolean packedSort(int[] index, long[] priority, long[] key, long[] id) {
     int n = index.length;
@@ -122,9 +122,9 @@ public final class PassOrder {
   }
 
   /**
-   * The large-gang starvation guard: moves the longest-waiting job of at least {@code minGpus}
-   * GPUs that has waited {@code maxWaitSec} or more to the front of its priority level, so it
-   * holds the reservation that smaller jobs may backfill around but not delay. O(n).
+   * The large-gang starvation guard: moves the longest-waiting job of at least {@code minGpus} GPUs
+   * that has waited {@code maxWaitSec} or more to the front of its priority level, so it holds the
+   * reservation that smaller jobs may backfill around but not delay. O(n).
    */
   public static void promoteOldestLarge(
       int[] order, PendingJobs pending, long nowSec, int minGpus, long maxWaitSec) {

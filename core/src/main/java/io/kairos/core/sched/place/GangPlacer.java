@@ -13,18 +13,18 @@ import java.util.Arrays;
  *
  * <ol>
  *   <li>one node: the node with the fewest free GPUs that holds the whole gang (best fit keeps
- *       large holes for large gangs), found through the ledger's free-count buckets when the
- *       view has them;
- *   <li>one rack, then one block, then one zone, then the cluster: among domains whose usable
- *       tasks add up to the gang, the one with the least left over (best fit), ties to the
- *       lowest domain index. Per-domain upper bounds skip domains that cannot hold it without
- *       visiting their nodes.
+ *       large holes for large gangs), found through the ledger's free-count buckets when the view
+ *       has them;
+ *   <li>one rack, then one block, then one zone, then the cluster: among domains whose usable tasks
+ *       add up to the gang, the one with the least left over (best fit), ties to the lowest domain
+ *       index. Per-domain upper bounds skip domains that cannot hold it without visiting their
+ *       nodes.
  * </ol>
  *
  * <p>Inside the chosen domain, nodes that can take the most tasks are used first (fewest nodes),
- * and the last, partial node is the best fit for what remains. Placement succeeds exactly when
- * the usable tasks over the cluster add up to the gang, so success is monotone in capacity: a
- * gang that fails cannot succeed with less.
+ * and the last, partial node is the best fit for what remains. Placement succeeds exactly when the
+ * usable tasks over the cluster add up to the gang, so success is monotone in capacity: a gang that
+ * fails cannot succeed with less.
  *
  * <p>Stateless; the returned placement has no GPU masks (the ledger chooses GPUs on commit).
  */
@@ -54,9 +54,9 @@ public final class GangPlacer {
   }
 
   /**
-   * {@link #place(GangSpec, int, Capacity, boolean)} on nodes not set in {@code excluded} (a
-   * mask from {@link Cluster#excludedMask}; null when the job excludes no node, which costs one
-   * null check per node visited). No task of the placement is on an excluded node.
+   * {@link #place(GangSpec, int, Capacity, boolean)} on nodes not set in {@code excluded} (a mask
+   * from {@link Cluster#excludedMask}; null when the job excludes no node, which costs one null
+   * check per node visited). No task of the placement is on an excluded node.
    */
   public Placement place(
       GangSpec gang, int modelId, Capacity capacity, boolean checkCpuMemory, long[] excluded) {
@@ -147,8 +147,8 @@ public final class GangPlacer {
   }
 
   /**
-   * How many tasks of the gang {@code node} can take now, at most the gang's size; 0 on a node
-   * set in {@code excluded}. Every placement decision goes through here.
+   * How many tasks of the gang {@code node} can take now, at most the gang's size; 0 on a node set
+   * in {@code excluded}. Every placement decision goes through here.
    */
   int tasksFit(
       int node,
@@ -231,7 +231,8 @@ public final class GangPlacer {
         int leftover = Math.min(255, Math.max(0, capacity.usableGpus(node) - fit * gpusPerTask));
         // Most tasks first, then least left over, then lowest index.
         keys[count++] =
-            ((long) (MAX_FIT - Math.min(fit, MAX_FIT)) << 32) | ((long) leftover << 24)
+            ((long) (MAX_FIT - Math.min(fit, MAX_FIT)) << 32)
+                | ((long) leftover << 24)
                 | (node - start);
       }
     }

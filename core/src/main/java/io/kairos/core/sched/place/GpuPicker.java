@@ -5,15 +5,15 @@ package io.kairos.core.sched.place;
  * GPUs that still holds it (best fit keeps whole domains free for larger tasks); a task that no
  * single domain holds takes the lowest free GPUs.
  *
- * <p>Example: 8 GPUs in two NVLink domains of 4, GPUs 0 and 4 busy (free 0b1110_1110), a task of
- * 2: both domains have 3 free, the first wins, the task gets GPUs 1 and 2.
+ * <p>Example: 8 GPUs in two NVLink domains of 4, GPUs 0 and 4 busy (free 0b1110_1110), a task of 2:
+ * both domains have 3 free, the first wins, the task gets GPUs 1 and 2.
  */
 public final class GpuPicker {
   private GpuPicker() {}
 
   /** Returns the mask of GPUs chosen for {@code tasks} tasks of {@code gpusPerTask} each. */
-  public static long pick(long freeMask, int gpuCount, int nvlinkDomainSize, int tasks,
-      int gpusPerTask) {
+  public static long pick(
+      long freeMask, int gpuCount, int nvlinkDomainSize, int tasks, int gpusPerTask) {
     long free = freeMask;
     long chosen = 0;
     int domains = Math.max(1, gpuCount / Math.max(1, nvlinkDomainSize));

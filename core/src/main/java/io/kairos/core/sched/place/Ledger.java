@@ -11,27 +11,28 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One pass's scratch pad over the snapshot: what is free now once this pass's starts are taken,
- * and the reservations made so far.
+ * One pass's scratch pad over the snapshot: what is free now once this pass's starts are taken, and
+ * the reservations made so far.
  *
  * <p>Design note. Indexes, all updated in O(nodes of the placement) per start:
  *
  * <ul>
  *   <li>free GPUs per node as a mask and a count, free CPUs and memory per node;
- *   <li>free GPUs summed per rack, block, zone and cluster (a domain is a node range), which
- *       prune domains that cannot hold a gang;
+ *   <li>free GPUs summed per rack, block, zone and cluster (a domain is a node range), which prune
+ *       domains that cannot hold a gang;
  *   <li>best-fit buckets: for each free count k, a bit set of nodes with exactly k free GPUs, so
  *       the tightest node for a one-node gang is a couple of {@code nextSetBit} calls;
- *   <li>reservations sorted by start, each with its spare GPUs per node (see {@link
- *       Reservation}). A job ending at {@code e} must respect the reservations starting before
- *       {@code e}: a prefix of that list.
+ *   <li>reservations sorted by start, each with its spare GPUs per node (see {@link Reservation}).
+ *       A job ending at {@code e} must respect the reservations starting before {@code e}: a prefix
+ *       of that list.
  * </ul>
  *
- * <p>{@link #version()} changes with every start and reservation, so callers can memoise
- * "this gang shape does not fit" until the ledger changes. Single-threaded, one pass only.
+ * <p>{@link #version()} changes with every start and reservation, so callers can memoise "this gang
+ * shape does not fit" until the ledger changes. Single-threaded, one pass only.
  */
 public final class Ledger {
-  private static final TopologyLevel[] SUM_LEVELS = Cluster.GROUP_LEVELS.toArray(TopologyLevel[]::new);
+  private static final TopologyLevel[] SUM_LEVELS =
+      Cluster.GROUP_LEVELS.toArray(TopologyLevel[]::new);
 
   private final Cluster cluster;
   private final long nowSec;
@@ -72,7 +73,9 @@ public final class Ledger {
       long[] sums = new long[cluster.domainCount(level)];
       for (int d = 0; d < sums.length; d++) {
         long sum = 0;
-        for (int i = cluster.domainStart(level, d), end = cluster.domainEnd(level, d); i < end; i++) {
+        for (int i = cluster.domainStart(level, d), end = cluster.domainEnd(level, d);
+            i < end;
+            i++) {
           sum += freeGpus[i];
         }
         sums[d] = sum;
@@ -137,8 +140,8 @@ public final class Ledger {
   }
 
   /**
-   * An upper bound of the GPUs a job respecting the first {@code prefix} reservations may use
-   * now, summed over the cluster: O(prefix).
+   * An upper bound of the GPUs a job respecting the first {@code prefix} reservations may use now,
+   * summed over the cluster: O(prefix).
    */
   public long usableUpperBound(int prefix) {
     long bound = freeTotal;
@@ -150,8 +153,8 @@ public final class Ledger {
 
   /**
    * An upper bound of the tasks of {@code gpusPerTask} GPUs the free GPUs could hold now (one per
-   * node when {@code distinct}), from the per-free-count node counts: O(GPUs per node). Usable
-   * GPUs never exceed free GPUs, so this bounds every reservation prefix too.
+   * node when {@code distinct}), from the per-free-count node counts: O(GPUs per node). Usable GPUs
+   * never exceed free GPUs, so this bounds every reservation prefix too.
    */
   public long tasksUpperBound(int gpusPerTask, boolean distinct) {
     if (gpusPerTask == 0) {
@@ -220,10 +223,7 @@ public final class Ledger {
     }
   }
 
-  /**
-   * Adds a reservation and charges it to every reservation that starts while it holds its
-   * GPUs.
-   */
+  /** Adds a reservation and charges it to every reservation that starts while it holds its GPUs. */
   public void reserve(Reservation reservation) {
     long start = reservation.startSec();
     long end = reservation.endSec();

@@ -6,13 +6,13 @@ import io.kairos.core.model.TopologyLevel;
 import io.kairos.core.sched.place.Capacity;
 
 /**
- * A what-if capacity: a base view (what is free now) plus the GPUs, CPUs and memory of the
- * victims added so far. {@link #add} and {@link #remove} are O(nodes of the victim x levels), so
- * the planner can try a victim set, undo one victim, and ask the placer again.
+ * A what-if capacity: a base view (what is free now) plus the GPUs, CPUs and memory of the victims
+ * added so far. {@link #add} and {@link #remove} are O(nodes of the victim x levels), so the
+ * planner can try a victim set, undo one victim, and ask the placer again.
  *
- * <p>Per-domain upper bounds are the base's bound plus the freed GPUs in the domain, so the
- * placer keeps pruning domains. No best-fit buckets: the placer scans nodes instead.
- * Single-threaded, one planning call only.
+ * <p>Per-domain upper bounds are the base's bound plus the freed GPUs in the domain, so the placer
+ * keeps pruning domains. No best-fit buckets: the placer scans nodes instead. Single-threaded, one
+ * planning call only.
  */
 final class FreedCapacity implements Capacity {
   private static final TopologyLevel[] LEVELS = Cluster.GROUP_LEVELS.toArray(TopologyLevel[]::new);

@@ -3,9 +3,9 @@ package io.kairos.core.sched.preempt;
 import java.util.List;
 
 /**
- * When a job was last preempted: the times (seconds, ascending) that {@link ProtectionPolicy}
- * still needs, at most its {@code maxPreemptionsPerWindow} most recent. A small value the caller
- * keeps per job (beside the job's requeue count) and replaces on each preemption.
+ * When a job was last preempted: the times (seconds, ascending) that {@link ProtectionPolicy} still
+ * needs, at most its {@code maxPreemptionsPerWindow} most recent. A small value the caller keeps
+ * per job (beside the job's requeue count) and replaces on each preemption.
  */
 public record PreemptionHistory(List<Long> preemptedAtSec) {
   public static final PreemptionHistory NONE = new PreemptionHistory(List.of());

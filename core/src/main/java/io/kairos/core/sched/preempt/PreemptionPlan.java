@@ -11,8 +11,8 @@ import java.util.Objects;
  *
  * @param victims the jobs to preempt, in the caller's preference order; empty when the preemptor
  *     fits without preempting anything
- * @param placement a placement of the preemptor on what is free plus what the victims hold,
- *     without GPU masks (chosen when the job starts, as for {@code GangPlacer})
+ * @param placement a placement of the preemptor on what is free plus what the victims hold, without
+ *     GPU masks (chosen when the job starts, as for {@code GangPlacer})
  * @param costGpuSec the victims' summed {@link VictimCandidate#costGpuSec()}
  */
 public record PreemptionPlan(List<RunningJob> victims, Placement placement, long costGpuSec) {

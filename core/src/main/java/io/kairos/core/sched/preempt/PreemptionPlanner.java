@@ -20,46 +20,44 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Finds which running jobs to preempt so that a blocked gang can be placed: a small victim set
- * that frees a valid placement, never "eight scattered one-GPU jobs that cannot make room for an
+ * Finds which running jobs to preempt so that a blocked gang can be placed: a small victim set that
+ * frees a valid placement, never "eight scattered one-GPU jobs that cannot make room for an
  * eight-GPU gang".
  *
- * <p>Design note. {@link GangPlacer} succeeds exactly when the tasks every node can take add up
- * to the gang (it falls back to the whole cluster when no smaller domain holds it), so
- * feasibility is <em>monotone</em>: freeing more never makes a gang unplaceable. The planner
- * leans on that:
+ * <p>Design note. {@link GangPlacer} succeeds exactly when the tasks every node can take add up to
+ * the gang (it falls back to the whole cluster when no smaller domain holds it), so feasibility is
+ * <em>monotone</em>: freeing more never makes a gang unplaceable. The planner leans on that:
  *
  * <ol>
  *   <li>If the gang fits in what is free, the plan has no victims.
- *   <li>Candidates: the caller's list in its preference order (lowest priority first, most
- *       recently started first, ...), less the protected ones ({@code protectedUntilSec >
- *       nowSec}) and those holding nothing on a node the gang could use (wrong GPU model,
- *       excluded node); at most {@code maxCandidates} (default 512) of them, the first in the
- *       caller's order, which bounds the work below.
+ *   <li>Candidates: the caller's list in its preference order (lowest priority first, most recently
+ *       started first, ...), less the protected ones ({@code protectedUntilSec > nowSec}) and those
+ *       holding nothing on a node the gang could use (wrong GPU model, excluded node); at most
+ *       {@code maxCandidates} (default 512) of them, the first in the caller's order, which bounds
+ *       the work below.
  *   <li>Greedy by preference: free candidates in order on a what-if capacity ({@link
  *       FreedCapacity}) until the placer finds a placement. If freeing all of them does not, no
  *       subset can (monotone): the answer is empty and nobody is preempted.
- *   <li>Targeted by node: for each node, the cheapest victims on it (by cost) that let it take
- *       its share of the gang (one task for a per-node gang; as many as the node can hold
- *       otherwise). Within each rack, block, zone and the cluster, take the nodes with the least
- *       cost per task until the gang is covered; the few cheapest unions are tried. This finds
- *       "clear one node" plans that the preference order misses, e.g. the four one-GPU jobs on
- *       one node rather than the first four in the list, spread over two nodes.
+ *   <li>Targeted by node: for each node, the cheapest victims on it (by cost) that let it take its
+ *       share of the gang (one task for a per-node gang; as many as the node can hold otherwise).
+ *       Within each rack, block, zone and the cluster, take the nodes with the least cost per task
+ *       until the gang is covered; the few cheapest unions are tried. This finds "clear one node"
+ *       plans that the preference order misses, e.g. the four one-GPU jobs on one node rather than
+ *       the first four in the list, spread over two nodes.
  *   <li>Reduce each feasible set to a 1-minimal one: drop victims with no task on a node of the
  *       placement found (they free nothing it uses), then try to put back each remaining victim
  *       (greedy: reverse preference order, so the least preferred victims are spared first;
- *       targeted: most expensive first), keeping it out when the gang still fits. By
- *       monotonicity one pass suffices: a victim needed when tested is still needed once others
- *       are put back.
+ *       targeted: most expensive first), keeping it out when the gang still fits. By monotonicity
+ *       one pass suffices: a victim needed when tested is still needed once others are put back.
  *   <li>Return the best reduced set by {@link #PLAN_ORDER}, with the placer's placement for it.
  * </ol>
  *
  * <p>A gang victim is freed whole: all of its GPUs on all of its nodes, or none.
  *
- * <p>Cost, with c candidates (at most {@code maxCandidates}), n nodes and v victims in a set:
- * the greedy step makes at most c placer calls, each reduction at most v + 1, and the targeted
- * step is O(n log n) per topology level before its few reductions; a placer call is O(n). No
- * time budget: the result never depends on how fast the machine is.
+ * <p>Cost, with c candidates (at most {@code maxCandidates}), n nodes and v victims in a set: the
+ * greedy step makes at most c placer calls, each reduction at most v + 1, and the targeted step is
+ * O(n log n) per topology level before its few reductions; a placer call is O(n). No time budget:
+ * the result never depends on how fast the machine is.
  *
  * <p>Stateless after construction and deterministic: ties end in the candidates' order.
  */
@@ -99,8 +97,8 @@ public final class PreemptionPlanner {
   }
 
   /**
-   * A plan for {@code gang} on GPUs of {@code modelId} ({@link Cluster#modelIdOf}; -1 for any)
-   * over what is free in {@code snapshot}, CPU and memory checked.
+   * A plan for {@code gang} on GPUs of {@code modelId} ({@link Cluster#modelIdOf}; -1 for any) over
+   * what is free in {@code snapshot}, CPU and memory checked.
    */
   public Optional<PreemptionPlan> plan(
       ClusterSnapshot snapshot,
@@ -113,12 +111,12 @@ public final class PreemptionPlanner {
   }
 
   /**
-   * A plan for {@code gang} over {@code free} (what the gang may use now, before any victim
-   * goes), avoiding the nodes set in {@code excluded} ({@link Cluster#excludedMask}; null for
-   * none), or empty when preempting the allowed candidates cannot make room.
+   * A plan for {@code gang} over {@code free} (what the gang may use now, before any victim goes),
+   * avoiding the nodes set in {@code excluded} ({@link Cluster#excludedMask}; null for none), or
+   * empty when preempting the allowed candidates cannot make room.
    *
-   * @param candidates running jobs the caller allows to be preempted, most preferred victim
-   *     first; no job twice
+   * @param candidates running jobs the caller allows to be preempted, most preferred victim first;
+   *     no job twice
    */
   public Optional<PreemptionPlan> plan(
       Capacity free,
@@ -134,8 +132,14 @@ public final class PreemptionPlanner {
       return Optional.of(new PreemptionPlan(List.of(), direct, 0));
     }
     // 2. The candidates that may help.
-    var search = new Search(free, gang, modelId, excluded, checkCpuMemory, usable(candidates,
-        nowSec, gang, modelId, excluded));
+    var search =
+        new Search(
+            free,
+            gang,
+            modelId,
+            excluded,
+            checkCpuMemory,
+            usable(candidates, nowSec, gang, modelId, excluded));
     if (search.candidates.length == 0) {
       return Optional.empty();
     }
@@ -278,8 +282,7 @@ public final class PreemptionPlanner {
         }
         previousDomains = domains;
         for (int d = 0; d < domains; d++) {
-          int[] union =
-              cover(offers, cluster.domainStart(level, d), cluster.domainEnd(level, d));
+          int[] union = cover(offers, cluster.domainStart(level, d), cluster.domainEnd(level, d));
           if (union != null && unions.stream().noneMatch(u -> Arrays.equals(u, union))) {
             unions.add(union);
           }
@@ -444,8 +447,8 @@ public final class PreemptionPlanner {
     }
 
     /**
-     * Step 5: from the current (feasible) set, drop victims off the placement's nodes, then try
-     * to put back each victim in {@code order}; the result is 1-minimal.
+     * Step 5: from the current (feasible) set, drop victims off the placement's nodes, then try to
+     * put back each victim in {@code order}; the result is 1-minimal.
      */
     private Attempt reduce(Placement found, int[] order) {
       Placement placement = found;

@@ -7,16 +7,16 @@ import java.util.ArrayList;
  * Anti-thrashing: when a running job may be chosen as a victim again.
  *
  * <ol>
- *   <li>every job runs at least {@code graceSec} after it (re)starts before it can be preempted,
- *       so a job requeued by a preemption is not preempted again the moment it restarts;
+ *   <li>every job runs at least {@code graceSec} after it (re)starts before it can be preempted, so
+ *       a job requeued by a preemption is not preempted again the moment it restarts;
  *   <li>a job preempted {@code maxPreemptionsPerWindow} times within {@code windowSec} (counted
- *       back from its latest preemption) is protected for {@code protectAfterPreemptionsSec}
- *       after that latest preemption.
+ *       back from its latest preemption) is protected for {@code protectAfterPreemptionsSec} after
+ *       that latest preemption.
  * </ol>
  *
  * <p>Example (defaults: grace 30 s, 3 preemptions in 3,600 s protect for 3,600 s): preempted at
- * t=100, 700 and 1,500, the job is protected until 1,500 + 3,600 = 5,100, and whenever it
- * restarts, for 30 s after the restart.
+ * t=100, 700 and 1,500, the job is protected until 1,500 + 3,600 = 5,100, and whenever it restarts,
+ * for 30 s after the restart.
  *
  * <p>Pure functions over a {@link PreemptionHistory}; the caller feeds the result into {@link
  * VictimCandidate#protectedUntilSec()}.
@@ -66,9 +66,9 @@ public record ProtectionPolicy(
   }
 
   /**
-   * Until when a job that (re)started at {@code startSec} with this history may not be
-   * preempted: the later of its grace after the start and, when it was preempted too often, the
-   * protection after its latest preemption.
+   * Until when a job that (re)started at {@code startSec} with this history may not be preempted:
+   * the later of its grace after the start and, when it was preempted too often, the protection
+   * after its latest preemption.
    */
   public long protectedUntilSec(PreemptionHistory history, long startSec) {
     long until = startSec + graceSec;

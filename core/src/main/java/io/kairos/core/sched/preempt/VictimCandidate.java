@@ -9,8 +9,8 @@ import java.util.Objects;
  * A running job the caller allows to be preempted, with what preempting it costs.
  *
  * @param job the running job; all of its GPUs (every node of its gang) are freed or none
- * @param costGpuSec the work lost if it is preempted, in GPU-seconds: its GPUs times the time
- *     since its last checkpoint (or its start). The caller computes it; the planner only sums
+ * @param costGpuSec the work lost if it is preempted, in GPU-seconds: its GPUs times the time since
+ *     its last checkpoint (or its start). The caller computes it; the planner only sums
  * @param protectedUntilSec the job may not be preempted before this time ({@link
  *     ProtectionPolicy}); 0 or any past time for "not protected"
  */

@@ -23,15 +23,18 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The pass's order equals a plain sort by (priority descending, key, id), for every order, over
- * random pending sets large enough to exercise the merge sort (more than 24 jobs), with equal
- * keys and equal priorities.
+ * random pending sets large enough to exercise the merge sort (more than 24 jobs), with equal keys
+ * and equal priorities.
  */
 class PassOrderProperties {
   static Stream<Arguments> ordersAndSeeds() {
     var orders =
         List.<JobOrder>of(
-            JobOrder.ARRIVAL, JobOrder.SHORTEST_LIMIT, new ExpansionFactorOrder(60),
-            new ExpansionFactorOrder(600), new AgedShortestFirstOrder(1.0, 86_400));
+            JobOrder.ARRIVAL,
+            JobOrder.SHORTEST_LIMIT,
+            new ExpansionFactorOrder(60),
+            new ExpansionFactorOrder(600),
+            new AgedShortestFirstOrder(1.0, 86_400));
     return orders.stream()
         .flatMap(
             o ->
@@ -54,9 +57,12 @@ class PassOrderProperties {
           for (int i = 0; i < n; i++) {
             var spec =
                 new JobSpec(
-                    "u", "q", shape == 1 || random.nextInt(100) < 70 ? 0 : random.nextInt(-2, 3),
+                    "u",
+                    "q",
+                    shape == 1 || random.nextInt(100) < 70 ? 0 : random.nextInt(-2, 3),
                     GangSpec.flexible(1 + random.nextInt(8)),
-                    new long[] {1, 60, 100, 3600}[random.nextInt(4)], "");
+                    new long[] {1, 60, 100, 3600}[random.nextInt(4)],
+                    "");
             long id = shape == 0 ? 1 + random.nextInt(1_000_000) : shape == 1 ? i + 1 : n - i;
             long submit = shape == 0 ? random.nextInt(4) * 1000L : shape == 1 ? i : n - i;
             // Some jobs are held (a begin time or a requeue backoff): keys count from then.
@@ -69,8 +75,12 @@ class PassOrderProperties {
           var unique = jobs.stream().filter(distinctById()).toList();
           var snapshot =
               new ClusterSnapshot(
-                  Clusters.oneRack(1, 8), new long[] {0xFF}, new int[] {1}, new long[] {1},
-                  pendingJobs(unique), new io.kairos.core.model.RunningJob[0]);
+                  Clusters.oneRack(1, 8),
+                  new long[] {0xFF},
+                  new int[] {1},
+                  new long[] {1},
+                  pendingJobs(unique),
+                  new io.kairos.core.model.RunningJob[0]);
 
           int[] sorted = PassOrder.sort(snapshot, order, now);
 
@@ -78,7 +88,8 @@ class PassOrderProperties {
               unique.stream()
                   .sorted(
                       Comparator.comparingInt((Job j) -> -j.spec().priority())
-                          .thenComparingLong(j -> order.key(j.eligibleSec(), j.timeLimitSec(), j.totalGpus(), now))
+                          .thenComparingLong(
+                              j -> order.key(j.eligibleSec(), j.timeLimitSec(), j.totalGpus(), now))
                           .thenComparing(Job::id))
                   .map(Job::id)
                   .toList();

@@ -101,14 +101,20 @@ class GangPlacerTest {
    */
   static Stream<Arguments> smallestDomain() {
     return Stream.of(
-        Arguments.of(Named.of("2 GPUs fit a whole rack: the full rack of b0", 2), new int[] {2, 3},
+        Arguments.of(
+            Named.of("2 GPUs fit a whole rack: the full rack of b0", 2),
+            new int[] {2, 3},
             TopologyLevel.RACK),
-        Arguments.of(Named.of("3 GPUs fit no rack: the tighter block b0", 3),
-            new int[] {1, 2, 3}, TopologyLevel.BLOCK),
-        Arguments.of(Named.of("4 GPUs: only block b1 holds them", 4), new int[] {4, 5, 6, 7},
+        Arguments.of(
+            Named.of("3 GPUs fit no rack: the tighter block b0", 3),
+            new int[] {1, 2, 3},
             TopologyLevel.BLOCK),
-        Arguments.of(Named.of("5 GPUs: no block holds them, the zone does", 5), null,
-            TopologyLevel.ZONE));
+        Arguments.of(
+            Named.of("4 GPUs: only block b1 holds them", 4),
+            new int[] {4, 5, 6, 7},
+            TopologyLevel.BLOCK),
+        Arguments.of(
+            Named.of("5 GPUs: no block holds them, the zone does", 5), null, TopologyLevel.ZONE));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -134,10 +140,15 @@ class GangPlacerTest {
         Arguments.of(Named.of("3 GPUs -> the node with 3 free", GangSpec.flexible(3)), 1),
         Arguments.of(Named.of("4 GPUs -> the node with 5 free", GangSpec.flexible(4)), 2),
         Arguments.of(Named.of("6 GPUs -> the empty node", GangSpec.flexible(6)), 0),
-        Arguments.of(Named.of("2 tasks x 2 GPUs -> the node with 5 free",
-            new GangSpec(2, TaskShape.gpus(2), false)), 2),
-        Arguments.of(Named.of("1 task of 3 on distinct nodes -> the node with 3 free",
-            GangSpec.perNode(3, 3)), 1));
+        Arguments.of(
+            Named.of(
+                "2 tasks x 2 GPUs -> the node with 5 free",
+                new GangSpec(2, TaskShape.gpus(2), false)),
+            2),
+        Arguments.of(
+            Named.of(
+                "1 task of 3 on distinct nodes -> the node with 3 free", GangSpec.perNode(3, 3)),
+            1));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -262,7 +273,10 @@ class GangPlacerTest {
     var cluster =
         Cluster.of(
             java.util.List.of(
-                model("n0", "H100"), model("n1", "A100"), model("n2", "A100"), model("n3", "H100")));
+                model("n0", "H100"),
+                model("n1", "A100"),
+                model("n2", "A100"),
+                model("n3", "H100")));
     var h = SchedulerHarness.of(cluster);
     var ledger = new Ledger(h.store().snapshot(), 0);
     var placer = new GangPlacer(cluster);

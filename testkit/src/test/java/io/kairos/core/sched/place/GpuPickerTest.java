@@ -20,25 +20,33 @@ class GpuPickerTest {
 
   static Stream<Arguments> rows() {
     return Stream.of(
-        row("javadoc example: both domains have 3 free, the first wins",
+        row(
+            "javadoc example: both domains have 3 free, the first wins",
             new Row(0b1110_1110, 8, 4, 1, 2, 0b0000_0110)),
-        row("the domain with the fewest free GPUs that holds the task",
+        row(
+            "the domain with the fewest free GPUs that holds the task",
             new Row(0b1111_0011, 8, 4, 1, 2, 0b0000_0011)),
-        row("a 4-GPU task takes the whole free domain, not 3 + 1",
+        row(
+            "a 4-GPU task takes the whole free domain, not 3 + 1",
             new Row(0b1111_0111, 8, 4, 1, 4, 0b1111_0000)),
-        row("a task no domain holds takes the lowest free GPUs",
+        row(
+            "a task no domain holds takes the lowest free GPUs",
             new Row(0b0011_0011, 8, 4, 1, 3, 0b0001_0011)),
-        row("two tasks: each the tightest domain at its turn",
+        row(
+            "two tasks: each the tightest domain at its turn",
             new Row(0b1110_1111, 8, 4, 2, 2, 0b0110_0011)),
         row("a full node for two 4-GPU tasks", new Row(0xFF, 8, 4, 2, 4, 0xFF)),
         row("one domain: lowest free GPUs", new Row(0b1010_1010, 8, 8, 1, 3, 0b0010_1010)),
-        row("domains of 2: the pair with one busy GPU is skipped for 2 GPUs",
+        row(
+            "domains of 2: the pair with one busy GPU is skipped for 2 GPUs",
             new Row(0b1111_1101, 8, 2, 1, 2, 0b0000_1100)),
-        row("domains of 2: 1 GPU goes to the pair with one free",
+        row(
+            "domains of 2: 1 GPU goes to the pair with one free",
             new Row(0b1111_1101, 8, 2, 1, 1, 0b0000_0001)),
         row("domains of 1", new Row(0b1000_0100, 8, 1, 1, 1, 0b0000_0100)),
         row("64 GPUs in one domain", new Row(-1L, 64, 64, 1, 64, -1L)),
-        row("64 GPUs in two domains: the upper half is tighter",
+        row(
+            "64 GPUs in two domains: the upper half is tighter",
             new Row(~(0b11L << 32), 64, 32, 1, 8, 0xFFL << 34)));
   }
 

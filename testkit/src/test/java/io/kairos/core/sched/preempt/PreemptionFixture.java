@@ -40,8 +40,13 @@ final class PreemptionFixture {
   RunningJob run(long id, GangSpec gang, int[] nodes, int[] tasks) {
     var job = new Job(JobId.of(id), JobSpec.of(gang, LIMIT_SEC), 0);
     accept(Reducer.apply(store, new SubmitJob(0, job)));
-    accept(Reducer.apply(store, new StartJob(0, job.id(), withMasks(Placement.of(nodes, tasks,
-        new long[nodes.length]), gang, store))));
+    accept(
+        Reducer.apply(
+            store,
+            new StartJob(
+                0,
+                job.id(),
+                withMasks(Placement.of(nodes, tasks, new long[nodes.length]), gang, store))));
     return store.running(job.id()).orElseThrow();
   }
 
@@ -53,7 +58,10 @@ final class PreemptionFixture {
       int node = placement.node(i);
       masks[i] =
           GpuPicker.pick(
-              s.freeMask(node), c.gpuCount(node), c.nvlinkDomainSize(node), placement.tasksOn(i),
+              s.freeMask(node),
+              c.gpuCount(node),
+              c.nvlinkDomainSize(node),
+              placement.tasksOn(i),
               gang.shape().gpus());
     }
     return placement.withGpuMasks(masks);
@@ -64,8 +72,8 @@ final class PreemptionFixture {
   }
 
   /**
-   * Applies {@code plan} to {@code s}: finishes the victims, then submits and starts the
-   * preemptor on the plan's placement; the reducer must accept it and the invariants must hold.
+   * Applies {@code plan} to {@code s}: finishes the victims, then submits and starts the preemptor
+   * on the plan's placement; the reducer must accept it and the invariants must hold.
    */
   static void assertPlanStarts(
       ClusterStore s, PreemptionPlan plan, long preemptorId, JobSpec spec) {
@@ -75,15 +83,14 @@ final class PreemptionFixture {
     var job = new Job(JobId.of(preemptorId), spec, 10);
     accept(Reducer.apply(s, new SubmitJob(10, job)));
     accept(
-        Reducer.apply(
-            s, new StartJob(10, job.id(), withMasks(plan.placement(), spec.gang(), s))));
+        Reducer.apply(s, new StartJob(10, job.id(), withMasks(plan.placement(), spec.gang(), s))));
     InvariantChecker.checkStore(s);
   }
 
   /**
-   * An oracle independent of the placer: whether {@code gang} fits on what is free plus what
-   * {@code victims} hold, counting per node the tasks its GPUs (and CPUs, memory) take, one per
-   * node for a per-node gang, none on an excluded node.
+   * An oracle independent of the placer: whether {@code gang} fits on what is free plus what {@code
+   * victims} hold, counting per node the tasks its GPUs (and CPUs, memory) take, one per node for a
+   * per-node gang, none on an excluded node.
    */
   static boolean fits(
       ClusterStore s, GangSpec gang, long[] excluded, Collection<RunningJob> victims) {

@@ -18,12 +18,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Victim search over generated clusters, running jobs, candidate lists and preemptors. Every
- * plan: starts through the reducer once its victims are gone (invariants checked), holds no
- * protected or unlisted job, is 1-minimal (dropping any victim leaves no room, by an oracle
- * independent of the placer), has no victim when none is needed; and no plan is returned only
- * when even every allowed candidate together would not make room. Replay one case with
- * {@code -Dkairos.propertySeed=S}.
+ * Victim search over generated clusters, running jobs, candidate lists and preemptors. Every plan:
+ * starts through the reducer once its victims are gone (invariants checked), holds no protected or
+ * unlisted job, is 1-minimal (dropping any victim leaves no room, by an oracle independent of the
+ * placer), has no victim when none is needed; and no plan is returned only when even every allowed
+ * candidate together would not make room. Replay one case with {@code -Dkairos.propertySeed=S}.
  */
 class PreemptionPlannerProperties {
   private static final long NOW = 1_000;
@@ -68,53 +67,81 @@ class PreemptionPlannerProperties {
     long[] excluded = cluster.excludedMask(spec.excludedNodes());
     var gang = spec.gang();
     String described =
-        Clusters.describe(cluster) + "\n  running " + running.size() + ", candidates "
-            + candidates.size() + ", preemptor " + (gang.distinctNodes() ? "perNode " : "tasks ")
-            + gang.tasks() + "x" + gang.shape().gpus() + " exclude=" + spec.excludedNodes();
+        Clusters.describe(cluster)
+            + "\n  running "
+            + running.size()
+            + ", candidates "
+            + candidates.size()
+            + ", preemptor "
+            + (gang.distinctNodes() ? "perNode " : "tasks ")
+            + gang.tasks()
+            + "x"
+            + gang.shape().gpus()
+            + " exclude="
+            + spec.excludedNodes();
 
     long preemptorId = id + 1;
-    Properties.check(seed, () -> {
-      var planner = new PreemptionPlanner(cluster);
-      var free = new Ledger(fx.store.snapshot(), NOW).now(0);
-      var plan = planner.plan(free, gang, -1, excluded, true, candidates, NOW);
-      var again = planner.plan(
-          new Ledger(fx.store.snapshot(), NOW).now(0), gang, -1, excluded, true, candidates, NOW);
-      assertThat(again).as("deterministic; %s", described).isEqualTo(plan);
+    Properties.check(
+        seed,
+        () -> {
+          var planner = new PreemptionPlanner(cluster);
+          var free = new Ledger(fx.store.snapshot(), NOW).now(0);
+          var plan = planner.plan(free, gang, -1, excluded, true, candidates, NOW);
+          var again =
+              planner.plan(
+                  new Ledger(fx.store.snapshot(), NOW).now(0),
+                  gang,
+                  -1,
+                  excluded,
+                  true,
+                  candidates,
+                  NOW);
+          assertThat(again).as("deterministic; %s", described).isEqualTo(plan);
 
-      var allowed = candidates.stream().filter(c -> !c.isProtectedAt(NOW))
-          .map(VictimCandidate::job).toList();
-      boolean fitsAlready = PreemptionFixture.fits(fx.store, gang, excluded, List.of());
-      if (plan.isEmpty()) {
-        assertThat(PreemptionFixture.fits(fx.store, gang, excluded, allowed))
-            .as("no plan, yet every allowed candidate together makes room; %s", described)
-            .isFalse();
-        return;
-      }
-      var victims = plan.get().victims();
-      if (fitsAlready) {
-        assertThat(victims).as("fits without victims; %s", described).isEmpty();
-      }
-      assertThat(allowed).as("victims are allowed candidates; %s", described)
-          .containsAll(victims);
-      assertThat(allowed.stream().filter(victims::contains).toList())
-          .as("victims in preference order").isEqualTo(victims);
-      assertThat(PreemptionFixture.fits(fx.store, gang, excluded, victims))
-          .as("victims make room; %s", described).isTrue();
-      for (RunningJob v : victims) {
-        var fewer = new ArrayList<>(victims);
-        fewer.remove(v);
-        assertThat(PreemptionFixture.fits(fx.store, gang, excluded, fewer))
-            .as("1-minimal: room without victim %s; %s", v.id(), described).isFalse();
-      }
-      long cost = candidates.stream().filter(c -> victims.contains(c.job()))
-          .mapToLong(VictimCandidate::costGpuSec).sum();
-      assertThat(plan.get().costGpuSec()).isEqualTo(cost);
-      PreemptionFixture.assertPlanStarts(
-          fx.store,
-          plan.get(),
-          preemptorId,
-          JobSpec.of(gang, 100).withExcludedNodes(spec.excludedNodes()));
-    });
+          var allowed =
+              candidates.stream()
+                  .filter(c -> !c.isProtectedAt(NOW))
+                  .map(VictimCandidate::job)
+                  .toList();
+          boolean fitsAlready = PreemptionFixture.fits(fx.store, gang, excluded, List.of());
+          if (plan.isEmpty()) {
+            assertThat(PreemptionFixture.fits(fx.store, gang, excluded, allowed))
+                .as("no plan, yet every allowed candidate together makes room; %s", described)
+                .isFalse();
+            return;
+          }
+          var victims = plan.get().victims();
+          if (fitsAlready) {
+            assertThat(victims).as("fits without victims; %s", described).isEmpty();
+          }
+          assertThat(allowed)
+              .as("victims are allowed candidates; %s", described)
+              .containsAll(victims);
+          assertThat(allowed.stream().filter(victims::contains).toList())
+              .as("victims in preference order")
+              .isEqualTo(victims);
+          assertThat(PreemptionFixture.fits(fx.store, gang, excluded, victims))
+              .as("victims make room; %s", described)
+              .isTrue();
+          for (RunningJob v : victims) {
+            var fewer = new ArrayList<>(victims);
+            fewer.remove(v);
+            assertThat(PreemptionFixture.fits(fx.store, gang, excluded, fewer))
+                .as("1-minimal: room without victim %s; %s", v.id(), described)
+                .isFalse();
+          }
+          long cost =
+              candidates.stream()
+                  .filter(c -> victims.contains(c.job()))
+                  .mapToLong(VictimCandidate::costGpuSec)
+                  .sum();
+          assertThat(plan.get().costGpuSec()).isEqualTo(cost);
+          PreemptionFixture.assertPlanStarts(
+              fx.store,
+              plan.get(),
+              preemptorId,
+              JobSpec.of(gang, 100).withExcludedNodes(spec.excludedNodes()));
+        });
   }
 
   private static int[] tasksOf(io.kairos.core.model.Placement p) {
