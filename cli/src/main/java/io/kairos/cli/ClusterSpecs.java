@@ -2,10 +2,8 @@ package io.kairos.cli;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.JacksonException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.kairos.config.StrictYaml;
 import io.kairos.core.model.Cluster;
 import io.kairos.core.model.NodeSpec;
 import java.io.IOException;
@@ -82,13 +80,9 @@ final class ClusterSpecs {
   record ClusterFile(@JsonProperty(required = true) List<NodeGroup> nodes, Topology topology) {}
 
   static Cluster readYaml(Path file) {
-    var mapper =
-        new ObjectMapper(new YAMLFactory())
-            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
     ClusterFile parsed;
     try {
-      parsed = mapper.readValue(file.toFile(), ClusterFile.class);
+      parsed = StrictYaml.readValue(file, ClusterFile.class);
     } catch (JsonMappingException e) {
       throw new UsageException(
           file
@@ -174,17 +168,7 @@ final class ClusterSpecs {
   }
 
   private static String path(JsonMappingException e) {
-    var sb = new StringBuilder();
-    for (var ref : e.getPath()) {
-      if (ref.getFieldName() != null) {
-        if (!sb.isEmpty()) {
-          sb.append('.');
-        }
-        sb.append(ref.getFieldName());
-      } else if (ref.getIndex() >= 0) {
-        sb.append('[').append(ref.getIndex()).append(']');
-      }
-    }
-    return sb.isEmpty() ? "(top level)" : sb.toString();
+    String path = StrictYaml.keyPath(e);
+    return path.isEmpty() ? "(top level)" : path;
   }
 }

@@ -1,14 +1,12 @@
 package io.kairos.cli;
 
-import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
-import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.kairos.config.DidYouMean;
+import io.kairos.config.StrictYaml;
 import io.kairos.protocol.JobSubmission;
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,11 +14,9 @@ import java.io.UncheckedIOException;
 import java.lang.reflect.RecordComponent;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -49,18 +45,6 @@ final class JobFile {
           .map(RecordComponent::getName)
           .toList();
 
-  private static final ObjectMapper YAML =
-      YAMLMapper.builder()
-          .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
-          .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-          .build();
-
-  private static final ObjectMapper JSON =
-      JsonMapper.builder()
-          .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
-          .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-          .build();
-
   /** True when the file starts with {@code #!}: a program to run, not a job file. */
   static boolean isScript(Path file) {
     try (InputStream in = Files.newInputStream(file)) {
@@ -81,10 +65,9 @@ final class JobFile {
       throw new UsageException(name + ": cannot read: " + ApiClient.describe(e));
     }
     boolean json = name.endsWith(".json") || text.stripLeading().startsWith("{");
-    ObjectMapper mapper = json ? JSON : YAML;
     JsonNode root;
     try {
-      root = mapper.readTree(text);
+      root = StrictYaml.readTree(text, json ? StrictYaml.Syntax.JSON : StrictYaml.Syntax.YAML);
     } catch (JsonProcessingException e) {
       throw new UsageException(
           name + ": not valid " + (json ? "JSON" : "YAML") + ": " + located(e));
@@ -99,7 +82,7 @@ final class JobFile {
     for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
       String key = it.next();
       if (!KEYS.contains(key)) {
-        String near = closest(key);
+        String near = DidYouMean.closest(key, KEYS, 2);
         throw new UsageException(
             name
                 + ": unknown key '"
@@ -111,7 +94,7 @@ final class JobFile {
       }
     }
     try {
-      return mapper.treeToValue(root, JobSubmission.class);
+      return StrictYaml.treeToValue(root, JobSubmission.class);
     } catch (MismatchedInputException e) {
       String path = path(e);
       throw new UsageException(
@@ -147,51 +130,13 @@ final class JobFile {
   }
 
   private static String path(JsonMappingException e) {
-    var parts = new ArrayList<String>();
-    for (JsonMappingException.Reference ref : e.getPath()) {
-      parts.add(ref.getFieldName() != null ? ref.getFieldName() : "[" + ref.getIndex() + "]");
-    }
-    return parts.isEmpty() ? "(top)" : String.join(".", parts).replace(".[", "[");
+    String path = StrictYaml.keyPath(e);
+    return path.isEmpty() ? "(top)" : path;
   }
 
-  private static String located(JsonProcessingException e) {
-    var where = e.getLocation();
+  private static String located(JacksonException e) {
+    String where = StrictYaml.location(e);
     String message = Json.firstLine(e.getOriginalMessage());
-    return where == null || where.getLineNr() < 0
-        ? message
-        : "line " + where.getLineNr() + ", column " + where.getColumnNr() + ": " + message;
-  }
-
-  /** The valid key within two edits of {@code key} (case ignored), or null. */
-  static String closest(String key) {
-    String best = null;
-    int bestDistance = 3;
-    for (String k : KEYS) {
-      int d = distance(key.toLowerCase(Locale.ROOT), k.toLowerCase(Locale.ROOT));
-      if (d < bestDistance) {
-        bestDistance = d;
-        best = k;
-      }
-    }
-    return best;
-  }
-
-  private static int distance(String a, String b) {
-    int[] prev = new int[b.length() + 1];
-    int[] cur = new int[b.length() + 1];
-    for (int j = 0; j <= b.length(); j++) {
-      prev[j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      cur[0] = i;
-      for (int j = 1; j <= b.length(); j++) {
-        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-        cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
-      }
-      int[] t = prev;
-      prev = cur;
-      cur = t;
-    }
-    return prev[b.length()];
+    return where == null ? message : where + ": " + message;
   }
 }

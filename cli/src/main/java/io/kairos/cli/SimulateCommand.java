@@ -2,6 +2,8 @@ package io.kairos.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.kairos.config.Tenancy;
+import io.kairos.config.TenancyYaml;
 import io.kairos.core.fairshare.FairShareFactor;
 import io.kairos.core.model.Cluster;
 import io.kairos.core.sched.Policy;
@@ -14,8 +16,6 @@ import io.kairos.sim.Simulator;
 import io.kairos.sim.report.Figure;
 import io.kairos.sim.report.HtmlReport;
 import io.kairos.sim.report.ReportCharts;
-import io.kairos.sim.tenancy.Tenancy;
-import io.kairos.sim.tenancy.TenancyYaml;
 import io.kairos.sim.trace.EstimateMode;
 import io.kairos.sim.trace.Trace;
 import io.kairos.sim.trace.TraceReaders;

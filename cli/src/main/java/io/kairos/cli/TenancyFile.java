@@ -1,8 +1,7 @@
 package io.kairos.cli;
 
-import io.kairos.control.sched.TenancySetup;
-import io.kairos.sim.tenancy.Tenancy;
-import io.kairos.sim.tenancy.TenancyYaml;
+import io.kairos.config.Tenancy;
+import io.kairos.config.TenancyYaml;
 import java.nio.file.Path;
 
 /**
@@ -18,14 +17,11 @@ final class TenancyFile {
    *
    * @throws UsageException with every problem, one per line (exit code 2, no stack trace)
    */
-  static TenancySetup read(Path file) {
-    Tenancy tenancy;
+  static Tenancy read(Path file) {
     try {
-      tenancy = TenancyYaml.read(file);
+      return TenancyYaml.read(file);
     } catch (TenancyYaml.InvalidConfig e) {
       throw new UsageException("--tenancy: the tenancy file is not valid:\n" + e.getMessage());
     }
-    return new TenancySetup(
-        tenancy.config(), tenancy.accounts(), tenancy.halfLifeSec(), tenancy.settings());
   }
 }

@@ -1,6 +1,7 @@
 package io.kairos.control;
 
 import io.javalin.Javalin;
+import io.kairos.config.Tenancy;
 import io.kairos.control.agent.AgentService;
 import io.kairos.control.api.Api;
 import io.kairos.control.api.Services;
@@ -15,7 +16,6 @@ import io.kairos.control.raft.PeerAddress;
 import io.kairos.control.raft.RaftReplica;
 import io.kairos.control.raft.SubmitBatcher;
 import io.kairos.control.sched.SchedulerLoop;
-import io.kairos.control.sched.TenancySetup;
 import io.kairos.control.state.ControlCommand.AddToken;
 import io.kairos.control.state.TokenRecord;
 import io.kairos.core.sched.Policy;
@@ -66,7 +66,7 @@ public final class Controller implements Closeable {
       Optional<Tls> tls,
       PhiAccrualDetector.Settings detection,
       Optional<KubeApi> kubeApi,
-      Optional<TenancySetup> tenancy) {
+      Optional<Tenancy> tenancy) {
     public Config {
       peers = List.copyOf(peers);
     }
@@ -83,10 +83,12 @@ public final class Controller implements Closeable {
     }
 
     /**
-     * Multi-tenant scheduling (queues with quotas, priority classes, fair share, preemption). Not
-     * replicated: give every replica the same configuration.
+     * Multi-tenant scheduling (queues with quotas, priority classes, fair share, preemption), from
+     * a tenancy file the CLI read ({@code kairos server --tenancy FILE}). Not replicated through
+     * the log: give every replica the same configuration. What it decided at submission (a job's
+     * account, priority class and priority) is in the log, so a replay does not depend on it.
      */
-    public Config withTenancy(TenancySetup setup) {
+    public Config withTenancy(Tenancy setup) {
       return new Config(dataDir, self, peers, policy, tls, detection, kubeApi, Optional.of(setup));
     }
 

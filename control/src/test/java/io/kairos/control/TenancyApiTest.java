@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kairos.config.Tenancy;
 import io.kairos.control.health.PhiAccrualDetector;
-import io.kairos.control.sched.TenancySetup;
 import io.kairos.core.fairshare.AccountTree;
 import io.kairos.core.tenancy.CohortSpec;
 import io.kairos.core.tenancy.PreemptionPolicy;
@@ -46,7 +46,7 @@ class TenancyApiTest {
   static Controller controller;
   static TestApi admin;
 
-  static TenancySetup tenancy() {
+  static Tenancy tenancy() {
     var gpu = Resource.gpu("H100");
     var reclaim =
         new PreemptionPolicy(
@@ -71,7 +71,7 @@ class TenancyApiTest {
             List.of(
                 new AccountTree.Account("vision", AccountTree.ROOT, 1),
                 new AccountTree.Account("nlp", AccountTree.ROOT, 3)));
-    return new TenancySetup(config, accounts, 3600, Tenants.Settings.DEFAULT);
+    return new Tenancy(config, accounts, 3600, Tenants.Settings.DEFAULT);
   }
 
   @BeforeAll

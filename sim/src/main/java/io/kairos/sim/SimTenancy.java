@@ -1,7 +1,7 @@
 package io.kairos.sim;
 
+import io.kairos.config.Tenancy;
 import io.kairos.core.fairshare.FairShareFactor;
-import io.kairos.sim.tenancy.Tenancy;
 import java.util.Objects;
 
 /**

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kairos.config.Tenancy;
+import io.kairos.config.TenancyYaml;
 import io.kairos.core.model.Cluster;
 import io.kairos.core.sched.Policy;
-import io.kairos.sim.tenancy.Tenancy;
-import io.kairos.sim.tenancy.TenancyYaml;
 import io.kairos.sim.trace.Trace;
 import io.kairos.sim.trace.TraceJob;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.kairos.control.api;
 
-import io.kairos.control.sched.TenancySetup;
+import io.kairos.config.Tenancy;
 import io.kairos.control.state.ControlState;
 import io.kairos.control.state.JobRecord;
 import io.kairos.core.fairshare.AccountTree;
@@ -28,7 +28,7 @@ final class QueueViews {
 
   private QueueViews() {}
 
-  static List<QueueView> queues(ControlState st, TenancySetup tenancy) {
+  static List<QueueView> queues(ControlState st, Tenancy tenancy) {
     // Per queue: pending, running, GPUs running, GPUs pending; configured queues first, in order.
     Map<String, int[]> counts = new LinkedHashMap<>();
     Map<String, Map<Resource, Long>> usage = new TreeMap<>();
@@ -108,8 +108,7 @@ final class QueueViews {
     }
   }
 
-  static List<AccountView> accounts(
-      TenancySetup tenancy, FairShareFactor factors, UsageTracker usage) {
+  static List<AccountView> accounts(Tenancy tenancy, FairShareFactor factors, UsageTracker usage) {
     if (tenancy == null || !tenancy.hasAccounts()) {
       return List.of();
     }

@@ -1,7 +1,7 @@
 package io.kairos.control.api;
 
+import io.kairos.config.Tenancy;
 import io.kairos.control.auth.Principal;
-import io.kairos.control.sched.TenancySetup;
 import io.kairos.control.state.ControlState;
 import io.kairos.control.state.Dependency;
 import io.kairos.control.state.JobArray;
@@ -56,7 +56,7 @@ public final class Submissions {
    * priority). Without it, queues are free-form and no priority class may be named.
    */
   public static JobRequest validate(
-      JobSubmission s, Principal who, String prefix, TenancySetup tenancy) {
+      JobSubmission s, Principal who, String prefix, Tenancy tenancy) {
     if (s == null) {
       throw ApiError.invalid(
           prefix.isEmpty() ? null : prefix.substring(0, prefix.length() - 1),
@@ -289,7 +289,7 @@ public final class Submissions {
    * account tree when there is one (a default account is checked when the file is read; a user's
    * name as account is charged to nobody's share).
    */
-  private static JobRequest resolve(JobRequest request, TenancySetup tenancy, String prefix) {
+  private static JobRequest resolve(JobRequest request, Tenancy tenancy, String prefix) {
     JobSpec resolved;
     try {
       resolved = Tenants.resolve(ControlState.spec(request, List.of()), tenancy.config());

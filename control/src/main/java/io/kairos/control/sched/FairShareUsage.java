@@ -1,5 +1,6 @@
 package io.kairos.control.sched;
 
+import io.kairos.config.Tenancy;
 import io.kairos.control.state.ControlState;
 import io.kairos.control.state.JobRecord;
 import io.kairos.control.state.JobRequest;
@@ -36,14 +37,17 @@ import java.util.Map;
 final class FairShareUsage {
   private static final long MIB = 1L << 20;
 
-  private final TenancySetup setup;
+  /** The controller computes Slurm's Fair Tree factors (the simulator can be told otherwise). */
+  private static final FairShareFactor.Algorithm ALGORITHM = FairShareFactor.Algorithm.FAIR_TREE;
+
+  private final Tenancy setup;
   private UsageTracker tracker;
   private Resources capacity;
 
   /** Job id → {attempt, charged until (epoch seconds)}. */
   private final Map<Long, long[]> tracked = new HashMap<>();
 
-  FairShareUsage(TenancySetup setup) {
+  FairShareUsage(Tenancy setup) {
     this.setup = setup;
   }
 
@@ -99,7 +103,7 @@ final class FairShareUsage {
         tracked.put(job.id, new long[] {job.attempt, now});
       }
     }
-    return FairShareFactor.of(setup.fairShare(), tracker);
+    return FairShareFactor.of(ALGORITHM, tracker);
   }
 
   private void rebuild(ControlState state, Resources clusterCapacity, long nowSec) {

@@ -1,5 +1,6 @@
 package io.kairos.control.sched;
 
+import io.kairos.config.Tenancy;
 import io.kairos.control.raft.RaftReplica;
 import io.kairos.control.state.ControlCommand.PreemptJobs;
 import io.kairos.control.state.ControlCommand.Preemption;
@@ -84,7 +85,7 @@ public final class SchedulerLoop implements Closeable {
   private final Timer passTimer;
   private final Counter starts;
   private final Counter preemptions;
-  private final Optional<TenancySetup> tenancy;
+  private final Optional<Tenancy> tenancy;
   private final FairShareUsage usage;
   private volatile FairShareFactor factors;
   private volatile io.kairos.core.fairshare.UsageTracker usageView;
@@ -109,7 +110,7 @@ public final class SchedulerLoop implements Closeable {
   public SchedulerLoop(
       RaftReplica replica,
       Policy policy,
-      Optional<TenancySetup> tenancy,
+      Optional<Tenancy> tenancy,
       InstantSource clock,
       MeterRegistry meters) {
     this.replica = replica;
@@ -145,7 +146,7 @@ public final class SchedulerLoop implements Closeable {
   }
 
   /** The tenancy configuration this replica schedules with, if any. */
-  public Optional<TenancySetup> tenancy() {
+  public Optional<Tenancy> tenancy() {
     return tenancy;
   }
 
@@ -277,7 +278,7 @@ public final class SchedulerLoop implements Closeable {
     if (tenancy.isEmpty()) {
       return new Inputs(snapshot, null);
     }
-    TenancySetup setup = tenancy.get();
+    Tenancy setup = tenancy.get();
     FairShareFactor fair = usage.update(s, capacity(snapshot.cluster()), nowMs / 1000);
     factors = fair;
     usageView = usage.tracker() == null ? null : usage.tracker().copy();

@@ -3,6 +3,7 @@ package io.kairos.control.sched;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.kairos.config.Tenancy;
 import io.kairos.control.state.ControlCommand;
 import io.kairos.control.state.ControlCommand.RegisterNode;
 import io.kairos.control.state.ControlCommand.Start;
@@ -37,7 +38,7 @@ class FairShareUsageTest {
   static final long DAY_SEC = 86_400;
   static final Resources CAPACITY = new Resources(8, 64, 512L << 30);
 
-  static TenancySetup setup() {
+  static Tenancy setup() {
     var config =
         TenancyConfig.ofQueues(
             List.of(
@@ -49,7 +50,7 @@ class FairShareUsageTest {
         AccountTree.of(
             List.of(
                 new AccountTree.Account("a", "root", 1), new AccountTree.Account("b", "root", 1)));
-    return new TenancySetup(config, tree, DAY_SEC, Tenants.Settings.DEFAULT);
+    return new Tenancy(config, tree, DAY_SEC, Tenants.Settings.DEFAULT);
   }
 
   static JobRequest job(int gpus, String account) {
@@ -139,8 +140,7 @@ class FairShareUsageTest {
   @Test
   void noAccountsNoFactors() {
     var config = setup().config();
-    var none =
-        new TenancySetup(config, AccountTree.of(List.of()), DAY_SEC, Tenants.Settings.DEFAULT);
+    var none = new Tenancy(config, AccountTree.of(List.of()), DAY_SEC, Tenants.Settings.DEFAULT);
     assertThat(new FairShareUsage(none).update(state(), CAPACITY, sec(T0))).isNull();
   }
 }

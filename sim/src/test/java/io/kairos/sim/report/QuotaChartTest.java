@@ -3,6 +3,8 @@ package io.kairos.sim.report;
 import static io.kairos.sim.report.Runs.job;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kairos.config.Tenancy;
+import io.kairos.config.TenancyYaml;
 import io.kairos.core.model.Cluster;
 import io.kairos.core.sched.Policy;
 import io.kairos.sim.SimOptions;
@@ -10,8 +12,6 @@ import io.kairos.sim.SimReport;
 import io.kairos.sim.SimSeries;
 import io.kairos.sim.SimTenancy;
 import io.kairos.sim.Simulator;
-import io.kairos.sim.tenancy.Tenancy;
-import io.kairos.sim.tenancy.TenancyYaml;
 import io.kairos.sim.trace.Trace;
 import io.kairos.sim.trace.TraceJob;
 import java.util.ArrayList;

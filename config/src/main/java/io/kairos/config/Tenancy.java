@@ -1,4 +1,4 @@
-package io.kairos.sim.tenancy;
+package io.kairos.config;
 
 import io.kairos.core.fairshare.AccountTree;
 import io.kairos.core.tenancy.TenancyConfig;
@@ -8,7 +8,8 @@ import java.util.Objects;
 /**
  * A tenancy file as read by {@link TenancyYaml}: queues with quotas, the account tree for fair
  * share, the fair-share half-life, and the preemption and starvation settings of the pass. Every
- * part is already validated.
+ * part is already validated. The simulator runs under one ({@code kairos simulate --tenancy}); the
+ * controller schedules with one ({@code kairos server --tenancy}).
  *
  * @param config priority classes, cohorts and queues
  * @param accounts the fair-share account tree
@@ -29,5 +30,13 @@ public record Tenancy(
   /** With {@link Tenants.Settings#DEFAULT}. */
   public Tenancy(TenancyConfig config, AccountTree accounts, long halfLifeSec) {
     this(config, accounts, halfLifeSec, Tenants.Settings.DEFAULT);
+  }
+
+  /**
+   * Whether the file declares accounts; the controller computes fair share and checks jobs' account
+   * names only then.
+   */
+  public boolean hasAccounts() {
+    return accounts.size() > 0;
   }
 }

@@ -1,4 +1,4 @@
-package io.kairos.sim.tenancy;
+package io.kairos.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
