@@ -292,17 +292,17 @@ class SimulatorTest {
   @Test
   void percentileIsNearestRank() {
     long[] sorted = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
-    assertThat(Simulator.percentile(sorted, 50)).isEqualTo(5);
-    assertThat(Simulator.percentile(sorted, 95)).isEqualTo(10);
-    assertThat(Simulator.percentile(sorted, 99)).isEqualTo(10);
-    assertThat(Simulator.percentile(new long[] {7}, 50)).isEqualTo(7);
-    assertThat(Simulator.percentile(new long[0], 50)).isZero();
+    assertThat(ReportBuilder.percentile(sorted, 50)).isEqualTo(5);
+    assertThat(ReportBuilder.percentile(sorted, 95)).isEqualTo(10);
+    assertThat(ReportBuilder.percentile(sorted, 99)).isEqualTo(10);
+    assertThat(ReportBuilder.percentile(new long[] {7}, 50)).isEqualTo(7);
+    assertThat(ReportBuilder.percentile(new long[0], 50)).isZero();
     long[] twenty = new long[20];
     for (int i = 0; i < 20; i++) {
       twenty[i] = i + 1;
     }
-    assertThat(Simulator.percentile(twenty, 95)).isEqualTo(19);
-    assertThat(Simulator.percentile(twenty, 50)).isEqualTo(10);
+    assertThat(ReportBuilder.percentile(twenty, 95)).isEqualTo(19);
+    assertThat(ReportBuilder.percentile(twenty, 50)).isEqualTo(10);
   }
 
   // ---------------------------------------------------------------- regressions

@@ -48,7 +48,7 @@ final class SacctJobs {
         throw new TraceFormatException(
             source,
             first.line(),
-            SacctReader.JOB_ID,
+            SacctColumns.JOB_ID,
             "job id "
                 + ids[u]
                 + " ('"
@@ -92,7 +92,7 @@ final class SacctJobs {
           throw new TraceFormatException(
               source,
               row.line(),
-              SacctReader.NCPUS,
+              SacctColumns.NCPUS,
               "no job in the file has GPUs, so CPUs stand for GPUs, but this job has no CPU"
                   + " count: add NCPUS to --format");
         }
@@ -114,7 +114,7 @@ final class SacctJobs {
         throw new TraceFormatException(
             source,
             first.line(),
-            SacctReader.JOB_ID,
+            SacctColumns.JOB_ID,
             "heterogeneous job " + ids[u] + " has " + gpus + " GPUs in all: too many");
       }
       if (gpus == 0) {

@@ -1,13 +1,22 @@
 package io.kairos.sim.trace;
 
+import static io.kairos.sim.trace.SacctColumns.ALLOC_TRES;
+import static io.kairos.sim.trace.SacctColumns.ELAPSED;
+import static io.kairos.sim.trace.SacctColumns.END;
+import static io.kairos.sim.trace.SacctColumns.JOB_ID_RAW;
+import static io.kairos.sim.trace.SacctColumns.NCPUS;
+import static io.kairos.sim.trace.SacctColumns.NNODES;
+import static io.kairos.sim.trace.SacctColumns.REQ_TRES;
+import static io.kairos.sim.trace.SacctColumns.START;
+import static io.kairos.sim.trace.SacctColumns.SUBMIT;
+import static io.kairos.sim.trace.SacctColumns.TIMELIMIT;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -85,41 +94,6 @@ public final class SacctReader {
   /** The format name, as in {@link Trace#format()} and {@code --format}. */
   public static final String FORMAT = "sacct";
 
-  static final String JOB_ID = "JobID";
-  static final String JOB_ID_RAW = "JobIDRaw";
-  static final String USER = "User";
-  static final String PARTITION = "Partition";
-  static final String SUBMIT = "Submit";
-  static final String ELIGIBLE = "Eligible";
-  static final String START = "Start";
-  static final String END = "End";
-  static final String ELAPSED = "Elapsed";
-  static final String TIMELIMIT = "Timelimit";
-  static final String NNODES = "NNodes";
-  static final String NCPUS = "NCPUS";
-  static final String REQ_TRES = "ReqTRES";
-  static final String ALLOC_TRES = "AllocTRES";
-  static final String STATE = "State";
-
-  /** The columns the reader uses; any others in the header are ignored. */
-  static final List<String> COLUMNS =
-      List.of(
-          JOB_ID,
-          JOB_ID_RAW,
-          USER,
-          PARTITION,
-          SUBMIT,
-          ELIGIBLE,
-          START,
-          END,
-          ELAPSED,
-          TIMELIMIT,
-          NNODES,
-          NCPUS,
-          REQ_TRES,
-          ALLOC_TRES,
-          STATE);
-
   /** States of a job that has not ended, for files without an End column. */
   private static final Set<String> NOT_ENDED =
       Set.of(
@@ -127,7 +101,7 @@ public final class SacctReader {
 
   private final String source;
   private final EstimateMode mode;
-  private Columns columns;
+  private SacctColumns columns;
   private final List<Row> rows = new ArrayList<>();
   private final Map<String, String> strings = new HashMap<>();
   private int rowsRead;
@@ -218,19 +192,17 @@ public final class SacctReader {
       String queue,
       String state) {}
 
-  // ---------------------------------------------------------------- lines
-
   private void line(String text, long lineNumber) {
     if (text.isBlank()) {
       return;
     }
     if (columns == null) {
-      columns = Columns.parse(text, source, lineNumber);
+      columns = SacctColumns.parse(text, source, lineNumber);
       return;
     }
     rowsRead++;
     var values = columns.split(text, source, lineNumber);
-    var id = JobIdText.parse(values[columns.jobId], source, lineNumber);
+    var id = SacctJobId.parse(values[columns.jobId], source, lineNumber);
     largestId = Math.max(largestId, id.base());
     switch (id.kind()) {
       case STEP -> steps++;
@@ -240,7 +212,7 @@ public final class SacctReader {
   }
 
   /** A line of a whole job (not a step): replayed, or counted as never started or running. */
-  private void allocation(String[] values, JobIdText id, long lineNumber) {
+  private void allocation(String[] values, SacctJobId id, long lineNumber) {
     var state = columns.state >= 0 ? firstWord(values[columns.state]) : "";
     var startText = values[columns.start];
     if (SacctTimes.isNoTime(startText)
@@ -289,7 +261,7 @@ public final class SacctReader {
             lineNumber,
             values[columns.jobId],
             jobNumber(values, id, lineNumber),
-            id.kind() == JobIdText.Kind.HET_COMPONENT ? id.base() : -1,
+            id.kind() == SacctJobId.Kind.HET_COMPONENT ? id.base() : -1,
             submit,
             duration,
             limit,
@@ -306,8 +278,8 @@ public final class SacctReader {
   }
 
   /** The id of a job line: its base number, or JobIDRaw for an array task (0 when absent). */
-  private long jobNumber(String[] values, JobIdText id, long lineNumber) {
-    if (id.kind() != JobIdText.Kind.ARRAY_TASK) {
+  private long jobNumber(String[] values, SacctJobId id, long lineNumber) {
+    if (id.kind() != SacctJobId.Kind.ARRAY_TASK) {
       return id.base();
     }
     if (columns.jobIdRaw < 0 || values[columns.jobIdRaw].isEmpty()) {
@@ -412,215 +384,5 @@ public final class SacctReader {
   private static String firstWord(String state) {
     int space = state.indexOf(' ');
     return space < 0 ? state : state.substring(0, space);
-  }
-
-  // ---------------------------------------------------------------- header
-
-  /** Where each column is (-1 when the header lacks it), and how lines split. */
-  private static final class Columns {
-    int width;
-    boolean trailingDelimiter;
-    int jobId = -1;
-    int jobIdRaw = -1;
-    int user = -1;
-    int partition = -1;
-    int submit = -1;
-    int eligible = -1;
-    int start = -1;
-    int end = -1;
-    int elapsed = -1;
-    int timelimit = -1;
-    int nnodes = -1;
-    int ncpus = -1;
-    int reqTres = -1;
-    int allocTres = -1;
-    int state = -1;
-
-    static Columns parse(String line, String source, long lineNumber) {
-      var c = new Columns();
-      var text = stripCr(line);
-      // sacct --parsable ends every line with a '|'; --parsable2 does not.
-      c.trailingDelimiter = text.endsWith("|");
-      var names =
-          (c.trailingDelimiter ? text.substring(0, text.length() - 1) : text).split("\\|", -1);
-      c.width = names.length;
-      var canonical = new HashMap<String, String>();
-      for (var name : COLUMNS) {
-        canonical.put(name.toLowerCase(Locale.ROOT), name);
-      }
-      var seen = new LinkedHashMap<String, Integer>();
-      for (int i = 0; i < names.length; i++) {
-        var name = names[i].strip();
-        if (name.isEmpty()) {
-          throw new TraceFormatException(
-              source, lineNumber, "", "column " + (i + 1) + " of the header has no name");
-        }
-        var key = name.toLowerCase(Locale.ROOT);
-        if (seen.putIfAbsent(key, i) != null) {
-          throw new TraceFormatException(
-              source, lineNumber, name, "the column appears twice in the header");
-        }
-        var known = canonical.get(key);
-        if (known != null) {
-          c.set(known, i);
-        }
-      }
-      c.checkRequired(names, source, lineNumber);
-      return c;
-    }
-
-    private void set(String name, int at) {
-      switch (name) {
-        case JOB_ID -> jobId = at;
-        case JOB_ID_RAW -> jobIdRaw = at;
-        case USER -> user = at;
-        case PARTITION -> partition = at;
-        case SUBMIT -> submit = at;
-        case ELIGIBLE -> eligible = at;
-        case START -> start = at;
-        case END -> end = at;
-        case ELAPSED -> elapsed = at;
-        case TIMELIMIT -> timelimit = at;
-        case NNODES -> nnodes = at;
-        case NCPUS -> ncpus = at;
-        case REQ_TRES -> reqTres = at;
-        case ALLOC_TRES -> allocTres = at;
-        case STATE -> state = at;
-        default -> throw new IllegalStateException("column " + name + " has no field");
-      }
-    }
-
-    private void checkRequired(String[] names, String source, long lineNumber) {
-      var found = " (found: " + String.join(",", names) + ")";
-      if (jobId < 0 && !names[0].isEmpty() && Character.isDigit(names[0].charAt(0))) {
-        throw new TraceFormatException(
-            source,
-            lineNumber,
-            JOB_ID,
-            "the first line is not sacct's header (it starts with '"
-                + names[0]
-                + "'): run sacct without --noheader");
-      }
-      String[][] needs = {
-        {JOB_ID}, {SUBMIT}, {START}, {END, ELAPSED}, {TIMELIMIT}, {ALLOC_TRES, REQ_TRES},
-      };
-      int[][] at = {
-        {jobId}, {submit}, {start}, {end, elapsed}, {timelimit}, {allocTres, reqTres},
-      };
-      for (int i = 0; i < needs.length; i++) {
-        if (at[i].length == 1 && at[i][0] < 0) {
-          throw new TraceFormatException(
-              source,
-              lineNumber,
-              needs[i][0],
-              "required column is missing from the header" + found);
-        }
-        if (at[i].length == 2 && at[i][0] < 0 && at[i][1] < 0) {
-          throw new TraceFormatException(
-              source,
-              lineNumber,
-              needs[i][0],
-              "the header needs " + needs[i][0] + " or " + needs[i][1] + found);
-        }
-      }
-    }
-
-    /** The line's values, trimmed; exactly {@link #width} of them. */
-    String[] split(String line, String source, long lineNumber) {
-      var text = stripCr(line);
-      if (trailingDelimiter && text.endsWith("|")) {
-        text = text.substring(0, text.length() - 1);
-      }
-      var values = text.split("\\|", -1);
-      if (values.length != width) {
-        throw new TraceFormatException(
-            source,
-            lineNumber,
-            "",
-            "expected "
-                + width
-                + " '|'-separated values (as in the header), got "
-                + values.length
-                + (values.length > width
-                    ? " (a '|' inside a value such as JobName? leave that column out of --format)"
-                    : ""));
-      }
-      for (int i = 0; i < values.length; i++) {
-        values[i] = values[i].strip();
-      }
-      return values;
-    }
-
-    private static String stripCr(String line) {
-      return line.endsWith("\r") ? line.substring(0, line.length() - 1) : line;
-    }
-  }
-
-  // ---------------------------------------------------------------- job ids
-
-  /** A JobID as sacct prints it: what kind of line it is, and the job's number. */
-  record JobIdText(Kind kind, long base) {
-    enum Kind {
-      /** {@code 123} */
-      JOB,
-      /** {@code 123_4} */
-      ARRAY_TASK,
-      /** {@code 123_[5-10]} or {@code 123_[5,7%2]}: array tasks still pending when sacct ran */
-      PENDING_ARRAY,
-      /** {@code 123+0} */
-      HET_COMPONENT,
-      /** {@code 123.batch}, {@code 123.extern}, {@code 123.0}, {@code 123_4.0}, {@code 123+1.0} */
-      STEP
-    }
-
-    /** At most this many digits: the id fits in a long. */
-    private static final int MAX_DIGITS = 18;
-
-    static JobIdText parse(String s, String source, long lineNumber) {
-      int i = digitsEnd(s, 0);
-      if (i == 0 || i > MAX_DIGITS || Long.parseLong(s, 0, i, 10) == 0) {
-        throw bad(s, source, lineNumber);
-      }
-      long base = Long.parseLong(s, 0, i, 10);
-      if (i == s.length()) {
-        return new JobIdText(Kind.JOB, base);
-      }
-      char c = s.charAt(i);
-      if (c == '.' && i + 1 < s.length()) {
-        return new JobIdText(Kind.STEP, base);
-      }
-      if (c == '_' && i + 1 < s.length() && s.charAt(i + 1) == '[') {
-        if (s.endsWith("]") && s.length() > i + 3) {
-          return new JobIdText(Kind.PENDING_ARRAY, base);
-        }
-        throw bad(s, source, lineNumber);
-      }
-      if (c == '_' || c == '+') {
-        int j = digitsEnd(s, i + 1);
-        if (j > i + 1 && j == s.length()) {
-          return new JobIdText(c == '_' ? Kind.ARRAY_TASK : Kind.HET_COMPONENT, base);
-        }
-        if (j > i + 1 && s.charAt(j) == '.' && j + 1 < s.length()) {
-          return new JobIdText(Kind.STEP, base);
-        }
-      }
-      throw bad(s, source, lineNumber);
-    }
-
-    private static int digitsEnd(String s, int from) {
-      int i = from;
-      while (i < s.length() && s.charAt(i) >= '0' && s.charAt(i) <= '9') {
-        i++;
-      }
-      return i;
-    }
-
-    private static TraceFormatException bad(String s, String source, long lineNumber) {
-      return new TraceFormatException(
-          source,
-          lineNumber,
-          JOB_ID,
-          "expected a job id like 123, 123_4, 123_[1-5], 123+0 or 123.batch, got '" + s + "'");
-    }
   }
 }

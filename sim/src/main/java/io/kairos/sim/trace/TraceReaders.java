@@ -99,7 +99,7 @@ public final class TraceReaders {
     // Before the comma test: sacct lines hold commas too (in the TRES columns).
     if (text.indexOf('|') >= 0) {
       for (var column : text.split("\\|", -1)) {
-        if (column.strip().equalsIgnoreCase(SacctReader.JOB_ID)) {
+        if (column.strip().equalsIgnoreCase(SacctColumns.JOB_ID)) {
           return SacctReader.FORMAT;
         }
       }

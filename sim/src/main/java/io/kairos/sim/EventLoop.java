@@ -1,0 +1,372 @@
+package io.kairos.sim;
+
+import io.kairos.core.command.Applied;
+import io.kairos.core.command.Command;
+import io.kairos.core.invariant.InvariantChecker;
+import io.kairos.core.model.Cluster;
+import io.kairos.core.model.Job;
+import io.kairos.core.model.JobId;
+import io.kairos.core.model.JobSpec;
+import io.kairos.core.sched.Decision;
+import io.kairos.core.sched.PassInput;
+import io.kairos.core.sched.PassResult;
+import io.kairos.core.sched.Policy;
+import io.kairos.core.sched.SchedulingPass;
+import io.kairos.core.sched.order.JobOrder;
+import io.kairos.core.sched.preempt.PreemptionHistory;
+import io.kairos.core.state.ClusterStore;
+import io.kairos.core.state.Reducer;
+import io.kairos.sim.trace.TraceJob;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.LongSupplier;
+
+/**
+ * The event loop of one run (see {@link Simulator} for the order of events and passes).
+ *
+ * <p>State it owns: the {@link ClusterStore} (it is its single writer, through the {@link
+ * Reducer}), the scheduling pass and the count of passes run (part of each pass's seed), the event
+ * queue, the next job to arrive at its own submit time, the sizes of the waiting jobs and the
+ * smallest of them, whether the next pass could start something a skipped pass would not ({@code
+ * dirty}, with the last arrival's order key), when the next pass tick is due, and the reservations
+ * promised to jobs (when it checks they are kept). It tells the {@link JobRuns}, {@link
+ * Dependencies}, {@link TenancyBook} and {@link ReportBuilder} of every event.
+ */
+final class EventLoop {
+  private final Policy policy;
+  private final SimOptions options;
+
+  /** A nanosecond source to time passes, or null; it never influences a decision. */
+  private final LongSupplier nanoTime;
+
+  private final Simulator.Progress progress;
+  private final List<TraceJob> jobs;
+  private final List<JobSpec> specs;
+  private final int n;
+  private final ClusterStore store;
+
+  /** Tenancy bookkeeping, or null for a single-tenant run. */
+  private final TenancyBook book;
+
+  /** Whether the pass schedules by the tenancy (quotas, fair share, preemption). */
+  private final boolean tenantPass;
+
+  private final JobRuns runs;
+  private final Dependencies dependencies;
+  private final ReportBuilder report;
+  private final SchedulingPass pass;
+  private final EventQueue events = new EventQueue();
+
+  /** Waiting jobs by GPU count, and the smallest count waiting (MAX_VALUE when none). */
+  private final int[] pendingBySize;
+
+  private int minPendingGpus = Integer.MAX_VALUE;
+
+  // Whether the next pass could start something a skipped pass would not (see arrived).
+  private boolean dirty = true;
+  private long lastPriority = Long.MIN_VALUE;
+  private long lastKey = Long.MIN_VALUE;
+  private long tickAt = -1;
+  private int passes;
+
+  /** Whether to check that reserved heads start no later than their first reservation. */
+  private final boolean checkReservations;
+
+  private final long[] firstReservedStart;
+
+  EventLoop(
+      Cluster cluster,
+      Policy policy,
+      SimOptions options,
+      LongSupplier nanoTime,
+      Simulator.Progress progress,
+      List<TraceJob> jobs,
+      List<JobSpec> specs,
+      TenancyBook book,
+      JobRuns runs,
+      Dependencies dependencies,
+      ReportBuilder report) {
+    this.policy = policy;
+    this.options = options;
+    this.nanoTime = nanoTime;
+    this.progress = progress;
+    this.jobs = jobs;
+    this.specs = specs;
+    this.n = jobs.size();
+    this.store = new ClusterStore(cluster);
+    this.book = book;
+    this.tenantPass = book != null && book.schedules();
+    this.runs = runs;
+    this.dependencies = dependencies;
+    this.report = report;
+    this.pass = new SchedulingPass(policy, options.placement());
+    firstReservedStart = new long[n];
+    Arrays.fill(firstReservedStart, Long.MAX_VALUE);
+    pendingBySize = new int[(int) Math.min(Integer.MAX_VALUE - 8, cluster.totalGpus() + 1)];
+    boolean samePriority = jobs.stream().mapToInt(TraceJob::priority).distinct().count() <= 1;
+    boolean exact = jobs.stream().allMatch(j -> j.durationSec() == j.timeLimitSec());
+    checkReservations =
+        options.checkInvariants()
+            && options.commModel().isEmpty()
+            && exact
+            && samePriority
+            && policy.order() == JobOrder.ARRIVAL
+            && policy.backfill()
+            && !tenantPass;
+  }
+
+  SimReport run() {
+    int next = dependencies.nextOwnArrival(0);
+    long finished = 0;
+    long progressStep = Math.max(1, n / 200);
+    while (next < n || !events.isEmpty()) {
+      long t =
+          events.isEmpty()
+              ? jobs.get(next).submitSec()
+              : next < n
+                  ? Math.min(events.peekTime(), jobs.get(next).submitSec())
+                  : events.peekTime();
+      if (tenantPass) {
+        book.chargeTo(t);
+      }
+      // 1. Completions at t, then stops of preempted jobs, then 2. arrivals at t.
+      while (!events.isEmpty() && events.peekTime() == t) {
+        int i = events.peekPayload();
+        int kind = events.peekKind();
+        events.poll();
+        if (kind == EventQueue.ARRIVAL) {
+          submit(i, t);
+          continue;
+        }
+        if (kind == EventQueue.TICK) {
+          continue;
+        }
+        if (kind == EventQueue.STOP) {
+          stop(i, t);
+          continue;
+        }
+        if (runs.staleFinish(i)) {
+          continue; // the end of a run that was stopped early: it never happens
+        }
+        finish(i, t);
+        finished++;
+        if (progress != null && finished % progressStep == 0) {
+          progress.update(finished, n);
+        }
+      }
+      while (next < n && jobs.get(next).submitSec() == t) {
+        submit(next, t);
+        next = dependencies.nextOwnArrival(next + 1);
+      }
+      // 3. One pass, if anything could start. Under a tenancy the pass may also preempt, and
+      // what it decides depends on time (fair share, protection, starvation): always run it,
+      // and while jobs wait and run, at least every PASS_INTERVAL_SEC.
+      if (tenantPass) {
+        if (store.pendingCount() > 0) {
+          runPass(t);
+        }
+        if (store.pendingCount() > 0 && store.runningCount() > 0 && tickAt <= t) {
+          tickAt = t + Simulator.PASS_INTERVAL_SEC;
+          events.add(tickAt, EventQueue.TICK, 0);
+        }
+      } else if (store.pendingCount() > 0 && minPendingGpus <= store.freeGpus()) {
+        if (dirty || options.everyPass()) {
+          runPass(t);
+        }
+      }
+      dirty = false;
+      if (options.checkInvariants()) {
+        InvariantChecker.checkStore(store);
+      }
+      // Until the next instant: the series, the tenancy's shares, and fragmentation (free GPUs
+      // while a waiting job would fit them in total).
+      long nextT =
+          Math.min(
+              events.isEmpty() ? Long.MAX_VALUE : events.peekTime(),
+              next < n ? jobs.get(next).submitSec() : Long.MAX_VALUE);
+      if (nextT != Long.MAX_VALUE) {
+        boolean waitingJobFits = store.pendingCount() > 0 && minPendingGpus <= store.freeGpus();
+        report.interval(t, nextT, store.freeGpus(), waitingJobFits);
+        if (book != null) {
+          book.interval(t, nextT);
+        }
+      }
+    }
+    if (progress != null) {
+      progress.update(n, n);
+    }
+    return report.build(passes);
+  }
+
+  /** Job {@code i} finishes at {@code t}: the jobs waiting for it are released. */
+  private void finish(int i, long t) {
+    int gpus = specs.get(i).totalGpus();
+    runs.finished(i);
+    if (book != null) {
+      book.stopped(i, gpus, true);
+      book.victimDone(jobId(i));
+      book.histories.remove(jobId(i));
+    }
+    if (report.recordsSeries()) {
+      report.ended(i, t, store.running(jobId(i)).orElseThrow().placement(), gpus);
+    }
+    mustApply(new Command.FinishJob(t, jobId(i), 0));
+    dependencies.ended(i, t, events);
+    dirty = true;
+  }
+
+  private void submit(int i, long t) {
+    dependencies.arrived(i, t);
+    mustApply(new Command.SubmitJob(t, new Job(jobId(i), specs.get(i), t)));
+    addPending(specs.get(i).totalGpus());
+    if (book != null) {
+      book.arrived(i, specs.get(i).totalGpus());
+    }
+    arrived(i, t);
+  }
+
+  /**
+   * Marks the next pass as needed unless it provably starts nothing. With a static order (keys do
+   * not depend on time) and no completion since the last pass, jobs that waited then still wait:
+   * free GPUs are the same, reservations start at the same running jobs' limits, and a backfill
+   * candidate only ends later as time passes. A new arrival changes that only if it is ordered
+   * before some waiting job (it could take a reservation) or fits in the free GPUs.
+   */
+  private void arrived(int i, long t) {
+    var order = policy.order();
+    TraceJob job = jobs.get(i);
+    long priority = -job.priority();
+    long key = order.key(t, job.timeLimitSec(), job.gpus(), t);
+    // Job ids grow with arrival, so a (priority, key) at or after every earlier arrival's
+    // sorts after every waiting job.
+    boolean last = priority > lastPriority || (priority == lastPriority && key >= lastKey);
+    if (last) {
+      lastPriority = priority;
+      lastKey = key;
+    }
+    // A job that waited for another arrives out of id order: always look again.
+    if (dependencies.any()
+        || !order.isStatic()
+        || !last
+        || specs.get(i).totalGpus() <= store.freeGpus()) {
+      dirty = true;
+    }
+  }
+
+  private void runPass(long t) {
+    long before = nanoTime == null ? 0 : nanoTime.getAsLong();
+    if (tenantPass) {
+      book.expirePreemptions(t);
+    }
+    PassResult result =
+        pass.run(
+            new PassInput(
+                store.snapshot(),
+                t,
+                options.seed() * 1_000_003L + passes,
+                tenantPass ? book.tenants() : null));
+    if (nanoTime != null) {
+      report.passTimed(nanoTime.getAsLong() - before);
+    }
+    passes++;
+    for (Decision.Start s : result.starts()) {
+      int i = index(s.job());
+      int gpus = specs.get(i).totalGpus();
+      mustApply(new Command.StartJob(t, s.job(), s.placement()));
+      removePending(gpus);
+      if (book != null) {
+        book.started(i, gpus);
+        book.preemptorStarted(s.job(), v -> runs.stopping(index(v)));
+      }
+      if (checkReservations && firstReservedStart[i] != Long.MAX_VALUE) {
+        InvariantChecker.checkReservationKept(jobs.get(i).id(), firstReservedStart[i], t);
+      }
+      long endSec = runs.start(i, t, s.placement());
+      report.started(i, t, s.placement(), gpus);
+      events.add(endSec, EventQueue.FINISH, i);
+    }
+    if (checkReservations && !result.reservations().isEmpty()) {
+      // The head's reservation (the first of the pass) is the promise kept across passes.
+      Decision.Reserve head = result.reservations().getFirst();
+      int i = index(head.job());
+      firstReservedStart[i] = Math.min(firstReservedStart[i], head.startSec());
+    }
+    for (Decision.Preempt p : result.preemptions()) {
+      preempt(p, t);
+    }
+  }
+
+  /**
+   * A victim is signalled at {@code t}: it runs on for the grace period, then stops ({@link
+   * #stop}). The pass sees the preemption in {@code preempting} until the preemptor starts, or at
+   * most {@code 2 x grace + 60 s} (see {@link TenancyBook#expirePreemptions}). The victim's
+   * preemption history records {@code t}.
+   */
+  private void preempt(Decision.Preempt p, long t) {
+    int v = index(p.job());
+    if (!tenantPass || runs.stopping(v) || store.running(p.job()).isEmpty()) {
+      // Not running, or already being stopped: nothing to do (counted in a note).
+      runs.ignored(v, p, t);
+      return;
+    }
+    events.add(runs.signal(v, t, book.settings.graceSec()), EventQueue.STOP, v);
+    book.preemptionStarted(p.job(), p.preemptor(), t);
+    var protection = book.settings.protection();
+    book.histories.merge(
+        p.job(),
+        protection.record(PreemptionHistory.NONE, t),
+        (old, _) -> protection.record(old, t));
+  }
+
+  /**
+   * The grace of victim {@code v} ends at {@code s}: it stops and is requeued, keeping the progress
+   * saved at its last checkpoint ({@link JobRuns#requeue}).
+   */
+  private void stop(int v, long s) {
+    if (!runs.graceEnds(v, s)) {
+      return; // it finished within its grace
+    }
+    JobId id = jobId(v);
+    var running = store.running(id).orElseThrow();
+    double lost = runs.requeue(v, s, book.sim.checkpointEverySec());
+    int gpus = specs.get(v).totalGpus();
+    report.ended(v, s, running.placement(), gpus);
+    mustApply(new Command.RequeueJob(s, id));
+    addPending(gpus);
+    book.stopped(v, gpus, false);
+    book.preempted(v, lost);
+    book.victimDone(id);
+    dirty = true;
+  }
+
+  private void mustApply(Command command) {
+    Applied applied = Reducer.apply(store, command);
+    if (applied instanceof Applied.Refused(var reason)) {
+      throw new IllegalStateException("simulator: " + command + " refused: " + reason);
+    }
+  }
+
+  private void addPending(int gpus) {
+    pendingBySize[gpus]++;
+    minPendingGpus = Math.min(minPendingGpus, gpus);
+  }
+
+  private void removePending(int gpus) {
+    pendingBySize[gpus]--;
+    if (gpus == minPendingGpus && pendingBySize[gpus] == 0) {
+      int g = gpus;
+      while (g < pendingBySize.length && pendingBySize[g] == 0) {
+        g++;
+      }
+      minPendingGpus = g < pendingBySize.length ? g : Integer.MAX_VALUE;
+    }
+  }
+
+  private static JobId jobId(int index) {
+    return new JobId(index + 1L);
+  }
+
+  private static int index(JobId id) {
+    return (int) (id.value() - 1);
+  }
+}
