@@ -1,6 +1,7 @@
 package io.kairos.agent;
 
 import io.kairos.agent.ControllerClient.Outcome;
+import io.kairos.protocol.agent.ExitReason;
 import io.kairos.protocol.agent.Heartbeat;
 import io.kairos.protocol.agent.HeartbeatReply;
 import io.kairos.protocol.agent.Registered;

@@ -1,5 +1,6 @@
 package io.kairos.agent;
 
+import io.kairos.protocol.agent.ExitReason;
 import io.kairos.protocol.agent.TaskAssignment;
 import io.kairos.protocol.agent.TaskKill;
 import io.kairos.protocol.agent.TaskRef;
@@ -556,7 +557,7 @@ public final class TaskTable {
           key.task(),
           status,
           exited ? exitCode : null,
-          exited && reason != null ? reason.name() : null,
+          exited ? reason : null,
           exited ? message : null,
           startedAt == null ? null : startedAt.toEpochMilli(),
           endedAt == null ? null : endedAt.toEpochMilli());

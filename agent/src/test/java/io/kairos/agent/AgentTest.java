@@ -6,6 +6,7 @@ import static io.kairos.agent.Assignments.withBarrier;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.kairos.protocol.agent.ExitReason;
 import io.kairos.protocol.agent.Heartbeat;
 import io.kairos.protocol.agent.Registration;
 import io.kairos.protocol.agent.TaskKill;
@@ -150,7 +151,7 @@ class AgentTest {
     fake.fenceNext();
     await().atMost(WAIT).until(() -> fake.exited.containsKey(key));
 
-    assertThat(fake.exited.get(key).reason()).isEqualTo("KILLED");
+    assertThat(fake.exited.get(key).reason()).isEqualTo(ExitReason.KILLED);
     assertThat(fake.exited.get(key).message()).contains("fenced");
     assertThat(fake.registrations).hasSize(2);
     assertThat(agent.epoch()).isEqualTo(2);
@@ -172,7 +173,7 @@ class AgentTest {
     fake.kill(new TaskKill(23, 1, "cancelled by alice"));
     await().atMost(WAIT).until(() -> fake.exited.containsKey(key));
 
-    assertThat(fake.exited.get(key).reason()).isEqualTo("KILLED");
+    assertThat(fake.exited.get(key).reason()).isEqualTo(ExitReason.KILLED);
     assertThat(fake.exited.get(key).exitCode()).isEqualTo(143);
   }
 
@@ -217,7 +218,7 @@ class AgentTest {
     clock.advance(Duration.ofMillis(1));
 
     await().atMost(WAIT).until(() -> report(agent, key).status() == TaskStatus.EXITED);
-    assertThat(report(agent, key).reason()).isEqualTo("KILLED");
+    assertThat(report(agent, key).reason()).isEqualTo(ExitReason.KILLED);
     assertThat(report(agent, key).message()).contains("lease expired");
   }
 
@@ -255,7 +256,7 @@ class AgentTest {
     agent.close();
 
     assertThat(report(agent, key).status()).isEqualTo(TaskStatus.EXITED);
-    assertThat(report(agent, key).reason()).isEqualTo("KILLED");
+    assertThat(report(agent, key).reason()).isEqualTo(ExitReason.KILLED);
     assertThat(agent.awaitStop().isFailure()).isFalse();
   }
 
@@ -308,7 +309,7 @@ class AgentTest {
     await().atMost(WAIT).until(() -> fake.exited.containsKey(key));
 
     TaskReport report = fake.exited.get(key);
-    assertThat(report.reason()).isEqualTo("NODE_UNHEALTHY");
+    assertThat(report.reason()).isEqualTo(ExitReason.NODE_UNHEALTHY);
     assertThat(report.message()).contains("disk full");
     assertThat(report.startedAtMs()).isNull();
     assertThat(LaunchSpec.taskDir(dataDir, key).resolve("started")).doesNotExist();
@@ -330,7 +331,7 @@ class AgentTest {
 
     TaskReport report = fake.exited.get(key);
     assertThat(report.exitCode()).as("128 + SIGKILL").isEqualTo(137);
-    assertThat(report.reason()).isEqualTo("KILLED");
+    assertThat(report.reason()).isEqualTo(ExitReason.KILLED);
     assertThat(report.message()).contains("fenced");
     assertThat(agent.epoch()).isEqualTo(2);
   }

@@ -4,6 +4,7 @@ import static io.kairos.agent.Assignments.script;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.kairos.protocol.agent.ExitReason;
 import io.kairos.protocol.agent.TaskStatus;
 import java.io.IOException;
 import java.net.URI;

@@ -9,6 +9,7 @@ import static io.kairos.agent.Processes.awaitFile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.kairos.protocol.agent.ExitReason;
 import io.kairos.protocol.agent.TaskAssignment;
 import io.kairos.protocol.agent.TaskKill;
 import io.kairos.protocol.agent.TaskRef;
@@ -159,7 +160,7 @@ class TaskTableBarrierTest {
 
     TaskReport report = table.report(TaskKey.of(a)).orElseThrow();
     assertThat(report.status()).isEqualTo(TaskStatus.EXITED);
-    assertThat(report.reason()).isEqualTo("NODE_UNHEALTHY");
+    assertThat(report.reason()).isEqualTo(ExitReason.NODE_UNHEALTHY);
     assertThat(report.message()).contains("ECC");
     assertThat(table.go(ref(a))).as("go after the refusal").isFalse();
     assertThat(table.refuse(ref(a), List.of("again"))).as("a second refusal").isFalse();
@@ -180,7 +181,7 @@ class TaskTableBarrierTest {
     assertThat(report.status())
         .as("at once: there is no process to wait for")
         .isEqualTo(TaskStatus.EXITED);
-    assertThat(report.reason()).isEqualTo("KILLED");
+    assertThat(report.reason()).isEqualTo(ExitReason.KILLED);
     assertThat(report.message()).contains("cancelled by alice");
     assertThat(report.startedAtMs()).isNull();
     assertThat(report.endedAtMs()).isEqualTo(clock.instant().toEpochMilli());
@@ -202,7 +203,7 @@ class TaskTableBarrierTest {
     for (var x : new TaskAssignment[] {a, b}) {
       TaskReport report = table.report(TaskKey.of(x)).orElseThrow();
       assertThat(report.status()).isEqualTo(TaskStatus.EXITED);
-      assertThat(report.reason()).isEqualTo("KILLED");
+      assertThat(report.reason()).isEqualTo(ExitReason.KILLED);
       assertThat(report.startedAtMs()).isNull();
       assertThat(table.go(ref(x))).isFalse();
     }
@@ -234,7 +235,7 @@ class TaskTableBarrierTest {
     table.tick();
     TaskReport report = awaitExited(key);
 
-    assertThat(report.reason()).isEqualTo("TIME_LIMIT");
+    assertThat(report.reason()).isEqualTo(ExitReason.TIME_LIMIT);
     assertThat(report.endedAtMs() - report.startedAtMs()).isEqualTo(30_000);
   }
 

@@ -8,6 +8,7 @@ import static io.kairos.agent.Processes.awaitFile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.kairos.protocol.agent.ExitReason;
 import io.kairos.protocol.agent.TaskAssignment;
 import io.kairos.protocol.agent.TaskKill;
 import io.kairos.protocol.agent.TaskReport;
@@ -73,7 +74,7 @@ class TaskTableHooksTest {
 
     TaskReport report = table.report(key).orElseThrow();
     assertThat(report.status()).isEqualTo(TaskStatus.EXITED);
-    assertThat(report.reason()).isEqualTo("NODE_UNHEALTHY");
+    assertThat(report.reason()).isEqualTo(ExitReason.NODE_UNHEALTHY);
     assertThat(report.message()).contains("GPU 1: ECC").contains("GPU 3: fell off the bus");
     assertThat(report.startedAtMs()).isNull();
     assertThat(report.endedAtMs()).isEqualTo(clock.instant().toEpochMilli());
@@ -91,7 +92,7 @@ class TaskTableHooksTest {
 
     TaskReport report = table.report(TaskKey.of(a)).orElseThrow();
     assertThat(report.status()).isEqualTo(TaskStatus.EXITED);
-    assertThat(report.reason()).isEqualTo("NODE_UNHEALTHY");
+    assertThat(report.reason()).isEqualTo(ExitReason.NODE_UNHEALTHY);
   }
 
   @Test
@@ -129,7 +130,7 @@ class TaskTableHooksTest {
 
     TaskReport report = table.report(TaskKey.of(a)).orElseThrow();
     assertThat(report.status()).isEqualTo(TaskStatus.EXITED);
-    assertThat(report.reason()).isEqualTo("LAUNCH_FAILED");
+    assertThat(report.reason()).isEqualTo(ExitReason.LAUNCH_FAILED);
     assertThat(report.message()).contains("permission denied");
     assertThat(report.exitCode()).isEqualTo(TaskTable.LAUNCH_FAILED_EXIT_CODE);
     assertThat(hooks.any("started")).isFalse();
@@ -142,7 +143,8 @@ class TaskTableHooksTest {
 
     table.launch(a);
 
-    assertThat(table.report(TaskKey.of(a)).orElseThrow().reason()).isEqualTo("LAUNCH_FAILED");
+    assertThat(table.report(TaskKey.of(a)).orElseThrow().reason())
+        .isEqualTo(ExitReason.LAUNCH_FAILED);
     assertThat(hooks.calls).containsExactly("health", "isolate 59-1-0", "ended 59-1-0");
   }
 

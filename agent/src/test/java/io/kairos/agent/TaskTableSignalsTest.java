@@ -14,6 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
+import io.kairos.protocol.agent.ExitReason;
 import io.kairos.protocol.agent.TaskAssignment;
 import io.kairos.protocol.agent.TaskKill;
 import io.kairos.protocol.agent.TaskReport;
@@ -112,7 +113,7 @@ class TaskTableSignalsTest {
 
     assertThat(lines(dir(a).resolve("got.txt"))).containsExactly("got " + signal);
     assertThat(report.exitCode()).as("its own exit, not a signal's").isZero();
-    assertThat(report.reason()).isEqualTo("KILLED");
+    assertThat(report.reason()).isEqualTo(ExitReason.KILLED);
     assertThat(hooks.any("forceKilled")).isFalse();
   }
 
@@ -134,7 +135,7 @@ class TaskTableSignalsTest {
     TaskReport report = awaitExited(key);
 
     assertThat(report.exitCode()).as("128 + SIGKILL").isEqualTo(137);
-    assertThat(report.reason()).isEqualTo("KILLED");
+    assertThat(report.reason()).isEqualTo(ExitReason.KILLED);
     assertThat(lines(dir(a).resolve("got.txt"))).containsExactly("got USR1");
     assertThat(hooks.calls).containsSubsequence("forceKilled 42-1-0", "ended 42-1-0");
   }
@@ -170,7 +171,7 @@ class TaskTableSignalsTest {
     table.tick();
     TaskReport report = awaitExited(key);
 
-    assertThat(report.reason()).isEqualTo("TIME_LIMIT");
+    assertThat(report.reason()).isEqualTo(ExitReason.TIME_LIMIT);
     assertThat(report.exitCode()).isEqualTo(137);
     assertThat(lines(dir(a).resolve("got.txt"))).containsExactly("got USR2");
   }
@@ -201,7 +202,7 @@ class TaskTableSignalsTest {
     table.tick();
     TaskReport report = awaitExited(key);
 
-    assertThat(report.reason()).isEqualTo("TIME_LIMIT");
+    assertThat(report.reason()).isEqualTo(ExitReason.TIME_LIMIT);
     assertThat(report.exitCode()).as("128 + SIGTERM, the default stop signal").isEqualTo(143);
     assertThat(lines(got)).containsExactly("got USR1");
   }
@@ -217,7 +218,7 @@ class TaskTableSignalsTest {
     TaskReport report = awaitExited(key);
 
     assertThat(report.exitCode()).as("128 + SIGKILL").isEqualTo(137);
-    assertThat(report.reason()).isEqualTo("KILLED");
+    assertThat(report.reason()).isEqualTo(ExitReason.KILLED);
     assertThat(report.message()).isEqualTo("lease expired");
     assertThat(report.endedAtMs()).as("no time passed").isEqualTo(report.startedAtMs());
     assertThat(hooks.calls).contains("forceKilled 46-1-0");
@@ -248,10 +249,10 @@ class TaskTableSignalsTest {
     table.launch(badWarning);
 
     TaskReport kill = table.report(TaskKey.of(badKill)).orElseThrow();
-    assertThat(kill.reason()).isEqualTo("LAUNCH_FAILED");
+    assertThat(kill.reason()).isEqualTo(ExitReason.LAUNCH_FAILED);
     assertThat(kill.message()).contains("killSignal").contains("KILL");
     TaskReport warning = table.report(TaskKey.of(badWarning)).orElseThrow();
-    assertThat(warning.reason()).isEqualTo("LAUNCH_FAILED");
+    assertThat(warning.reason()).isEqualTo(ExitReason.LAUNCH_FAILED);
     assertThat(warning.message()).contains("warnSignal").contains("STOP");
     assertThat(hooks.any("started")).isFalse();
   }

@@ -10,6 +10,7 @@ import static io.kairos.agent.Processes.awaitPid;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.kairos.protocol.agent.ExitReason;
 import io.kairos.protocol.agent.TaskKill;
 import io.kairos.protocol.agent.TaskRef;
 import io.kairos.protocol.agent.TaskReport;
@@ -102,7 +103,7 @@ class TaskTableTest {
     assertThat(table.kill(new TaskKill(3, 1, "cancelled by alice"))).isEqualTo(1);
     TaskReport report = awaitExited(TaskKey.of(a));
 
-    assertThat(report.reason()).isEqualTo("KILLED");
+    assertThat(report.reason()).isEqualTo(ExitReason.KILLED);
     assertThat(report.exitCode()).as("128 + SIGTERM").isEqualTo(143);
     assertThat(report.message()).contains("cancelled by alice");
   }
@@ -135,7 +136,7 @@ class TaskTableTest {
     table.tick();
     TaskReport report = awaitExited(key);
 
-    assertThat(report.reason()).isEqualTo("TIME_LIMIT");
+    assertThat(report.reason()).isEqualTo(ExitReason.TIME_LIMIT);
     assertThat(report.exitCode()).isEqualTo(143);
     assertThat(report.message()).contains("30s");
     assertThat(report.endedAtMs() - report.startedAtMs()).isEqualTo(30_000);
@@ -161,7 +162,7 @@ class TaskTableTest {
     TaskReport report = awaitExited(key);
 
     assertThat(report.exitCode()).as("128 + SIGKILL").isEqualTo(137);
-    assertThat(report.reason()).isEqualTo("KILLED");
+    assertThat(report.reason()).isEqualTo(ExitReason.KILLED);
     awaitDead(child);
   }
 
@@ -261,7 +262,7 @@ class TaskTableTest {
 
     TaskReport report = table.report(TaskKey.of(a)).orElseThrow();
     assertThat(report.status()).isEqualTo(TaskStatus.EXITED);
-    assertThat(report.reason()).isEqualTo("LAUNCH_FAILED");
+    assertThat(report.reason()).isEqualTo(ExitReason.LAUNCH_FAILED);
     assertThat(report.message()).contains(missing.toString());
     assertThat(report.exitCode()).isEqualTo(TaskTable.LAUNCH_FAILED_EXIT_CODE);
     assertThat(report.startedAtMs()).isNull();
@@ -276,7 +277,7 @@ class TaskTableTest {
     table.launch(a);
 
     TaskReport report = table.report(TaskKey.of(a)).orElseThrow();
-    assertThat(report.reason()).isEqualTo("LAUNCH_FAILED");
+    assertThat(report.reason()).isEqualTo(ExitReason.LAUNCH_FAILED);
     assertThat(report.message()).contains("/no/such/program");
   }
 
@@ -288,7 +289,7 @@ class TaskTableTest {
     table.launch(a);
 
     TaskReport report = table.report(TaskKey.of(a)).orElseThrow();
-    assertThat(report.reason()).isEqualTo("LAUNCH_FAILED");
+    assertThat(report.reason()).isEqualTo(ExitReason.LAUNCH_FAILED);
     assertThat(report.message()).contains("command");
   }
 
@@ -308,7 +309,7 @@ class TaskTableTest {
             });
 
     TaskReport report = awaitExited(key);
-    assertThat(report.reason()).isEqualTo("OUTPUT_LIMIT");
+    assertThat(report.reason()).isEqualTo(ExitReason.OUTPUT_LIMIT);
   }
 
   @Test

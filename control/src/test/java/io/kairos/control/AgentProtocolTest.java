@@ -11,6 +11,7 @@ import io.kairos.protocol.JobView;
 import io.kairos.protocol.NodeState;
 import io.kairos.protocol.NodeView;
 import io.kairos.protocol.SubmitResult;
+import io.kairos.protocol.agent.ExitReason;
 import io.kairos.protocol.agent.Heartbeat;
 import io.kairos.protocol.agent.HeartbeatReply;
 import io.kairos.protocol.agent.Registered;
@@ -196,7 +197,7 @@ class AgentProtocolTest {
         .isEqualTo(JobState.RUNNING);
     assertThat(stopping.message()).contains("requeued");
 
-    HeartbeatReply stopped = bad.beat(List.of(ECC), exited(t, 143, "KILLED"));
+    HeartbeatReply stopped = bad.beat(List.of(ECC), exited(t, 143, ExitReason.KILLED));
 
     assertThat(stopped.forget()).containsExactly(ref(t));
     JobView requeued = job(id);
@@ -359,7 +360,7 @@ class AgentProtocolTest {
     awaitState(id, JobState.RUNNING);
     TaskAssignment t = a.launched(id);
 
-    a.beat(exited(t, 137, "KILLED"));
+    a.beat(exited(t, 137, ExitReason.KILLED));
 
     JobView failed = job(id);
     assertThat(failed.state()).isEqualTo(JobState.FAILED);
@@ -425,7 +426,7 @@ class AgentProtocolTest {
         null);
   }
 
-  static TaskReport exited(TaskAssignment t, int exitCode, String reason) {
+  static TaskReport exited(TaskAssignment t, int exitCode, ExitReason reason) {
     long now = System.currentTimeMillis();
     return new TaskReport(
         t.jobId(),

@@ -24,6 +24,7 @@ import io.kairos.protocol.TokenRequest;
 import io.kairos.protocol.UtilizationPoint;
 import io.kairos.protocol.UtilizationView;
 import io.kairos.protocol.WhoAmI;
+import io.kairos.protocol.agent.ExitReason;
 import io.kairos.protocol.agent.Heartbeat;
 import io.kairos.protocol.agent.HeartbeatReply;
 import io.kairos.protocol.agent.Registered;
@@ -316,7 +317,9 @@ class OpenApiDocumentTest {
                 "NodeState",
                 NodeState.class,
                 "TaskStatus",
-                TaskStatus.class)
+                TaskStatus.class,
+                "ExitReason",
+                ExitReason.class)
             .entrySet()) {
       var values = new ArrayList<String>();
       schema(e.getKey()).path("enum").forEach(v -> values.add(v.asText()));

@@ -22,7 +22,7 @@ import java.util.TreeMap;
  * the gang taking one task of {@code gpusPerPod} GPUs. The placer prefers one node, then one rack,
  * block, zone, with best fit inside: the same placement Kairos gives its own jobs.
  *
- * <p>Not thread-safe: owned by {@link K8sExtender}, under its lock.
+ * <p>Not thread-safe: kept in the {@link PodLedger}, under {@link K8sExtender}'s lock.
  */
 final class GangReservations {
   /** A pod's place: a node, the pod that took it (null while free), whether it is bound. */

@@ -11,15 +11,12 @@ import io.kairos.control.k8s.ExtenderTypes.HostPriority;
 import io.kairos.control.k8s.ExtenderTypes.MetaPod;
 import io.kairos.control.k8s.ExtenderTypes.MetaVictims;
 import io.kairos.control.k8s.ExtenderTypes.Victims;
-import io.kairos.control.k8s.KubeObjects.Node;
-import io.kairos.control.k8s.KubeObjects.NodeList;
 import io.kairos.control.k8s.KubeObjects.Pod;
+import io.kairos.control.k8s.VictimTrim.Victim;
 import java.io.IOException;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,10 +37,11 @@ import org.slf4j.LoggerFactory;
  * Reserved slots count as used for every other pod until they are bound or expire ({@link
  * #RESERVATION_TTL} after the gang last made progress).
  *
- * <p>The ledger ({@link #bound}) is fed by bind and, when an API server is configured, replaced at
- * most every {@link #RESYNC_EVERY} by the pods the API server lists (so pods that ended, or that
+ * <p>The ledger ({@link PodLedger}) is fed by bind and, when an API server is configured, replaced
+ * at most every {@link #RESYNC_EVERY} by the pods the API server lists (so pods that ended, or that
  * another scheduler bound, are counted right). Without an API server nothing frees GPUs but a
- * restart: that mode is for trying the extender out and for tests.
+ * restart: that mode is for trying the extender out and for tests. Preemption trims
+ * kube-scheduler's victims per node ({@link VictimTrim}).
  *
  * <p>Thread-safety: every verb runs under this object's lock. kube-scheduler calls one verb at a
  * time per pod, and a filter over 5,000 nodes is a few milliseconds, so one lock is enough. State
@@ -58,19 +56,12 @@ public final class K8sExtender {
   /** How often the ledger and the node cache are refreshed from the API server, at most. */
   public static final Duration RESYNC_EVERY = Duration.ofSeconds(15);
 
-  /** A pod bound this recently is kept even if the API server's list does not show it yet. */
-  static final Duration BIND_GRACE = Duration.ofSeconds(60);
-
   private static final int MAX_SEEN = 10_000;
-
-  /** A pod Kairos counts on a node. */
-  record Bound(PodInfo pod, String node, Instant at) {}
 
   private final Optional<KubeApi> api;
   private final InstantSource clock;
-  private final TreeMap<String, KubeNode> nodes = new TreeMap<>();
-  private final TreeMap<String, Bound> bound = new TreeMap<>();
-  private final GangReservations gangs = new GangReservations();
+  private final PodLedger ledger;
+  private final GangReservations gangs;
   private final LinkedHashMap<String, PodInfo> seen =
       new LinkedHashMap<>(256, 0.75f, true) {
         @Override
@@ -78,11 +69,12 @@ public final class K8sExtender {
           return size() > MAX_SEEN;
         }
       };
-  private Instant lastSync = Instant.MIN;
 
   public K8sExtender(Optional<KubeApi> api, InstantSource clock) {
     this.api = api;
     this.clock = clock;
+    this.ledger = new PodLedger(api, clock);
+    this.gangs = ledger.gangs();
   }
 
   public boolean hasApiServer() {
@@ -94,7 +86,7 @@ public final class K8sExtender {
   public synchronized ExtenderFilterResult filter(ExtenderArgs args) {
     PodInfo pod = GpuDemand.pod(args.pod(), "Pod");
     Candidates candidates = candidates(args);
-    refresh();
+    ledger.refresh();
     seen.put(pod.uid(), pod);
     var failed = new TreeMap<String, String>();
     var unresolvable = new TreeMap<String, String>();
@@ -123,7 +115,7 @@ public final class K8sExtender {
                   + " needs "
                   + pod.gpus());
         } else {
-          int free = free(node, null);
+          int free = ledger.free(node, null);
           if (free < pod.gpus()) {
             failed.put(
                 name,
@@ -175,7 +167,7 @@ public final class K8sExtender {
         }
       }
       var free = new TreeMap<String, Integer>();
-      known.forEach(n -> free.put(n.name(), free(n, gang.key())));
+      known.forEach(n -> free.put(n.name(), ledger.free(n, gang.key())));
       r = gangs.place(gang, pod.gpus(), known, free, clock.instant());
       if (r == null) {
         String why =
@@ -234,7 +226,7 @@ public final class K8sExtender {
   public synchronized List<HostPriority> prioritize(ExtenderArgs args) {
     PodInfo pod = GpuDemand.pod(args.pod(), "Pod");
     Candidates candidates = candidates(args);
-    refresh();
+    ledger.refresh();
     seen.put(pod.uid(), pod);
     Optional<String> reserved = gangs.slotOf(pod);
     var scores = new ArrayList<HostPriority>();
@@ -246,7 +238,7 @@ public final class K8sExtender {
       } else if (reserved.isPresent()) {
         score = reserved.get().equals(name) ? ExtenderTypes.MAX_EXTENDER_PRIORITY : 0;
       } else {
-        int free = free(node, pod.gang() == null ? null : pod.gang().key());
+        int free = ledger.free(node, pod.gang() == null ? null : pod.gang().key());
         int leftover = free - pod.gpus();
         score =
             leftover < 0
@@ -265,9 +257,9 @@ public final class K8sExtender {
     String namespace = required(args.podNamespace(), "PodNamespace");
     String uid = required(args.podUid(), "PodUID");
     String nodeName = required(args.node(), "Node");
-    refresh();
+    ledger.refresh();
     String who = "pod " + namespace + "/" + name;
-    Bound already = bound.get(uid);
+    PodLedger.Bound already = ledger.bound(uid);
     if (already != null) {
       return already.node().equals(nodeName)
           ? ok()
@@ -283,7 +275,7 @@ public final class K8sExtender {
               + "), so it does not know"
               + " its GPUs; configure filterVerb together with bindVerb");
     }
-    KubeNode node = nodes.get(nodeName);
+    KubeNode node = ledger.node(nodeName);
     if (node == null) {
       return error(unknownNode(nodeName));
     }
@@ -307,12 +299,12 @@ public final class K8sExtender {
                 + ", not "
                 + nodeName);
       }
-    } else if (pod.gpus() > 0 && free(node, null) < pod.gpus()) {
+    } else if (pod.gpus() > 0 && ledger.free(node, null) < pod.gpus()) {
       return error(
           "node "
               + nodeName
               + " has "
-              + free(node, null)
+              + ledger.free(node, null)
               + " free GPUs;"
               + " "
               + who
@@ -327,7 +319,7 @@ public final class K8sExtender {
         return error("binding " + who + " to node " + nodeName + " failed: " + e.getMessage());
       }
     }
-    bound.put(uid, new Bound(pod, nodeName, clock.instant()));
+    ledger.bind(pod, nodeName, clock.instant());
     if (pod.gang() != null) {
       gangs.markBound(pod, clock.instant());
     }
@@ -346,7 +338,7 @@ public final class K8sExtender {
    */
   public synchronized ExtenderPreemptionResult preempt(ExtenderPreemptionArgs args) {
     PodInfo preemptor = GpuDemand.pod(args.pod(), "Pod");
-    refresh();
+    ledger.refresh();
     var candidates = new TreeMap<String, List<Victim>>();
     var pdb = new TreeMap<String, Long>();
     if (args.nodeNameToVictims() != null) {
@@ -360,7 +352,7 @@ public final class K8sExtender {
           list.add(
               new Victim(
                   info.uid(),
-                  ledgerGpus(info.uid(), e.getKey()),
+                  ledger.gpusOf(info.uid(), e.getKey()),
                   info.priority(),
                   info.gang() != null));
         }
@@ -376,13 +368,13 @@ public final class K8sExtender {
         for (int i = 0; v != null && v.pods() != null && i < v.pods().size(); i++) {
           MetaPod p = v.pods().get(i);
           String uid = required(p == null ? null : p.uid(), field + ".Pods[" + i + "].UID");
-          Bound b = bound.get(uid);
+          PodLedger.Bound b = ledger.bound(uid);
           list.add(
               b == null
                   ? new Victim(uid, 0, null, false)
                   : new Victim(
                       uid,
-                      ledgerGpus(uid, e.getKey()),
+                      ledger.gpusOf(uid, e.getKey()),
                       b.pod().priority(),
                       b.pod().gang() != null));
         }
@@ -392,7 +384,12 @@ public final class K8sExtender {
     }
     var result = new TreeMap<String, MetaVictims>();
     for (var e : candidates.entrySet()) {
-      trim(preemptor, e.getKey(), e.getValue())
+      KubeNode node = ledger.node(e.getKey());
+      int free =
+          node == null
+              ? 0
+              : ledger.free(node, preemptor.gang() == null ? null : preemptor.gang().key());
+      VictimTrim.trim(preemptor, node, free, e.getValue())
           .ifPresent(
               victims ->
                   result.put(
@@ -404,191 +401,30 @@ public final class K8sExtender {
     return new ExtenderPreemptionResult(result);
   }
 
-  /** A victim as Kairos sees it: GPUs it holds in the ledger, its priority (null: unknown). */
-  record Victim(String uid, int gpus, Integer priority, boolean inGang) {}
-
-  /**
-   * Victim order for trimming: 1. pods outside gangs first (evicting one pod of a gang stops the
-   * whole gang's work); 2. lower priority first; 3. more GPUs first (fewer victims); 4. UID, so the
-   * order is total.
-   */
-  static final Comparator<Victim> VICTIM_ORDER =
-      Comparator.comparing(Victim::inGang)
-          .thenComparingInt((Victim v) -> v.priority() == null ? Integer.MIN_VALUE : v.priority())
-          .thenComparing(Victim::gpus, Comparator.reverseOrder())
-          .thenComparing(Victim::uid);
-
-  private Optional<List<Victim>> trim(PodInfo preemptor, String nodeName, List<Victim> victims) {
-    KubeNode node = nodes.get(nodeName);
-    if (node == null) {
-      return Optional.empty();
-    }
-    if (preemptor.gpus() == 0) {
-      return Optional.of(victims);
-    }
-    if (node.gpus() < preemptor.gpus()) {
-      return Optional.empty();
-    }
-    for (Victim v : victims) {
-      if (v.priority() != null && v.priority() >= preemptor.priority()) {
-        return Optional.empty();
-      }
-    }
-    var kept = new ArrayList<Victim>();
-    var gpuVictims = new ArrayList<Victim>();
-    for (Victim v : victims) {
-      (v.gpus() > 0 ? gpuVictims : kept).add(v);
-    }
-    gpuVictims.sort(VICTIM_ORDER);
-    // 1. Remove victims in order until the preemptor fits.
-    int free = free(node, preemptor.gang() == null ? null : preemptor.gang().key());
-    var removed = new ArrayList<Victim>();
-    for (Victim v : gpuVictims) {
-      if (free >= preemptor.gpus()) {
-        break;
-      }
-      free += v.gpus();
-      removed.add(v);
-    }
-    if (free < preemptor.gpus()) {
-      return Optional.empty();
-    }
-    // 2. Put back, in reverse order, every victim the preemptor does not need.
-    for (int i = removed.size() - 1; i >= 0; i--) {
-      if (free - removed.get(i).gpus() >= preemptor.gpus()) {
-        free -= removed.get(i).gpus();
-        removed.remove(i);
-      }
-    }
-    kept.addAll(removed);
-    return Optional.of(kept);
-  }
-
-  private int ledgerGpus(String uid, String node) {
-    Bound b = bound.get(uid);
-    return b != null && b.node().equals(node) ? b.pod().gpus() : 0;
-  }
-
-  // ---- state ----
-
-  /**
-   * GPUs of {@code node} free for a pod of gang {@code ownGang} (null for none): allocatable, less
-   * bound pods, less other gangs' reserved but unbound slots.
-   */
-  int free(KubeNode node, String ownGang) {
-    int used = 0;
-    for (Bound b : bound.values()) {
-      if (b.node().equals(node.name())) {
-        used += b.pod().gpus();
-      }
-    }
-    used += gangs.heldOn(node.name(), ownGang);
-    return Math.max(0, node.gpus() - used);
-  }
+  // ---- candidates and messages ----
 
   /** The candidate nodes of a filter or prioritize call, parsed; nodes sent in full are cached. */
   private Candidates candidates(ExtenderArgs args) {
     if (args.nodes() != null) {
       var items = args.nodes().items() == null ? List.<JsonNode>of() : args.nodes().items();
-      var parsed = new LinkedHashMap<String, KubeNode>();
-      for (int i = 0; i < items.size(); i++) {
-        String field = "Nodes.items[" + i + "]";
-        Node n;
-        try {
-          n = ExtenderJson.MAPPER.treeToValue(items.get(i), Node.class);
-        } catch (IOException | IllegalArgumentException e) {
-          throw new ExtenderInputException(
-              field + pathOf(e),
-              "not a v1.Node: " + firstLine(e.getMessage()),
-              "send v1.Node objects in Nodes.items");
-        }
-        KubeNode node = GpuDemand.node(n, items.get(i), field);
-        parsed.put(node.name(), node);
-      }
-      nodes.putAll(parsed);
-      return new Candidates(parsed, true);
+      Candidates sent = Candidates.ofNodes(items);
+      ledger.learn(sent.byName());
+      return sent;
     }
     if (args.nodeNames() != null) {
       var byName = new LinkedHashMap<String, KubeNode>();
       for (int i = 0; i < args.nodeNames().size(); i++) {
         String name = required(args.nodeNames().get(i), "NodeNames[" + i + "]");
-        byName.put(name, nodes.get(name));
+        byName.put(name, ledger.node(name));
       }
-      if (byName.containsValue(null) && api.isPresent()) {
-        lastSync = Instant.MIN; // a node Kairos has not seen: refresh now rather than later
-        refresh();
-        byName.replaceAll((name, n) -> nodes.get(name));
+      if (byName.containsValue(null)) {
+        ledger.refreshNow(); // a node Kairos has not seen: refresh now rather than later
+        byName.replaceAll((name, n) -> ledger.node(name));
       }
       return new Candidates(byName, false);
     }
     throw new ExtenderInputException(
         "Nodes", "either Nodes or NodeNames is required", "send the candidate nodes");
-  }
-
-  /** Candidate nodes by name, in the order sent; a null value is a node Kairos does not know. */
-  private record Candidates(LinkedHashMap<String, KubeNode> byName, boolean full) {
-    List<String> names() {
-      return List.copyOf(byName.keySet());
-    }
-
-    KubeNode node(String name) {
-      return byName.get(name);
-    }
-
-    ExtenderFilterResult answer(
-        List<String> pass, Map<String, String> failed, Map<String, String> unresolvable) {
-      if (full) {
-        var items = new ArrayList<JsonNode>(pass.size());
-        pass.forEach(n -> items.add(byName.get(n).raw()));
-        return new ExtenderFilterResult(new NodeList(items), null, failed, unresolvable, "");
-      }
-      return new ExtenderFilterResult(null, List.copyOf(pass), failed, unresolvable, "");
-    }
-  }
-
-  /**
-   * Expires stale gang reservations; refreshes nodes and the ledger from the API server when due.
-   */
-  private void refresh() {
-    Instant now = clock.instant();
-    gangs.expire(now.minus(RESERVATION_TTL));
-    if (api.isEmpty() || (lastSync != Instant.MIN && now.isBefore(lastSync.plus(RESYNC_EVERY)))) {
-      return;
-    }
-    lastSync = now;
-    try {
-      for (JsonNode raw : api.get().listNodes()) {
-        KubeNode node =
-            GpuDemand.node(ExtenderJson.MAPPER.treeToValue(raw, Node.class), raw, "node");
-        nodes.put(node.name(), node);
-      }
-      var fresh = new TreeMap<String, Bound>();
-      var pods = api.get().listBoundPods().items();
-      for (int i = 0; pods != null && i < pods.size(); i++) {
-        Pod p = pods.get(i);
-        String phase = p.status() == null ? null : p.status().phase();
-        if (p.spec() == null
-            || p.spec().nodeName() == null
-            || p.spec().nodeName().isEmpty()
-            || "Succeeded".equals(phase)
-            || "Failed".equals(phase)) {
-          continue;
-        }
-        PodInfo info = GpuDemand.pod(p, "items[" + i + "]");
-        if (info.gpus() > 0) {
-          fresh.put(info.uid(), new Bound(info, p.spec().nodeName(), Instant.MIN));
-        }
-      }
-      for (Bound b : bound.values()) {
-        if (!fresh.containsKey(b.pod().uid()) && b.at().isAfter(now.minus(BIND_GRACE))) {
-          fresh.put(b.pod().uid(), b);
-        }
-      }
-      bound.clear();
-      bound.putAll(fresh);
-    } catch (IOException | RuntimeException e) {
-      LOG.warn("could not refresh nodes and pods from the API server: {}", e.toString());
-    }
   }
 
   private static String unknownNode(String name) {
@@ -603,29 +439,6 @@ public final class K8sExtender {
       throw new ExtenderInputException(field, field + " is required", null);
     }
     return value;
-  }
-
-  /** ".status.allocatable" for an error inside a node object, from Jackson's path. */
-  private static String pathOf(Exception e) {
-    var sb = new StringBuilder();
-    if (e instanceof com.fasterxml.jackson.databind.JsonMappingException m) {
-      for (var ref : m.getPath()) {
-        if (ref.getFieldName() != null) {
-          sb.append('.').append(ref.getFieldName());
-        } else if (ref.getIndex() >= 0) {
-          sb.append('[').append(ref.getIndex()).append(']');
-        }
-      }
-    }
-    return sb.toString();
-  }
-
-  private static String firstLine(String s) {
-    if (s == null) {
-      return "";
-    }
-    int nl = s.indexOf('\n');
-    return nl < 0 ? s : s.substring(0, nl);
   }
 
   private static ExtenderBindingResult ok() {

@@ -2,6 +2,7 @@ package io.kairos.control.sched;
 
 import io.kairos.config.Tenancy;
 import io.kairos.control.state.ControlState;
+import io.kairos.control.state.CoreTime;
 import io.kairos.control.state.JobRecord;
 import io.kairos.control.state.JobRequest;
 import io.kairos.core.fairshare.AccountTree;
@@ -60,7 +61,7 @@ final class FairShareUsage {
   /** The loop started {@code job} at {@code atMs}: charge it from then on. */
   void started(long jobId, int attempt, long atMs) {
     if (tracker != null) {
-      tracked.putIfAbsent(jobId, new long[] {attempt, Math.floorDiv(atMs, 1000)});
+      tracked.putIfAbsent(jobId, new long[] {attempt, CoreTime.sec(atMs)});
     }
   }
 
@@ -91,14 +92,14 @@ final class FairShareUsage {
         t[1] = now;
       } else {
         if (sameAttempt && job.state.isFinal()) {
-          charge(job, t[1], Math.min(now, Math.floorDiv(job.endMs, 1000)));
+          charge(job, t[1], Math.min(now, CoreTime.sec(job.endMs)));
         }
         it.remove(); // ended, or requeued: charged up to the last pass
       }
     }
     for (JobRecord job : state.jobsHoldingGpus()) {
       if (job.state == JobState.RUNNING && !tracked.containsKey(job.id)) {
-        long from = Math.floorDiv(job.startMs, 1000);
+        long from = CoreTime.sec(job.startMs);
         charge(job, from, now);
         tracked.put(job.id, new long[] {job.attempt, now});
       }
@@ -112,7 +113,7 @@ final class FairShareUsage {
     long start = nowSec;
     for (JobRecord job : state.jobs()) {
       if (job.attempt > 0) {
-        start = Math.min(start, Math.floorDiv(job.startMs, 1000));
+        start = Math.min(start, CoreTime.sec(job.startMs));
       }
     }
     tracker = new UsageTracker(setup.accounts(), clusterCapacity, setup.halfLifeSec(), start);
@@ -121,12 +122,12 @@ final class FairShareUsage {
       if (job.attempt == 0) {
         continue;
       }
-      long from = Math.floorDiv(job.startMs, 1000);
+      long from = CoreTime.sec(job.startMs);
       if (job.state == JobState.RUNNING) {
         charge(job, from, nowSec);
         tracked.put(job.id, new long[] {job.attempt, nowSec});
       } else if (job.state.isFinal()) {
-        charge(job, from, Math.min(nowSec, Math.max(from, Math.floorDiv(job.endMs, 1000))));
+        charge(job, from, Math.min(nowSec, Math.max(from, CoreTime.sec(job.endMs))));
       }
     }
   }

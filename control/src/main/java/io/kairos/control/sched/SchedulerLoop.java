@@ -7,6 +7,7 @@ import io.kairos.control.state.ControlCommand.Preemption;
 import io.kairos.control.state.ControlCommand.Start;
 import io.kairos.control.state.ControlCommand.StartJobs;
 import io.kairos.control.state.ControlState;
+import io.kairos.control.state.CoreTime;
 import io.kairos.control.state.JobRecord;
 import io.kairos.core.fairshare.FairShareFactor;
 import io.kairos.core.fairshare.Resources;
@@ -208,7 +209,8 @@ public final class SchedulerLoop implements Closeable {
     ClusterSnapshot snapshot = in.snapshot();
     long t0 = System.nanoTime();
     PassResult result =
-        pass.run(new PassInput(snapshot, nowMs / 1000, replica.appliedIndex(), in.tenants()));
+        pass.run(
+            new PassInput(snapshot, CoreTime.sec(nowMs), replica.appliedIndex(), in.tenants()));
     passTimer.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
     publish(result);
     int started = 0;
@@ -279,7 +281,7 @@ public final class SchedulerLoop implements Closeable {
       return new Inputs(snapshot, null);
     }
     Tenancy setup = tenancy.get();
-    FairShareFactor fair = usage.update(s, capacity(snapshot.cluster()), nowMs / 1000);
+    FairShareFactor fair = usage.update(s, capacity(snapshot.cluster()), CoreTime.sec(nowMs));
     factors = fair;
     usageView = usage.tracker() == null ? null : usage.tracker().copy();
     ProtectionPolicy protection = setup.settings().protection();
@@ -294,7 +296,7 @@ public final class SchedulerLoop implements Closeable {
       }
     }
     // Victims that have stopped keep their entry until their preemptor starts (bounded in time).
-    long keepMs = (2 * setup.settings().graceSec() + 60) * 1000;
+    long keepMs = CoreTime.ms(2 * setup.settings().graceSec() + 60);
     proposedPreemptions
         .entrySet()
         .removeIf(

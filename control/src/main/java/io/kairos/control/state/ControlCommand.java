@@ -3,6 +3,7 @@ package io.kairos.control.state;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import io.kairos.protocol.TaskPlacement;
+import io.kairos.protocol.agent.ExitReason;
 import io.kairos.protocol.agent.Registration;
 import java.util.List;
 
@@ -55,7 +56,8 @@ public sealed interface ControlCommand {
    * An agent reported a task's end. Counted only when {@code epoch} is the node's current one and
    * {@code attempt} the job's current one (a fenced or stale report changes nothing).
    *
-   * @param reason null for a normal exit; TIME_LIMIT, KILLED or LAUNCH_FAILED otherwise
+   * @param reason why the agent ended the task; null when it ended on its own (the log holds the
+   *     constant's name, as it held the same strings before {@link ExitReason} existed)
    */
   record TaskEnded(
       long atMs,
@@ -65,7 +67,7 @@ public sealed interface ControlCommand {
       int attempt,
       int task,
       int exitCode,
-      String reason,
+      ExitReason reason,
       String message)
       implements ControlCommand {}
 

@@ -10,8 +10,8 @@ import java.util.function.LongFunction;
 
 /**
  * The pending jobs whose dependencies do not hold yet, kept out of the scheduler's store, and what
- * each one waits for. Derived from the records: {@link ControlState} rebuilds it with the store,
- * and keeps it in step by telling it which jobs started or ended.
+ * each one waits for. Derived from the records: {@link QueueGates} rebuilds it with the store, and
+ * the {@link JobLifecycle} keeps it in step by telling it which jobs started or ended.
  *
  * <p>A job depends only on earlier jobs (lower ids): a clause naming its own id or a later one can
  * never hold. So there are no cycles, and a verdict never changes as later jobs arrive.

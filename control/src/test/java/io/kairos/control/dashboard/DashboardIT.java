@@ -15,6 +15,7 @@ import io.kairos.protocol.JobView;
 import io.kairos.protocol.NodeView;
 import io.kairos.protocol.QueueView;
 import io.kairos.protocol.SubmitResult;
+import io.kairos.protocol.agent.ExitReason;
 import io.kairos.protocol.agent.Heartbeat;
 import io.kairos.protocol.agent.HeartbeatReply;
 import io.kairos.protocol.agent.Registered;
@@ -191,7 +192,7 @@ class DashboardIT {
                         t.task(),
                         TaskStatus.EXITED,
                         143,
-                        "KILLED",
+                        ExitReason.KILLED,
                         null,
                         t.startedAtMs(),
                         now)

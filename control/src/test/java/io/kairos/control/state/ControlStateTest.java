@@ -32,6 +32,7 @@ import io.kairos.core.model.JobId;
 import io.kairos.protocol.JobState;
 import io.kairos.protocol.NodeState;
 import io.kairos.protocol.TaskPlacement;
+import io.kairos.protocol.agent.ExitReason;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -241,7 +242,7 @@ class ControlStateTest {
                 submit(gang(4, 2)),
                 startTasks(1, task(0, "n1", 0, 1), task(1, "n2", 0, 1)),
                 new NodeDown(T0 + 6_000, "n1", 1, "lost", T0 + 11_000)),
-            new TaskEnded(T0 + 7_000, "n2", 2, 1, 1, 1, 143, "KILLED", "job requeued"),
+            new TaskEnded(T0 + 7_000, "n2", 2, 1, 1, 1, 143, ExitReason.KILLED, "job requeued"),
             List.of(),
             s -> {
               var j = jobOf(s, 1);
@@ -280,7 +281,7 @@ class ControlStateTest {
                 register("n2", 8),
                 submit(restartable(2, 0, 0)),
                 start(1, "n1", 0, 1)),
-            new TaskEnded(T0 + 5_000, "n1", 1, 1, 1, 0, 127, ControlState.NODE_UNHEALTHY, "ECC"),
+            new TaskEnded(T0 + 5_000, "n1", 1, 1, 1, 0, 127, ExitReason.NODE_UNHEALTHY, "ECC"),
             List.of(),
             s -> {
               var j = jobOf(s, 1);
@@ -453,7 +454,7 @@ class ControlStateTest {
         ok(
             "a task stopped at its time limit fails the job even with exit 0",
             oneRunning(),
-            new TaskEnded(T0 + 5000, "n1", 1, 1, 1, 0, 0, "TIME_LIMIT", null),
+            new TaskEnded(T0 + 5000, "n1", 1, 1, 1, 0, 0, ExitReason.TIME_LIMIT, null),
             List.of(),
             s -> assertThat(jobOf(s, 1).state).isEqualTo(JobState.FAILED)),
         ok(
@@ -1275,10 +1276,10 @@ class ControlStateTest {
       }
       int exit = rnd.nextInt(4) == 0 ? 1 + rnd.nextInt(255) : 0;
       int why = rnd.nextInt(24);
-      String reason =
+      ExitReason reason =
           why == 0
-              ? "TIME_LIMIT"
-              : why == 1 ? ControlState.NODE_UNHEALTHY : why == 2 ? "KILLED" : null;
+              ? ExitReason.TIME_LIMIT
+              : why == 1 ? ExitReason.NODE_UNHEALTHY : why == 2 ? ExitReason.KILLED : null;
       return new TaskEnded(now, node, epoch, j.id, attempt, t, exit, reason, null);
     }
   }

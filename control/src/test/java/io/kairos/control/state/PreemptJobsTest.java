@@ -24,6 +24,7 @@ import io.kairos.control.state.ControlCommand.Preemption;
 import io.kairos.control.state.ControlCommand.TaskEnded;
 import io.kairos.core.model.JobId;
 import io.kairos.protocol.JobState;
+import io.kairos.protocol.agent.ExitReason;
 import io.kairos.protocol.agent.Heartbeat;
 import io.kairos.protocol.agent.TaskReport;
 import io.kairos.protocol.agent.TaskStatus;
@@ -71,7 +72,8 @@ class PreemptJobsTest {
   }
 
   static TaskEnded killed(String node, long epoch, long job, int attempt, int task, long atMs) {
-    return new TaskEnded(atMs, node, epoch, job, attempt, task, 143, "KILLED", "preempted");
+    return new TaskEnded(
+        atMs, node, epoch, job, attempt, task, 143, ExitReason.KILLED, "preempted");
   }
 
   /** n1, n2 (8 GPUs each, epochs 1, 2); job 1 (4 GPUs) runs on n1; job 2 (8 GPUs) waits. */

@@ -6,8 +6,8 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * One task's state as its agent reports it in a heartbeat.
  *
  * @param exitCode set once EXITED: the process's exit code, or 128 + signal when killed
- * @param reason set once EXITED when the agent ended it: {@code TIME_LIMIT}, {@code KILLED} (on the
- *     controller's request), {@code LAUNCH_FAILED} (with the error in {@code message})
+ * @param reason set once EXITED when the agent ended it (see {@link ExitReason}); null when the
+ *     task ended on its own
  * @param startedAtMs epoch millis when the process started
  * @param endedAtMs epoch millis when it ended
  */
@@ -18,7 +18,7 @@ public record TaskReport(
     int task,
     TaskStatus status,
     Integer exitCode,
-    String reason,
+    ExitReason reason,
     String message,
     Long startedAtMs,
     Long endedAtMs) {}

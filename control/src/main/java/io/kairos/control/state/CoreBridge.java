@@ -1,0 +1,232 @@
+package io.kairos.control.state;
+
+import io.kairos.core.command.Command;
+import io.kairos.core.model.Cluster;
+import io.kairos.core.model.GangSpec;
+import io.kairos.core.model.Job;
+import io.kairos.core.model.JobId;
+import io.kairos.core.model.JobSpec;
+import io.kairos.core.model.NodeSpec;
+import io.kairos.core.model.Placement;
+import io.kairos.core.model.TaskShape;
+import io.kairos.core.state.ClusterStore;
+import io.kairos.core.state.Reducer;
+import io.kairos.protocol.NodeState;
+import io.kairos.protocol.TaskPlacement;
+import io.kairos.protocol.agent.Registration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The controller's records in the core's terms. Owns the core's {@link ClusterStore} of the queued
+ * and GPU-holding jobs on the registered nodes, and is the one place that maps records to core
+ * types ({@link #toCore}, {@link #spec}, {@link #toNodeSpec}, {@link #toPlacement}) and changes the
+ * store, always through the core's {@link Reducer} with times from {@link CoreTime}.
+ *
+ * <p>The store is derived: {@link #rebuild} makes it anew from the records when the set of nodes
+ * changes (and after a snapshot is loaded); otherwise each change to the records that the store
+ * must see is applied here as a core command. A command the store refuses means the two disagree,
+ * which is a bug: it throws.
+ */
+final class CoreBridge {
+  private static final long MIB = 1L << 20;
+
+  /** Null while no node is registered. */
+  private ClusterStore store;
+
+  ClusterStore store() {
+    return store;
+  }
+
+  boolean hasStore() {
+    return store != null;
+  }
+
+  /**
+   * Queues a pending job in the store, unless no registered node could ever hold it (or none is
+   * registered): then the store is left alone and the answer is false.
+   */
+  boolean queue(JobRecord job) {
+    Job core = toCore(job);
+    var spec = core.spec();
+    if (store == null
+        || !store.cluster().canEverHold(spec.gang(), spec.gpuModel(), spec.excludedNodes())) {
+      return false;
+    }
+    mustApply(new Command.SubmitJob(CoreTime.sec(job.submitMs), core));
+    return true;
+  }
+
+  /**
+   * Starts a queued job on {@code tasks} at {@code atMs}, if the store accepts it: false when no
+   * node is registered, a task names an unknown node or GPU, or the GPUs are no longer free (a
+   * stale decision: the scheduler replans).
+   */
+  boolean start(JobRecord job, List<TaskPlacement> tasks, long atMs) {
+    if (store == null) {
+      return false;
+    }
+    Placement placement = toPlacement(tasks);
+    if (placement == null) {
+      return false;
+    }
+    return Reducer.apply(
+            store, new Command.StartJob(CoreTime.sec(atMs), JobId.of(job.id), placement))
+        .isAccepted();
+  }
+
+  /** A queued job leaves the store (cancelled before it started). */
+  void cancelQueued(JobRecord job, long atMs) {
+    mustApply(new Command.CancelJob(CoreTime.sec(atMs), JobId.of(job.id), "cancelled"));
+  }
+
+  /** A job's GPUs are free again: its tasks have all stopped. */
+  void finish(JobRecord job, long atMs) {
+    mustApply(
+        new Command.FinishJob(CoreTime.sec(atMs), JobId.of(job.id), job.exitCode == null ? 0 : 1));
+  }
+
+  /** Stops ({@code true}) or resumes placing new jobs on {@code node}. */
+  void cordon(String node, long atMs, boolean cordoned) {
+    mustApply(new Command.CordonNode(CoreTime.sec(atMs), node, cordoned));
+  }
+
+  /**
+   * A new store from the records: the registered nodes, the jobs holding GPUs with their
+   * placements, and the nodes not UP cordoned. Pending jobs are queued afterwards, by the caller,
+   * in their queue order. No registered node means no store.
+   *
+   * @param holding the jobs holding GPUs, by id
+   */
+  void rebuild(Collection<NodeRecord> nodes, List<JobRecord> holding) {
+    var specs = new ArrayList<NodeSpec>();
+    for (NodeRecord n : nodes) {
+      if (n.registration != null) {
+        specs.add(toNodeSpec(n.registration));
+      }
+    }
+    if (specs.isEmpty()) {
+      store = null;
+      if (!holding.isEmpty()) {
+        throw new IllegalStateException("jobs hold GPUs, but no node is registered");
+      }
+      return;
+    }
+    store = new ClusterStore(Cluster.of(specs));
+    for (JobRecord job : holding) {
+      mustApply(new Command.SubmitJob(CoreTime.sec(job.submitMs), toCore(job)));
+      Placement placement = toPlacement(job.placement);
+      if (placement == null) {
+        throw new IllegalStateException("job " + job.id + " runs on an unknown node");
+      }
+      mustApply(new Command.StartJob(CoreTime.sec(job.startMs), JobId.of(job.id), placement));
+    }
+    for (NodeRecord n : nodes) {
+      if (n.state != NodeState.UP && n.registration != null) {
+        mustApply(new Command.CordonNode(0, n.name, true));
+      }
+    }
+  }
+
+  private void mustApply(Command command) {
+    var applied = Reducer.apply(store, command);
+    if (!applied.isAccepted()) {
+      throw new IllegalStateException("state and store disagree: " + command + ": " + applied);
+    }
+  }
+
+  // --- records to core types ---
+
+  /** Core placement from named tasks; null when a node is unknown or used twice. */
+  private Placement toPlacement(List<TaskPlacement> tasks) {
+    var cluster = store.cluster();
+    var byNode = new TreeMap<Integer, Long>();
+    for (TaskPlacement t : tasks) {
+      var index = cluster.indexOf(t.node());
+      if (index.isEmpty() || byNode.containsKey(index.get())) {
+        return null;
+      }
+      long mask = 0;
+      for (int g : t.gpus()) {
+        if (g < 0 || g >= cluster.gpuCount(index.get()) || (mask & (1L << g)) != 0) {
+          return null;
+        }
+        mask |= 1L << g;
+      }
+      byNode.put(index.get(), mask);
+    }
+    int n = byNode.size();
+    int[] nodeIdx = new int[n];
+    int[] taskCounts = new int[n];
+    long[] masks = new long[n];
+    int i = 0;
+    for (var e : byNode.entrySet()) {
+      nodeIdx[i] = e.getKey();
+      taskCounts[i] = 1;
+      masks[i] = e.getValue();
+      i++;
+    }
+    return Placement.adopt(nodeIdx, taskCounts, masks);
+  }
+
+  /** The core's view of a job: one task per node, each with its GPUs, CPUs and memory. */
+  static Job toCore(JobRecord job) {
+    var spec = spec(job.request, job.avoidNodes);
+    var core = new Job(JobId.of(job.id), spec, CoreTime.sec(job.submitMs));
+    long eligibleSec = CoreTime.notBeforeSec(job.eligibleMs);
+    return eligibleSec > core.submitSec() ? core.withEligibleSec(eligibleSec) : core;
+  }
+
+  /** The core's spec of a request, kept away from {@code avoidNodes} too. */
+  static JobSpec spec(JobRequest r, List<String> avoidNodes) {
+    var shape = new TaskShape(r.gpusPerTask(), r.cpus(), r.memoryMb() * MIB);
+    var gang = new GangSpec(r.tasks(), shape, true);
+    // A GPU model binds only tasks that take GPUs (as in the store and the placer): a CPU-only
+    // job that names one may run on any node, so a rebuild must not find it unplaceable.
+    String model = r.gpusPerTask() == 0 ? "" : r.gpuModel();
+    Set<String> excluded =
+        avoidNodes.isEmpty() && r.excludeNodes().isEmpty()
+            ? Set.of()
+            : new TreeSet<>(r.excludeNodes());
+    if (!avoidNodes.isEmpty()) {
+      excluded.addAll(avoidNodes);
+    }
+    return new JobSpec(
+        r.user(),
+        r.queue(),
+        r.priority(),
+        gang,
+        r.timeLimitSec(),
+        model,
+        excluded,
+        r.account(),
+        r.priorityClass());
+  }
+
+  static NodeSpec toNodeSpec(Registration r) {
+    int gpus = r.gpus().size();
+    String model = gpus == 0 ? "" : r.gpus().get(0).model();
+    long gpuMemory = gpus == 0 ? 0 : r.gpus().get(0).memoryBytes();
+    int domain =
+        r.nvlinkDomainSize() > 0 && gpus % r.nvlinkDomainSize() == 0
+            ? r.nvlinkDomainSize()
+            : Math.max(gpus, gpus == 0 ? 0 : 1);
+    return new NodeSpec(
+        r.node(),
+        model,
+        gpus,
+        gpuMemory,
+        r.cpus(),
+        r.memoryBytes(),
+        r.labels() == null ? Map.of() : r.labels(),
+        r.zone(),
+        r.block(),
+        r.rack(),
+        domain);
+  }
+}

@@ -1,0 +1,444 @@
+package io.kairos.control.state;
+
+import io.kairos.control.state.ControlCommand.CancelJob;
+import io.kairos.control.state.ControlCommand.PreemptJobs;
+import io.kairos.control.state.ControlCommand.Preemption;
+import io.kairos.control.state.ControlCommand.Start;
+import io.kairos.control.state.ControlCommand.StartJobs;
+import io.kairos.control.state.ControlCommand.SubmitJobs;
+import io.kairos.control.state.ControlCommand.TaskEnded;
+import io.kairos.protocol.JobState;
+import io.kairos.protocol.TaskPlacement;
+import io.kairos.protocol.agent.ExitReason;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.TreeSet;
+
+/**
+ * A job's life from submit to its end: submitted (and admitted, or held at a {@link QueueGates
+ * gate}), started, preempted, its tasks' ends, requeued with backoff and restarted, and ended
+ * (SUCCEEDED, FAILED or CANCELLED). Owns the transitions of {@link JobRecord}s and the rule that a
+ * job keeps its GPUs until every task has stopped ({@link #holdUntilStopped}, {@link
+ * #completeRequeueWhenStopped}); the node registry uses the same rules when a node's tasks are
+ * lost.
+ */
+final class JobLifecycle {
+  static final long BACKOFF_BASE_MS = 2_000;
+  static final long BACKOFF_MAX_MS = 300_000;
+
+  private final Records records;
+  private final CoreBridge core;
+  private final QueueGates gates;
+  private final Suspects suspects;
+
+  /** Jobs that started or ended during this command: their dependents are looked at again. */
+  private final TreeSet<Long> changed = new TreeSet<>();
+
+  JobLifecycle(Records records, CoreBridge core, QueueGates gates, Suspects suspects) {
+    this.records = records;
+    this.core = core;
+    this.gates = gates;
+    this.suspects = suspects;
+  }
+
+  // --- submit ---
+
+  ControlResult submit(SubmitJobs c) {
+    var ids = new ArrayList<Long>(c.jobs().size());
+    for (JobRequest request : c.jobs()) {
+      JobArray array = request.array();
+      if (array == null) {
+        ids.add(add(request, null, c.atMs()));
+        continue;
+      }
+      // One record per element, sharing one request; ids are consecutive from the first.
+      JobRequest element = request.element();
+      long first = records.nextJobId();
+      int count = array.taskIds().size();
+      for (int taskId : array.taskIds()) {
+        ids.add(
+            add(
+                element,
+                new ArrayElement(first, taskId, count, array.min(), array.max(), array.limit()),
+                c.atMs()));
+      }
+    }
+    return ControlResult.ok(ids);
+  }
+
+  private long add(JobRequest request, ArrayElement array, long atMs) {
+    JobRecord job = records.addJob(request, array, atMs);
+    if (request.dependency() == null) {
+      gates.admit(job);
+      return job.id;
+    }
+    var outcome = gates.openDependency(job);
+    switch (outcome.verdict()) {
+      case HOLDS -> gates.admit(job);
+      case WAITS -> {}
+      case NEVER -> neverSatisfied(job, atMs, outcome.why());
+    }
+    return job.id;
+  }
+
+  /**
+   * Looks again at the jobs waiting on those that started or ended in this command: a job whose
+   * dependency now holds joins the queue; one whose dependency can never hold is cancelled (Slurm's
+   * DependencyNeverSatisfied with kill_invalid_depend), which may decide others in turn. Decided
+   * here, in the state machine, so every replica and every replay decides the same.
+   */
+  void settleDependencies(long atMs) {
+    while (!changed.isEmpty()) {
+      JobRecord dependee = records.job(changed.pollFirst());
+      for (long id : gates.dependentsOf(dependee)) {
+        var outcome = gates.recheckDependency(id, dependee.id);
+        switch (outcome.verdict()) {
+          case HOLDS -> gates.admit(records.job(id));
+          case WAITS -> {}
+          case NEVER -> neverSatisfied(records.job(id), atMs, outcome.why());
+        }
+      }
+    }
+  }
+
+  private void neverSatisfied(JobRecord job, long atMs, String why) {
+    end(job, JobState.CANCELLED, atMs, null, "dependency never satisfied: " + why);
+  }
+
+  // --- cancel, start, preempt ---
+
+  ControlResult cancel(CancelJob c) {
+    JobRecord job = records.job(c.jobId());
+    if (job == null) {
+      return ControlResult.notFound("no job " + c.jobId());
+    }
+    if (!job.isActive()) {
+      return ControlResult.conflict("job " + c.jobId() + " already ended: " + job.state);
+    }
+    boolean wasRunning = job.state == JobState.RUNNING;
+    if (!wasRunning && !gates.leaveIfHeld(job)) {
+      core.cancelQueued(job, c.atMs());
+    }
+    end(job, JobState.CANCELLED, c.atMs(), null, "cancelled by " + c.by());
+    if (wasRunning) {
+      holdUntilStopped(job, c.atMs());
+    }
+    return ControlResult.OK;
+  }
+
+  ControlResult start(StartJobs c) {
+    var started = new ArrayList<Long>();
+    for (Start s : c.starts()) {
+      JobRecord job = records.job(s.jobId());
+      if (job == null
+          || !core.hasStore()
+          || job.state != JobState.PENDING
+          || gates.holds(job)
+          || s.tasks().size() != job.request.tasks()
+          || !ranked(s.tasks())
+          || !core.start(job, s.tasks(), c.atMs())) {
+        continue; // not startable, or a stale decision: the scheduler replans
+      }
+      job.state = JobState.RUNNING;
+      job.attempt++;
+      job.startMs = c.atMs();
+      job.placement = s.tasks();
+      records.indexHolding(job);
+      job.taskExits = new ArrayList<>(Collections.nCopies(s.tasks().size(), (Integer) null));
+      changed.add(job.id);
+      started.add(job.id);
+    }
+    return ControlResult.ok(started);
+  }
+
+  /** Whether the tasks are listed in rank order 0..n-1 (agents index a gang by rank). */
+  private static boolean ranked(List<TaskPlacement> tasks) {
+    for (int i = 0; i < tasks.size(); i++) {
+      if (tasks.get(i).task() != i) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Starts each preemption: the victim's tasks are stopped (the reconciler sends the kill with the
+   * command's grace), and once all have stopped the victim is PENDING again at once (no backoff),
+   * its restarts untouched, its preemption time in its history. Stale ones change nothing: a victim
+   * that is not running or already stopping, or a preemptor that no longer waits.
+   *
+   * @return the ids of the victims now being stopped
+   */
+  ControlResult preempt(PreemptJobs c) {
+    var preempted = new ArrayList<Long>();
+    for (Preemption p : c.preemptions()) {
+      JobRecord victim = records.job(p.victimId());
+      JobRecord preemptor = records.job(p.preemptorId());
+      if (victim == null
+          || victim.state != JobState.RUNNING
+          || victim.requeueing
+          || victim.releasing
+          || preemptor == null
+          || preemptor.state != JobState.PENDING
+          || p.victimId() == p.preemptorId()) {
+        continue;
+      }
+      long atSec = CoreTime.sec(c.atMs());
+      var times = new ArrayList<Long>(victim.preemptedAtSec.size() + 1);
+      for (long t : victim.preemptedAtSec) {
+        times.add(Math.min(t, atSec)); // ascending even if a leader's clock stepped back
+      }
+      times.add(atSec);
+      while (times.size() > JobRecord.MAX_PREEMPTIONS_KEPT) {
+        times.removeFirst();
+      }
+      victim.preemptedAtSec = List.copyOf(times);
+      victim.preemptedBy = preemptor.id;
+      victim.lastPreemptedBy = preemptor.id;
+      victim.stopGraceSec = Math.max(0, c.graceSec());
+      victim.requeueing = true;
+      victim.requeues++;
+      victim.message =
+          "preempted by job "
+              + preemptor.id
+              + (p.detail() == null || p.detail().isBlank() ? "" : " (" + p.detail() + ")");
+      victim.nextEligibleMs = c.atMs();
+      victim.nextAvoidNodes = victim.avoidNodes;
+      completeRequeueWhenStopped(victim, c.atMs());
+      preempted.add(victim.id);
+    }
+    return ControlResult.ok(preempted);
+  }
+
+  // --- a task's end ---
+
+  /** What a failed task's end means for its job. */
+  private enum Failure {
+    /** The node refused the task: not the job's fault, so it is requeued without a restart. */
+    NODE_AT_FAULT,
+    /** The job restarts while it has restarts left, else it fails. */
+    RESTARTABLE,
+    /** The job fails. */
+    FINAL
+  }
+
+  /** A failed task's reason, as a {@link Failure}; null: it exited non-zero on its own. */
+  private static Failure failure(ExitReason reason) {
+    if (reason == null) {
+      return Failure.RESTARTABLE;
+    }
+    return switch (reason) {
+      case NODE_UNHEALTHY -> Failure.NODE_AT_FAULT;
+      case KILLED -> Failure.FINAL; // someone wanted it stopped
+      case TIME_LIMIT, LAUNCH_FAILED, OUTPUT_LIMIT -> Failure.RESTARTABLE;
+    };
+  }
+
+  ControlResult taskEnded(TaskEnded c) {
+    NodeRecord node = records.node(c.node());
+    JobRecord job = records.job(c.jobId());
+    if (node == null || node.epoch != c.epoch()) {
+      return ControlResult.conflict("stale epoch " + c.epoch() + " for node " + c.node());
+    }
+    if (job == null
+        || !job.holdsGpus()
+        || job.attempt != c.attempt()
+        || c.task() < 0
+        || c.task() >= job.placement.size()
+        || !job.placement.get(c.task()).node().equals(c.node())
+        || job.taskExits.get(c.task()) != null) {
+      return ControlResult.conflict("not a running task of the current attempt");
+    }
+    job.taskExits.set(c.task(), c.exitCode());
+    if (job.releasing) {
+      holdUntilStopped(job, c.atMs());
+      return ControlResult.OK;
+    }
+    if (job.requeueing) {
+      completeRequeueWhenStopped(job, c.atMs());
+      return ControlResult.OK;
+    }
+    boolean failed = c.exitCode() != 0 || c.reason() != null;
+    if (!failed) {
+      if (!job.taskExits.contains(null)) {
+        succeed(job, c.atMs());
+      }
+      return ControlResult.OK;
+    }
+    switch (failure(c.reason())) {
+      case NODE_AT_FAULT -> {
+        String why = "node " + c.node() + " is unhealthy: " + c.message();
+        requeue(job, c.atMs(), c.atMs(), why, c.node());
+      }
+      case RESTARTABLE -> {
+        if (job.restarts < job.request.maxRestarts()) {
+          restart(job, c);
+        } else {
+          fail(job, c);
+        }
+      }
+      case FINAL -> fail(job, c);
+    }
+    return ControlResult.OK;
+  }
+
+  /** Every task exited 0. */
+  private void succeed(JobRecord job, long atMs) {
+    finishInStore(job, atMs);
+    end(job, JobState.SUCCEEDED, atMs, 0, "all " + job.taskExits.size() + " tasks exited 0");
+    // It failed on some nodes and succeeded elsewhere: evidence against those nodes.
+    suspects.succeeded(job, atMs);
+  }
+
+  /** A task failed and the job has restarts left: the whole gang restarts, away from the node. */
+  private void restart(JobRecord job, TaskEnded c) {
+    job.restarts++;
+    job.failedOn = withNode(job.failedOn, c.node());
+    String why =
+        failureMessage(c, job) + "; restart " + job.restarts + " of " + job.request.maxRestarts();
+    requeue(job, c.atMs(), c.atMs(), why, c.node());
+  }
+
+  private void fail(JobRecord job, TaskEnded c) {
+    end(job, JobState.FAILED, c.atMs(), c.exitCode(), failureMessage(c, job));
+    holdUntilStopped(job, c.atMs());
+  }
+
+  private static List<String> withNode(List<String> nodeList, String node) {
+    if (nodeList.contains(node)) {
+      return nodeList;
+    }
+    var more = new ArrayList<>(nodeList);
+    more.add(node);
+    return List.copyOf(more);
+  }
+
+  /** A failed task's end, in words, for the job's message. */
+  private static String failureMessage(TaskEnded c, JobRecord job) {
+    String where = "task " + c.task() + " on node " + c.node();
+    String exited = where + " exited with code " + c.exitCode();
+    if (c.reason() == null) {
+      return exited;
+    }
+    return switch (c.reason()) {
+      case TIME_LIMIT ->
+          "time limit of " + job.request.timeLimitSec() + "s reached (" + where + ")";
+      case LAUNCH_FAILED -> "launch failed on node " + c.node() + ": " + c.message();
+      case OUTPUT_LIMIT -> where + " was stopped: its output passed the agent's limit";
+      case KILLED -> where + " was killed" + (c.message() == null ? "" : ": " + c.message());
+      case NODE_UNHEALTHY -> exited; // not reached: such a task requeues its job
+    };
+  }
+
+  // --- requeue and end ---
+
+  /**
+   * Starts a requeue: the job's tasks are stopped (the reconciler kills them), and once all have
+   * stopped it goes back to PENDING, eligible after the backoff and {@code safeAfterMs}, away from
+   * {@code failedNode} (none when null).
+   */
+  void requeue(JobRecord job, long atMs, long safeAfterMs, String why, String failedNode) {
+    job.requeueing = true;
+    job.requeues++;
+    job.message = "requeued: " + why;
+    job.nextEligibleMs = Math.max(safeAfterMs, atMs + backoffMs(job.id, job.requeues));
+    job.nextAvoidNodes =
+        failedNode == null ? job.avoidNodes : avoiding(job, job.avoidNodes, failedNode);
+    completeRequeueWhenStopped(job, atMs);
+  }
+
+  /** For a requeueing job: once every task has stopped, it is PENDING and queued again. */
+  void completeRequeueWhenStopped(JobRecord job, long atMs) {
+    if (job.taskExits.contains(null)) {
+      return;
+    }
+    finishInStore(job, atMs);
+    job.requeueing = false;
+    job.preemptedBy = 0;
+    job.stopGraceSec = -1;
+    job.eligibleMs = job.nextEligibleMs;
+    job.avoidNodes = job.nextAvoidNodes;
+    job.nextEligibleMs = 0;
+    job.nextAvoidNodes = List.of();
+    job.state = JobState.PENDING;
+    job.placement = List.of();
+    job.taskExits = new ArrayList<>();
+    gates.queue(job);
+  }
+
+  /**
+   * Exponential backoff with equal jitter: 2 s, 4 s, 8 s ... up to 5 minutes, each between half and
+   * all of that. The jitter is a hash of (job, requeue count), so every replica and every replay
+   * computes the same delay, and jobs requeued together do not restart in lockstep.
+   */
+  static long backoffMs(long jobId, int requeues) {
+    int n = Math.max(0, Math.min(requeues - 1, 20));
+    long ceiling = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS << n);
+    long half = ceiling / 2;
+    long mix = splitMix64(jobId * 0x9E3779B97F4A7C15L + requeues);
+    return half + Math.floorMod(mix, half + 1);
+  }
+
+  private static long splitMix64(long z) {
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    return z ^ (z >>> 31);
+  }
+
+  /**
+   * Places the job away from {@code node} from now on, unless that would leave too few nodes for
+   * its gang: a small cluster must not strand a job that some node could still run.
+   */
+  List<String> avoiding(JobRecord job, List<String> avoid, String node) {
+    if (avoid.contains(node) || job.request.excludeNodes().contains(node)) {
+      return avoid;
+    }
+    long usable =
+        records.nodes().stream()
+            .filter(
+                n ->
+                    n.registration != null
+                        && !n.name.equals(node)
+                        && !avoid.contains(n.name)
+                        && !job.request.excludeNodes().contains(n.name))
+            .count();
+    if (usable < job.request.tasks()) {
+      return avoid;
+    }
+    var more = new TreeSet<>(avoid);
+    more.add(node);
+    return List.copyOf(more);
+  }
+
+  /**
+   * For a job that just ended, or one already releasing: keeps its GPUs while any task has not
+   * reported its end, and frees them once all have.
+   */
+  void holdUntilStopped(JobRecord job, long atMs) {
+    if (job.taskExits.contains(null)) {
+      records.setReleasing(job, true);
+    } else {
+      records.setReleasing(job, false);
+      finishInStore(job, atMs);
+    }
+  }
+
+  /** The job's GPUs are free: in the store, and in the index of jobs holding GPUs. */
+  private void finishInStore(JobRecord job, long atMs) {
+    records.unindexHolding(job);
+    core.finish(job, atMs);
+  }
+
+  private void end(JobRecord job, JobState state, long atMs, Integer exitCode, String message) {
+    job.requeueing = false;
+    job.preemptedBy = 0;
+    job.state = state;
+    job.endMs = atMs;
+    job.exitCode = exitCode;
+    job.message = message;
+    records.ended(job);
+    changed.add(job.id);
+    gates.releaseArraySlot(job);
+  }
+}

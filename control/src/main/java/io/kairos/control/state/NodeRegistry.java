@@ -1,0 +1,159 @@
+package io.kairos.control.state;
+
+import io.kairos.control.state.ControlCommand.DrainNode;
+import io.kairos.control.state.ControlCommand.NodeDown;
+import io.kairos.control.state.ControlCommand.RegisterNode;
+import io.kairos.control.state.ControlCommand.ResumeNode;
+import io.kairos.protocol.JobState;
+import io.kairos.protocol.NodeState;
+import io.kairos.protocol.TaskPlacement;
+import io.kairos.protocol.agent.Registration;
+import java.util.List;
+
+/**
+ * The nodes' side: registrations and lease epochs, a node lost (down) or taken out of service
+ * (drained) and back (resumed), and what each does to the tasks there: tasks on a lost or
+ * re-registered node count as ended ({@link ControlState#LOST_EXIT_CODE}) and their jobs are
+ * requeued by the {@link JobLifecycle}'s rules. Owns the transitions of {@link NodeRecord}s (the
+ * evidence against a node is {@link Suspects}').
+ */
+final class NodeRegistry {
+  private final Records records;
+  private final CoreBridge core;
+  private final JobLifecycle lifecycle;
+  private final Suspects suspects;
+
+  /** Rebuilds the store and the gates from the records: the set of nodes changed. */
+  private final Runnable rebuild;
+
+  NodeRegistry(
+      Records records,
+      CoreBridge core,
+      JobLifecycle lifecycle,
+      Suspects suspects,
+      Runnable rebuild) {
+    this.records = records;
+    this.core = core;
+    this.lifecycle = lifecycle;
+    this.suspects = suspects;
+    this.rebuild = rebuild;
+  }
+
+  ControlResult register(RegisterNode c) {
+    Registration r = c.registration();
+    NodeRecord node = records.nodeOrNew(r.node());
+    // Tasks that ran there under the previous epoch died with that agent (a restarted agent
+    // kills its orphans before it registers): requeue their jobs, and let ended gangs free
+    // their GPUs once their other tasks have stopped.
+    String why = "node " + r.node() + " re-registered (agent restarted)";
+    loseTasksOn(r.node(), c.atMs(), c.atMs(), why);
+    if (node.registration != null && !sameResources(node.registration, r)) {
+      // The node came back with other GPUs, CPUs or memory: the placements there no longer
+      // describe it, so gangs still holding GPUs there let go of all of them now (their tasks
+      // elsewhere are killed, as for any ended job).
+      for (JobRecord job : records.jobsHoldingGpusOn(r.node())) {
+        for (int t = 0; t < job.taskExits.size(); t++) {
+          if (job.taskExits.get(t) == null) {
+            job.taskExits.set(t, ControlState.LOST_EXIT_CODE);
+          }
+        }
+        if (job.releasing) {
+          lifecycle.holdUntilStopped(job, c.atMs());
+        } else {
+          lifecycle.completeRequeueWhenStopped(job, c.atMs());
+        }
+      }
+    }
+    node.registration = r;
+    node.epoch = records.takeEpoch();
+    node.registeredMs = c.atMs();
+    if (node.state == NodeState.DOWN) {
+      node.state = NodeState.UP;
+      node.reason = null;
+    }
+    rebuild.run();
+    return ControlResult.ok(List.of(node.epoch));
+  }
+
+  private static boolean sameResources(Registration a, Registration b) {
+    return a.gpus().equals(b.gpus()) && a.cpus() == b.cpus() && a.memoryBytes() == b.memoryBytes();
+  }
+
+  ControlResult nodeDown(NodeDown c) {
+    NodeRecord node = records.node(c.node());
+    if (node == null) {
+      return ControlResult.notFound("no node " + c.node());
+    }
+    if (node.epoch != c.epoch() || node.state == NodeState.DOWN) {
+      return ControlResult.conflict("node " + c.node() + " re-registered or is already down");
+    }
+    node.state = NodeState.DOWN;
+    node.reason = c.reason();
+    node.epoch = records.takeEpoch(); // fences the lost agent: it must register again
+    core.cordon(c.node(), c.atMs(), true);
+    loseTasksOn(
+        c.node(), c.atMs(), c.safeAfterMs(), "node " + c.node() + " is down (" + c.reason() + ")");
+    return ControlResult.OK;
+  }
+
+  /**
+   * Every task on {@code nodeName} counts as ended (lost). Running jobs there are requeued, not
+   * before {@code safeAfterMs}; ended jobs still stopping free their GPUs once their tasks
+   * elsewhere have stopped too.
+   */
+  private void loseTasksOn(String nodeName, long atMs, long safeAfterMs, String why) {
+    for (JobRecord job : records.jobsHoldingGpusOn(nodeName)) {
+      for (TaskPlacement t : job.placement) {
+        if (t.node().equals(nodeName) && job.taskExits.get(t.task()) == null) {
+          job.taskExits.set(t.task(), ControlState.LOST_EXIT_CODE);
+        }
+      }
+      if (job.releasing) {
+        lifecycle.holdUntilStopped(job, atMs);
+      } else if (job.requeueing) {
+        job.nextEligibleMs = Math.max(job.nextEligibleMs, safeAfterMs);
+        job.nextAvoidNodes = lifecycle.avoiding(job, job.nextAvoidNodes, nodeName);
+        lifecycle.completeRequeueWhenStopped(job, atMs);
+      } else if (job.state == JobState.RUNNING) {
+        lifecycle.requeue(job, atMs, safeAfterMs, why, nodeName);
+      }
+    }
+  }
+
+  ControlResult drain(DrainNode c) {
+    NodeRecord node = records.node(c.node());
+    if (node == null) {
+      return ControlResult.notFound("no node " + c.node());
+    }
+    if (node.state == NodeState.UP) {
+      core.cordon(c.node(), c.atMs(), true);
+    }
+    if (node.state != NodeState.DOWN) {
+      node.state = NodeState.DRAINED;
+    }
+    node.reason = c.reason() == null || c.reason().isBlank() ? "drained by an admin" : c.reason();
+    if (c.requeue()) {
+      for (JobRecord job : records.jobsHoldingGpusOn(c.node())) {
+        if (job.state == JobState.RUNNING && !job.requeueing) {
+          lifecycle.requeue(
+              job, c.atMs(), c.atMs(), "node " + c.node() + " drained: " + node.reason, c.node());
+        }
+      }
+    }
+    return ControlResult.OK;
+  }
+
+  ControlResult resume(ResumeNode c) {
+    NodeRecord node = records.node(c.node());
+    if (node == null) {
+      return ControlResult.notFound("no node " + c.node());
+    }
+    if (node.state == NodeState.DRAINED) {
+      node.state = NodeState.UP;
+      node.reason = null;
+      suspects.forgive(node);
+      core.cordon(c.node(), c.atMs(), false);
+    }
+    return ControlResult.OK;
+  }
+}

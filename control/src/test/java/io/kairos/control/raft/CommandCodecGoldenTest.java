@@ -1,0 +1,170 @@
+package io.kairos.control.raft;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.kairos.control.api.ApiError;
+import io.kairos.control.api.Json;
+import io.kairos.control.state.ControlCommand;
+import io.kairos.control.state.ControlCommand.TaskEnded;
+import io.kairos.control.state.ControlState;
+import io.kairos.protocol.agent.ExitReason;
+import io.kairos.protocol.agent.Heartbeat;
+import io.kairos.protocol.agent.TaskReport;
+import io.kairos.protocol.agent.TaskStatus;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Old encodings still decode, to the byte: golden files in {@code src/test/resources/codec/},
+ * written by the controller before exit reasons became {@link ExitReason} (they were strings).
+ *
+ * <p>{@code exit-reasons.log}: one log entry per line (its JSON, without the format byte): two
+ * nodes, twelve jobs, and a task end with every exit reason and with none. {@code
+ * exit-reasons.results}: what applying each entry answered. {@code exit-reasons.snapshot.json}: the
+ * snapshot of the state after the whole log. The log and the snapshot must decode forever; if a
+ * command is deliberately made to do something else, the results and the snapshot are rewritten
+ * from a replay, and the log stays as it is.
+ */
+class CommandCodecGoldenTest {
+  private static final String LOG = "/codec/exit-reasons.log";
+  private static final String RESULTS = "/codec/exit-reasons.results";
+  private static final String SNAPSHOT = "/codec/exit-reasons.snapshot.json";
+
+  @Test
+  void everyLogEntryDecodesAndEncodesToTheSameBytes() {
+    for (String line : lines(LOG)) {
+      ControlCommand command = CommandCodec.decode(withFormat(line));
+      assertThat(json(CommandCodec.encode(command))).as("re-encoded").isEqualTo(line);
+    }
+  }
+
+  @Test
+  void theReasonsOfTodaysLogDecodeAsExitReasons() {
+    var reasons = new ArrayList<ExitReason>();
+    for (String line : lines(LOG)) {
+      if (CommandCodec.decode(withFormat(line)) instanceof TaskEnded t) {
+        reasons.add(t.reason());
+      }
+    }
+    var expected = new ArrayList<ExitReason>();
+    for (ExitReason r : ExitReason.values()) {
+      expected.add(r);
+      expected.add(r);
+    }
+    expected.add(null);
+    expected.add(null);
+    assertThat(reasons).containsExactlyInAnyOrderElementsOf(expected);
+  }
+
+  @Test
+  void theLogReplaysToTheSameResultsAndSnapshot() {
+    var state = new ControlState();
+    var results = new ArrayList<String>();
+    for (String line : lines(LOG)) {
+      results.add(
+          json(CommandCodec.encodeResult(state.apply(CommandCodec.decode(withFormat(line))))));
+    }
+    assertThat(results).containsExactlyElementsOf(lines(RESULTS));
+    assertThat(snapshotJson(state)).isEqualTo(goldenSnapshot());
+  }
+
+  @Test
+  void theSnapshotLoadsAndWritesTheSameBytes() throws IOException {
+    byte[] bytes = withFormat(goldenSnapshot());
+    ControlState loaded = ControlState.of(CommandCodec.readImage(new ByteArrayInputStream(bytes)));
+    assertThat(snapshotJson(loaded)).isEqualTo(goldenSnapshot());
+    assertThat(loaded.jobs()).hasSize(12);
+  }
+
+  /** The agent protocol: a task report as agents send it, with and without a reason. */
+  @Test
+  void aTaskReportKeepsItsWireForm() {
+    String killed =
+        "{\"jobId\":7,\"attempt\":2,\"task\":1,\"status\":\"EXITED\",\"exitCode\":143,"
+            + "\"reason\":\"KILLED\",\"message\":\"killed by the controller\","
+            + "\"startedAtMs\":1700000000000,\"endedAtMs\":1700000005000}";
+    String exited =
+        "{\"jobId\":7,\"attempt\":2,\"task\":1,\"status\":\"EXITED\",\"exitCode\":0,"
+            + "\"startedAtMs\":1700000000000,\"endedAtMs\":1700000005000}";
+    for (ExitReason r : ExitReason.values()) {
+      String body = killed.replace("KILLED", r.name());
+      TaskReport report = Json.read(body.getBytes(StandardCharsets.UTF_8), TaskReport.class);
+      assertThat(report.reason()).isEqualTo(r);
+      assertThat(report.status()).isEqualTo(TaskStatus.EXITED);
+      assertThat(Json.write(report)).isEqualTo(body);
+    }
+    TaskReport report = Json.read(exited.getBytes(StandardCharsets.UTF_8), TaskReport.class);
+    assertThat(report.reason()).isNull();
+    assertThat(Json.write(report)).isEqualTo(exited);
+  }
+
+  /** A reason no agent sends is bad input (400, naming the field), not a string passed along. */
+  @Test
+  void anUnknownReasonIsRefusedNamingTheField() {
+    String body =
+        "{\"node\":\"n1\",\"epoch\":1,\"waitMs\":0,\"tasks\":[{\"jobId\":7,\"attempt\":2,"
+            + "\"task\":1,\"status\":\"EXITED\",\"exitCode\":1,\"reason\":\"EXPLODED\"}]}";
+    assertThatThrownBy(() -> Json.read(body.getBytes(StandardCharsets.UTF_8), Heartbeat.class))
+        .isInstanceOfSatisfying(
+            ApiError.class,
+            e -> {
+              assertThat(e.status()).isEqualTo(400);
+              assertThat(e.field()).isEqualTo("tasks[0].reason");
+            });
+  }
+
+  // --- helpers ---
+
+  private static String snapshotJson(ControlState state) {
+    var out = new ByteArrayOutputStream();
+    try {
+      CommandCodec.writeImage(state.image(), out);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return json(out.toByteArray());
+  }
+
+  /** The golden snapshot's JSON (a trailing newline an editor may add is not part of it). */
+  private static String goldenSnapshot() {
+    return text(SNAPSHOT).strip();
+  }
+
+  private static byte[] withFormat(String json) {
+    byte[] body = json.getBytes(StandardCharsets.UTF_8);
+    byte[] out = new byte[body.length + 1];
+    out[0] = CommandCodec.FORMAT_JSON;
+    System.arraycopy(body, 0, out, 1, body.length);
+    return out;
+  }
+
+  /** The JSON after the format byte. */
+  private static String json(byte[] withFormat) {
+    assertThat(withFormat[0]).isEqualTo(CommandCodec.FORMAT_JSON);
+    return new String(withFormat, 1, withFormat.length - 1, StandardCharsets.UTF_8);
+  }
+
+  private static List<String> lines(String resource) {
+    return Arrays.stream(text(resource).split("\n")).filter(l -> !l.isEmpty()).toList();
+  }
+
+  private static String text(String resource) {
+    try (InputStream in =
+        Objects.requireNonNull(
+            CommandCodecGoldenTest.class.getResourceAsStream(resource), resource)) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
