@@ -1,5 +1,6 @@
 package io.kairos.protocol.agent;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.kairos.protocol.GpuDevice;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +14,8 @@ import java.util.Map;
  * @param nvlinkDomainSize GPUs per NVLink domain (equal to the GPU count when all share one)
  * @param logToken a secret the agent made for this registration: its log server accepts it as a
  *     bearer token, so any controller replica can fetch task logs; null to accept the join token
+ * @param runsOnlyAs null when the agent can start tasks as any account (it runs as root); else the
+ *     one Unix account it runs as, whose jobs alone it can run
  */
 public record Registration(
     String node,
@@ -25,7 +28,36 @@ public record Registration(
     String block,
     String rack,
     int nvlinkDomainSize,
-    String logToken) {
+    String logToken,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String runsOnlyAs) {
+
+  /** A registration of an agent that does not say which accounts it can run (before that field). */
+  public Registration(
+      String node,
+      String address,
+      List<GpuDevice> gpus,
+      int cpus,
+      long memoryBytes,
+      Map<String, String> labels,
+      String zone,
+      String block,
+      String rack,
+      int nvlinkDomainSize,
+      String logToken) {
+    this(
+        node,
+        address,
+        gpus,
+        cpus,
+        memoryBytes,
+        labels,
+        zone,
+        block,
+        rack,
+        nvlinkDomainSize,
+        logToken,
+        null);
+  }
 
   /** A registration whose log server accepts the join token. */
   public Registration(

@@ -1,5 +1,6 @@
 package io.kairos.protocol.agent;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
 import java.util.Map;
 
@@ -31,6 +32,8 @@ import java.util.Map;
  *     agent resolves; null for {@code stdout.log} in the task's directory
  * @param error where the task's stderr goes, as {@code output}; null for: the {@code output} file
  *     when there is one (as Slurm), else {@code stderr.log} in the task's directory
+ * @param runAs the Unix account the task runs as (the job owner's, resolved by the agent through
+ *     the node's NSS); null for the agent's own account (controllers before this field)
  */
 public record TaskAssignment(
     long jobId,
@@ -57,7 +60,64 @@ public record TaskAssignment(
     boolean barrier,
     int restarts,
     String output,
-    String error) {
+    String error,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String runAs) {
+
+  /** An assignment that runs as the agent's own account (controllers before {@code runAs}). */
+  public TaskAssignment(
+      long jobId,
+      int attempt,
+      int task,
+      int tasks,
+      List<String> nodes,
+      String name,
+      String user,
+      List<String> command,
+      Map<String, String> env,
+      String workdir,
+      List<Integer> gpus,
+      int cpus,
+      long memoryMb,
+      long timeLimitSec,
+      String masterAddr,
+      List<String> gpuUuids,
+      String killSignal,
+      long graceSec,
+      String warnSignal,
+      long warnBeforeSec,
+      String checkpointDir,
+      boolean barrier,
+      int restarts,
+      String output,
+      String error) {
+    this(
+        jobId,
+        attempt,
+        task,
+        tasks,
+        nodes,
+        name,
+        user,
+        command,
+        env,
+        workdir,
+        gpus,
+        cpus,
+        memoryMb,
+        timeLimitSec,
+        masterAddr,
+        gpuUuids,
+        killSignal,
+        graceSec,
+        warnSignal,
+        warnBeforeSec,
+        checkpointDir,
+        barrier,
+        restarts,
+        output,
+        error,
+        null);
+  }
 
   /** An assignment without output or error paths. */
   public TaskAssignment(
