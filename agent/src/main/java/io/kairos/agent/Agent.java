@@ -19,6 +19,7 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
@@ -55,8 +56,8 @@ import org.slf4j.LoggerFactory;
  * and at once on news.
  *
  * <p>Fencing on the agent's side: a ticker (every {@link #TICK}) enforces task limits and, when no
- * heartbeat has been accepted for longer than the lease, kills every task at once, since the
- * controller may already have given their GPUs to others.
+ * heartbeat has been accepted for longer than the lease ({@link Lease}), kills every task at once,
+ * since the controller may already have given their GPUs to others.
  *
  * <p>Time for leases and limits comes from the injected {@link InstantSource}; jitter from the
  * injected {@link RandomGenerator}, which only the loop thread uses. Pacing and backoff waits are
@@ -87,12 +88,7 @@ public final class Agent implements AutoCloseable {
   private Thread loop;
   private volatile String address;
 
-  // Lease, guarded by this.
-  private long epoch;
-  private long heartbeatIntervalMs;
-  private long leaseMs;
-  private Instant renewedAt;
-  private boolean leaseLapsed;
+  private final Lease lease = new Lease();
 
   // Retry state, used by the loop thread only.
   private int failures;
@@ -129,33 +125,7 @@ public final class Agent implements AutoCloseable {
             new ProcessLauncher(),
             clock,
             wakeup::signal,
-            new TaskHooks() {
-              // The isolation opens in start(); no task arrives before that.
-              @Override
-              public List<String> healthProblems() {
-                return isolation.healthProblems();
-              }
-
-              @Override
-              public LaunchSpec isolate(LaunchSpec spec, TaskAssignment a) throws IOException {
-                return isolation.isolate(spec, a);
-              }
-
-              @Override
-              public void started(TaskKey key, Process process) {
-                isolation.started(key, process);
-              }
-
-              @Override
-              public void forceKilled(TaskKey key) {
-                isolation.forceKilled(key);
-              }
-
-              @Override
-              public void ended(TaskKey key) {
-                isolation.ended(key);
-              }
-            });
+            new ForwardingHooks(() -> isolation)); // opened in start(), before any task
   }
 
   /**
@@ -248,8 +218,8 @@ public final class Agent implements AutoCloseable {
   }
 
   /** The current lease epoch; 0 before the first registration. */
-  public synchronized long epoch() {
-    return epoch;
+  public long epoch() {
+    return lease.epoch();
   }
 
   /** Every task held, as the next heartbeat will report them. */
@@ -316,7 +286,7 @@ public final class Agent implements AutoCloseable {
     long reported = -1;
     while (!stopping) {
       long version = table.version();
-      long waitMs = version == reported ? longPollMs() : 0;
+      long waitMs = version == reported ? lease.longPollMs(config.heartbeatWaitMs()) : 0;
       long sentAtNanos = System.nanoTime();
       Instant sentAt = clock.instant();
       List<String> problems = health.latest();
@@ -341,8 +311,9 @@ public final class Agent implements AutoCloseable {
         retryAfter(outcome.get());
         continue;
       }
-      renewed(sentAt);
-      isolation.renewed(sentAtNanos, leaseMs(), epoch());
+      lease.renewed(sentAt);
+      redirects = 0;
+      isolation.renewed(sentAtNanos, lease.leaseMs(), epoch());
       reported = version;
       if (reply.fenced()) {
         fenced();
@@ -354,7 +325,8 @@ public final class Agent implements AutoCloseable {
       // A long poll that came back early without news, or a periodic heartbeat: wait for the
       // rest of the period (or news) so that a controller that does not hold replies is not
       // flooded. After a news heartbeat (waitMs 0), the long poll follows at once.
-      long gapMs = waitMs > 0 ? waitMs : config.heartbeatWaitMs() == 0 ? heartbeatIntervalMs() : 0;
+      long gapMs =
+          waitMs > 0 ? waitMs : config.heartbeatWaitMs() == 0 ? lease.heartbeatIntervalMs() : 0;
       pace(sentAtNanos, gapMs, version);
     }
   }
@@ -490,47 +462,17 @@ public final class Agent implements AutoCloseable {
 
   // ---- lease ----
 
-  private synchronized void registered(Registered registered, Instant sentAt) {
-    epoch = registered.epoch();
-    heartbeatIntervalMs = registered.heartbeatIntervalMs();
-    leaseMs = registered.leaseMs();
-    renewedAt = sentAt;
-    leaseLapsed = false;
+  private void registered(Registered registered, Instant sentAt) {
+    lease.registered(registered, sentAt);
     failures = 0;
     redirects = 0;
     log.info(
         "agent {} registered with {}: epoch {}, heartbeat every {} ms, lease {} ms",
         config.nodeName(),
         client.current(),
-        epoch,
-        heartbeatIntervalMs,
-        leaseMs);
-  }
-
-  /** A heartbeat sent at {@code sentAt} was accepted: the controller renewed the lease then. */
-  private synchronized void renewed(Instant sentAt) {
-    if (renewedAt == null || sentAt.isAfter(renewedAt)) {
-      renewedAt = sentAt;
-    }
-    leaseLapsed = false;
-    redirects = 0;
-  }
-
-  private synchronized long leaseMs() {
-    return leaseMs;
-  }
-
-  private synchronized long heartbeatIntervalMs() {
-    return heartbeatIntervalMs > 0 ? heartbeatIntervalMs : 1_000;
-  }
-
-  /**
-   * How long the controller may hold a heartbeat: the configured wait, but never longer than the
-   * interval, nor a third of the lease (a reply held longer would let the lease lapse here).
-   */
-  private synchronized long longPollMs() {
-    long wait = Math.min(config.heartbeatWaitMs(), heartbeatIntervalMs());
-    return leaseMs > 0 ? Math.min(wait, leaseMs / 3) : wait;
+        registered.epoch(),
+        registered.heartbeatIntervalMs(),
+        registered.leaseMs());
   }
 
   /**
@@ -558,17 +500,11 @@ public final class Agent implements AutoCloseable {
   }
 
   private void checkLease() {
-    long lapsedAfterMs;
-    synchronized (this) {
-      if (renewedAt == null || leaseLapsed || leaseMs <= 0) {
-        return;
-      }
-      if (!clock.instant().isAfter(renewedAt.plusMillis(leaseMs))) {
-        return;
-      }
-      leaseLapsed = true;
-      lapsedAfterMs = leaseMs;
+    OptionalLong lapsed = lease.lapse(clock);
+    if (lapsed.isEmpty()) {
+      return;
     }
+    long lapsedAfterMs = lapsed.getAsLong();
     log.error(
         "agent {}: LEASE EXPIRED: no heartbeat accepted for more than {} ms; killing every task"
             + " (the controller may have given their GPUs away)",

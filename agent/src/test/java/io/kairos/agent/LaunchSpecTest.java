@@ -7,11 +7,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import io.kairos.protocol.agent.TaskAssignment;
+import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -479,14 +483,62 @@ class LaunchSpecTest {
         .withMessageStartingWith(field);
   }
 
+  /** Linux's number for each signal a job may choose: the list and this table must agree. */
+  static final Map<String, Integer> SIGNAL_NUMBERS =
+      Map.of("TERM", 15, "INT", 2, "HUP", 1, "QUIT", 3, "USR1", 10, "USR2", 12);
+
+  /**
+   * Each signal on the list, as a job's kill and warning signal: the spec is built, the task starts
+   * from it, and the launcher's {@code signal} with that name reaches the task as that signal (the
+   * task traps every signal on the list and notes which one came). A signal this JVM ignores cannot
+   * be trapped by its children (it is inherited as ignored), so it is only built and started; only
+   * HUP, INT and QUIT are ignored by the ways tests are usually started (nohup, a background job).
+   */
   @Test
-  void everySignalOnTheListCanBeLaunched() {
-    var a = Assignments.assignment(5, "true");
+  void everySignalOnTheListCanBeLaunched(@TempDir Path dataDir)
+      throws IOException, InterruptedException {
+    assertThat(SIGNAL_NUMBERS.keySet())
+        .containsExactlyInAnyOrderElementsOf(ProcessLauncher.SIGNALS);
+    var traps = new StringBuilder();
     for (String signal : ProcessLauncher.SIGNALS) {
-      assertThat(LaunchSpec.of(Assignments.withKillSignal(a, signal, 0), "n1", DATA, Map.of()))
-          .isNotNull();
-      assertThat(LaunchSpec.of(Assignments.withWarning(a, signal, 60), "n1", DATA, Map.of()))
-          .isNotNull();
+      traps.append("trap 'echo ").append(signal).append(" >> got.txt; exit 0' ").append(signal);
+      traps.append("; ");
     }
+    var launcher = new ProcessLauncher();
+    var delivered = new ArrayList<String>();
+    var ignored = new ArrayList<String>();
+    long jobId = 500;
+    for (String signal : ProcessLauncher.SIGNALS) {
+      var a =
+          Assignments.withWarning(
+              Assignments.withKillSignal(
+                  Assignments.script(++jobId, traps + "touch ready; while :; do sleep 0.1; done"),
+                  signal,
+                  0),
+              signal,
+              60);
+      var spec = LaunchSpec.of(a, "n1", dataDir, Map.of("PATH", System.getenv("PATH")));
+      Process task = launcher.start(spec);
+      try {
+        Processes.awaitFile(spec.taskDir().resolve("ready"));
+        if (Processes.ignoredByThisJvm(SIGNAL_NUMBERS.get(signal))) {
+          ignored.add(signal);
+          continue;
+        }
+        launcher.signal(task.toHandle(), a.killSignal());
+        assertThat(task.waitFor(Processes.PROCESS_WAIT.toSeconds(), TimeUnit.SECONDS))
+            .as("SIG%s ends the task through its trap", signal)
+            .isTrue();
+        assertThat(task.exitValue()).as("SIG%s: the trap's exit", signal).isZero();
+        assertThat(Processes.lines(spec.taskDir().resolve("got.txt")))
+            .as("the signal the task got")
+            .containsExactly(signal);
+        delivered.add(signal);
+      } finally {
+        launcher.forceKill(task.toHandle(), List.of());
+      }
+    }
+    assertThat(ignored).as("signals ignored by this JVM").isSubsetOf("HUP", "INT", "QUIT");
+    assertThat(delivered).contains("TERM", "USR1", "USR2");
   }
 }

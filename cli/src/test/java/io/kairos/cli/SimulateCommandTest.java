@@ -390,20 +390,47 @@ class SimulateCommandTest {
             "fcfs,2,10,100,105,90,n0");
   }
 
+  /**
+   * Four one-GPU nodes in two racks (n0 n1, n2 n3). Job 1 takes one GPU; job 2 needs two. Topology
+   * placement keeps job 2 inside the rack that still has two free GPUs; first fit takes the next
+   * free nodes in order, n1 and n2, across the racks.
+   */
   @Test
   void placementStrategyIsChosenAndCheckedByName() throws IOException {
-    kairos(
-            "simulate",
-            "--trace",
-            csv().toString(),
-            "--cluster",
-            "4x8",
-            "--placement",
-            "first-fit",
-            "--comm-model")
-        .assertOk();
+    var file = write("spread.csv", "id,submit_s,gpus,duration_s\n1,0,1,1000\n2,10,2,100\n");
+    var topology = dir.resolve("topology-jobs.csv");
+    var firstFit = dir.resolve("first-fit-jobs.csv");
+    for (var run : List.of(List.of("topology", topology), List.of("first-fit", firstFit))) {
+      kairos(
+              "simulate",
+              "--trace",
+              file.toString(),
+              "--cluster",
+              "4x1",
+              "--rack-size",
+              "2",
+              "--policy",
+              "fcfs",
+              "--placement",
+              run.get(0).toString(),
+              "--jobs-out",
+              run.get(1).toString(),
+              "--no-timing")
+          .assertOk();
+    }
+
+    assertThat(Files.readAllLines(topology))
+        .containsExactly(
+            "policy,id,submit_s,start_s,end_s,wait_s,nodes",
+            "fcfs,1,0,0,1000,0,n0",
+            "fcfs,2,10,10,110,0,n2 n3");
+    assertThat(Files.readAllLines(firstFit))
+        .containsExactly(
+            "policy,id,submit_s,start_s,end_s,wait_s,nodes",
+            "fcfs,1,0,0,1000,0,n0",
+            "fcfs,2,10,10,110,0,n1 n2");
     kairos("simulate", "--trace", csv().toString(), "--cluster", "4x8", "--placement", "random")
-        .assertUsageError("--placement");
+        .assertUsageError("--placement", "random", "topology or first-fit");
   }
 
   @Test

@@ -15,16 +15,13 @@ import io.kairos.core.sched.Policy;
 import io.kairos.core.sched.SchedulingPass;
 import io.kairos.core.state.ClusterStore;
 import io.kairos.core.state.Reducer;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.PriorityQueue;
 
 /**
  * Drives the scheduler the way the controller and the simulator do, on a manual clock: it owns a
@@ -46,7 +43,8 @@ import java.util.PriorityQueue;
  * Jobs may be submitted for a later arrival time ({@link #submitAt}); arrivals must be submitted in
  * time order. At one instant, finishes are applied before arrivals, and both before a pass. A job
  * may be held until a later eligible time ({@link #submitAt(long, JobSpec, long, long)}, {@link
- * Jobs.Builder#eligibleAt}); the event loop runs a pass when it becomes eligible.
+ * Jobs.Builder#eligibleAt}); the event loop runs a pass when it becomes eligible. What the harness
+ * knows about each job is its {@link JobRecord}; what is still to happen, its {@link Timeline}.
  *
  * <p>Failures are {@link AssertionError}s whose message starts with the seed, the policy and the
  * time, so a generated case can be replayed.
@@ -60,111 +58,6 @@ public final class SchedulerHarness {
     RUNNING,
     FINISHED,
     CANCELLED
-  }
-
-  /** Everything the harness knows about one job. Read-only to tests. */
-  public static final class JobRecord {
-    private final JobId id;
-    private final JobSpec spec;
-    private final long submitSec;
-    private final long eligibleSec;
-    private final long runtimeSec;
-    private JobState state = JobState.ARRIVING;
-    private long startSec = -1;
-    private long finishSec = -1;
-    private Placement placement;
-    private Decision.Reserve firstReservation;
-    private long firstReservedAtSec = -1;
-    private Decision.Reserve lastReservation;
-    private int reservationCount;
-
-    private JobRecord(JobId id, JobSpec spec, long submitSec, long eligibleSec, long runtimeSec) {
-      this.id = id;
-      this.spec = spec;
-      this.submitSec = submitSec;
-      this.eligibleSec = eligibleSec;
-      this.runtimeSec = runtimeSec;
-    }
-
-    public JobId id() {
-      return id;
-    }
-
-    public JobSpec spec() {
-      return spec;
-    }
-
-    public long submitSec() {
-      return submitSec;
-    }
-
-    public long runtimeSec() {
-      return runtimeSec;
-    }
-
-    /** When it may start: its submission unless it was held ({@code Job.eligibleSec()}). */
-    public long eligibleSec() {
-      return eligibleSec;
-    }
-
-    public JobState state() {
-      return state;
-    }
-
-    /** When it started, or empty. */
-    public OptionalLong startSec() {
-      return startSec < 0 ? OptionalLong.empty() : OptionalLong.of(startSec);
-    }
-
-    public OptionalLong finishSec() {
-      return finishSec < 0 ? OptionalLong.empty() : OptionalLong.of(finishSec);
-    }
-
-    /** The placement it started on (with GPU masks), or null. */
-    public Placement placement() {
-      return placement;
-    }
-
-    /** The first reservation a committed pass gave it, or null. */
-    public Decision.Reserve firstReservation() {
-      return firstReservation;
-    }
-
-    /** When the pass that gave the first reservation ran, or -1. */
-    public long firstReservedAtSec() {
-      return firstReservedAtSec;
-    }
-
-    public Decision.Reserve lastReservation() {
-      return lastReservation;
-    }
-
-    /** In how many committed passes it got a reservation. */
-    public int reservationCount() {
-      return reservationCount;
-    }
-
-    @Override
-    public String toString() {
-      return "job "
-          + id
-          + " "
-          + state
-          + " gang="
-          + spec.gang()
-          + " limit="
-          + spec.timeLimitSec()
-          + " runtime="
-          + runtimeSec
-          + " submit="
-          + submitSec
-          + (eligibleSec > submitSec ? " eligible=" + eligibleSec : "")
-          + (spec.hasExclusions() ? " exclude=" + spec.excludedNodes() : "")
-          + (startSec >= 0 ? " start=" + startSec : "")
-          + (firstReservation != null
-              ? " firstReserve=" + firstReservation.startSec() + "@" + firstReservedAtSec
-              : "");
-    }
   }
 
   /** Called with every pass the harness runs, before anything is committed. */
@@ -184,15 +77,7 @@ public final class SchedulerHarness {
   private RuntimeModel runtimes = RuntimeModel.EXPLICIT;
   private long nextId = 1;
   private final Map<JobId, JobRecord> jobs = new LinkedHashMap<>();
-  private final ArrayDeque<JobRecord> arrivals = new ArrayDeque<>();
-  private final PriorityQueue<JobRecord> finishes =
-      new PriorityQueue<>(
-          Comparator.comparingLong((JobRecord r) -> r.startSec + r.runtimeSec)
-              .thenComparing(JobRecord::id));
-  // Pending jobs held until a later time: the loop runs a pass when each becomes eligible.
-  private final PriorityQueue<JobRecord> holds =
-      new PriorityQueue<>(
-          Comparator.comparingLong((JobRecord r) -> r.eligibleSec).thenComparing(JobRecord::id));
+  private final Timeline timeline = new Timeline();
   private final List<PassListener> listeners = new ArrayList<>();
   private final List<Command> log = new ArrayList<>();
   private int passes;
@@ -304,7 +189,7 @@ public final class SchedulerHarness {
   public Map<JobId, Long> startTimes() {
     var m = new LinkedHashMap<JobId, Long>();
     for (var r : jobs.values()) {
-      m.put(r.id, r.startSec);
+      m.put(r.id(), r.startSec().orElse(-1));
     }
     return m;
   }
@@ -312,7 +197,7 @@ public final class SchedulerHarness {
   /** Jobs that have not finished (arriving, pending or running). */
   public List<JobRecord> unfinished() {
     return jobs.values().stream()
-        .filter(r -> r.state != JobState.FINISHED && r.state != JobState.CANCELLED)
+        .filter(r -> r.state() != JobState.FINISHED && r.state() != JobState.CANCELLED)
         .toList();
   }
 
@@ -361,13 +246,13 @@ public final class SchedulerHarness {
     if (atSec < nowSec) {
       throw new IllegalArgumentException(context() + ": arrival " + atSec + " is in the past");
     }
-    if (!arrivals.isEmpty() && atSec < arrivals.peekLast().submitSec) {
+    if (atSec < timeline.lastArrivalSec()) {
       throw new IllegalArgumentException(
           context()
               + ": arrivals must be submitted in time order, "
               + atSec
               + " after "
-              + arrivals.peekLast().submitSec);
+              + timeline.lastArrivalSec());
     }
     long runtime =
         runtimes == RuntimeModel.TIME_LIMIT || runtimeSec < 0 ? spec.timeLimitSec() : runtimeSec;
@@ -377,13 +262,13 @@ public final class SchedulerHarness {
     }
     var record =
         new JobRecord(JobId.of(nextId++), spec, atSec, Math.max(atSec, eligibleSec), runtime);
-    jobs.put(record.id, record);
-    if (atSec == nowSec && arrivals.isEmpty()) {
+    jobs.put(record.id(), record);
+    if (atSec == nowSec && timeline.noArrivalsWaiting()) {
       arrive(record);
     } else {
-      arrivals.addLast(record);
+      timeline.arriveLater(record);
     }
-    return record.id;
+    return record.id();
   }
 
   /** Submits every generated arrival (sorted by time) and returns their ids in order. */
@@ -405,10 +290,7 @@ public final class SchedulerHarness {
     var record = job(id);
     var placement = Placement.of(new int[] {node}, new int[] {gpus}, new long[] {gpuMask});
     apply(new Command.StartJob(nowSec, id, placement), "occupy " + id);
-    record.state = JobState.RUNNING;
-    record.startSec = nowSec;
-    record.placement = placement;
-    finishes.add(record);
+    started(record, placement);
     check("occupy " + id);
     return id;
   }
@@ -442,20 +324,11 @@ public final class SchedulerHarness {
     for (Decision.Start s : result.starts()) {
       var record = job(s.job());
       apply(new Command.StartJob(nowSec, s.job(), s.placement()), "start " + s);
-      record.state = JobState.RUNNING;
-      record.startSec = nowSec;
-      record.placement = s.placement();
-      finishes.add(record);
+      started(record, s.placement());
       check("start " + s);
     }
     for (Decision.Reserve r : result.reservations()) {
-      var record = job(r.job());
-      if (record.firstReservation == null) {
-        record.firstReservation = r;
-        record.firstReservedAtSec = nowSec;
-      }
-      record.lastReservation = r;
-      record.reservationCount++;
+      job(r.job()).reserved(r, nowSec);
     }
     return this;
   }
@@ -470,15 +343,14 @@ public final class SchedulerHarness {
   /** Cancels a pending or running job through the reducer. */
   public SchedulerHarness cancel(JobId id) {
     var record = job(id);
-    if (record.state == JobState.ARRIVING) {
+    if (record.state() == JobState.ARRIVING) {
       throw new IllegalStateException(context() + ": job " + id + " has not arrived yet");
     }
     apply(new Command.CancelJob(nowSec, id, "test"), "cancel " + id);
-    if (record.state == JobState.RUNNING) {
-      finishes.remove(record);
+    if (record.state() == JobState.RUNNING) {
+      timeline.stopped(record);
     }
-    record.state = JobState.CANCELLED;
-    record.finishSec = nowSec;
+    record.ended(JobState.CANCELLED, nowSec);
     check("cancel " + id);
     return this;
   }
@@ -537,13 +409,13 @@ public final class SchedulerHarness {
   public SchedulerHarness runUntilStarted(JobId id) {
     applyDueEvents();
     var record = job(id);
-    for (int steps = 0; record.startSec < 0; steps++) {
+    for (int steps = 0; record.startSec().isEmpty(); steps++) {
       if (steps > MAX_LOOP_STEPS) {
         throw new AssertionError(context() + ": event loop did not settle");
       }
       step();
       long next = nextEventSec();
-      if (record.startSec >= 0 || next == NONE) {
+      if (record.startSec().isPresent() || next == NONE) {
         break;
       }
       nowSec = next;
@@ -557,44 +429,39 @@ public final class SchedulerHarness {
    * {@link Long#MAX_VALUE}.
    */
   public long nextEventSec() {
-    while (!holds.isEmpty()
-        && (holds.peek().state != JobState.PENDING || holds.peek().eligibleSec <= nowSec)) {
-      holds.poll(); // started, cancelled or already eligible: nothing left to wait for
-    }
-    long next = holds.isEmpty() ? NONE : holds.peek().eligibleSec;
-    if (!finishes.isEmpty()) {
-      var f = finishes.peek();
-      next = Math.min(next, f.startSec + f.runtimeSec);
-    }
-    if (!arrivals.isEmpty()) {
-      next = Math.min(next, arrivals.peekFirst().submitSec);
-    }
-    return next;
+    return timeline.nextEventSec(nowSec);
   }
 
   // ---------------------------------------------------------------- internals
 
   private void applyDueEvents() {
-    while (!finishes.isEmpty() && finishes.peek().startSec + finishes.peek().runtimeSec <= nowSec) {
-      var record = finishes.poll();
-      apply(new Command.FinishJob(nowSec, record.id, 0), "finish " + record.id);
-      record.state = JobState.FINISHED;
-      record.finishSec = nowSec;
-      check("finish " + record.id);
+    for (var record = timeline.pollFinish(nowSec);
+        record != null;
+        record = timeline.pollFinish(nowSec)) {
+      apply(new Command.FinishJob(nowSec, record.id(), 0), "finish " + record.id());
+      record.ended(JobState.FINISHED, nowSec);
+      check("finish " + record.id());
     }
-    while (!arrivals.isEmpty() && arrivals.peekFirst().submitSec <= nowSec) {
-      arrive(arrivals.pollFirst());
+    for (var record = timeline.pollArrival(nowSec);
+        record != null;
+        record = timeline.pollArrival(nowSec)) {
+      arrive(record);
     }
   }
 
+  private void started(JobRecord record, Placement placement) {
+    record.started(nowSec, placement);
+    timeline.running(record);
+  }
+
   private void arrive(JobRecord record) {
-    var job = new Job(record.id, record.spec, record.submitSec, record.eligibleSec);
-    apply(new Command.SubmitJob(nowSec, job), "submit " + record.id);
-    record.state = JobState.PENDING;
-    if (record.eligibleSec > nowSec) {
-      holds.add(record);
+    var job = new Job(record.id(), record.spec(), record.submitSec(), record.eligibleSec());
+    apply(new Command.SubmitJob(nowSec, job), "submit " + record.id());
+    record.arrived();
+    if (record.eligibleSec() > nowSec) {
+      timeline.hold(record);
     }
-    check("submit " + record.id);
+    check("submit " + record.id());
   }
 
   /** Applies through the reducer; the caller updates its records, then calls {@link #check}. */
@@ -614,7 +481,7 @@ public final class SchedulerHarness {
     }
     if (store.runningCount() + store.pendingCount()
         != jobs.values().stream()
-            .filter(r -> r.state == JobState.RUNNING || r.state == JobState.PENDING)
+            .filter(r -> r.state() == JobState.RUNNING || r.state() == JobState.PENDING)
             .count()) {
       throw new AssertionError(context() + " after " + after + ": store and harness disagree");
     }

@@ -105,6 +105,12 @@ class FenceWatchdogTest {
     assertThat(watchdog.process()).hasValueSatisfying(h -> assertThat(h.isAlive()).isTrue());
   }
 
+  /**
+   * Two registrations under an expired lease, read in the same scan: the task is killed, and the
+   * pid that now belongs to another process (its start time differs) is not. The task's death and
+   * the fence record, written once the scan has gone through every registration, show that the
+   * stranger's registration was looked at.
+   */
   @Test
   void aPidWhoseStartTimeDoesNotMatchIsNotKilled() throws Exception {
     var lease = LeaseFile.forThisAgent(dataDir);
@@ -115,15 +121,17 @@ class FenceWatchdogTest {
         dataDir,
         new FenceFiles.Registration(
             "9-0-0", new ProcessRef(ref.pid(), ref.startTicks() - 1), List.of()));
+    Process task = spawn("sleep", "60");
+    lease.register(new TaskKey(9, 0, 1), task.toHandle(), Optional.empty());
     lease.expireNow(1);
     watchdog = FenceWatchdog.start(dataDir);
 
-    await()
-        .atMost(Duration.ofSeconds(5))
-        .until(() -> Files.exists(FenceFiles.watchdogFile(dataDir)));
-    Thread.sleep(700);
+    assertThat(task.waitFor(5, TimeUnit.SECONDS)).as("the registered task is killed").isTrue();
+    await().atMost(Duration.ofSeconds(2)).until(() -> Files.exists(FenceFiles.fencedFile(dataDir)));
+    String fenced = Files.readString(FenceFiles.fencedFile(dataDir));
+    assertThat(fenced).contains("9-0-1 pids [" + task.pid() + "]");
+    assertThat(fenced).doesNotContain("9-0-0").doesNotContain(Long.toString(stranger.pid()));
     assertThat(stranger.isAlive()).isTrue();
-    assertThat(FenceFiles.fencedFile(dataDir)).doesNotExist();
   }
 
   @Test

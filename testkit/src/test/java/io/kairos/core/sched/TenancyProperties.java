@@ -19,6 +19,7 @@ import io.kairos.core.tenancy.ResourceQuota;
 import io.kairos.core.tenancy.TenancyConfig;
 import io.kairos.core.tenancy.Tenants;
 import io.kairos.testkit.Clusters;
+import io.kairos.testkit.Coverage;
 import io.kairos.testkit.Jobs;
 import io.kairos.testkit.Properties;
 import io.kairos.testkit.SchedulerHarness;
@@ -28,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.stream.LongStream;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -45,10 +47,29 @@ import org.junit.jupiter.params.provider.MethodSource;
  *   <li><b>gang atomicity</b>: every start places the whole gang (all tasks) and every victim is a
  *       whole running job.
  * </ol>
+ *
+ * <p>Property 2 is checked only after a pass that preempts: {@link #preemptionsCameUp} fails when
+ * the generated cases stop producing such passes.
  */
 class TenancyProperties {
   private static final Resource GPU = Resource.gpu("gpu");
   private static final List<String> TWO_MODELS = List.of("A100", "H100");
+
+  static final Coverage COVERAGE = new Coverage("quotaHoldsAndPreemptionStartsThePreemptor");
+  static final String PREEMPTED = "a pass that preempted";
+  static final String STARTED_AFTER_VICTIMS = "a preemptor started once its victims stopped";
+  static final String BORROWED = "a queue over its nominal quota, checked against its limits";
+
+  /**
+   * Shares about half of what the generator gives over the 200 default seeds (in brackets), so that
+   * a generator that stops producing the case fails here and a small drift does not.
+   */
+  @AfterAll
+  static void preemptionsCameUp() {
+    COVERAGE.assertSeen(PREEMPTED, 0.2); // (47%)
+    COVERAGE.assertSeen(STARTED_AFTER_VICTIMS, 0.2); // (47%)
+    COVERAGE.assertSeen(BORROWED, 0.3); // (62%)
+  }
 
   static LongStream seeds() {
     return Properties.seeds();
@@ -57,10 +78,10 @@ class TenancyProperties {
   @ParameterizedTest(name = "seed {0}")
   @MethodSource("seeds")
   void quotaHoldsAndPreemptionStartsThePreemptor(long seed) {
-    Properties.check(seed, () -> run(seed));
+    Properties.check(seed, () -> run(seed, COVERAGE.run()));
   }
 
-  private static void run(long seed) {
+  private static void run(long seed, Coverage.Run coverage) {
     var random = new SplittableRandom(seed);
     int nodes = 2 + random.nextInt(5);
     int gpusPerNode = random.nextBoolean() ? 4 : 8;
@@ -119,10 +140,11 @@ class TenancyProperties {
         }
       }
       h.commit(pass);
-      checkQuota(h.store(), config, flavors, h.context());
+      checkQuota(h.store(), config, flavors, h.context(), coverage);
       if (pass.preemptions().isEmpty()) {
         continue;
       }
+      coverage.saw(PREEMPTED);
       JobId preemptor = pass.preemptions().getFirst().preemptor();
       var preempting = new HashMap<JobId, JobId>();
       for (Decision.Preempt p : pass.preemptions()) {
@@ -175,9 +197,10 @@ class TenancyProperties {
               "%s: preemptor %s starts once its victims %s stopped (pass %s)",
               h.context(), preemptor, preempting.keySet(), next.diagnosis())
           .anySatisfy(s -> assertThat(s.job()).isEqualTo(preemptor));
+      coverage.saw(STARTED_AFTER_VICTIMS);
       assertThat(next.preemptions()).as("no new preemption while one is under way").isEmpty();
       h.commit(next);
-      checkQuota(h.store(), config, flavors, h.context());
+      checkQuota(h.store(), config, flavors, h.context(), coverage);
     }
   }
 
@@ -248,7 +271,11 @@ class TenancyProperties {
 
   /** Recomputes quota usage per flavor from the running jobs' nodes and checks the limits. */
   static void checkQuota(
-      ClusterStore store, TenancyConfig config, List<Resource> flavors, String context) {
+      ClusterStore store,
+      TenancyConfig config,
+      List<Resource> flavors,
+      String context,
+      Coverage.Run coverage) {
     var ledger = new QuotaLedger(config);
     var snapshot = store.snapshot();
     var cluster = snapshot.cluster();
@@ -283,6 +310,9 @@ class TenancyProperties {
               .as("%s: queue %s (no cohort) within nominal %s", context, q.name(), flavor)
               .isLessThanOrEqualTo(quota.nominal());
           continue;
+        }
+        if (usage > quota.nominal()) {
+          coverage.saw(BORROWED);
         }
         if (quota.borrowingLimit() != null) {
           assertThat(usage)

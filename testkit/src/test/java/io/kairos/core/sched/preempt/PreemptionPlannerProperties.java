@@ -7,6 +7,7 @@ import io.kairos.core.model.RunningJob;
 import io.kairos.core.sched.place.GangPlacer;
 import io.kairos.core.sched.place.Ledger;
 import io.kairos.testkit.Clusters;
+import io.kairos.testkit.Coverage;
 import io.kairos.testkit.Generators;
 import io.kairos.testkit.Properties;
 import java.util.ArrayList;
@@ -14,6 +15,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.stream.LongStream;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -23,9 +25,27 @@ import org.junit.jupiter.params.provider.MethodSource;
  * unlisted job, is 1-minimal (dropping any victim leaves no room, by an oracle independent of the
  * placer), has no victim when none is needed; and no plan is returned only when even every allowed
  * candidate together would not make room. Replay one case with {@code -Dkairos.propertySeed=S}.
+ * {@link #everyKindOfAnswerCameUp} fails when the generated cases stop producing one of the three
+ * answers (no plan, a plan without victims, a plan with victims).
  */
 class PreemptionPlannerProperties {
   private static final long NOW = 1_000;
+
+  static final Coverage COVERAGE = new Coverage("plansAreValidMinimalAndRespectProtection");
+  static final String NO_PLAN = "no plan";
+  static final String NO_VICTIM_NEEDED = "a plan without victims";
+  static final String VICTIMS = "a plan with victims";
+
+  /**
+   * Shares about half of what the generator gives over the 200 default seeds (in brackets), so that
+   * a generator that stops producing the case fails here and a small drift does not.
+   */
+  @AfterAll
+  static void everyKindOfAnswerCameUp() {
+    COVERAGE.assertSeen(NO_PLAN, 0.15); // (32%)
+    COVERAGE.assertSeen(NO_VICTIM_NEEDED, 0.02); // (4%)
+    COVERAGE.assertSeen(VICTIMS, 0.3); // (63%)
+  }
 
   static LongStream seeds() {
     return Properties.seeds();
@@ -84,6 +104,7 @@ class PreemptionPlannerProperties {
     Properties.check(
         seed,
         () -> {
+          var coverage = COVERAGE.run();
           var planner = new PreemptionPlanner(cluster);
           var free = new Ledger(fx.store.snapshot(), NOW).now(0);
           var plan = planner.plan(free, gang, -1, excluded, true, candidates, NOW);
@@ -105,12 +126,14 @@ class PreemptionPlannerProperties {
                   .toList();
           boolean fitsAlready = PreemptionFixture.fits(fx.store, gang, excluded, List.of());
           if (plan.isEmpty()) {
+            coverage.saw(NO_PLAN);
             assertThat(PreemptionFixture.fits(fx.store, gang, excluded, allowed))
                 .as("no plan, yet every allowed candidate together makes room; %s", described)
                 .isFalse();
             return;
           }
           var victims = plan.get().victims();
+          coverage.saw(victims.isEmpty() ? NO_VICTIM_NEEDED : VICTIMS);
           if (fitsAlready) {
             assertThat(victims).as("fits without victims; %s", described).isEmpty();
           }

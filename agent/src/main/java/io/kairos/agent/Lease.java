@@ -1,0 +1,79 @@
+package io.kairos.agent;
+
+import io.kairos.protocol.agent.Registered;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.OptionalLong;
+
+/**
+ * The agent's side of its lease: the epoch and timings a registration gave, and when a heartbeat
+ * was last accepted. The loop renews it; the ticker asks whether it has lapsed ({@link #lapse}),
+ * once per lapse, so that the agent kills its tasks before the controller gives their GPUs away.
+ *
+ * <p>The lease counts from when the accepted request was <em>sent</em>: the controller renewed it
+ * no earlier, so the agent never believes in a lease the controller has already let go.
+ * Thread-safe.
+ */
+final class Lease {
+  private long epoch;
+  private long heartbeatIntervalMs;
+  private long leaseMs;
+  private Instant renewedAt;
+  private boolean lapsed;
+
+  /** A registration sent at {@code sentAt} was accepted: a new epoch and its timings. */
+  synchronized void registered(Registered registered, Instant sentAt) {
+    epoch = registered.epoch();
+    heartbeatIntervalMs = registered.heartbeatIntervalMs();
+    leaseMs = registered.leaseMs();
+    renewedAt = sentAt;
+    lapsed = false;
+  }
+
+  /** A heartbeat sent at {@code sentAt} was accepted: the controller renewed the lease then. */
+  synchronized void renewed(Instant sentAt) {
+    if (renewedAt == null || sentAt.isAfter(renewedAt)) {
+      renewedAt = sentAt;
+    }
+    lapsed = false;
+  }
+
+  /** The current epoch; 0 before the first registration. */
+  synchronized long epoch() {
+    return epoch;
+  }
+
+  synchronized long leaseMs() {
+    return leaseMs;
+  }
+
+  /** The heartbeat interval the controller asked for, or 1 s before it said. */
+  synchronized long heartbeatIntervalMs() {
+    return heartbeatIntervalMs > 0 ? heartbeatIntervalMs : 1_000;
+  }
+
+  /**
+   * How long the controller may hold a heartbeat: {@code heartbeatWaitMs}, but never longer than
+   * the interval, nor a third of the lease (a reply held longer would let the lease lapse here).
+   */
+  synchronized long longPollMs(long heartbeatWaitMs) {
+    long wait = Math.min(heartbeatWaitMs, heartbeatIntervalMs());
+    return leaseMs > 0 ? Math.min(wait, leaseMs / 3) : wait;
+  }
+
+  /**
+   * Whether the lease ran out by {@code clock}'s time since the last check: the lease's length in
+   * ms the first time it is seen lapsed, empty otherwise (not registered, still valid, or already
+   * reported until the next renewal).
+   */
+  synchronized OptionalLong lapse(InstantSource clock) {
+    if (renewedAt == null || lapsed || leaseMs <= 0) {
+      return OptionalLong.empty();
+    }
+    if (!clock.instant().isAfter(renewedAt.plusMillis(leaseMs))) {
+      return OptionalLong.empty();
+    }
+    lapsed = true;
+    return OptionalLong.of(leaseMs);
+  }
+}
