@@ -578,7 +578,7 @@ public final class Simulator {
                   store.snapshot(),
                   t,
                   options.seed() * 1_000_003L + passes,
-                  tenantPass ? book.tenants() : null));
+                  tenantPass ? book.tenants() : Tenants.none()));
       if (nanoTime != null) {
         if (passes == passNanos.length) {
           passNanos = Arrays.copyOf(passNanos, passes * 2);

@@ -236,7 +236,7 @@ public final class SchedulerLoop implements Closeable {
         LOG.warn("could not commit {} starts: {}", decisions.size(), e.toString());
       }
     }
-    if (!result.preemptions().isEmpty() && in.tenants() != null) {
+    if (!result.preemptions().isEmpty()) {
       proposePreemptions(result.preemptions(), in.tenants().settings().graceSec(), nowMs);
     }
     return started;
@@ -266,8 +266,8 @@ public final class SchedulerLoop implements Closeable {
   }
 
   /**
-   * The snapshot and, with tenancy, the pass's {@link Tenants}; null when nothing waits. Runs under
-   * the read lock: O(running jobs) besides the snapshot.
+   * The snapshot and the pass's {@link Tenants} ({@link Tenants#none()} without a tenancy); null
+   * when nothing waits. Runs under the read lock: O(running jobs) besides the snapshot.
    */
   private Inputs inputs(ControlState s, long nowMs) {
     if (s.store() == null || s.store().pendingCount() == 0) {
@@ -275,7 +275,7 @@ public final class SchedulerLoop implements Closeable {
     }
     ClusterSnapshot snapshot = s.store().snapshot();
     if (tenancy.isEmpty()) {
-      return new Inputs(snapshot, null);
+      return new Inputs(snapshot, Tenants.none());
     }
     TenancySetup setup = tenancy.get();
     FairShareFactor fair = usage.update(s, capacity(snapshot.cluster()), nowMs / 1000);

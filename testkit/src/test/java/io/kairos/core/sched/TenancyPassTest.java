@@ -5,6 +5,8 @@ import static io.kairos.testkit.Scenario.reserved;
 import static io.kairos.testkit.Scenario.starts;
 import static io.kairos.testkit.Scenario.waits;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
 import io.kairos.core.fairshare.AccountTree;
 import io.kairos.core.fairshare.FairShareFactor;
@@ -13,6 +15,7 @@ import io.kairos.core.fairshare.UsageTracker;
 import io.kairos.core.model.JobId;
 import io.kairos.core.sched.preempt.PreemptionHistory;
 import io.kairos.core.sched.preempt.ProtectionPolicy;
+import io.kairos.core.state.ClusterStore;
 import io.kairos.core.tenancy.PreemptionPolicy;
 import io.kairos.core.tenancy.PreemptionPolicy.BorrowWithinCohort;
 import io.kairos.core.tenancy.PreemptionPolicy.ReclaimWithinCohort;
@@ -573,5 +576,45 @@ class TenancyPassTest {
             .check();
     assertThat(ample.pass().starts()).isEqualTo(plain.pass().starts());
     assertThat(ample.pass().reservations()).isEqualTo(plain.pass().reservations());
+  }
+
+  @Test
+  void noTenancyAdmitsEveryJobButATenancyOfNoQueuesAdmitsNone() {
+    // Tenants.none() is the single-tenant pass, not an enabled tenancy that happens to be empty.
+    var none =
+        Scenario.named("none")
+            .cluster(Clusters.oneRack(1, 8))
+            .tenants(Tenants.none())
+            .pending("j", Jobs.gpus(4).queue("a"))
+            .expect(starts("j"))
+            .check();
+    var noQueues =
+        Scenario.named("no queues")
+            .cluster(Clusters.oneRack(1, 8))
+            .tenants(tenants())
+            .pending("j", Jobs.gpus(4).queue("a"))
+            .expect(waits("j", Reason.QUOTA))
+            .check();
+    assertThat(none.pass().diagnosis().detail(0)).isEmpty();
+    assertThat(noQueues.pass().diagnosis().detail(0))
+        .hasValue("queue 'a' is not configured (fix: submit to one of [])");
+    assertThat(Tenants.none()).isNotEqualTo(tenants());
+  }
+
+  @Test
+  void aPassInputAlwaysCarriesATenancy() {
+    var snapshot = new ClusterStore(Clusters.oneRack(1, 8)).snapshot();
+    assertThat(new PassInput(snapshot, 0, 0).tenants()).isSameAs(Tenants.none());
+    assertThatNullPointerException().isThrownBy(() -> new PassInput(snapshot, 0, 0, null));
+    assertThatIllegalArgumentException()
+        .isThrownBy(
+            () ->
+                new Tenants(
+                    tenants(queue("a", null, 8)).config(),
+                    null,
+                    Map.of(),
+                    Map.of(),
+                    Tenants.Settings.DEFAULT,
+                    false));
   }
 }
