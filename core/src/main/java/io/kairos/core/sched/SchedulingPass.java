@@ -64,8 +64,8 @@ public final class SchedulingPass {
     var placer = new GangPlacer(cluster, placement);
     var profile = new AvailabilityProfile(snapshot, ledger, placer);
 
-    // Preemption plans place by topology, whatever the pass's own strategy.
-    var tenancy = TenancyStage.of(in.tenants(), snapshot, tenantIndex, PlacementStrategy.TOPOLOGY);
+    // Preemption plans place gangs with the pass's strategy, as the pass does.
+    var tenancy = TenancyStage.of(in.tenants(), snapshot, tenantIndex, placement);
     // 1. Order: priority, then (with tenancy) non-borrowing before borrowing and fair share, then
     // the policy's key, then job id; the starvation guards and (with tenancy) the preemptors whose
     // victims are stopping move to the front.
