@@ -4,6 +4,7 @@ import io.kairos.core.sched.PassInput;
 import io.kairos.core.sched.PassResult;
 import io.kairos.core.sched.Policy;
 import io.kairos.core.sched.SchedulingPass;
+import io.kairos.core.tenancy.Tenants;
 import java.util.Arrays;
 
 /**
@@ -37,7 +38,7 @@ public final class PassProbe {
         tenancy
             ? BenchTenancy.tenants(
                 snapshot.cluster(), BenchCluster.NOW_SEC, SchedulingPassBenchmark.STATE_SEED)
-            : null;
+            : Tenants.none();
     var input =
         new PassInput(snapshot, BenchCluster.NOW_SEC, SchedulingPassBenchmark.PASS_SEED, tenants);
     PassResult result = pass.run(input);

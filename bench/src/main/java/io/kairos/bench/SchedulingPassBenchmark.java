@@ -100,7 +100,7 @@ public class SchedulingPassBenchmark {
       pass = new SchedulingPass(p);
       Tenants tenants =
           "none".equals(store.tenancy)
-              ? null
+              ? Tenants.none()
               : BenchTenancy.tenants(store.snapshot.cluster(), BenchCluster.NOW_SEC, STATE_SEED);
       input = new PassInput(store.snapshot, BenchCluster.NOW_SEC, PASS_SEED, tenants);
       PassResult result = pass.run(input);

@@ -16,6 +16,7 @@ import io.kairos.core.sched.order.JobOrder;
 import io.kairos.core.sched.preempt.PreemptionHistory;
 import io.kairos.core.state.ClusterStore;
 import io.kairos.core.state.Reducer;
+import io.kairos.core.tenancy.Tenants;
 import io.kairos.sim.trace.TraceJob;
 import java.util.Arrays;
 import java.util.List;
@@ -264,7 +265,7 @@ final class EventLoop {
                 store.snapshot(),
                 t,
                 options.seed() * 1_000_003L + passes,
-                tenantPass ? book.tenants() : null));
+                tenantPass ? book.tenants() : Tenants.none()));
     if (nanoTime != null) {
       report.passTimed(nanoTime.getAsLong() - before);
     }

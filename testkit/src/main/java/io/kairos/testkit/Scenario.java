@@ -86,7 +86,7 @@ public final class Scenario {
   private final String name;
   private Cluster cluster = Clusters.oneRack(4, 1);
   private Policy policy = Policy.EASY;
-  private io.kairos.core.tenancy.Tenants tenants;
+  private io.kairos.core.tenancy.Tenants tenants = io.kairos.core.tenancy.Tenants.none();
   private final List<Entry> running = new ArrayList<>();
   private final List<Entry> pending = new ArrayList<>();
   private long passAtSec = -1;

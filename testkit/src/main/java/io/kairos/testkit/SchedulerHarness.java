@@ -71,7 +71,7 @@ public final class SchedulerHarness {
 
   private final ClusterStore store;
   private Policy policy = Policy.EASY;
-  private io.kairos.core.tenancy.Tenants tenants;
+  private io.kairos.core.tenancy.Tenants tenants = io.kairos.core.tenancy.Tenants.none();
   private long seed;
   private long nowSec;
   private RuntimeModel runtimes = RuntimeModel.EXPLICIT;
@@ -98,9 +98,12 @@ public final class SchedulerHarness {
     return this;
   }
 
-  /** Runs later passes with this tenancy (queues, quotas, fair share, preemption); null: none. */
+  /**
+   * Runs later passes with this tenancy (queues, quotas, fair share, preemption); {@code
+   * Tenants.none()} (the default): single-tenant.
+   */
   public SchedulerHarness tenants(io.kairos.core.tenancy.Tenants tenants) {
-    this.tenants = tenants;
+    this.tenants = java.util.Objects.requireNonNull(tenants, "tenants");
     return this;
   }
 

@@ -239,7 +239,7 @@ public final class SchedulerLoop implements Closeable {
         LOG.warn("could not commit {} starts: {}", decisions.size(), e.toString());
       }
     }
-    if (!result.preemptions().isEmpty() && in.tenants() != null) {
+    if (!result.preemptions().isEmpty()) {
       proposePreemptions(result.preemptions(), in.tenants().settings().graceSec(), nowMs);
     }
     return started;
@@ -269,8 +269,8 @@ public final class SchedulerLoop implements Closeable {
   }
 
   /**
-   * The snapshot and, with tenancy, the pass's {@link Tenants}; null when nothing waits. Runs under
-   * the read lock: O(running jobs) besides the snapshot.
+   * The snapshot and the pass's {@link Tenants} ({@link Tenants#none()} without a tenancy); null
+   * when nothing waits. Runs under the read lock: O(running jobs) besides the snapshot.
    */
   private Inputs inputs(ControlState s, long nowMs) {
     if (s.store() == null || s.store().pendingCount() == 0) {
@@ -278,7 +278,7 @@ public final class SchedulerLoop implements Closeable {
     }
     ClusterSnapshot snapshot = s.store().snapshot();
     if (tenancy.isEmpty()) {
-      return new Inputs(snapshot, null);
+      return new Inputs(snapshot, Tenants.none());
     }
     Tenancy setup = tenancy.get();
     FairShareFactor fair = usage.update(s, capacity(snapshot.cluster()), CoreTime.sec(nowMs));

@@ -3,11 +3,11 @@ package io.kairos.core.sched;
 import io.kairos.core.model.Job;
 import io.kairos.core.model.Placement;
 import io.kairos.core.sched.backfill.AvailabilityProfile;
-import io.kairos.core.sched.backfill.Reservation;
 import io.kairos.core.sched.order.PassOrder;
 import io.kairos.core.sched.place.GangPlacer;
 import io.kairos.core.sched.place.Ledger;
 import io.kairos.core.sched.place.PlacementStrategy;
+import io.kairos.core.sched.place.Reservation;
 import io.kairos.core.state.PendingJobs;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,11 +23,13 @@ import java.util.List;
  * pass, and placement success is monotone in capacity); and per-free-count node counts bound how
  * many tasks the free GPUs could hold at all.
  *
- * <p>Steps, as in DESIGN.md: 1. order; 2. admit by queue quota (with {@link
- * io.kairos.core.tenancy.Tenants} in the input; else every job is admitted); 3. place now,
- * respecting the reservations a job must not delay (quota is charged only with a placement, so no
- * job is admitted onto capacity that cannot hold it); 4. reserve for the first blocked jobs; 5.
- * preempt, for one blocked job whose queue allows it ({@link TenancyStage}).
+ * <p>Steps, as in DESIGN.md: 1. order; 2. admit by queue quota; 3. place now, respecting the
+ * reservations a job must not delay (quota is charged only with a placement, so no job is admitted
+ * onto capacity that cannot hold it); 4. reserve for the first blocked jobs; 5. preempt, for one
+ * blocked job whose queue allows it. The tenancy's part of steps 1, 2, 3 and 5 is a {@link
+ * TenancyStage}: {@link QueueTenancy} with queues, {@link TenancyStage#SINGLE_TENANT} for {@link
+ * io.kairos.core.tenancy.Tenants#none()} (every job admitted, nothing preempted), so the steps have
+ * one code path.
  *
  * <p>Two kinds of job are passed over before any of that, and hold back no other job (they are
  * never the head of the line, never get a reservation, never stop FCFS): a job held until a later
@@ -62,31 +64,18 @@ public final class SchedulingPass {
     var placer = new GangPlacer(cluster, placement);
     var profile = new AvailabilityProfile(snapshot, ledger, placer);
 
-    var tenants = in.tenants();
-    var stage = tenants == null ? null : new TenancyStage(tenants, snapshot, tenantIndex);
+    // Preemption plans place gangs with the pass's strategy, as the pass does.
+    var tenancy = TenancyStage.of(in.tenants(), snapshot, tenantIndex, placement);
     // 1. Order: priority, then (with tenancy) non-borrowing before borrowing and fair share, then
-    // the policy's key, then job id.
-    int[] order =
-        stage == null
-            ? PassOrder.sort(snapshot, policy.order(), now)
-            : PassOrder.sort(snapshot, policy.order(), now, stage.tiers());
+    // the policy's key, then job id; the starvation guards and (with tenancy) the preemptors whose
+    // victims are stopping move to the front.
+    int[] order = tenancy.sort(snapshot, policy.order(), now);
     var pending = snapshot.pendingJobs();
     policy
         .starvationGuard()
         .ifPresent(guard -> PassOrder.promoteOldest(order, pending, now, guard));
-    if (stage != null) {
-      var settings = tenants.settings();
-      if (settings.starvationGuard()) {
-        PassOrder.promoteOldestLarge(
-            order, pending, now, settings.starvationMinGpus(), settings.starvationMaxWaitSec());
-      }
-      stage.promotePreemptors(order);
-      if (stage.hasPreemptionsUnderWay()) {
-        // Victims free their GPUs within the grace period, not at their limits: the preemptor's
-        // reservation falls then, and backfill may not take what they free.
-        profile.stopping(tenants.preempting().keySet(), now + settings.graceSec());
-      }
-    }
+    tenancy.promote(order, now);
+    tenancy.markStopping(profile, now);
     int[] gpus = pending.gpus();
     long[] eligibleSec = pending.eligibleSec();
     var exclusions = new Exclusions(cluster, pending);
@@ -124,14 +113,14 @@ public final class SchedulingPass {
       }
       // 2. Admit: the queue's quota must admit it (on some GPU flavor); if not, it waits without
       // holding back any other job.
-      int flavorCount = stage == null ? 1 : stage.admit(slot, flavors);
+      int flavorCount = tenancy.admit(slot, flavors);
       if (flavorCount == 0) {
         reasons[rank] = (byte) Reason.QUOTA.ordinal();
         continue;
       }
-      boolean flavorChoice = stage != null && stage.needsFlavorChoice(slot);
+      boolean flavorChoice = tenancy.needsFlavorChoice(slot);
       if (flavorChoice) {
-        flavorCount = stage.everHolding(slot, flavors, flavorCount, exclusions.mask(slot));
+        flavorCount = tenancy.everHolding(slot, flavors, flavorCount, exclusions.mask(slot));
         if (flavorCount == 0) {
           reasons[rank] = (byte) Reason.NEVER_FITS.ordinal();
           continue;
@@ -161,15 +150,11 @@ public final class SchedulingPass {
                   pending, slot, excluded, ledger, placer, flavors, flavorCount, starts);
       if (reason == null) {
         reasons[rank] = -1;
-        if (stage != null) {
-          stage.started(slot, starts.getLast().placement());
-        }
+        tenancy.started(slot, starts.getLast().placement());
         continue;
       }
       blocked = true;
-      if (stage != null) {
-        stage.hold(slot, flavors[0]);
-      }
+      tenancy.hold(slot, flavors[0]);
       Job job = pending.jobs()[slot];
       // 4. Reserve: the first blocked jobs get reservations; later jobs must not delay them.
       // Past the first, a reservation is only computed while it can still constrain a start.
@@ -187,41 +172,11 @@ public final class SchedulingPass {
       }
       reasons[rank] = (byte) reason.ordinal();
     }
-    if (stage == null) {
-      return new PassResult(starts, reserves, new Diagnosis(pending.jobs(), order, reasons));
-    }
     // 5. Preempt: for the first blocked job that preemption can start, if its queue allows it.
-    List<Decision.Preempt> preemptions = stage.preempt(order, reasons, snapshot, ledger, now);
-    var preemptor = preemptions.isEmpty() ? null : preemptions.getFirst().preemptor();
-    if (preemptor != null || stage.hasPreemptionsUnderWay()) {
-      long[] ids = pending.ids();
-      for (int rank = 0; rank < n; rank++) {
-        long id = ids[order[rank]];
-        if (reasons[rank] >= 0
-            && ((preemptor != null && id == preemptor.value()) || stage.isWaitingForVictims(id))) {
-          reasons[rank] = (byte) Reason.PREEMPTING.ordinal();
-        }
-      }
-    }
-    Diagnosis.Details details =
-        (rank, reason) -> {
-          Job job = pending.jobs()[order[rank]];
-          return switch (reason) {
-            case QUOTA -> stage.quotaDetail(order[rank]);
-            case PREEMPTING ->
-                job.id().equals(preemptor)
-                    ? "waits for job"
-                        + (preemptions.size() == 1 ? " " : "s ")
-                        + preemptions.stream().map(p -> p.job().value()).toList()
-                        + " to stop (preempted for it: "
-                        + preemptions.getFirst().detail()
-                        + ")"
-                    : stage.preemptingDetail(job.id());
-            default -> null;
-          };
-        };
-    return new PassResult(
-        starts, reserves, preemptions, new Diagnosis(pending.jobs(), order, reasons, details));
+    List<Decision.Preempt> preemptions = tenancy.preempt(order, reasons, snapshot, ledger, now);
+    var diagnosis =
+        new Diagnosis(pending.jobs(), order, reasons, tenancy.details(order, preemptions));
+    return new PassResult(starts, reserves, preemptions, diagnosis);
   }
 
   /**

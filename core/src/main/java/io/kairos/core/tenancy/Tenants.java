@@ -6,6 +6,7 @@ import io.kairos.core.model.JobId;
 import io.kairos.core.model.JobSpec;
 import io.kairos.core.sched.preempt.PreemptionHistory;
 import io.kairos.core.sched.preempt.ProtectionPolicy;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -13,8 +14,8 @@ import java.util.Objects;
  * What a scheduling pass knows of tenancy: the queues with their quotas and preemption policies,
  * the priority classes, the fair-share factors of the accounts as of the pass, and the state of
  * preemptions (who was preempted when, which preemptions are still under way). Given to the pass in
- * its {@link io.kairos.core.sched.PassInput}; without one the pass is the single-tenant pass of the
- * core (every job admitted, no preemption).
+ * its {@link io.kairos.core.sched.PassInput}; with {@link #none()} the pass is the single-tenant
+ * pass of the core (every job admitted, no preemption).
  *
  * <p>The pass recomputes quota usage from the snapshot's running jobs every time, so there is no
  * ledger to keep in step with the store: a value of this class is all the caller carries.
@@ -36,19 +37,60 @@ import java.util.Objects;
  *     then and backfill does not take what they free), and reports the preemptors {@code
  *     PREEMPTING}
  * @param settings preemption and starvation settings
+ * @param enabled false only for {@link #none()}, which is otherwise empty: no tenancy at all, not a
+ *     tenancy of no queues (whose pass admits no job)
  */
 public record Tenants(
     TenancyConfig config,
     FairShareFactor fairShare,
     Map<JobId, PreemptionHistory> histories,
     Map<JobId, JobId> preempting,
-    Settings settings) {
+    Settings settings,
+    boolean enabled) {
+
+  private static final Tenants NONE =
+      new Tenants(
+          new TenancyConfig(List.of(), List.of(), List.of()),
+          null,
+          Map.of(),
+          Map.of(),
+          Settings.DEFAULT,
+          false);
 
   public Tenants {
     Objects.requireNonNull(config, "config");
     histories = Map.copyOf(histories);
     preempting = Map.copyOf(preempting);
     Objects.requireNonNull(settings, "settings");
+    Checks.argument(
+        enabled
+            || (config.queues().isEmpty()
+                && config.cohorts().isEmpty()
+                && config.priorityClasses().isEmpty()
+                && fairShare == null
+                && histories.isEmpty()
+                && preempting.isEmpty()
+                && settings.equals(Settings.DEFAULT)),
+        () -> "a tenancy that is not enabled is Tenants.none(), with nothing in it");
+  }
+
+  /** A tenancy of these values: {@code enabled}. */
+  public Tenants(
+      TenancyConfig config,
+      FairShareFactor fairShare,
+      Map<JobId, PreemptionHistory> histories,
+      Map<JobId, JobId> preempting,
+      Settings settings) {
+    this(config, fairShare, histories, preempting, settings, true);
+  }
+
+  /**
+   * No tenancy: the pass is the single-tenant pass (every job admitted on any GPU model, the
+   * policy's order, no preemption). The value a {@link io.kairos.core.sched.PassInput} carries
+   * instead of null.
+   */
+  public static Tenants none() {
+    return NONE;
   }
 
   /** Tenancy with no fair share and no preemption history. */
@@ -58,7 +100,7 @@ public record Tenants(
 
   /** This value with other fair-share factors. */
   public Tenants withFairShare(FairShareFactor factors) {
-    return new Tenants(config, factors, histories, preempting, settings);
+    return new Tenants(config, factors, histories, preempting, settings, enabled);
   }
 
   /**

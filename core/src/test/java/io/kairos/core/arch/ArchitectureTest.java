@@ -2,6 +2,7 @@ package io.kairos.core.arch;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -11,8 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The package rules of STYLE.md section 2, checked on the compiled core: the model depends on
- * nothing else in Kairos, the core on nothing outside the JDK, and the scheduling pass never writes
- * cluster state.
+ * nothing else in Kairos, the core on nothing outside the JDK, the scheduling pass never writes
+ * cluster state, and no two core packages depend on each other.
  */
 class ArchitectureTest {
   private static JavaClasses core;
@@ -70,5 +71,15 @@ class ArchitectureTest {
         .dependOnClassesThat()
         .resideInAnyPackage("io.kairos.core.sched..", "io.kairos.core.state..")
         .check(core);
+  }
+
+  /**
+   * No package cycles in the core: every core package is a slice ({@code core} itself, {@code
+   * core.sched}, {@code core.sched.order}, ...: the pass and each of its stage packages apart), and
+   * the slices form a DAG.
+   */
+  @Test
+  void corePackagesAreFreeOfCycles() {
+    slices().matching("io.kairos.(**)").should().beFreeOfCycles().check(core);
   }
 }

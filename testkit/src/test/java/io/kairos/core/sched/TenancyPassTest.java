@@ -5,14 +5,18 @@ import static io.kairos.testkit.Scenario.reserved;
 import static io.kairos.testkit.Scenario.starts;
 import static io.kairos.testkit.Scenario.waits;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
 import io.kairos.core.fairshare.AccountTree;
 import io.kairos.core.fairshare.FairShareFactor;
 import io.kairos.core.fairshare.Resources;
 import io.kairos.core.fairshare.UsageTracker;
 import io.kairos.core.model.JobId;
+import io.kairos.core.sched.place.PlacementStrategy;
 import io.kairos.core.sched.preempt.PreemptionHistory;
 import io.kairos.core.sched.preempt.ProtectionPolicy;
+import io.kairos.core.state.ClusterStore;
 import io.kairos.core.tenancy.PreemptionPolicy;
 import io.kairos.core.tenancy.PreemptionPolicy.BorrowWithinCohort;
 import io.kairos.core.tenancy.PreemptionPolicy.ReclaimWithinCohort;
@@ -28,6 +32,7 @@ import io.kairos.testkit.Clusters;
 import io.kairos.testkit.Jobs;
 import io.kairos.testkit.Passes;
 import io.kairos.testkit.Scenario;
+import io.kairos.testkit.SchedulerHarness;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -573,5 +578,80 @@ class TenancyPassTest {
             .check();
     assertThat(ample.pass().starts()).isEqualTo(plain.pass().starts());
     assertThat(ample.pass().reservations()).isEqualTo(plain.pass().reservations());
+  }
+
+  @Test
+  void noTenancyAdmitsEveryJobButATenancyOfNoQueuesAdmitsNone() {
+    // Tenants.none() is the single-tenant pass, not an enabled tenancy that happens to be empty.
+    var none =
+        Scenario.named("none")
+            .cluster(Clusters.oneRack(1, 8))
+            .tenants(Tenants.none())
+            .pending("j", Jobs.gpus(4).queue("a"))
+            .expect(starts("j"))
+            .check();
+    var noQueues =
+        Scenario.named("no queues")
+            .cluster(Clusters.oneRack(1, 8))
+            .tenants(tenants())
+            .pending("j", Jobs.gpus(4).queue("a"))
+            .expect(waits("j", Reason.QUOTA))
+            .check();
+    assertThat(none.pass().diagnosis().detail(0)).isEmpty();
+    assertThat(noQueues.pass().diagnosis().detail(0))
+        .hasValue("queue 'a' is not configured (fix: submit to one of [])");
+    assertThat(Tenants.none()).isNotEqualTo(tenants());
+  }
+
+  @Test
+  void aPassInputAlwaysCarriesATenancy() {
+    var snapshot = new ClusterStore(Clusters.oneRack(1, 8)).snapshot();
+    assertThat(new PassInput(snapshot, 0, 0).tenants()).isSameAs(Tenants.none());
+    assertThatNullPointerException().isThrownBy(() -> new PassInput(snapshot, 0, 0, null));
+    assertThatIllegalArgumentException()
+        .isThrownBy(
+            () ->
+                new Tenants(
+                    tenants(queue("a", null, 8)).config(),
+                    null,
+                    Map.of(),
+                    Map.of(),
+                    Tenants.Settings.DEFAULT,
+                    false));
+  }
+
+  @Test
+  void preemptionPlansPlaceAsThePassDoes() {
+    // Nodes of 1, 2 and 4 GPUs in one rack, all busy; a gang of four one-GPU tasks may preempt
+    // within its queue. Victim order (equal priority and start): a (n1, 2 GPUs), b (n0), c (n2, 3
+    // GPUs), d (n2). Freeing a, b and c makes room; the placement on what they free decides which
+    // of them are kept. Topology: n2's three GPUs and the best fit for the fourth task, n0, so a
+    // is spared. First fit: nodes in index order, n0 and n1 first, and of those only b can be put
+    // back, so a goes.
+    var cluster =
+        Clusters.builder().node("b", "r", 1, 1).node("b", "r", 2, 2).node("b", "r", 4, 4).build();
+    var tenants = tenants(queue("default", null, ResourceQuota.of(8), WITHIN_QUEUE));
+    for (var strategy : PlacementStrategy.values()) {
+      var h = SchedulerHarness.of(cluster);
+      var a = h.occupy(1, 0b11, 100_000);
+      var b = h.occupy(0, 0b1, 100_000);
+      var c = h.occupy(2, 0b111, 100_000);
+      h.occupy(2, 0b1000, 100_000);
+      h.advanceTo(10_000);
+      var preemptor = h.submit(Jobs.gpus(4).priority(10));
+
+      var pass =
+          new SchedulingPass(Policy.EASY, strategy)
+              .run(new PassInput(h.store().snapshot(), h.nowSec(), 0, tenants));
+
+      assertThat(pass.preemptions()).allMatch(p -> p.preemptor().equals(preemptor));
+      assertThat(pass.preemptions().stream().map(Decision.Preempt::job))
+          .as("victims with %s", strategy)
+          .containsExactlyInAnyOrderElementsOf(
+              switch (strategy) {
+                case TOPOLOGY -> List.of(b, c);
+                case FIRST_FIT -> List.of(a, c);
+              });
+    }
   }
 }

@@ -10,6 +10,7 @@ import io.kairos.core.model.TopologyLevel;
 import io.kairos.core.sched.place.Capacity;
 import io.kairos.core.sched.place.GangPlacer;
 import io.kairos.core.sched.place.Ledger;
+import io.kairos.core.sched.place.Reservation;
 import io.kairos.core.state.ClusterSnapshot;
 import java.util.Arrays;
 import java.util.List;

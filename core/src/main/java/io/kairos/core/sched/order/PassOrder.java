@@ -1,6 +1,5 @@
 package io.kairos.core.sched.order;
 
-import io.kairos.core.sched.Policy;
 import io.kairos.core.state.ClusterSnapshot;
 import io.kairos.core.state.PendingJobs;
 
@@ -100,7 +99,7 @@ public final class PassOrder {
    * job held until later (a begin time, a requeue backoff) is not waiting yet. O(n).
    */
   public static void promoteOldest(
-      int[] order, PendingJobs pending, long nowSec, Policy.StarvationGuard guard) {
+      int[] order, PendingJobs pending, long nowSec, StarvationGuard guard) {
     int n = order.length;
     if (n < 2) {
       return;

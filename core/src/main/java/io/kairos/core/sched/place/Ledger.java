@@ -5,7 +5,6 @@ import io.kairos.core.model.Job;
 import io.kairos.core.model.Placement;
 import io.kairos.core.model.RunningJob;
 import io.kairos.core.model.TopologyLevel;
-import io.kairos.core.sched.backfill.Reservation;
 import io.kairos.core.state.ClusterSnapshot;
 import java.util.ArrayList;
 import java.util.List;

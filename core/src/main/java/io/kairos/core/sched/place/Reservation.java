@@ -1,4 +1,4 @@
-package io.kairos.core.sched.backfill;
+package io.kairos.core.sched.place;
 
 import io.kairos.core.model.Job;
 import io.kairos.core.model.Placement;
