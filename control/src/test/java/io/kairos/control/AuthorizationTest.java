@@ -51,7 +51,14 @@ class AuthorizationTest {
 
   @BeforeAll
   static void start() throws Exception {
-    controller = Controller.start(Controller.Config.single(dir, "127.0.0.1", 0));
+    // n1 never heartbeats: an hour's acceptable pause keeps the failure detector from marking it
+    // DOWN mid-test (a state change the fingerprints would take for a refused request's effect).
+    controller =
+        Controller.start(
+            Controller.Config.single(dir, "127.0.0.1", 0)
+                .withDetection(
+                    new io.kairos.control.health.PhiAccrualDetector.Settings(
+                        8.0, 1000, 100, 3_600_000, 1_000)));
     admin = new TestApi(controller.url(), controller.adminToken());
     agent = admin.as(controller.joinToken());
     Leaders.awaitLeader(controller, java.time.Duration.ofSeconds(30));
