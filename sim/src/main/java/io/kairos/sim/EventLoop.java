@@ -13,10 +13,9 @@ import io.kairos.core.sched.PassResult;
 import io.kairos.core.sched.Policy;
 import io.kairos.core.sched.SchedulingPass;
 import io.kairos.core.sched.order.JobOrder;
-import io.kairos.core.sched.preempt.PreemptionHistory;
 import io.kairos.core.state.ClusterStore;
 import io.kairos.core.state.Reducer;
-import io.kairos.core.tenancy.Tenants;
+import io.kairos.core.tenancy.PreemptionBook;
 import io.kairos.sim.trace.TraceJob;
 import java.util.Arrays;
 import java.util.List;
@@ -31,7 +30,8 @@ import java.util.function.LongSupplier;
  * smallest of them, whether the next pass could start something a skipped pass would not ({@code
  * dirty}, with the last arrival's order key), when the next pass tick is due, and the reservations
  * promised to jobs (when it checks they are kept). It tells the {@link JobRuns}, {@link
- * Dependencies}, {@link TenancyBook} and {@link ReportBuilder} of every event.
+ * Dependencies}, the run's {@link RunTenancy} (its neutral form when there is none) and {@link
+ * ReportBuilder} of every event.
  */
 final class EventLoop {
   private final Policy policy;
@@ -46,8 +46,8 @@ final class EventLoop {
   private final int n;
   private final ClusterStore store;
 
-  /** Tenancy bookkeeping, or null for a single-tenant run. */
-  private final TenancyBook book;
+  /** Tenancy bookkeeping; {@link RunTenancy#NONE} for a single-tenant run. */
+  private final RunTenancy tenancy;
 
   /** Whether the pass schedules by the tenancy (quotas, fair share, preemption). */
   private final boolean tenantPass;
@@ -57,6 +57,25 @@ final class EventLoop {
   private final ReportBuilder report;
   private final SchedulingPass pass;
   private final EventQueue events = new EventQueue();
+
+  /** The jobs as the core's preemption rules ask about them: from the store and the runs. */
+  private final PreemptionBook.Jobs jobStates =
+      new PreemptionBook.Jobs() {
+        @Override
+        public boolean running(JobId job) {
+          return store.running(job).isPresent() && !runs.stopping(index(job));
+        }
+
+        @Override
+        public boolean stopping(JobId job) {
+          return runs.stopping(index(job));
+        }
+
+        @Override
+        public boolean waiting(JobId job) {
+          return store.pending(job).isPresent();
+        }
+      };
 
   /** Waiting jobs by GPU count, and the smallest count waiting (MAX_VALUE when none). */
   private final int[] pendingBySize;
@@ -83,7 +102,7 @@ final class EventLoop {
       Simulator.Progress progress,
       List<TraceJob> jobs,
       List<JobSpec> specs,
-      TenancyBook book,
+      RunTenancy tenancy,
       JobRuns runs,
       Dependencies dependencies,
       ReportBuilder report) {
@@ -95,8 +114,8 @@ final class EventLoop {
     this.specs = specs;
     this.n = jobs.size();
     this.store = new ClusterStore(cluster);
-    this.book = book;
-    this.tenantPass = book != null && book.schedules();
+    this.tenancy = tenancy;
+    this.tenantPass = tenancy.schedules();
     this.runs = runs;
     this.dependencies = dependencies;
     this.report = report;
@@ -127,9 +146,7 @@ final class EventLoop {
               : next < n
                   ? Math.min(events.peekTime(), jobs.get(next).submitSec())
                   : events.peekTime();
-      if (tenantPass) {
-        book.chargeTo(t);
-      }
+      tenancy.chargeTo(t);
       // 1. Completions at t, then stops of preempted jobs, then 2. arrivals at t.
       while (!events.isEmpty() && events.peekTime() == t) {
         int i = events.peekPayload();
@@ -188,9 +205,7 @@ final class EventLoop {
       if (nextT != Long.MAX_VALUE) {
         boolean waitingJobFits = store.pendingCount() > 0 && minPendingGpus <= store.freeGpus();
         report.interval(t, nextT, store.freeGpus(), waitingJobFits);
-        if (book != null) {
-          book.interval(t, nextT);
-        }
+        tenancy.interval(t, nextT);
       }
     }
     if (progress != null) {
@@ -203,11 +218,7 @@ final class EventLoop {
   private void finish(int i, long t) {
     int gpus = specs.get(i).totalGpus();
     runs.finished(i);
-    if (book != null) {
-      book.stopped(i, gpus, true);
-      book.victimDone(jobId(i));
-      book.histories.remove(jobId(i));
-    }
+    tenancy.finished(i, gpus);
     if (report.recordsSeries()) {
       report.ended(i, t, store.running(jobId(i)).orElseThrow().placement(), gpus);
     }
@@ -220,9 +231,7 @@ final class EventLoop {
     dependencies.arrived(i, t);
     mustApply(new Command.SubmitJob(t, new Job(jobId(i), specs.get(i), t)));
     addPending(specs.get(i).totalGpus());
-    if (book != null) {
-      book.arrived(i, specs.get(i).totalGpus());
-    }
+    tenancy.arrived(i, specs.get(i).totalGpus());
     arrived(i, t);
   }
 
@@ -256,16 +265,9 @@ final class EventLoop {
 
   private void runPass(long t) {
     long before = nanoTime == null ? 0 : nanoTime.getAsLong();
-    if (tenantPass) {
-      book.expirePreemptions(t);
-    }
+    var tenants = tenancy.beforePass(t, jobStates);
     PassResult result =
-        pass.run(
-            new PassInput(
-                store.snapshot(),
-                t,
-                options.seed() * 1_000_003L + passes,
-                tenantPass ? book.tenants() : Tenants.none()));
+        pass.run(new PassInput(store.snapshot(), t, options.seed() * 1_000_003L + passes, tenants));
     if (nanoTime != null) {
       report.passTimed(nanoTime.getAsLong() - before);
     }
@@ -275,10 +277,7 @@ final class EventLoop {
       int gpus = specs.get(i).totalGpus();
       mustApply(new Command.StartJob(t, s.job(), s.placement()));
       removePending(gpus);
-      if (book != null) {
-        book.started(i, gpus);
-        book.preemptorStarted(s.job(), v -> runs.stopping(index(v)));
-      }
+      tenancy.started(i, gpus);
       if (checkReservations && firstReservedStart[i] != Long.MAX_VALUE) {
         InvariantChecker.checkReservationKept(jobs.get(i).id(), firstReservedStart[i], t);
       }
@@ -299,24 +298,20 @@ final class EventLoop {
 
   /**
    * A victim is signalled at {@code t}: it runs on for the grace period, then stops ({@link
-   * #stop}). The pass sees the preemption in {@code preempting} until the preemptor starts, or at
-   * most {@code 2 x grace + 60 s} (see {@link TenancyBook#expirePreemptions}). The victim's
-   * preemption history records {@code t}.
+   * #stop}). The rules are the core's {@link PreemptionBook}: the decision applies only if the
+   * victim runs and is not stopping yet and its preemptor waits; the pass then sees the preemption
+   * until the preemptor starts, or at most {@code 2 x grace + 60 s}; the victim's history records
+   * {@code t}.
    */
   private void preempt(Decision.Preempt p, long t) {
     int v = index(p.job());
-    if (!tenantPass || runs.stopping(v) || store.running(p.job()).isEmpty()) {
+    if (!tenancy.applies(p.job(), p.preemptor(), jobStates)) {
       // Not running, or already being stopped: nothing to do (counted in a note).
       runs.ignored(v, p, t);
       return;
     }
-    events.add(runs.signal(v, t, book.settings.graceSec()), EventQueue.STOP, v);
-    book.preemptionStarted(p.job(), p.preemptor(), t);
-    var protection = book.settings.protection();
-    book.histories.merge(
-        p.job(),
-        protection.record(PreemptionHistory.NONE, t),
-        (old, _) -> protection.record(old, t));
+    events.add(runs.signal(v, t, tenancy.graceSec()), EventQueue.STOP, v);
+    tenancy.preempted(p.job(), p.preemptor(), t);
   }
 
   /**
@@ -329,14 +324,12 @@ final class EventLoop {
     }
     JobId id = jobId(v);
     var running = store.running(id).orElseThrow();
-    double lost = runs.requeue(v, s, book.sim.checkpointEverySec());
+    double lost = runs.requeue(v, s, tenancy.checkpointEverySec());
     int gpus = specs.get(v).totalGpus();
     report.ended(v, s, running.placement(), gpus);
     mustApply(new Command.RequeueJob(s, id));
     addPending(gpus);
-    book.stopped(v, gpus, false);
-    book.preempted(v, lost);
-    book.victimDone(id);
+    tenancy.requeued(v, gpus, lost);
     dirty = true;
   }
 
@@ -363,7 +356,8 @@ final class EventLoop {
     }
   }
 
-  private static JobId jobId(int index) {
+  /** The job id of the job at {@code index} in submit order. */
+  static JobId jobId(int index) {
     return new JobId(index + 1L);
   }
 

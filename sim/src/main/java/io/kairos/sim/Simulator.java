@@ -192,7 +192,7 @@ public final class Simulator {
                 progress,
                 kept,
                 specs,
-                book,
+                book == null ? RunTenancy.NONE : book,
                 runs,
                 dependencies,
                 reportBuilder)

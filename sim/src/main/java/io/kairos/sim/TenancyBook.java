@@ -7,7 +7,7 @@ import io.kairos.core.fairshare.UsageTracker;
 import io.kairos.core.model.Cluster;
 import io.kairos.core.model.JobId;
 import io.kairos.core.model.JobSpec;
-import io.kairos.core.sched.preempt.PreemptionHistory;
+import io.kairos.core.tenancy.PreemptionBook;
 import io.kairos.core.tenancy.QueueSpec;
 import io.kairos.core.tenancy.Resource;
 import io.kairos.core.tenancy.TenancyConfig;
@@ -17,18 +17,17 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * The simulator's tenancy state for one run: which queue and account each job belongs to, the
- * accounts' decayed usage (for fair share), the preemption state the pass reads (histories, jobs
- * being stopped), and the per-queue integrals the report's fairness figures come from.
+ * accounts' decayed usage (for fair share), the preemptions the pass is told of (the core's {@link
+ * PreemptionBook}, the rules the controller keeps too), and the per-queue integrals the report's
+ * fairness figures come from.
  *
  * <p>Single-threaded, deterministic: everything that is iterated is indexed by dense ints or kept
  * in a sorted map.
  */
-final class TenancyBook {
+final class TenancyBook implements RunTenancy {
   final SimTenancy sim;
   final TenancyConfig config;
   final Tenants.Settings settings;
@@ -45,10 +44,14 @@ final class TenancyBook {
   private final long[][] heldByJob;
   private long chargedToSec;
 
-  // Preemption state handed to the pass.
-  final Map<JobId, PreemptionHistory> histories = new HashMap<>();
-  final TreeMap<JobId, JobId> preempting = new TreeMap<>();
-  private final TreeMap<JobId, Long> preemptedAtSec = new TreeMap<>();
+  /** Preemptions under way and the histories of preempted jobs, handed to the pass. */
+  private final PreemptionBook preemptionBook;
+
+  /** Preemptions dropped by {@link PreemptionBook#update} before their preemptor started. */
+  int expired;
+
+  /** The first of those, for the report's note ("" when none). */
+  String firstExpired = "";
 
   // Per queue.
   final long[] runningGpus;
@@ -81,6 +84,7 @@ final class TenancyBook {
     this.sim = sim;
     this.config = sim.tenancy().config();
     this.settings = sim.tenancy().settings();
+    this.preemptionBook = new PreemptionBook(settings);
     this.queueNames = queueNames;
     this.nominalGpus = nominalGpus;
     this.queueOf = queueOf;
@@ -256,17 +260,20 @@ final class TenancyBook {
     return AccountTree.of(accounts);
   }
 
-  boolean schedules() {
+  @Override
+  public boolean schedules() {
     return usage != null;
   }
 
   // ---- events ------------------------------------------------------------------------------
 
-  void arrived(int i, int gpus) {
+  @Override
+  public void arrived(int i, int gpus) {
     demandGpus[queueOf[i]] += gpus;
   }
 
-  void started(int i, int gpus) {
+  @Override
+  public void started(int i, int gpus) {
     runningGpus[queueOf[i]] += gpus;
     if (usage != null) {
       long[] a = heldByAccount[accountOf[i]];
@@ -277,8 +284,14 @@ final class TenancyBook {
     }
   }
 
+  @Override
+  public void finished(int i, int gpus) {
+    stopped(i, gpus, true);
+    preemptionBook.forgetHistory(EventLoop.jobId(i));
+  }
+
   /** A running job stops: it was requeued ({@code finished} false) or it ended. */
-  void stopped(int i, int gpus, boolean finished) {
+  private void stopped(int i, int gpus, boolean finished) {
     runningGpus[queueOf[i]] -= gpus;
     if (finished) {
       demandGpus[queueOf[i]] -= gpus;
@@ -292,11 +305,13 @@ final class TenancyBook {
     }
   }
 
-  void preempted(int victim, double lostGpuSeconds) {
-    preemptions[queueOf[victim]]++;
-    lostGpuSec[queueOf[victim]] += lostGpuSeconds;
-    accountPreemptions[reportAccountOf[victim]]++;
-    accountLostGpuSec[reportAccountOf[victim]] += lostGpuSeconds;
+  @Override
+  public void requeued(int i, int gpus, double lostGpuSeconds) {
+    stopped(i, gpus, false);
+    preemptions[queueOf[i]]++;
+    lostGpuSec[queueOf[i]] += lostGpuSeconds;
+    accountPreemptions[reportAccountOf[i]]++;
+    accountLostGpuSec[reportAccountOf[i]] += lostGpuSeconds;
   }
 
   /**
@@ -362,86 +377,33 @@ final class TenancyBook {
     return new SeriesRecorder.QuotaGroups(names, nominal, groupOfJob);
   }
 
-  /** A preemption of {@code victim} for {@code preemptor} is under way from {@code atSec}. */
-  void preemptionStarted(JobId victim, JobId preemptor, long atSec) {
-    preempting.put(victim, preemptor);
-    preemptedAtSec.put(victim, atSec);
+  // ---- preemption (the rules are the core's PreemptionBook) -------------------------------
+
+  @Override
+  public boolean applies(JobId victim, JobId preemptor, PreemptionBook.Jobs jobs) {
+    return schedules() && PreemptionBook.applies(victim, preemptor, jobs);
   }
 
-  /**
-   * A job started: preemptions made for it are over, except that a victim still in its grace stays
-   * listed until it stops (so that no pass picks it again, or preempts more meanwhile).
-   */
-  void preemptorStarted(JobId job, java.util.function.Predicate<JobId> stillStopping) {
-    if (preempting.isEmpty()) {
-      return;
-    }
-    var it = preempting.entrySet().iterator();
-    while (it.hasNext()) {
-      var e = it.next();
-      if (e.getValue().equals(job)) {
-        if (stillStopping.test(e.getKey())) {
-          released.add(e.getKey());
-        } else {
-          preemptedAtSec.remove(e.getKey());
-          it.remove();
-        }
-      }
-    }
+  @Override
+  public long graceSec() {
+    return settings.graceSec();
   }
 
-  /** A victim stopped or finished: its entry goes if its preemptor already started. */
-  void victimDone(JobId victim) {
-    if (released.remove(victim)) {
-      preempting.remove(victim);
-      preemptedAtSec.remove(victim);
-    }
+  @Override
+  public long checkpointEverySec() {
+    return sim.checkpointEverySec();
   }
 
-  private final java.util.TreeSet<JobId> released = new java.util.TreeSet<>();
-
-  /**
-   * Drops preemptions made {@code 2 x grace + 60 s} ago or earlier whose preemptor has not started
-   * (it no longer fits, say), so that they stop blocking new preemptions ({@link
-   * Tenants#preempting()}).
-   */
-  void expirePreemptions(long nowSec) {
-    if (preempting.isEmpty()) {
-      return;
-    }
-    long limit = 2 * settings.graceSec() + 60;
-    var it = preemptedAtSec.entrySet().iterator();
-    while (it.hasNext()) {
-      var e = it.next();
-      if (nowSec - e.getValue() >= limit) {
-        if (released.contains(e.getKey())) {
-          continue; // its preemptor started; it goes when the victim stops
-        }
-        if (expired == 0) {
-          firstExpired =
-              "victim "
-                  + e.getKey().value()
-                  + " for job "
-                  + preempting.get(e.getKey()).value()
-                  + " at t="
-                  + e.getValue();
-        }
-        preempting.remove(e.getKey());
-        released.remove(e.getKey());
-        it.remove();
-        expired++;
-      }
-    }
+  /** The victim was told to stop: its preemption is under way, its history records it. */
+  @Override
+  public void preempted(JobId victim, JobId preemptor, long atSec) {
+    preemptionBook.preempted(victim, preemptor, atSec);
+    preemptionBook.recordHistory(victim, atSec);
   }
-
-  /** Preemptions dropped by {@link #expirePreemptions} before their preemptor started. */
-  int expired;
-
-  /** The first of those, for the report's note ("" when none). */
-  String firstExpired = "";
 
   /** Usage and demand were constant from {@code fromSec} to {@code toSec}. */
-  void interval(long fromSec, long toSec) {
+  @Override
+  public void interval(long fromSec, long toSec) {
     double dt = toSec - fromSec;
     for (int q = 0; q < nominalGpus.length; q++) {
       long entitled = Math.min(demandGpus[q], nominalGpus[q]);
@@ -453,7 +415,8 @@ final class TenancyBook {
   }
 
   /** Charges every account for what it held since the last charge, up to {@code nowSec}. */
-  void chargeTo(long nowSec) {
+  @Override
+  public void chargeTo(long nowSec) {
     if (usage == null || nowSec <= chargedToSec) {
       return;
     }
@@ -467,9 +430,32 @@ final class TenancyBook {
     chargedToSec = nowSec;
   }
 
-  /** What the pass at {@code nowSec} knows of tenancy; {@link #chargeTo} must have run. */
-  Tenants tenants() {
+  /**
+   * What the pass at {@code nowSec} knows of tenancy ({@link Tenants#none()} when the run is only
+   * measured); {@link #chargeTo} must have run. Preemptions whose preemptor did not start within
+   * {@link PreemptionBook#keepSec()} are dropped first, and counted for the report's note.
+   */
+  @Override
+  public Tenants beforePass(long nowSec, PreemptionBook.Jobs jobs) {
+    if (!schedules()) {
+      return Tenants.none();
+    }
+    for (PreemptionBook.Entry e : preemptionBook.update(nowSec, jobs)) {
+      if (expired++ == 0) {
+        firstExpired =
+            "victim "
+                + e.victim().value()
+                + " for job "
+                + e.preemptor().value()
+                + " at t="
+                + e.atSec();
+      }
+    }
     return new Tenants(
-        config, FairShareFactor.of(sim.fairShare(), usage), histories, preempting, settings);
+        config,
+        FairShareFactor.of(sim.fairShare(), usage),
+        preemptionBook.histories(),
+        preemptionBook.preempting(),
+        settings);
   }
 }

@@ -9,6 +9,7 @@ import io.kairos.control.state.ControlCommand.StartJobs;
 import io.kairos.control.state.ControlState;
 import io.kairos.control.state.CoreTime;
 import io.kairos.control.state.JobRecord;
+import io.kairos.control.state.RecordedJobs;
 import io.kairos.core.fairshare.FairShareFactor;
 import io.kairos.core.fairshare.Resources;
 import io.kairos.core.model.Cluster;
@@ -22,10 +23,9 @@ import io.kairos.core.sched.Policy;
 import io.kairos.core.sched.Reason;
 import io.kairos.core.sched.SchedulingPass;
 import io.kairos.core.sched.preempt.PreemptionHistory;
-import io.kairos.core.sched.preempt.ProtectionPolicy;
 import io.kairos.core.state.ClusterSnapshot;
+import io.kairos.core.tenancy.PreemptionBook;
 import io.kairos.core.tenancy.Tenants;
-import io.kairos.protocol.JobState;
 import io.kairos.protocol.TaskPlacement;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -53,9 +53,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>With a tenancy configuration, each pass also gets a {@link Tenants}: the queues and classes,
  * the accounts' fair-share factors from the leader's {@link FairShareUsage}, each running job's
- * preemption history (from its record), and the preemptions under way (victims told to stop and
- * still running, with their preemptors). The pass's preemptions are proposed as one {@link
- * PreemptJobs}, carrying the tenancy's grace.
+ * preemption history (its record's times, folded by the core's {@link PreemptionBook}), and the
+ * preemptions under way (victims told to stop and still running, with their preemptors, and those
+ * this leader's {@link PreemptionBook} still keeps). The pass's preemptions are proposed as one
+ * {@link PreemptJobs}, carrying the tenancy's grace.
  */
 public final class SchedulerLoop implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(SchedulerLoop.class);
@@ -92,12 +93,12 @@ public final class SchedulerLoop implements Closeable {
   private volatile io.kairos.core.fairshare.UsageTracker usageView;
 
   /**
-   * Preemptions this replica proposed that were applied: victim id -> {preemptor id, when (ms)}.
-   * Kept until the preemptor starts or leaves the queue, at most {@code 2 x grace + 60 s}, so the
-   * pass keeps the preemptor first after its victims have stopped ({@link Tenants#preempting}).
-   * Scheduler thread only; an ordering hint, lost with the leadership.
+   * Preemptions this replica proposed that were applied, kept by the core's rules until the
+   * preemptor starts or leaves the queue, at most {@code 2 x grace + 60 s} (in whole seconds, as
+   * the pass counts), so the pass keeps the preemptor first after its victims have stopped ({@link
+   * Tenants#preempting}). Scheduler thread only; an ordering hint, lost with the leadership.
    */
-  private final Map<Long, long[]> proposedPreemptions = new HashMap<>();
+  private final PreemptionBook preemptionBook;
 
   private final Thread thread;
   private volatile Map<Long, Pending> pending = Map.of();
@@ -117,6 +118,8 @@ public final class SchedulerLoop implements Closeable {
     this.replica = replica;
     this.tenancy = tenancy;
     this.usage = tenancy.map(FairShareUsage::new).orElse(null);
+    this.preemptionBook =
+        new PreemptionBook(tenancy.map(Tenancy::settings).orElse(Tenants.Settings.DEFAULT));
     this.pass = new SchedulingPass(policy);
     this.clock = clock;
     this.passTimer =
@@ -173,7 +176,7 @@ public final class SchedulerLoop implements Closeable {
         long seen = watch.version();
         if (!replica.isLeaderReady()) {
           pending = Map.of();
-          proposedPreemptions.clear();
+          preemptionBook.clear();
           if (usage != null) {
             usage.reset(); // a later leadership rebuilds it from the records
             factors = null;
@@ -257,7 +260,8 @@ public final class SchedulerLoop implements Closeable {
       preemptions.increment(applied.ids().size());
       for (Preemption p : list) {
         if (applied.ids().contains(p.victimId())) {
-          proposedPreemptions.put(p.victimId(), new long[] {p.preemptorId(), nowMs});
+          preemptionBook.preempted(
+              JobId.of(p.victimId()), JobId.of(p.preemptorId()), CoreTime.sec(nowMs));
         }
       }
       if (!applied.ids().isEmpty()) {
@@ -284,41 +288,22 @@ public final class SchedulerLoop implements Closeable {
     FairShareFactor fair = usage.update(s, capacity(snapshot.cluster()), CoreTime.sec(nowMs));
     factors = fair;
     usageView = usage.tracker() == null ? null : usage.tracker().copy();
-    ProtectionPolicy protection = setup.settings().protection();
     var histories = new HashMap<JobId, PreemptionHistory>();
     var preempting = new HashMap<JobId, JobId>();
     for (JobRecord j : s.jobsHoldingGpus()) {
       if (!j.preemptedAtSec.isEmpty()) {
-        histories.put(JobId.of(j.id), history(protection, j.preemptedAtSec));
+        histories.put(JobId.of(j.id), preemptionBook.history(j.preemptedAtSec));
       }
+      // Every victim still stopping, even one this leader did not propose (elected since).
       if (j.isBeingPreempted()) {
         preempting.put(JobId.of(j.id), JobId.of(j.preemptedBy));
       }
     }
     // Victims that have stopped keep their entry until their preemptor starts (bounded in time).
-    long keepMs = CoreTime.ms(2 * setup.settings().graceSec() + 60);
-    proposedPreemptions
-        .entrySet()
-        .removeIf(
-            e -> {
-              long preemptor = e.getValue()[0];
-              boolean waiting =
-                  s.job(preemptor).map(r -> r.state == JobState.PENDING).orElse(false);
-              return !waiting || nowMs - e.getValue()[1] > keepMs;
-            });
-    proposedPreemptions.forEach(
-        (victim, v) -> preempting.putIfAbsent(JobId.of(victim), JobId.of(v[0])));
+    preemptionBook.update(CoreTime.sec(nowMs), new RecordedJobs(id -> s.job(id).orElse(null)));
+    preemptionBook.preempting().forEach(preempting::putIfAbsent);
     return new Inputs(
         snapshot, new Tenants(setup.config(), fair, histories, preempting, setup.settings()));
-  }
-
-  /** The recorded preemption times folded through the protection policy (as it records one). */
-  static PreemptionHistory history(ProtectionPolicy protection, List<Long> preemptedAtSec) {
-    var h = PreemptionHistory.NONE;
-    for (long t : preemptedAtSec) {
-      h = protection.record(h, Math.max(t, h.lastSec()));
-    }
-    return h;
   }
 
   private static Resources capacity(Cluster cluster) {

@@ -7,6 +7,8 @@ import io.kairos.control.state.ControlCommand.Start;
 import io.kairos.control.state.ControlCommand.StartJobs;
 import io.kairos.control.state.ControlCommand.SubmitJobs;
 import io.kairos.control.state.ControlCommand.TaskEnded;
+import io.kairos.core.model.JobId;
+import io.kairos.core.tenancy.PreemptionBook;
 import io.kairos.protocol.JobState;
 import io.kairos.protocol.TaskPlacement;
 import io.kairos.protocol.agent.ExitReason;
@@ -35,11 +37,15 @@ final class JobLifecycle {
   /** Jobs that started or ended during this command: their dependents are looked at again. */
   private final TreeSet<Long> changed = new TreeSet<>();
 
+  /** The records as the core's preemption rules ask about them. */
+  private final RecordedJobs recorded;
+
   JobLifecycle(Records records, CoreBridge core, QueueGates gates, Suspects suspects) {
     this.records = records;
     this.core = core;
     this.gates = gates;
     this.suspects = suspects;
+    this.recorded = new RecordedJobs(records::job);
   }
 
   // --- submit ---
@@ -163,10 +169,12 @@ final class JobLifecycle {
   }
 
   /**
-   * Starts each preemption: the victim's tasks are stopped (the reconciler sends the kill with the
-   * command's grace), and once all have stopped the victim is PENDING again at once (no backoff),
-   * its restarts untouched, its preemption time in its history. Stale ones change nothing: a victim
-   * that is not running or already stopping, or a preemptor that no longer waits.
+   * Starts each preemption, by the core's rules ({@link PreemptionBook}): the victim's tasks are
+   * stopped (the reconciler sends the kill with the command's grace), and once all have stopped the
+   * victim is PENDING again at once (no backoff, eligible from the preemption's time), its restarts
+   * untouched, its preemption time in its history. Stale ones change nothing ({@link
+   * PreemptionBook#applies}): a victim that is not running or already stopping, or a preemptor that
+   * no longer waits.
    *
    * @return the ids of the victims now being stopped
    */
@@ -176,14 +184,11 @@ final class JobLifecycle {
       JobRecord victim = records.job(p.victimId());
       JobRecord preemptor = records.job(p.preemptorId());
       if (victim == null
-          || victim.state != JobState.RUNNING
-          || victim.requeueing
-          || victim.releasing
           || preemptor == null
-          || preemptor.state != JobState.PENDING
-          || p.victimId() == p.preemptorId()) {
+          || !PreemptionBook.applies(JobId.of(victim.id), JobId.of(preemptor.id), recorded)) {
         continue;
       }
+      // The times the scheduler folds into the job's history (PreemptionBook#history).
       long atSec = CoreTime.sec(c.atMs());
       var times = new ArrayList<Long>(victim.preemptedAtSec.size() + 1);
       for (long t : victim.preemptedAtSec) {

@@ -35,7 +35,8 @@ import java.util.Objects;
  *     entry is present the pass plans no new preemption, puts the waiting preemptors first, counts
  *     running victims as stopping within {@code graceSec} (so the preemptor's reservation falls
  *     then and backfill does not take what they free), and reports the preemptors {@code
- *     PREEMPTING}
+ *     PREEMPTING}. Drivers keep these entries, and the histories, by one set of rules: {@link
+ *     PreemptionBook}
  * @param settings preemption and starvation settings
  * @param enabled false only for {@link #none()}, which is otherwise empty: no tenancy at all, not a
  *     tenancy of no queues (whose pass admits no job)
