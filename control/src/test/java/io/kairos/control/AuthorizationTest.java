@@ -51,7 +51,9 @@ class AuthorizationTest {
 
   @BeforeAll
   static void start() throws Exception {
-    controller = Controller.start(Controller.Config.single(dir, "127.0.0.1", 0));
+    controller =
+        Controller.start(
+            Controller.Config.single(dir, "127.0.0.1", 0).withRunAs(TestApi.SINGLE_USER));
     admin = new TestApi(controller.url(), controller.adminToken());
     agent = admin.as(controller.joinToken());
     Leaders.awaitLeader(controller, java.time.Duration.ofSeconds(30));
@@ -128,6 +130,10 @@ class AuthorizationTest {
     return new Endpoint(name, "POST", path, body);
   }
 
+  static Endpoint put(String name, Supplier<String> path, Supplier<String> body) {
+    return new Endpoint(name, "PUT", path, body);
+  }
+
   static Stream<Row> rows() {
     var rows = new ArrayList<Row>();
     // The user API: users and the admin; agents 403.
@@ -186,6 +192,14 @@ class AuthorizationTest {
         403,
         201,
         403);
+    table(rows, get("list users", () -> "/api/v1/users"), 403, 403, 200, 403);
+    table(
+        rows,
+        put("map a user", () -> "/api/v1/users/erin", () -> "{\"unixUser\":\"erin\"}"),
+        403,
+        403,
+        200,
+        403);
     // Any principal.
     table(rows, get("whoami", () -> "/api/v1/whoami"), 200, 200, 200, 200);
     // Agents only.
@@ -240,7 +254,12 @@ class AuthorizationTest {
     String path = e.path().get();
     var before = fingerprint();
     TestApi api = row.who().api();
-    var reply = e.method().equals("GET") ? api.get(path) : api.post(path, e.body().get());
+    var reply =
+        switch (e.method()) {
+          case "GET" -> api.get(path);
+          case "PUT" -> api.put(path, e.body().get());
+          default -> api.post(path, e.body().get());
+        };
 
     if (row.status() == -1) {
       // Public: whatever the document's state (200, or 404 until it is packaged), never 401/403.
@@ -409,6 +428,7 @@ class AuthorizationTest {
               sb.append(s.nextJobId()).append('/').append(s.tokenCount()).append('/');
               s.activeJobs().forEach(j -> sb.append(j.id).append(j.state).append(','));
               s.nodes().forEach(n -> sb.append(n.name).append(n.epoch).append(n.state).append(','));
+              s.users().forEach(u -> sb.append(u).append(','));
               return sb.toString();
             });
   }
