@@ -39,21 +39,21 @@ final class Views {
                 + "); "
                 + state.arrayAdmitted(j.array.arrayJobId())
                 + " are queued or running";
-      } else if (state.accountBlock(j.id).isPresent()) {
-        reason = "NO_NODE_RUNS_AS";
-        detail = state.accountBlock(j.id).get();
       } else if (state.isUnplaceable(j.id)) {
-        reason = "NO_NODE_CAN_HOLD";
+        var account = state.accountBlock(j.id);
+        reason = account.isPresent() ? "NO_NODE_RUNS_AS" : "NO_NODE_CAN_HOLD";
         detail =
-            state.store() == null
-                ? "no node is registered yet"
-                : "no registered node can ever hold it ("
-                    + r.tasks()
-                    + " node(s) with "
-                    + r.gpusPerTask()
-                    + " GPUs"
-                    + (r.gpuModel().isEmpty() ? "" : " of model " + r.gpuModel())
-                    + ")";
+            account.isPresent()
+                ? account.get()
+                : state.store() == null
+                    ? "no node is registered yet"
+                    : "no registered node can ever hold it ("
+                        + r.tasks()
+                        + " node(s) with "
+                        + r.gpusPerTask()
+                        + " GPUs"
+                        + (r.gpuModel().isEmpty() ? "" : " of model " + r.gpuModel())
+                        + ")";
       } else {
         var p = scheduler.pending(j.id);
         if (p == null) {
