@@ -217,6 +217,11 @@ public final class Agent implements AutoCloseable {
     return address;
   }
 
+  /** Whose jobs this agent runs, in words (after {@link #start}). */
+  public String runsAs() {
+    return isolation.owners().describe();
+  }
+
   /** The current lease epoch; 0 before the first registration. */
   public long epoch() {
     return lease.epoch();
@@ -262,7 +267,8 @@ public final class Agent implements AutoCloseable {
             config.block(),
             config.rack(),
             health.nvlinkDomainSize(config),
-            logToken);
+            logToken,
+            isolation.owners().runsOnlyAs());
     while (!stopping) {
       Instant sentAt = clock.instant();
       long sentAtNanos = System.nanoTime();

@@ -46,6 +46,8 @@ import java.util.regex.Pattern;
  *     where the kernel lets the agent write them
  * @param fenceWatchdog whether to run the fence watchdog, a small process that kills the tasks when
  *     the lease runs out even if the agent itself is frozen or dead
+ * @param allowRootJobs whether tasks may run as root (uid 0); off, a task whose account is root is
+ *     refused (it fails with a message saying so)
  */
 public record AgentConfig(
     List<String> controllers,
@@ -69,7 +71,8 @@ public record AgentConfig(
     List<String> healthCheckProgram,
     long healthIntervalMs,
     boolean cgroups,
-    boolean fenceWatchdog) {
+    boolean fenceWatchdog,
+    boolean allowRootJobs) {
 
   public static final long MAX_HEARTBEAT_WAIT_MS = 60_000;
   public static final long MAX_KILL_GRACE_MS = 3_600_000;
@@ -264,6 +267,7 @@ public record AgentConfig(
     private long healthIntervalMs = 30_000;
     private boolean cgroups = true;
     private boolean fenceWatchdog = true;
+    private boolean allowRootJobs;
 
     private Builder(List<String> controllers, String joinToken, String nodeName, Path dataDir) {
       this.controllers = controllers;
@@ -356,6 +360,11 @@ public record AgentConfig(
       return this;
     }
 
+    public Builder allowRootJobs(boolean allowRootJobs) {
+      this.allowRootJobs = allowRootJobs;
+      return this;
+    }
+
     public AgentConfig build() {
       return new AgentConfig(
           controllers,
@@ -379,7 +388,8 @@ public record AgentConfig(
           healthCheckProgram,
           healthIntervalMs,
           cgroups,
-          fenceWatchdog);
+          fenceWatchdog,
+          allowRootJobs);
     }
 
     private static long physicalMemoryBytes() {

@@ -100,6 +100,13 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
   @Option(names = "--rack", defaultValue = "rack-0", description = "This node's rack.")
   String rack;
 
+  @Option(
+      names = "--allow-root-jobs",
+      description =
+          "Run tasks whose account is root (uid 0). Off by default: such a task fails. For a"
+              + " single-user machine whose user is root, never a shared cluster.")
+  boolean allowRootJobs;
+
   @Override
   public Integer call() throws Exception {
     ServerLogging.configure();
@@ -117,6 +124,7 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
     }
     builder.healthIntervalMs(Durations.millis(healthInterval, "--health-interval"));
     builder.cgroups(!noCgroups);
+    builder.allowRootJobs(allowRootJobs);
     var config = builder.build();
     Agent agent;
     try {
@@ -134,21 +142,11 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
             + (gpus == null ? "the GPUs nvidia-smi found" : config.gpus())
             + " for "
             + controllers);
+    System.err.println("kairos: " + agent.runsAs());
     Runtime.getRuntime().addShutdownHook(new Thread(agent::close));
     var exit = agent.awaitStop();
     System.err.println("kairos: agent stopped: " + exit);
     return 0;
-  }
-
-  static AgentConfig config(
-      java.util.List<String> controllers,
-      String token,
-      String name,
-      Path dir,
-      String gpus,
-      String listen,
-      String rack) {
-    return builder(controllers, token, name, dir, gpus, listen, rack).build();
   }
 
   static AgentConfig.Builder builder(

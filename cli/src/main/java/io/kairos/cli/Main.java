@@ -25,6 +25,7 @@ import picocli.CommandLine.Command;
       HistoryCommand.class,
       NodesCommand.class,
       TokenCommand.class,
+      UsersCommand.class,
       WhoAmICommand.class,
       BenchCommand.class,
       AotTrainCommand.class,

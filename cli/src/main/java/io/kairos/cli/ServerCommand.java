@@ -2,6 +2,7 @@ package io.kairos.cli;
 
 import io.kairos.control.Controller;
 import io.kairos.control.ControllerMain;
+import io.kairos.control.auth.RunAsPolicy;
 import io.kairos.control.health.PhiAccrualDetector;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -77,6 +78,22 @@ final class ServerCommand implements Callable<Integer> {
   Path tenancy;
 
   @Option(
+      names = "--admin-runs-as",
+      paramLabel = "ACCOUNT",
+      description =
+          "The Unix account the bootstrap admin's jobs (DATA/admin.token) run as (default: the"
+              + " account this server runs as). Other users' jobs run as their own accounts (the"
+              + " same name, or what `kairos users set` maps them to).")
+  String adminRunsAs;
+
+  @Option(
+      names = "--allow-root-jobs",
+      description =
+          "Accept jobs that run as root. Off by default: a submission whose account is root is"
+              + " refused. For a single-user machine whose user is root, never a shared cluster.")
+  boolean allowRootJobs;
+
+  @Option(
       names = "--phi-threshold",
       paramLabel = "PHI",
       defaultValue = "8.0",
@@ -136,12 +153,24 @@ final class ServerCommand implements Callable<Integer> {
               : Files.readString(tlsPasswordFile, StandardCharsets.UTF_8).strip();
       tls = Optional.of(new Controller.Tls(tlsKeystore, password));
     }
-    var config = ControllerMain.config(dir, listen, peers, policy, tls).withDetection(detection());
+    var config =
+        ControllerMain.config(dir, listen, peers, policy, tls)
+            .withDetection(detection())
+            .withRunAs(runAs(adminRunsAs, allowRootJobs));
     var controller =
         Controller.start(tenancySetup == null ? config : config.withTenancy(tenancySetup));
     System.err.println("kairos: controller serving " + controller.url() + " (data " + dir + ")");
     awaitShutdown(controller::close);
     return 0;
+  }
+
+  /** Who jobs run as: {@code adminRunsAs} null for the account this process runs as. */
+  static RunAsPolicy runAs(String adminRunsAs, boolean allowRootJobs) {
+    try {
+      return RunAsPolicy.of(adminRunsAs, allowRootJobs);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
   }
 
   /** Blocks until the JVM is asked to stop (Ctrl-C, SIGTERM), then runs {@code close}. */

@@ -44,6 +44,9 @@ final class ShowCommand extends ApiCommand {
     rows.add(row("id", j.id()));
     rows.add(row("name", j.name()));
     rows.add(row("user", j.user()));
+    if (j.runAs() != null) {
+      rows.add(row("runs as", j.runAs() + " (Unix account)"));
+    }
     rows.add(row("queue", j.queue()));
     if (j.account() != null) {
       rows.add(row("account", j.account()));

@@ -3,6 +3,7 @@ package io.kairos.cli;
 import io.kairos.agent.Agent;
 import io.kairos.control.Controller;
 import io.kairos.control.ControllerMain;
+import io.kairos.control.auth.RunAsPolicy;
 import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.List;
@@ -65,21 +66,29 @@ final class UpCommand implements Callable<Integer> {
     ServerLogging.configure();
     Path dir = DataDir.resolve(data);
     var tenancySetup = tenancy == null ? null : TenancyFile.read(tenancy);
-    var controllerConfig = ControllerMain.config(dir, listen, "", policy, Optional.empty());
+    // One user: the admin's jobs run as whoever runs `kairos up`. When that is root, root jobs
+    // are allowed (the user already is root); otherwise the jobs run as that user.
+    String self = System.getProperty("user.name");
+    boolean root = RunAsPolicy.ROOT.equals(self);
+    var controllerConfig =
+        ControllerMain.config(dir, listen, "", policy, Optional.empty())
+            .withRunAs(new RunAsPolicy(self, root));
     var controller =
         Controller.start(
             tenancySetup == null ? controllerConfig : controllerConfig.withTenancy(tenancySetup));
     Agent agent;
     try {
       var config =
-          AgentCommand.config(
-              List.of(controller.url()),
-              controller.joinToken(),
-              nodeName,
-              dir.resolve("agent-" + nodeName),
-              gpus,
-              "127.0.0.1:0",
-              "rack-0");
+          AgentCommand.builder(
+                  List.of(controller.url()),
+                  controller.joinToken(),
+                  nodeName,
+                  dir.resolve("agent-" + nodeName),
+                  gpus,
+                  "127.0.0.1:0",
+                  "rack-0")
+              .allowRootJobs(root)
+              .build();
       agent = new Agent(config, InstantSource.system(), new Random());
       agent.start();
     } catch (RuntimeException | java.io.IOException e) {
@@ -90,6 +99,10 @@ final class UpCommand implements Callable<Integer> {
     System.out.println(
         "  data:        " + dir + "  (admin token in " + dir.resolve("admin.token") + ")");
     System.out.println("  local node:  " + nodeName + " with " + gpus + " emulated GPU(s)");
+    System.out.println(
+        "  jobs run as: "
+            + self
+            + (root ? " (root: --allow-root-jobs, for this single-user machine)" : ""));
     System.out.println(
         "  try:         ./kairos submit --gpus 1 -- nvidia-smi -L   (or any command)");
     System.out.println("               ./kairos queue | nodes | history | logs ID");

@@ -6,6 +6,7 @@ import io.kairos.control.agent.AgentService;
 import io.kairos.control.api.Api;
 import io.kairos.control.api.Services;
 import io.kairos.control.auth.Authenticator;
+import io.kairos.control.auth.RunAsPolicy;
 import io.kairos.control.auth.Tokens;
 import io.kairos.control.dashboard.UtilizationHistory;
 import io.kairos.control.dashboard.UtilizationSampler;
@@ -57,6 +58,7 @@ public final class Controller implements Closeable {
    * @param detection the agents' failure detector (phi threshold, window, minimum standard
    *     deviation, acceptable pause)
    * @param kubeApi the API server of the Kubernetes cluster the extender serves, if any
+   * @param runAs which Unix account users' jobs run as, and whether root may be one
    */
   public record Config(
       Path dataDir,
@@ -66,9 +68,32 @@ public final class Controller implements Closeable {
       Optional<Tls> tls,
       PhiAccrualDetector.Settings detection,
       Optional<KubeApi> kubeApi,
-      Optional<Tenancy> tenancy) {
+      Optional<Tenancy> tenancy,
+      RunAsPolicy runAs) {
     public Config {
       peers = List.copyOf(peers);
+      java.util.Objects.requireNonNull(runAs, "runAs");
+    }
+
+    public Config(
+        Path dataDir,
+        PeerAddress self,
+        List<PeerAddress> peers,
+        Policy policy,
+        Optional<Tls> tls,
+        PhiAccrualDetector.Settings detection,
+        Optional<KubeApi> kubeApi,
+        Optional<Tenancy> tenancy) {
+      this(
+          dataDir,
+          self,
+          peers,
+          policy,
+          tls,
+          detection,
+          kubeApi,
+          tenancy,
+          RunAsPolicy.serverDefaults());
     }
 
     public Config(
@@ -89,7 +114,17 @@ public final class Controller implements Closeable {
      * account, priority class and priority) is in the log, so a replay does not depend on it.
      */
     public Config withTenancy(Tenancy setup) {
-      return new Config(dataDir, self, peers, policy, tls, detection, kubeApi, Optional.of(setup));
+      return new Config(
+          dataDir, self, peers, policy, tls, detection, kubeApi, Optional.of(setup), runAs);
+    }
+
+    /**
+     * Who users' jobs run as: the bootstrap admin's account ({@code --admin-runs-as}) and whether
+     * root jobs are allowed ({@code --allow-root-jobs}). Give every replica the same: the account
+     * is decided by the replica that takes the submission, and recorded in the log.
+     */
+    public Config withRunAs(RunAsPolicy runAs) {
+      return new Config(dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs);
     }
 
     public Config(
@@ -105,7 +140,7 @@ public final class Controller implements Closeable {
     }
 
     public Config withDetection(PhiAccrualDetector.Settings detection) {
-      return new Config(dataDir, self, peers, policy, tls, detection, kubeApi, tenancy);
+      return new Config(dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs);
     }
 
     /**
@@ -113,7 +148,8 @@ public final class Controller implements Closeable {
      * without one, {@code KAIROS_K8S_API} and {@code KAIROS_K8S_TOKEN_FILE} are read at start.
      */
     public Config withKubeApi(KubeApi api) {
-      return new Config(dataDir, self, peers, policy, tls, detection, Optional.of(api), tenancy);
+      return new Config(
+          dataDir, self, peers, policy, tls, detection, Optional.of(api), tenancy, runAs);
     }
 
     public static Config single(Path dataDir, String host, int port) {
@@ -161,7 +197,8 @@ public final class Controller implements Closeable {
             config.tls(),
             config.detection(),
             config.kubeApi(),
-            config.tenancy());
+            config.tenancy(),
+            config.runAs());
     ensureFree(self.host(), self.httpPort(), "the API (--listen)");
     ensureFree(
         "0.0.0.0",
@@ -170,7 +207,8 @@ public final class Controller implements Closeable {
     InstantSource clock = InstantSource.system();
     adminToken = Tokens.readOrCreate(config.dataDir().resolve("admin.token"), "kadm");
     joinToken = Tokens.readOrCreate(config.dataDir().resolve("join.token"), "kjoin");
-    var admin = new TokenRecord(Tokens.hash(adminToken), "admin", TokenRecord.ADMIN, 0);
+    var admin =
+        new TokenRecord(Tokens.hash(adminToken), RunAsPolicy.BOOTSTRAP_ADMIN, TokenRecord.ADMIN, 0);
     var join = new TokenRecord(Tokens.hash(joinToken), "agent", TokenRecord.AGENT, 0);
 
     var meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -196,7 +234,8 @@ public final class Controller implements Closeable {
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build(),
             utilization,
             new K8sExtender(
-                config.kubeApi().or(() -> KubeApi.fromEnvironment(System.getenv())), clock));
+                config.kubeApi().or(() -> KubeApi.fromEnvironment(System.getenv())), clock),
+            config.runAs());
     var auth =
         new Authenticator(
             replica.stateMachine(), Map.of(admin.sha256(), admin, join.sha256(), join));
@@ -222,6 +261,12 @@ public final class Controller implements Closeable {
             .name("kairos-token-bootstrap")
             .start(() -> addTokens(List.of(admin, join)));
     LOG.info("controller {} serving {} (peers {})", self.id(), url(), peers);
+    LOG.info(
+        "controller {}: jobs run as their users' Unix accounts (the user table, by default the"
+            + " same name); the bootstrap admin's run as {}; root jobs {}",
+        self.id(),
+        config.runAs().adminRunsAs(),
+        config.runAs().allowRootJobs() ? "ALLOWED (--allow-root-jobs)" : "refused");
   }
 
   public static Controller start(Config config) throws IOException {

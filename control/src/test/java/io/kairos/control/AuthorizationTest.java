@@ -56,6 +56,7 @@ class AuthorizationTest {
     controller =
         Controller.start(
             Controller.Config.single(dir, "127.0.0.1", 0)
+                .withRunAs(TestApi.SINGLE_USER)
                 .withDetection(
                     new io.kairos.control.health.PhiAccrualDetector.Settings(
                         8.0, 1000, 100, 3_600_000, 1_000)));
@@ -135,6 +136,10 @@ class AuthorizationTest {
     return new Endpoint(name, "POST", path, body);
   }
 
+  static Endpoint put(String name, Supplier<String> path, Supplier<String> body) {
+    return new Endpoint(name, "PUT", path, body);
+  }
+
   static Stream<Row> rows() {
     var rows = new ArrayList<Row>();
     // The user API: users and the admin; agents 403.
@@ -193,6 +198,14 @@ class AuthorizationTest {
         403,
         201,
         403);
+    table(rows, get("list users", () -> "/api/v1/users"), 403, 403, 200, 403);
+    table(
+        rows,
+        put("map a user", () -> "/api/v1/users/erin", () -> "{\"unixUser\":\"erin\"}"),
+        403,
+        403,
+        200,
+        403);
     // Any principal.
     table(rows, get("whoami", () -> "/api/v1/whoami"), 200, 200, 200, 200);
     // Agents only.
@@ -247,7 +260,12 @@ class AuthorizationTest {
     String path = e.path().get();
     var before = fingerprint();
     TestApi api = row.who().api();
-    var reply = e.method().equals("GET") ? api.get(path) : api.post(path, e.body().get());
+    var reply =
+        switch (e.method()) {
+          case "GET" -> api.get(path);
+          case "PUT" -> api.put(path, e.body().get());
+          default -> api.post(path, e.body().get());
+        };
 
     if (row.status() == -1) {
       // Public: whatever the document's state (200, or 404 until it is packaged), never 401/403.
@@ -416,6 +434,7 @@ class AuthorizationTest {
               sb.append(s.nextJobId()).append('/').append(s.tokenCount()).append('/');
               s.activeJobs().forEach(j -> sb.append(j.id).append(j.state).append(','));
               s.nodes().forEach(n -> sb.append(n.name).append(n.epoch).append(n.state).append(','));
+              s.users().forEach(u -> sb.append(u).append(','));
               return sb.toString();
             });
   }

@@ -69,7 +69,9 @@ final class ControllerProcess implements AutoCloseable {
                 "--data",
                 data.toString(),
                 "--listen",
-                "127.0.0.1:" + port));
+                "127.0.0.1:" + port,
+                // One user, who is root here: the admin's jobs run as root.
+                "--allow-root-jobs"));
     if (!peers.isEmpty()) {
       cmd.add("--peers");
       cmd.add(peers);

@@ -34,6 +34,8 @@ import java.util.Map;
  *     never
  * @param preemptedBy the job that preempted it last (while it is being stopped: the job it makes
  *     room for); absent when never preempted
+ * @param runAs the Unix account its tasks run as (recorded at submission from the user table: by
+ *     default the user's own name)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobView(
@@ -73,4 +75,5 @@ public record JobView(
     String account,
     String priorityClass,
     List<String> preemptedAt,
-    Long preemptedBy) {}
+    Long preemptedBy,
+    String runAs) {}

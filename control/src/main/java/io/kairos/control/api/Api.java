@@ -44,6 +44,7 @@ public final class Api {
           NodeRoutes.register(config, services);
           AgentRoutes.register(config, services);
           SystemRoutes.register(config, services);
+          UserRoutes.register(config, services);
           EventRoutes.register(config, services);
           Dashboard.configure(config);
           K8sExtenderRoutes.register(config, services);

@@ -77,8 +77,9 @@ final class JobRoutes {
     s.read(
         st -> {
           for (int i = 0; i < requests.size(); i++) {
-            Submissions.checkDependencyJobs(
-                requests.get(i), id -> st.job(id).isPresent(), batch ? "[" + i + "]." : "");
+            String prefix = batch ? "[" + i + "]." : "";
+            Submissions.checkDependencyJobs(requests.get(i), id -> st.job(id).isPresent(), prefix);
+            requests.set(i, UserRoutes.withRunAs(st, s.runAs(), requests.get(i), prefix));
           }
           return null;
         });
@@ -240,6 +241,16 @@ final class JobRoutes {
     }
     if (reply.statusCode() == 404) {
       throw ApiError.notFound("no logs for job " + id + " task " + task + " on its node");
+    }
+    if (reply.statusCode() == 403) {
+      // The agent read the file with the job's user's rights, and that user may not read it.
+      throw ApiError.forbidden(
+          "the agent refused job "
+              + id
+              + "'s "
+              + stream
+              + ": "
+              + new String(reply.body(), java.nio.charset.StandardCharsets.UTF_8).strip());
     }
     if (reply.statusCode() == 400) {
       throw ApiError.invalid(

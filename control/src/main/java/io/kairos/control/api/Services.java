@@ -1,6 +1,7 @@
 package io.kairos.control.api;
 
 import io.kairos.control.agent.AgentService;
+import io.kairos.control.auth.RunAsPolicy;
 import io.kairos.control.dashboard.UtilizationHistory;
 import io.kairos.control.k8s.K8sExtender;
 import io.kairos.control.raft.RaftReplica;
@@ -19,7 +20,7 @@ import java.util.function.Function;
 
 /**
  * What the routes call: the replica (state and log), the batcher, the scheduler, the agents, the
- * utilization history and the kube-scheduler extender.
+ * utilization history, the kube-scheduler extender and who users' jobs run as.
  */
 public record Services(
     RaftReplica replica,
@@ -31,7 +32,8 @@ public record Services(
     String joinToken,
     HttpClient http,
     UtilizationHistory utilization,
-    K8sExtender k8s) {
+    K8sExtender k8s,
+    RunAsPolicy runAs) {
 
   static final long COMMIT_TIMEOUT_SEC = 10;
 

@@ -40,17 +40,20 @@ final class Views {
                 + state.arrayAdmitted(j.array.arrayJobId())
                 + " are queued or running";
       } else if (state.isUnplaceable(j.id)) {
-        reason = "NO_NODE_CAN_HOLD";
+        var account = state.accountBlock(j.id);
+        reason = account.isPresent() ? "NO_NODE_RUNS_AS" : "NO_NODE_CAN_HOLD";
         detail =
-            state.store() == null
-                ? "no node is registered yet"
-                : "no registered node can ever hold it ("
-                    + r.tasks()
-                    + " node(s) with "
-                    + r.gpusPerTask()
-                    + " GPUs"
-                    + (r.gpuModel().isEmpty() ? "" : " of model " + r.gpuModel())
-                    + ")";
+            account.isPresent()
+                ? account.get()
+                : state.store() == null
+                    ? "no node is registered yet"
+                    : "no registered node can ever hold it ("
+                        + r.tasks()
+                        + " node(s) with "
+                        + r.gpusPerTask()
+                        + " GPUs"
+                        + (r.gpuModel().isEmpty() ? "" : " of model " + r.gpuModel())
+                        + ")";
       } else {
         var p = scheduler.pending(j.id);
         if (p == null) {
@@ -104,7 +107,8 @@ final class Views {
         j.preemptedAtSec.isEmpty()
             ? null
             : j.preemptedAtSec.stream().map(t -> Instant.ofEpochSecond(t).toString()).toList(),
-        j.lastPreemptedBy == 0 ? null : j.lastPreemptedBy);
+        j.lastPreemptedBy == 0 ? null : j.lastPreemptedBy,
+        r.unixAccount());
   }
 
   private static String describe(SchedulerLoop.Pending p) {
@@ -182,7 +186,8 @@ final class Views {
         live.map(AgentService.Liveness::state).orElse(null),
         live.map(l -> Math.round(l.phi() * 100) / 100.0).orElse(null),
         reg.nvlinkDomainSize(),
-        java.util.Collections.unmodifiableList(gpuJobs));
+        java.util.Collections.unmodifiableList(gpuJobs),
+        reg.runsOnlyAs());
   }
 
   static String time(long ms) {

@@ -24,6 +24,7 @@ import java.util.List;
   @JsonSubTypes.Type(value = ControlCommand.AddToken.class, name = "addToken"),
   @JsonSubTypes.Type(value = ControlCommand.NodeDown.class, name = "nodeDown"),
   @JsonSubTypes.Type(value = ControlCommand.PreemptJobs.class, name = "preempt"),
+  @JsonSubTypes.Type(value = ControlCommand.SetUser.class, name = "setUser"),
 })
 public sealed interface ControlCommand {
   long atMs();
@@ -128,4 +129,10 @@ public sealed interface ControlCommand {
   record Preemption(long victimId, long preemptorId, String kind, String detail) {}
 
   record AddToken(long atMs, TokenRecord token) implements ControlCommand {}
+
+  /**
+   * An admin maps a Kairos user to a Unix account (a row replaces the user's earlier one). Jobs
+   * submitted from then on record it as their {@code runAs}; jobs already submitted keep theirs.
+   */
+  record SetUser(long atMs, UserRecord user) implements ControlCommand {}
 }

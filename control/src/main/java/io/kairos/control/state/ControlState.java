@@ -7,6 +7,7 @@ import io.kairos.control.state.ControlCommand.NodeDown;
 import io.kairos.control.state.ControlCommand.PreemptJobs;
 import io.kairos.control.state.ControlCommand.RegisterNode;
 import io.kairos.control.state.ControlCommand.ResumeNode;
+import io.kairos.control.state.ControlCommand.SetUser;
 import io.kairos.control.state.ControlCommand.StartJobs;
 import io.kairos.control.state.ControlCommand.SubmitJobs;
 import io.kairos.control.state.ControlCommand.TaskEnded;
@@ -75,6 +76,10 @@ public final class ControlState {
           case ResumeNode c -> nodeRegistry.resume(c);
           case AddToken c -> {
             records.addToken(c.token());
+            yield ControlResult.OK;
+          }
+          case SetUser c -> {
+            records.setUser(c.user());
             yield ControlResult.OK;
           }
         };
@@ -167,6 +172,33 @@ public final class ControlState {
 
   public int tokenCount() {
     return records.tokenCount();
+  }
+
+  /** Every token, by hash. */
+  public Collection<TokenRecord> tokens() {
+    return records.tokens();
+  }
+
+  /** The user's row in the user table; empty when an admin set none (the account is the name). */
+  public Optional<UserRecord> user(String name) {
+    return Optional.ofNullable(records.user(name));
+  }
+
+  /** The user table, by name. */
+  public Collection<UserRecord> users() {
+    return records.users();
+  }
+
+  /**
+   * Why no node can run a pending job that is held as unplaceable, when the reason is its Unix
+   * account: the nodes whose agents run as another account (not root), which the job could
+   * otherwise use. Empty when the account is not what keeps it out.
+   */
+  public Optional<String> accountBlock(long jobId) {
+    var j = records.job(jobId);
+    return j == null || !gates.isUnplaceable(jobId)
+        ? Optional.empty()
+        : core.accountBlock(j, records.nodes());
   }
 
   public long nextJobId() {

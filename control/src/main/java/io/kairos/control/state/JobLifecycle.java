@@ -406,7 +406,8 @@ final class JobLifecycle {
                     n.registration != null
                         && !n.name.equals(node)
                         && !avoid.contains(n.name)
-                        && !job.request.excludeNodes().contains(n.name))
+                        && !job.request.excludeNodes().contains(n.name)
+                        && runsAccountOf(n, job))
             .count();
     if (usable < job.request.tasks()) {
       return avoid;
@@ -414,6 +415,12 @@ final class JobLifecycle {
     var more = new TreeSet<>(avoid);
     more.add(node);
     return List.copyOf(more);
+  }
+
+  /** Whether the node's agent can start the job's tasks: it runs as root, or as their account. */
+  private static boolean runsAccountOf(NodeRecord n, JobRecord job) {
+    String only = n.registration.runsOnlyAs();
+    return only == null || only.equals(job.request.unixAccount());
   }
 
   /**

@@ -11,11 +11,11 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * The replicated records, which a snapshot holds: every job and node and token, the counters that
- * hand out job ids, node epochs and queue positions, and the indexes over the jobs (active,
- * releasing, holding GPUs by node). It decides nothing: the parts of {@link ControlState} change
- * the records and keep the indexes in step through these methods. Everything else in the state (the
- * core's store, the queue gates) is derived from these records and rebuilt from them.
+ * The replicated records, which a snapshot holds: every job and node and token, the user table, the
+ * counters that hand out job ids, node epochs and queue positions, and the indexes over the jobs
+ * (active, releasing, holding GPUs by node). It decides nothing: the parts of {@link ControlState}
+ * change the records and keep the indexes in step through these methods. Everything else in the
+ * state (the core's store, the queue gates) is derived from these records and rebuilt from them.
  */
 final class Records {
   private long nextJobId = 1;
@@ -35,6 +35,7 @@ final class Records {
 
   private final TreeMap<String, NodeRecord> nodes = new TreeMap<>();
   private final TreeMap<String, TokenRecord> tokens = new TreeMap<>();
+  private final TreeMap<String, UserRecord> users = new TreeMap<>();
 
   // --- jobs ---
 
@@ -173,6 +174,27 @@ final class Records {
     return tokens.size();
   }
 
+  /** Every token, by hash. */
+  Collection<TokenRecord> tokens() {
+    return Collections.unmodifiableCollection(tokens.values());
+  }
+
+  // --- the user table ---
+
+  /** Sets the user's row, replacing an earlier one. */
+  void setUser(UserRecord user) {
+    users.put(user.name(), user);
+  }
+
+  UserRecord user(String name) {
+    return users.get(name);
+  }
+
+  /** Every row, by name. */
+  Collection<UserRecord> users() {
+    return Collections.unmodifiableCollection(users.values());
+  }
+
   // --- snapshots ---
 
   /**
@@ -195,7 +217,8 @@ final class Records {
         nextEpoch,
         jobCopies,
         nodeCopies,
-        List.copyOf(tokens.values()));
+        List.copyOf(tokens.values()),
+        List.copyOf(users.values()));
   }
 
   /** The records of a snapshot; the holding index is left to the rebuild that follows. */
@@ -221,6 +244,9 @@ final class Records {
     }
     for (TokenRecord token : image.tokens()) {
       r.tokens.put(token.sha256(), token);
+    }
+    for (UserRecord user : image.users()) {
+      r.users.put(user.name(), user);
     }
     return r;
   }

@@ -240,7 +240,9 @@ class DashboardIT {
     assumeTrue(
         CHROMIUM.canExecute() && CHROMEDRIVER.canExecute(),
         "needs Debian's chromium and chromium-driver (/usr/bin/chromium, /usr/bin/chromedriver)");
-    controller = Controller.start(Controller.Config.single(dir, "127.0.0.1", 0));
+    controller =
+        Controller.start(
+            Controller.Config.single(dir, "127.0.0.1", 0).withRunAs(TestApi.SINGLE_USER));
     Leaders.awaitLeader(controller, Duration.ofSeconds(30));
     api = new TestApi(controller.url(), controller.adminToken());
 
