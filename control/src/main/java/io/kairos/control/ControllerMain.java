@@ -9,8 +9,9 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * A bare entry point for one replica, for tests that run the controller as a process: {@code --data
- * DIR --listen HOST:PORT [--peers H:P,H:P,H:P] [--policy NAME]}. Users run {@code kairos server},
- * which takes the same options. Prints {@code kairos-controller-ready URL} on stdout once serving.
+ * DIR --listen HOST:PORT [--peers H:P,H:P,H:P] [--policy NAME] [--tls | --insecure] [--raft-listen
+ * HOST:PORT] [--ca-from DIR]}. Users run {@code kairos server}, which takes the same options.
+ * Prints {@code kairos-controller-ready URL} on stdout once serving.
  */
 public final class ControllerMain {
   private ControllerMain() {}
@@ -20,6 +21,7 @@ public final class ControllerMain {
     String listen = "127.0.0.1:8080";
     String peers = "";
     String policy = "kairos";
+    var security = NetworkSecurity.DEFAULT;
     for (int i = 0; i < args.length; i++) {
       String value = i + 1 < args.length ? args[i + 1] : "";
       switch (args[i]) {
@@ -27,6 +29,30 @@ public final class ControllerMain {
         case "--listen" -> listen = value;
         case "--peers" -> peers = value;
         case "--policy" -> policy = value;
+        case "--raft-listen" ->
+            security =
+                new NetworkSecurity(
+                    security.mode(),
+                    Optional.of(value),
+                    security.extraHosts(),
+                    security.caFrom(),
+                    security.rotateCerts());
+        case "--ca-from" ->
+            security =
+                new NetworkSecurity(
+                    security.mode(),
+                    security.raftListen(),
+                    security.extraHosts(),
+                    Optional.of(Path.of(value)),
+                    security.rotateCerts());
+        case "--tls" -> {
+          security = security.withMode(NetworkSecurity.Mode.TLS);
+          continue;
+        }
+        case "--insecure" -> {
+          security = security.withMode(NetworkSecurity.Mode.INSECURE);
+          continue;
+        }
         default -> {
           System.err.println("unknown option " + args[i]);
           System.exit(2);
@@ -38,7 +64,9 @@ public final class ControllerMain {
       System.err.println("--data is required");
       System.exit(2);
     }
-    var controller = Controller.start(config(data, listen, peers, policy, Optional.empty()));
+    var controller =
+        Controller.start(
+            config(data, listen, peers, policy, Optional.empty()).withSecurity(security));
     System.out.println("kairos-controller-ready " + controller.url());
     System.out.flush();
     var stop = new CountDownLatch(1);

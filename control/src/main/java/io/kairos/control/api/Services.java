@@ -12,6 +12,7 @@ import io.kairos.control.state.ControlState;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.http.HttpClient;
 import java.time.InstantSource;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -19,7 +20,8 @@ import java.util.function.Function;
 
 /**
  * What the routes call: the replica (state and log), the batcher, the scheduler, the agents, the
- * utilization history and the kube-scheduler extender.
+ * utilization history, the kube-scheduler extender, and the cluster CA's certificates (PEM) when
+ * the replica has one.
  */
 public record Services(
     RaftReplica replica,
@@ -31,7 +33,8 @@ public record Services(
     String joinToken,
     HttpClient http,
     UtilizationHistory utilization,
-    K8sExtender k8s) {
+    K8sExtender k8s,
+    Optional<String> caPem) {
 
   static final long COMMIT_TIMEOUT_SEC = 10;
 
