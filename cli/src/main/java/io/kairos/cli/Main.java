@@ -25,6 +25,7 @@ import picocli.CommandLine.Command;
       HistoryCommand.class,
       NodesCommand.class,
       TokenCommand.class,
+      TlsCommand.class,
       WhoAmICommand.class,
       BenchCommand.class,
       AotTrainCommand.class,
