@@ -137,6 +137,7 @@ public final class ClusterTls implements AutoCloseable {
 
   private static CertificateAuthority ensureCa(
       Path dataDir, Optional<Path> caFrom, boolean group, Instant now) throws IOException {
+    Files.createDirectories(dataDir);
     boolean certHere = Files.exists(dataDir.resolve(CertificateAuthority.CERT_FILE));
     boolean keyHere = Files.exists(dataDir.resolve(CertificateAuthority.KEY_FILE));
     if (certHere != keyHere) {
@@ -154,7 +155,7 @@ public final class ClusterTls implements AutoCloseable {
         throw new IllegalArgumentException(
             "--ca-from "
                 + from
-                + " holds no CA (ca.pem and ca.key); make one with `kairos tls ca create"
+                + " holds no CA (ca.pem and ca.key); make one with `kairos tls create-ca"
                 + " --out "
                 + from
                 + "`");
@@ -191,7 +192,7 @@ public final class ClusterTls implements AutoCloseable {
       throw new IllegalArgumentException(
           "the replicas of a group share one cluster CA, and "
               + dataDir
-              + " holds none: make it once with `kairos tls ca create --out DIR`, copy DIR to"
+              + " holds none: make it once with `kairos tls create-ca --out DIR`, copy DIR to"
               + " every replica and start each with --ca-from DIR (or run the group in plain"
               + " text with --insecure)");
     }
