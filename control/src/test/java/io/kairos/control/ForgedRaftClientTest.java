@@ -61,6 +61,8 @@ class ForgedRaftClientTest {
   static void start() throws Exception {
     controller = Controller.start(Controller.Config.single(dir, "127.0.0.1", 0));
     admin = new TestApi(controller.url(), controller.adminToken());
+    // The attack is against a leader that commits: every refusal below is the transport's.
+    Leaders.awaitLeader(controller, Duration.ofSeconds(30));
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (admin.get("/api/v1/whoami").status() != 200) {
       assertThat(System.nanoTime()).as("the controller serves within 30 s").isLessThan(deadline);
