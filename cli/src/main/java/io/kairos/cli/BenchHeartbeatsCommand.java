@@ -238,7 +238,7 @@ final class BenchHeartbeatsCommand implements Callable<Integer> {
     try {
       epochs = register(server, token);
     } catch (IOException e) {
-      err.println("kairos: registration failed: " + e.getMessage());
+      err.println("kairos: registration failed: " + ApiClient.describe(e));
       return 1;
     }
     double regSeconds = (System.nanoTime() - regStart) / 1e9;
