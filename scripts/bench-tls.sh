@@ -31,8 +31,9 @@ submit() {  # label, data dir, url, bench args...
   local label="$1" data="$2" url="$3"
   shift 3
   echo "== $label: kairos bench submit $*"
-  KAIROS_CA="$data/ca.pem" KAIROS_TOKEN="$(cat "$data/admin.token")" \
-    ./kairos bench submit --server "$url" "$@" | grep -E "rate|latency|errors"
+  local ca=(); [ -f "$data/ca.pem" ] && ca=(--ca "$data/ca.pem")
+  KAIROS_TOKEN="$(cat "$data/admin.token")" \
+    ./kairos bench submit --server "$url" "${ca[@]}" "$@" | grep -E "rate|latency|errors"
 }
 
 for mode in insecure tls; do
@@ -74,7 +75,8 @@ for mode in insecure tls; do
   ready "$scheme://127.0.0.1:18800"
   for i in $(seq 1 "$runs"); do
     echo "== heartbeats, run $i"
-    ./kairos bench heartbeats --url "$scheme://127.0.0.1:18800" --ca "$work/hb-$mode/ca.pem" \
+    ca=(); [ -f "$work/hb-$mode/ca.pem" ] && ca=(--ca "$work/hb-$mode/ca.pem")
+    ./kairos bench heartbeats --url "$scheme://127.0.0.1:18800" "${ca[@]}" \
       --join-token-file "$work/hb-$mode/join.token" --agents 10000 --rate 1 --duration 30s --warmup 10s \
       | grep -E "rate|latency|errors|late"
   done

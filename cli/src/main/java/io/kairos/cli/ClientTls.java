@@ -87,6 +87,9 @@ final class ClientTls {
   }
 
   private static List<X509Certificate> read(Path file, String name) {
+    if (!Files.isReadable(file)) {
+      throw new UsageException(name + ": " + file + " does not exist or cannot be read");
+    }
     try {
       return ControllerTrust.readCertificates(file);
     } catch (IOException e) {
