@@ -49,8 +49,10 @@ kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null || true
 
 echo "### three replicas (one machine)"
 peers=127.0.0.1:18600,127.0.0.1:18601,127.0.0.1:18602
+./kairos tls create-ca --out "$work/ca" >/dev/null 2>&1   # the group's shared CA (Raft over mutual TLS)
 for i in 0 1 2; do
-  ./kairos server --data "$work/g$i" --listen "127.0.0.1:1860$i" --peers "$peers" >"$work/g$i.log" 2>&1 &
+  ./kairos server --data "$work/g$i" --listen "127.0.0.1:1860$i" --peers "$peers" --ca-from "$work/ca" \
+    >"$work/g$i.log" 2>&1 &
   pids+=($!)
 done
 for i in 0 1 2; do ready "http://127.0.0.1:1860$i"; done

@@ -109,7 +109,8 @@ public final class Agent implements AutoCloseable {
     this.config = Objects.requireNonNull(config, "config");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.backoff = new Backoff(random);
-    this.client = new ControllerClient(config.controllers(), config.joinToken());
+    this.client =
+        new ControllerClient(config.controllers(), config.joinToken(), ControllerTrust.of(config));
     try {
       this.health = NodeHealth.of(config);
     } catch (io.kairos.agent.gpu.NvidiaSmiException e) {

@@ -48,6 +48,10 @@ import java.util.regex.Pattern;
  *     the lease runs out even if the agent itself is frozen or dead
  * @param allowRootJobs whether tasks may run as root (uid 0); off, a task whose account is root is
  *     refused (it fails with a message saying so)
+ * @param caFile the CA (PEM) the controllers' certificates must chain to, pinned with {@code
+ *     --ca-hash} or given with {@code --ca}; null to trust the JDK's CAs ({@link ControllerTrust})
+ * @param insecure whether the join token may travel in clear to a non-loopback {@code http://}
+ *     controller
  */
 public record AgentConfig(
     List<String> controllers,
@@ -72,7 +76,9 @@ public record AgentConfig(
     long healthIntervalMs,
     boolean cgroups,
     boolean fenceWatchdog,
-    boolean allowRootJobs) {
+    boolean allowRootJobs,
+    Path caFile,
+    boolean insecure) {
 
   public static final long MAX_HEARTBEAT_WAIT_MS = 60_000;
   public static final long MAX_KILL_GRACE_MS = 3_600_000;
@@ -151,7 +157,8 @@ public record AgentConfig(
   public String toString() {
     return ("AgentConfig[controllers=%s, joinToken=***, nodeName=%s, dataDir=%s, gpus=%s,"
             + " cpus=%d, memoryBytes=%d, listen=%s:%d, zone=%s, block=%s, rack=%s,"
-            + " heartbeatWaitMs=%d, killGraceMs=%d, maxTaskOutputBytes=%d]")
+            + " heartbeatWaitMs=%d, killGraceMs=%d, maxTaskOutputBytes=%d, caFile=%s,"
+            + " insecure=%s]")
         .formatted(
             controllers,
             nodeName,
@@ -166,7 +173,9 @@ public record AgentConfig(
             rack,
             heartbeatWaitMs,
             killGraceMs,
-            maxTaskOutputBytes);
+            maxTaskOutputBytes,
+            caFile,
+            insecure);
   }
 
   private static List<String> validControllers(List<String> controllers) {
@@ -268,6 +277,8 @@ public record AgentConfig(
     private boolean cgroups = true;
     private boolean fenceWatchdog = true;
     private boolean allowRootJobs;
+    private Path caFile;
+    private boolean insecure;
 
     private Builder(List<String> controllers, String joinToken, String nodeName, Path dataDir) {
       this.controllers = controllers;
@@ -365,6 +376,18 @@ public record AgentConfig(
       return this;
     }
 
+    /** Verify the controllers against the CA in this PEM file (and refuse plain HTTP). */
+    public Builder caFile(Path file) {
+      this.caFile = file;
+      return this;
+    }
+
+    /** Let the join token travel in clear to a non-loopback {@code http://} controller. */
+    public Builder insecure(boolean insecure) {
+      this.insecure = insecure;
+      return this;
+    }
+
     public AgentConfig build() {
       return new AgentConfig(
           controllers,
@@ -389,7 +412,9 @@ public record AgentConfig(
           healthIntervalMs,
           cgroups,
           fenceWatchdog,
-          allowRootJobs);
+          allowRootJobs,
+          caFile,
+          insecure);
     }
 
     private static long physicalMemoryBytes() {

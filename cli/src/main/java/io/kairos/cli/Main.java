@@ -26,6 +26,7 @@ import picocli.CommandLine.Command;
       NodesCommand.class,
       TokenCommand.class,
       UsersCommand.class,
+      TlsCommand.class,
       WhoAmICommand.class,
       BenchCommand.class,
       AotTrainCommand.class,

@@ -78,17 +78,22 @@ final class UpCommand implements Callable<Integer> {
             tenancySetup == null ? controllerConfig : controllerConfig.withTenancy(tenancySetup));
     Agent agent;
     try {
-      var config =
+      // The local agent dials loopback, and verifies HTTPS (off-loopback --listen) against the CA.
+      String url = controller.url().replace("://0.0.0.0:", "://127.0.0.1:");
+      var builder =
           AgentCommand.builder(
-                  List.of(controller.url()),
+                  List.of(url),
                   controller.joinToken(),
                   nodeName,
                   dir.resolve("agent-" + nodeName),
                   gpus,
                   "127.0.0.1:0",
                   "rack-0")
-              .allowRootJobs(root)
-              .build();
+              .allowRootJobs(root);
+      if (url.startsWith("https://")) {
+        builder.caFile(dir.resolve("ca.pem"));
+      }
+      var config = builder.build();
       agent = new Agent(config, InstantSource.system(), new Random());
       agent.start();
     } catch (RuntimeException | java.io.IOException e) {

@@ -59,6 +59,7 @@ public final class Controller implements Closeable {
    *     deviation, acceptable pause)
    * @param kubeApi the API server of the Kubernetes cluster the extender serves, if any
    * @param runAs which Unix account users' jobs run as, and whether root may be one
+   * @param security TLS or plain text, the Raft bind address, the cluster CA's origin
    */
   public record Config(
       Path dataDir,
@@ -69,10 +70,12 @@ public final class Controller implements Closeable {
       PhiAccrualDetector.Settings detection,
       Optional<KubeApi> kubeApi,
       Optional<Tenancy> tenancy,
-      RunAsPolicy runAs) {
+      RunAsPolicy runAs,
+      NetworkSecurity security) {
     public Config {
       peers = List.copyOf(peers);
       java.util.Objects.requireNonNull(runAs, "runAs");
+      java.util.Objects.requireNonNull(security, "security");
     }
 
     public Config(
@@ -93,7 +96,8 @@ public final class Controller implements Closeable {
           detection,
           kubeApi,
           tenancy,
-          RunAsPolicy.serverDefaults());
+          RunAsPolicy.serverDefaults(),
+          NetworkSecurity.DEFAULT);
     }
 
     public Config(
@@ -115,7 +119,16 @@ public final class Controller implements Closeable {
      */
     public Config withTenancy(Tenancy setup) {
       return new Config(
-          dataDir, self, peers, policy, tls, detection, kubeApi, Optional.of(setup), runAs);
+          dataDir,
+          self,
+          peers,
+          policy,
+          tls,
+          detection,
+          kubeApi,
+          Optional.of(setup),
+          runAs,
+          security);
     }
 
     /**
@@ -124,7 +137,8 @@ public final class Controller implements Closeable {
      * is decided by the replica that takes the submission, and recorded in the log.
      */
     public Config withRunAs(RunAsPolicy runAs) {
-      return new Config(dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs);
+      return new Config(
+          dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, security);
     }
 
     public Config(
@@ -140,7 +154,13 @@ public final class Controller implements Closeable {
     }
 
     public Config withDetection(PhiAccrualDetector.Settings detection) {
-      return new Config(dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs);
+      return new Config(
+          dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, security);
+    }
+
+    /** TLS or plain text, where Raft binds, the cluster CA's origin ({@link NetworkSecurity}). */
+    public Config withSecurity(NetworkSecurity s) {
+      return new Config(dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, s);
     }
 
     /**
@@ -149,7 +169,7 @@ public final class Controller implements Closeable {
      */
     public Config withKubeApi(KubeApi api) {
       return new Config(
-          dataDir, self, peers, policy, tls, detection, Optional.of(api), tenancy, runAs);
+          dataDir, self, peers, policy, tls, detection, Optional.of(api), tenancy, runAs, security);
     }
 
     public static Config single(Path dataDir, String host, int port) {
@@ -172,19 +192,23 @@ public final class Controller implements Closeable {
   private final AgentService agents;
   private final UtilizationSampler sampler;
   private final Javalin http;
+  private final Exposure exposure;
+  private final List<String> warnings;
   private final String adminToken;
   private final String joinToken;
   private final Thread bootstrap;
 
   private Controller(Config config) throws IOException {
     Files.createDirectories(config.dataDir());
-    PeerAddress self = config.self();
     List<PeerAddress> peers = config.peers();
-    if (peers.isEmpty()) {
+    boolean group = !peers.isEmpty();
+    var binding = config.security().raftBinding(config.self(), group);
+    PeerAddress self = binding.self();
+    if (!group) {
       if (self.httpPort() == 0 || self.raftPort() == 0) {
         int http = self.httpPort() == 0 ? freePort() : self.httpPort();
         int raft = self.raftPort() == 0 ? freePort() : self.raftPort();
-        self = new PeerAddress(self.host(), http, raft);
+        self = new PeerAddress(self.host(), http, raft, self.raftHost());
       }
       peers = List.of(self);
     }
@@ -198,13 +222,17 @@ public final class Controller implements Closeable {
             config.detection(),
             config.kubeApi(),
             config.tenancy(),
-            config.runAs());
+            config.runAs(),
+            config.security());
     ensureFree(self.host(), self.httpPort(), "the API (--listen)");
     ensureFree(
-        "0.0.0.0",
+        binding.bindHost(),
         self.raftPort(),
-        "the Raft transport (--listen port + " + PeerAddress.RAFT_PORT_OFFSET + ")");
+        "the Raft transport (--raft-listen, or --listen port + "
+            + PeerAddress.RAFT_PORT_OFFSET
+            + ")");
     InstantSource clock = InstantSource.system();
+    exposure = Exposure.open(config, self, binding.bindHost(), group, clock);
     adminToken = Tokens.readOrCreate(config.dataDir().resolve("admin.token"), "kadm");
     joinToken = Tokens.readOrCreate(config.dataDir().resolve("join.token"), "kjoin");
     var admin =
@@ -213,7 +241,12 @@ public final class Controller implements Closeable {
 
     var meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     replica =
-        new RaftReplica(self, peers, config.dataDir(), config.tls().isPresent() ? "https" : "http");
+        new RaftReplica(
+            self,
+            peers,
+            config.dataDir(),
+            exposure.scheme(),
+            exposure.raftTransport(config.security().raftTls()));
     replica.start();
     batcher = new SubmitBatcher(replica, clock);
     scheduler = new SchedulerLoop(replica, config.policy(), config.tenancy(), clock, meters);
@@ -235,20 +268,14 @@ public final class Controller implements Closeable {
             utilization,
             new K8sExtender(
                 config.kubeApi().or(() -> KubeApi.fromEnvironment(System.getenv())), clock),
-            config.runAs());
+            config.runAs(),
+            exposure.caPem());
     var auth =
         new Authenticator(
             replica.stateMachine(), Map.of(admin.sha256(), admin, join.sha256(), join));
     PeerAddress bound = self;
-    http =
-        Api.create(
-            services,
-            auth,
-            c ->
-                config
-                    .tls()
-                    .ifPresent(tls -> Https.configure(c, tls, bound.host(), bound.httpPort())));
-    if (config.tls().isPresent()) {
+    http = Api.create(services, auth, c -> exposure.configure(c, bound.host(), bound.httpPort()));
+    if (exposure.isHttps()) {
       http.start();
     } else {
       http.start(self.host(), self.httpPort());
@@ -267,6 +294,16 @@ public final class Controller implements Closeable {
         self.id(),
         config.runAs().adminRunsAs(),
         config.runAs().allowRootJobs() ? "ALLOWED (--allow-root-jobs)" : "refused");
+    warnings = exposure.warnings(config.security(), url(), self.raftPort());
+    warnings.forEach(w -> LOG.warn("PLAIN TEXT: {}", w));
+    LOG.info(
+        "controller {} serving {} (peers {}; Raft on {}:{}, {})",
+        self.id(),
+        url(),
+        peers,
+        binding.bindHost(),
+        self.raftPort(),
+        config.security().raftTls() ? "mutual TLS" : "plain text");
   }
 
   public static Controller start(Config config) throws IOException {
@@ -362,11 +399,7 @@ public final class Controller implements Closeable {
   }
 
   public String url() {
-    return (config.tls().isPresent() ? "https" : "http")
-        + "://"
-        + config.self().host()
-        + ":"
-        + port();
+    return exposure.scheme() + "://" + config.self().host() + ":" + port();
   }
 
   public String adminToken() {
@@ -379,6 +412,25 @@ public final class Controller implements Closeable {
 
   public RaftReplica replica() {
     return replica;
+  }
+
+  /**
+   * The cluster CA's pin ({@code sha256:} of its public key), which agents check on first contact
+   * ({@code kairos agent --ca-hash}); empty when this replica runs without one ({@code
+   * --insecure}).
+   */
+  public Optional<String> caHash() {
+    return exposure.caHash();
+  }
+
+  /** The replica's TLS identity, when it has one (tests rotate its certificate). */
+  public Optional<io.kairos.control.tls.ClusterTls> clusterTls() {
+    return exposure.clusterTls();
+  }
+
+  /** One line for each part that runs in plain text on a non-loopback address; empty if none. */
+  public List<String> plainTextWarnings() {
+    return warnings;
   }
 
   @Override
@@ -395,6 +447,7 @@ public final class Controller implements Closeable {
       errors.add(e);
     }
     replica.close();
+    exposure.close();
     if (!errors.isEmpty()) {
       throw new IOException("controller did not stop cleanly", errors.get(0));
     }

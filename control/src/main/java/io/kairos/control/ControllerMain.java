@@ -11,8 +11,9 @@ import java.util.concurrent.CountDownLatch;
 /**
  * A bare entry point for one replica, for tests that run the controller as a process: {@code --data
  * DIR --listen HOST:PORT [--peers H:P,H:P,H:P] [--policy NAME] [--admin-runs-as ACCOUNT]
- * [--allow-root-jobs]}. Users run {@code kairos server}, which takes the same options. Prints
- * {@code kairos-controller-ready URL} on stdout once serving.
+ * [--allow-root-jobs] [--tls | --insecure] [--raft-listen HOST:PORT] [--ca-from DIR]}. Users run
+ * {@code kairos server}, which takes the same options. Prints {@code kairos-controller-ready URL}
+ * on stdout once serving.
  */
 public final class ControllerMain {
   private ControllerMain() {}
@@ -24,6 +25,7 @@ public final class ControllerMain {
     String policy = "kairos";
     String adminRunsAs = null;
     boolean allowRootJobs = false;
+    var security = NetworkSecurity.DEFAULT;
     for (int i = 0; i < args.length; i++) {
       String value = i + 1 < args.length ? args[i + 1] : "";
       if (args[i].equals("--allow-root-jobs")) {
@@ -36,6 +38,30 @@ public final class ControllerMain {
         case "--listen" -> listen = value;
         case "--peers" -> peers = value;
         case "--policy" -> policy = value;
+        case "--raft-listen" ->
+            security =
+                new NetworkSecurity(
+                    security.mode(),
+                    Optional.of(value),
+                    security.extraHosts(),
+                    security.caFrom(),
+                    security.rotateCerts());
+        case "--ca-from" ->
+            security =
+                new NetworkSecurity(
+                    security.mode(),
+                    security.raftListen(),
+                    security.extraHosts(),
+                    Optional.of(Path.of(value)),
+                    security.rotateCerts());
+        case "--tls" -> {
+          security = security.withMode(NetworkSecurity.Mode.TLS);
+          continue;
+        }
+        case "--insecure" -> {
+          security = security.withMode(NetworkSecurity.Mode.INSECURE);
+          continue;
+        }
         default -> {
           System.err.println("unknown option " + args[i]);
           System.exit(2);
@@ -50,7 +76,8 @@ public final class ControllerMain {
     var controller =
         Controller.start(
             config(data, listen, peers, policy, Optional.empty())
-                .withRunAs(RunAsPolicy.of(adminRunsAs, allowRootJobs)));
+                .withRunAs(RunAsPolicy.of(adminRunsAs, allowRootJobs))
+                .withSecurity(security));
     System.out.println("kairos-controller-ready " + controller.url());
     System.out.flush();
     var stop = new CountDownLatch(1);

@@ -33,6 +33,7 @@ final class ControllerProcess implements AutoCloseable {
   private final int port;
   private final String peers;
   private final Path log;
+  private final List<String> extraArgs = new ArrayList<>();
   private Process process;
   private int starts;
 
@@ -44,6 +45,14 @@ final class ControllerProcess implements AutoCloseable {
     this.port = port;
     this.peers = peers;
     this.log = log;
+  }
+
+  /**
+   * More {@link ControllerMain} options for every launch ({@code --ca-from DIR}, {@code --tls}).
+   */
+  ControllerProcess with(String... args) {
+    extraArgs.addAll(List.of(args));
+    return this;
   }
 
   /** Launches the JVM; does not wait (see {@link #awaitReady}). */
@@ -76,6 +85,7 @@ final class ControllerProcess implements AutoCloseable {
       cmd.add("--peers");
       cmd.add(peers);
     }
+    cmd.addAll(extraArgs);
     Files.writeString(
         log,
         "\n=== start " + (starts + 1) + " ===\n",

@@ -80,6 +80,7 @@ class OpenApiDocumentTest {
           "GET /readyz",
           "GET /metrics",
           "GET /api/v1/openapi.json",
+          "GET /api/v1/ca.pem",
           "GET /api/v1/whoami",
           "GET /api/v1/cluster",
           "POST /api/v1/tokens",
@@ -94,7 +95,12 @@ class OpenApiDocumentTest {
 
   /** The routes that need no token ({@code security: []} in the document). */
   static final Set<String> UNAUTHENTICATED =
-      Set.of("GET /healthz", "GET /readyz", "GET /metrics", "GET /api/v1/openapi.json");
+      Set.of(
+          "GET /healthz",
+          "GET /readyz",
+          "GET /metrics",
+          "GET /api/v1/openapi.json",
+          "GET /api/v1/ca.pem");
 
   static final Set<String> HTTP_METHODS =
       Set.of("get", "put", "post", "delete", "options", "head", "patch", "trace");
@@ -164,7 +170,7 @@ class OpenApiDocumentTest {
   }
 
   @Test
-  void everyOperationNamesItsRoleAndOnlyHealthMetricsAndThisDocumentGoWithoutAToken() {
+  void everyOperationNamesItsRoleAndOnlyHealthMetricsThisDocumentAndTheCaGoWithoutAToken() {
     assertThat(
             doc.path("components").path("securitySchemes").path("bearer").path("scheme").asText())
         .isEqualTo("bearer");

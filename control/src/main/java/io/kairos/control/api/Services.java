@@ -13,6 +13,7 @@ import io.kairos.control.state.ControlState;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.http.HttpClient;
 import java.time.InstantSource;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -20,7 +21,8 @@ import java.util.function.Function;
 
 /**
  * What the routes call: the replica (state and log), the batcher, the scheduler, the agents, the
- * utilization history, the kube-scheduler extender and who users' jobs run as.
+ * utilization history, the kube-scheduler extender, who users' jobs run as, and the cluster CA's
+ * certificates (PEM) when the replica has one.
  */
 public record Services(
     RaftReplica replica,
@@ -33,7 +35,8 @@ public record Services(
     HttpClient http,
     UtilizationHistory utilization,
     K8sExtender k8s,
-    RunAsPolicy runAs) {
+    RunAsPolicy runAs,
+    Optional<String> caPem) {
 
   static final long COMMIT_TIMEOUT_SEC = 10;
 

@@ -16,8 +16,10 @@ import java.util.concurrent.CompletionException;
 import java.util.stream.Collectors;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroup;
@@ -41,6 +43,11 @@ import org.apache.ratis.util.TimeDuration;
  *
  * <p>Durability: the Ratis log is flushed (fsync) before an entry counts as committed, so an
  * acknowledged command survives a crash of the single replica, and of any minority of a group.
+ *
+ * <p>Exposure: the Raft port binds only the {@link RaftTransport}'s host. With mutual TLS, the
+ * server demands a client certificate and both sides accept only a peer presenting a replica
+ * certificate of the cluster CA; the client this replica proposes through presents its own. A Ratis
+ * client without such a certificate cannot open a connection, let alone append to the log.
  */
 public final class RaftReplica implements Closeable {
   /** One group per Kairos cluster; its id is fixed so that every replica agrees. */
@@ -55,6 +62,7 @@ public final class RaftReplica implements Closeable {
   private final Map<String, PeerAddress> peersById;
   private final RaftServer server;
   private final RaftProperties properties;
+  private final Parameters parameters;
   private final RaftGroup group;
 
   /** Replaced when Ratis has failed its ordered sliding window (see {@link #propose}). */
@@ -72,11 +80,19 @@ public final class RaftReplica implements Closeable {
    * @param dataDir where the log and snapshots live ({@code DATA/raft})
    */
   public RaftReplica(PeerAddress self, List<PeerAddress> peers, Path dataDir) throws IOException {
-    this(self, peers, dataDir, "http");
+    this(self, peers, dataDir, "http", RaftTransport.plain(self.host()));
   }
 
-  /** As above; {@code scheme} ("http" or "https") is how the replicas' APIs are reached. */
-  public RaftReplica(PeerAddress self, List<PeerAddress> peers, Path dataDir, String scheme)
+  /**
+   * As above; {@code scheme} ("http" or "https") is how the replicas' APIs are reached, and {@code
+   * transport} where the Raft port binds and whether it speaks mutual TLS.
+   */
+  public RaftReplica(
+      PeerAddress self,
+      List<PeerAddress> peers,
+      Path dataDir,
+      String scheme,
+      RaftTransport transport)
       throws IOException {
     this.scheme = scheme;
     this.self = self;
@@ -94,7 +110,14 @@ public final class RaftReplica implements Closeable {
                 .map(p -> RaftPeer.newBuilder().setId(p.id()).setAddress(p.raftAddress()).build())
                 .toList());
     this.group = group;
-    this.properties = properties(raftDir, self.raftPort(), peers.size());
+    this.properties = properties(raftDir, transport.bindHost(), self.raftPort());
+    this.parameters = new Parameters();
+    transport
+        .tls()
+        .ifPresent(
+            tls ->
+                GrpcConfigKeys.TLS.setConf(
+                    parameters, new GrpcTlsConfig(tls.keys(), tls.trust(), true)));
     // A data directory that already holds this group's log recovers it; a new one is formatted.
     boolean existing = Files.isDirectory(raftDir.resolve(GROUP_ID.getUuid().toString()));
     server =
@@ -103,6 +126,7 @@ public final class RaftReplica implements Closeable {
             .setGroup(group)
             .setStateMachine(stateMachine)
             .setProperties(properties)
+            .setParameters(parameters)
             .setOption(
                 existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
             .build();
@@ -112,6 +136,7 @@ public final class RaftReplica implements Closeable {
   private RaftClient newClient() {
     return RaftClient.newBuilder()
         .setProperties(properties)
+        .setParameters(parameters)
         .setRaftGroup(group)
         .setLeaderId(null)
         .setRetryPolicy(
@@ -120,9 +145,14 @@ public final class RaftReplica implements Closeable {
         .build();
   }
 
-  private static RaftProperties properties(Path raftDir, int raftPort, int groupSize) {
+  private static RaftProperties properties(Path raftDir, String bindHost, int raftPort) {
     var p = new RaftProperties();
     RaftServerConfigKeys.setStorageDir(p, List.of(raftDir.toFile()));
+    // One port serves Raft, clients and admin (their ports are left at "the server's"); all three
+    // bind this host only.
+    GrpcConfigKeys.Server.setHost(p, bindHost);
+    GrpcConfigKeys.Client.setHost(p, bindHost);
+    GrpcConfigKeys.Admin.setHost(p, bindHost);
     GrpcConfigKeys.Server.setPort(p, raftPort);
     // Snapshot every 20,000 entries and drop the log it covers; restart replays the rest.
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
