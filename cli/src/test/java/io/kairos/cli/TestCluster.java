@@ -261,8 +261,12 @@ final class TestCluster implements AutoCloseable {
     return java(log, args, Map.of());
   }
 
+  /**
+   * A {@code kairos} process from the test's class path, started as {@code ./kairos} starts its
+   * services: {@code umask 077} and {@code -XX:+ExitOnOutOfMemoryError}.
+   */
   static Process java(Path log, List<String> args, Map<String, String> env) throws IOException {
-    var cmd = new ArrayList<String>();
+    var cmd = new ArrayList<String>(List.of("sh", "-c", "umask 077 && exec \"$@\"", "sh"));
     cmd.add(ProcessHandle.current().info().command().orElse("java"));
     cmd.addAll(
         List.of(
@@ -270,6 +274,7 @@ final class TestCluster implements AutoCloseable {
             "--enable-native-access=ALL-UNNAMED",
             "-Xmx256m",
             "-XX:+UseSerialGC",
+            "-XX:+ExitOnOutOfMemoryError",
             "-XX:TieredStopAtLevel=1",
             "-cp",
             System.getProperty("java.class.path"),

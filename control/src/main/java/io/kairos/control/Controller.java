@@ -4,8 +4,10 @@ import io.javalin.Javalin;
 import io.kairos.config.Tenancy;
 import io.kairos.control.agent.AgentService;
 import io.kairos.control.api.Api;
+import io.kairos.control.api.Safeguards;
 import io.kairos.control.api.Services;
 import io.kairos.control.auth.Authenticator;
+import io.kairos.control.auth.PrivateData;
 import io.kairos.control.auth.Tokens;
 import io.kairos.control.dashboard.UtilizationHistory;
 import io.kairos.control.dashboard.UtilizationSampler;
@@ -13,20 +15,24 @@ import io.kairos.control.health.PhiAccrualDetector;
 import io.kairos.control.k8s.K8sExtender;
 import io.kairos.control.k8s.KubeApi;
 import io.kairos.control.raft.PeerAddress;
+import io.kairos.control.raft.PrivateFiles;
 import io.kairos.control.raft.RaftReplica;
 import io.kairos.control.raft.SubmitBatcher;
 import io.kairos.control.sched.SchedulerLoop;
 import io.kairos.control.state.ControlCommand.AddToken;
+import io.kairos.control.state.ControlCommand.SetLimits;
+import io.kairos.control.state.Limits;
 import io.kairos.control.state.TokenRecord;
 import io.kairos.core.sched.Policy;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.http.HttpClient;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -57,6 +63,8 @@ public final class Controller implements Closeable {
    * @param detection the agents' failure detector (phi threshold, window, minimum standard
    *     deviation, acceptable pause)
    * @param kubeApi the API server of the Kubernetes cluster the extender serves, if any
+   * @param privateData who may read a job's env, command, paths and logs (give every replica the
+   *     same)
    */
   public record Config(
       Path dataDir,
@@ -66,9 +74,22 @@ public final class Controller implements Closeable {
       Optional<Tls> tls,
       PhiAccrualDetector.Settings detection,
       Optional<KubeApi> kubeApi,
-      Optional<Tenancy> tenancy) {
+      Optional<Tenancy> tenancy,
+      PrivateData privateData) {
     public Config {
       peers = List.copyOf(peers);
+    }
+
+    public Config(
+        Path dataDir,
+        PeerAddress self,
+        List<PeerAddress> peers,
+        Policy policy,
+        Optional<Tls> tls,
+        PhiAccrualDetector.Settings detection,
+        Optional<KubeApi> kubeApi,
+        Optional<Tenancy> tenancy) {
+      this(dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, PrivateData.OWNER);
     }
 
     public Config(
@@ -89,7 +110,13 @@ public final class Controller implements Closeable {
      * account, priority class and priority) is in the log, so a replay does not depend on it.
      */
     public Config withTenancy(Tenancy setup) {
-      return new Config(dataDir, self, peers, policy, tls, detection, kubeApi, Optional.of(setup));
+      return new Config(
+          dataDir, self, peers, policy, tls, detection, kubeApi, Optional.of(setup), privateData);
+    }
+
+    /** Who may read a job's private data ({@code kairos server --private-data}). */
+    public Config withPrivateData(PrivateData level) {
+      return new Config(dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, level);
     }
 
     public Config(
@@ -105,7 +132,8 @@ public final class Controller implements Closeable {
     }
 
     public Config withDetection(PhiAccrualDetector.Settings detection) {
-      return new Config(dataDir, self, peers, policy, tls, detection, kubeApi, tenancy);
+      return new Config(
+          dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, privateData);
     }
 
     /**
@@ -113,7 +141,8 @@ public final class Controller implements Closeable {
      * without one, {@code KAIROS_K8S_API} and {@code KAIROS_K8S_TOKEN_FILE} are read at start.
      */
     public Config withKubeApi(KubeApi api) {
-      return new Config(dataDir, self, peers, policy, tls, detection, Optional.of(api), tenancy);
+      return new Config(
+          dataDir, self, peers, policy, tls, detection, Optional.of(api), tenancy, privateData);
     }
 
     public static Config single(Path dataDir, String host, int port) {
@@ -141,7 +170,7 @@ public final class Controller implements Closeable {
   private final Thread bootstrap;
 
   private Controller(Config config) throws IOException {
-    Files.createDirectories(config.dataDir());
+    keepDataPrivate(config.dataDir());
     PeerAddress self = config.self();
     List<PeerAddress> peers = config.peers();
     if (peers.isEmpty()) {
@@ -161,7 +190,8 @@ public final class Controller implements Closeable {
             config.tls(),
             config.detection(),
             config.kubeApi(),
-            config.tenancy());
+            config.tenancy(),
+            config.privateData());
     ensureFree(self.host(), self.httpPort(), "the API (--listen)");
     ensureFree(
         "0.0.0.0",
@@ -196,7 +226,8 @@ public final class Controller implements Closeable {
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build(),
             utilization,
             new K8sExtender(
-                config.kubeApi().or(() -> KubeApi.fromEnvironment(System.getenv())), clock));
+                config.kubeApi().or(() -> KubeApi.fromEnvironment(System.getenv())), clock),
+            Safeguards.defaults(config.privateData(), config.tenancy()));
     var auth =
         new Authenticator(
             replica.stateMachine(), Map.of(admin.sha256(), admin, join.sha256(), join));
@@ -217,11 +248,34 @@ public final class Controller implements Closeable {
     scheduler.start();
     agents.start();
     sampler.start();
+    Limits defaults = services.safeguards().heapDefaults();
     bootstrap =
         Thread.ofVirtual()
-            .name("kairos-token-bootstrap")
-            .start(() -> addTokens(List.of(admin, join)));
+            .name("kairos-bootstrap")
+            .start(
+                () -> {
+                  addTokens(List.of(admin, join));
+                  proposeDefaultLimits(defaults);
+                });
     LOG.info("controller {} serving {} (peers {})", self.id(), url(), peers);
+  }
+
+  /**
+   * The data directory and everything in it become the owner's alone (0700 directories, 0600
+   * files): the log holds job env values, the snapshots the whole state, and the token files the
+   * tokens. Warns once when something was open to others (an older Kairos, or a wide umask).
+   */
+  private static void keepDataPrivate(Path dataDir) throws IOException {
+    List<String> widened = PrivateFiles.tighten(dataDir);
+    if (!widened.isEmpty()) {
+      LOG.warn(
+          "data directory {}: {} path(s) could be read by other accounts, e.g. {}; they are now"
+              + " 0700 (directories) and 0600 (files). Run the controller with umask 077"
+              + " (./kairos does) so new files are too",
+          dataDir,
+          widened.size(),
+          widened.get(0));
+    }
   }
 
   public static Controller start(Config config) throws IOException {
@@ -248,7 +302,40 @@ public final class Controller implements Closeable {
     }
   }
 
+  /**
+   * Once a leader leads and no limits are set, it proposes its heap's defaults (a command that
+   * changes nothing if limits are set meanwhile); every replica watches, and stops once they are.
+   */
+  private void proposeDefaultLimits(Limits defaults) {
+    var watch = replica.stateMachine().watch();
+    while (!Thread.currentThread().isInterrupted()) {
+      long seen = watch.version();
+      if (replica.stateMachine().read(s -> s.limits().isPresent())) {
+        return;
+      }
+      try {
+        if (replica.isLeaderReady()) {
+          var r =
+              replica
+                  .propose(new SetLimits(System.currentTimeMillis(), defaults, true))
+                  .get(10, TimeUnit.SECONDS);
+          if (r.isOk()) {
+            LOG.info("limits set to this heap's defaults: {}", defaults);
+          }
+        } else {
+          watch.awaitChange(seen, 500);
+        }
+      } catch (InterruptedException e) {
+        return;
+      } catch (Exception e) {
+        LOG.debug("default limits not committed yet: {}", e.toString());
+      }
+    }
+  }
+
   private void registerGauges(PrometheusMeterRegistry meters) {
+    new JvmMemoryMetrics().bindTo(meters);
+    new JvmThreadMetrics().bindTo(meters);
     var sm = replica.stateMachine();
     Gauge.builder(
             "kairos.jobs.pending",

@@ -23,6 +23,11 @@ public final class TestApi {
     this.token = token;
   }
 
+  /** The bearer token this client sends (null for none). */
+  public String token() {
+    return token;
+  }
+
   public TestApi as(String otherToken) {
     return new TestApi(base, otherToken);
   }
@@ -73,6 +78,13 @@ public final class TestApi {
     } catch (IOException e) {
       throw new AssertionError(e);
     }
+  }
+
+  public Reply put(String path, String json) {
+    return send(
+        request(path)
+            .header("Content-Type", "application/json")
+            .PUT(HttpRequest.BodyPublishers.ofString(json)));
   }
 
   public Reply method(String method, String path) {

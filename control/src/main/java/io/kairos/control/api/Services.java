@@ -19,7 +19,7 @@ import java.util.function.Function;
 
 /**
  * What the routes call: the replica (state and log), the batcher, the scheduler, the agents, the
- * utilization history and the kube-scheduler extender.
+ * utilization history, the kube-scheduler extender and the safeguards (privacy, rates, budgets).
  */
 public record Services(
     RaftReplica replica,
@@ -31,7 +31,8 @@ public record Services(
     String joinToken,
     HttpClient http,
     UtilizationHistory utilization,
-    K8sExtender k8s) {
+    K8sExtender k8s,
+    Safeguards safeguards) {
 
   static final long COMMIT_TIMEOUT_SEC = 10;
 

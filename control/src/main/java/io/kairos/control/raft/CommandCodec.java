@@ -71,6 +71,10 @@ public final class CommandCodec {
       JSON.writeValue(g, image.nodes());
       g.writeFieldName("tokens");
       JSON.writeValue(g, image.tokens());
+      if (image.limits() != null) {
+        g.writeFieldName("limits");
+        JSON.writeValue(g, image.limits());
+      }
       g.writeEndObject();
     }
   }
