@@ -94,6 +94,11 @@ final class ApiClient implements AutoCloseable {
     return json(send("POST", path, body == null ? null : Json.bytes(body)));
   }
 
+  /** {@code PUT path} with {@code body} as JSON and its JSON reply. */
+  JsonNode put(String path, Object body) {
+    return json(send("PUT", path, Json.bytes(body)));
+  }
+
   /**
    * One request, tried against each server in turn while connections are refused; redirects
    * followed; an error reply thrown as {@link ApiException}.

@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Function;
@@ -216,12 +217,19 @@ public final class KairosStateMachine extends BaseStateMachine {
    * Sets the log and snapshot files Ratis created since the last call to 0600 (it creates them with
    * the process umask); warns once when there were some, as the umask is then too wide.
    */
-  private void keepPrivate() throws IOException {
+  private void keepPrivate() {
     Path root = filesRoot;
     if (root == null) {
       return;
     }
-    var widened = PrivateFiles.tighten(root);
+    List<String> widened;
+    try {
+      widened = PrivateFiles.tighten(root);
+    } catch (IOException e) {
+      // The snapshot is durable all the same; the next one tries again.
+      LOG.warn("could not make the Raft files under {} private: {}", root, e.toString());
+      return;
+    }
     if (!widened.isEmpty() && !warnedWideFiles) {
       warnedWideFiles = true;
       LOG.warn(

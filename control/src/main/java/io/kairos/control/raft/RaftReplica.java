@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -295,6 +296,20 @@ public final class RaftReplica implements Closeable {
 
   public long appliedIndex() {
     return division().map(d -> d.getInfo().getLastAppliedIndex()).orElse(-1L);
+  }
+
+  /**
+   * Asks this replica to take a snapshot now (it takes them by itself every 20,000 entries). The
+   * snapshot is written in the background: this returns once it is under way.
+   */
+  public void requestSnapshot(Duration timeout) throws IOException {
+    var reply =
+        client
+            .getSnapshotManagementApi(RaftPeerId.valueOf(self.id()))
+            .create(true, timeout.toMillis());
+    if (!reply.isSuccess()) {
+      throw new IOException("snapshot not taken: " + reply.getException());
+    }
   }
 
   /** Why this replica cannot do its work now ({@link Readiness}); empty when it can. */
