@@ -35,15 +35,17 @@ final class TestCluster implements AutoCloseable {
 
   final Path dir;
   final String url;
+  final int port;
   final String adminToken;
   private final Process server;
   private final Map<String, Process> agents = new LinkedHashMap<>();
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-  private TestCluster(Path dir, String url, Process server, String adminToken) {
+  private TestCluster(Path dir, String url, int port, Process server, String adminToken) {
     this.dir = dir;
     this.url = url;
+    this.port = port;
     this.server = server;
     this.adminToken = adminToken;
   }
@@ -55,7 +57,14 @@ final class TestCluster implements AutoCloseable {
 
   /** Starts a controller with extra {@code kairos server} arguments and waits until it serves. */
   static TestCluster start(Path dir, String... serverArgs) throws Exception {
-    int port = freePort();
+    return start(dir, freePort(), serverArgs);
+  }
+
+  /**
+   * As {@link #start(Path, String...)} on {@code port}: a controller restarted on the data of an
+   * earlier one must listen where it did (its Raft identity is its address).
+   */
+  static TestCluster start(Path dir, int port, String... serverArgs) throws Exception {
     var args =
         new ArrayList<>(
             List.of(
@@ -73,7 +82,7 @@ final class TestCluster implements AutoCloseable {
         Duration.ofSeconds(60),
         () -> Files.exists(token) && readQuietly(token).strip().length() > 10,
         () -> readQuietly(dir.resolve("server.log")));
-    var cluster = new TestCluster(dir, url, server, Files.readString(token).strip());
+    var cluster = new TestCluster(dir, url, port, server, Files.readString(token).strip());
     waitFor(
         "the controller serves",
         Duration.ofSeconds(60),
@@ -122,6 +131,10 @@ final class TestCluster implements AutoCloseable {
         () -> node(name).map(n -> n.state() == io.kairos.protocol.NodeState.UP).orElse(false),
         () -> agentLog(name));
     return p;
+  }
+
+  Process serverProcess() {
+    return server;
   }
 
   Process agentProcess(String name) {

@@ -59,6 +59,16 @@ final class JobRoutes {
 
   private static void submit(Context ctx, Services s) throws InterruptedException {
     Principal who = Api.user(ctx);
+    try {
+      s.read(
+          st -> {
+            SubmitChecks.early(s.safeguards(), who, st);
+            return null;
+          });
+    } catch (ApiError refused) {
+      discardBody(ctx);
+      throw refused;
+    }
     long declared = ctx.req().getContentLengthLong();
     try (var _ =
         s.safeguards()
@@ -145,6 +155,23 @@ final class JobRoutes {
   /** The job as {@code who} may see it (its private data only when allowed). */
   static JobView view(Services s, ControlState st, JobRecord j, Principal who) {
     return Views.job(st, j, s.scheduler(), s.safeguards().mayRead(who, j.request));
+  }
+
+  /**
+   * Reads and drops a body the reply does not need (at most {@link Api#MAX_BODY_BYTES}, never
+   * kept), so that the client, still sending it, gets the reply rather than a reset connection.
+   */
+  private static void discardBody(Context ctx) {
+    try (var in = ctx.req().getInputStream()) {
+      byte[] scrap = new byte[64 << 10];
+      long left = Api.MAX_BODY_BYTES;
+      int n;
+      while (left > 0 && (n = in.read(scrap, 0, (int) Math.min(scrap.length, left))) > 0) {
+        left -= n;
+      }
+    } catch (java.io.IOException e) {
+      // the client went away: nothing to answer anyway
+    }
   }
 
   private static int firstNonSpace(byte[] body) {

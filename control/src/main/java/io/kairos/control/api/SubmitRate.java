@@ -20,6 +20,9 @@ final class SubmitRate {
     double tokens;
     long atNanos;
 
+    /** After a refusal: the user was told to retry then, and is refused at once until then. */
+    long refusedUntilNanos;
+
     Bucket(double tokens, long atNanos) {
       this.tokens = tokens;
       this.atNanos = atNanos;
@@ -55,9 +58,31 @@ final class SubmitRate {
       b.refill(now, perSec, burst);
       if (b.tokens >= jobs) {
         b.tokens -= jobs;
+        b.refusedUntilNanos = now;
         return 0;
       }
-      return (jobs - b.tokens) / perSec;
+      double waitSec = (jobs - b.tokens) / perSec;
+      b.refusedUntilNanos = now + (long) (waitSec * 1e9);
+      return waitSec;
+    }
+  }
+
+  /**
+   * The seconds until {@code user}'s bucket would hold {@code jobs} tokens, or until the time its
+   * last refusal told it to retry, whichever is later; 0 when it may try now. Takes nothing. Lets
+   * the API refuse a flooding user before reading its body: a user refused a 10,000-job submit is
+   * refused at once, without another parse, until its Retry-After has passed.
+   */
+  double waitFor(String user, long jobs, double perSec, long burst) {
+    Bucket b = buckets.get(user);
+    if (b == null) {
+      return 0;
+    }
+    synchronized (b) {
+      long now = nanos.getAsLong();
+      b.refill(now, perSec, burst);
+      double tokenWait = b.tokens >= jobs ? 0 : (jobs - b.tokens) / perSec;
+      return Math.max(tokenWait, Math.max(0, b.refusedUntilNanos - now) / 1e9);
     }
   }
 
