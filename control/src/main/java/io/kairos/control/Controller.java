@@ -261,12 +261,14 @@ public final class Controller implements Closeable {
   }
 
   /**
-   * The data directory and everything in it become the owner's alone (0700 directories, 0600
-   * files): the log holds job env values, the snapshots the whole state, and the token files the
-   * tokens. Warns once when something was open to others (an older Kairos, or a wide umask).
+   * The data directory and the controller's files in it become the owner's alone (0700 directories,
+   * 0600 files): the log holds job env values, the snapshots the whole state, and the token files
+   * the tokens. Warns once when something was open to others (an older Kairos, or a wide umask). An
+   * agent's directory kept there ({@code kairos up}) is the agent's to set.
    */
   private static void keepDataPrivate(Path dataDir) throws IOException {
-    List<String> widened = PrivateFiles.tighten(dataDir);
+    List<String> widened =
+        PrivateFiles.tightenDataDir(dataDir, List.of("raft", "admin.token", "join.token"));
     if (!widened.isEmpty()) {
       LOG.warn(
           "data directory {}: {} path(s) could be read by other accounts, e.g. {}; they are now"

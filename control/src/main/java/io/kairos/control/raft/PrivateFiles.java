@@ -38,6 +38,30 @@ public final class PrivateFiles {
   }
 
   /**
+   * A controller's data directory: creates it when missing, sets it to 0700, and everything under
+   * the entries it names ({@code raft}, the token files) to 0700 and 0600. Other entries (an
+   * agent's directory that {@code kairos up} keeps there) are left to their owner: the agent sets
+   * its own.
+   *
+   * @return the paths that had more than their owner's permissions, with what they had
+   */
+  public static List<String> tightenDataDir(Path dataDir, List<String> entries) throws IOException {
+    Files.createDirectories(dataDir);
+    var widened = new ArrayList<String>();
+    if (!supported()) {
+      return widened;
+    }
+    restrict(dataDir, widened);
+    for (String entry : entries) {
+      Path p = dataDir.resolve(entry);
+      if (Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
+        widened.addAll(tighten(p));
+      }
+    }
+    return widened;
+  }
+
+  /**
    * Creates {@code dir} (and its parents) when missing, then sets {@code dir} and everything under
    * it to 0700 (directories) and 0600 (files).
    *
