@@ -85,6 +85,15 @@ class PrivateDataDirTest {
       }
     }
     assertThat(open(data)).isEmpty();
+    // A restart on the same data (token files, log and snapshot already there) keeps them private.
+    Path token = data.resolve("admin.token");
+    Files.setPosixFilePermissions(token, PosixFilePermissions.fromString("rw-r--r--"));
+    try (var again = Controller.start(Controller.Config.single(data, "127.0.0.1", 0))) {
+      assertThat(again.adminToken()).isEqualTo(Files.readString(token).strip());
+      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(token)))
+          .as("a token file opened up meanwhile is private again")
+          .isEqualTo("rw-------");
+    }
     assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(data)))
         .isEqualTo("rwx------");
     assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(stale)))

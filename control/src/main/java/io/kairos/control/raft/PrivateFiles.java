@@ -63,12 +63,14 @@ public final class PrivateFiles {
 
   /**
    * Creates {@code dir} (and its parents) when missing, then sets {@code dir} and everything under
-   * it to 0700 (directories) and 0600 (files).
+   * it to 0700 (directories) and 0600 (files). {@code dir} may be a file: then only it is set.
    *
    * @return the paths that had more than their owner's permissions, with what they had
    */
   public static List<String> tighten(Path dir) throws IOException {
-    Files.createDirectories(dir);
+    if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+      Files.createDirectories(dir);
+    }
     var widened = new ArrayList<String>();
     if (!supported()) {
       return widened;
