@@ -226,6 +226,25 @@ class LimitsApiTest {
     assertProblem(r, 400, "dependency");
   }
 
+  /** A body without a Content-Length (chunked) is admitted once read and measured. */
+  @Test
+  void aChunkedSubmitIsMeasuredOnceRead() throws Exception {
+    byte[] body = batch(3).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    var reply =
+        java.net.http.HttpClient.newHttpClient()
+            .send(
+                java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create(controller.url() + "/api/v1/jobs"))
+                    .header("Authorization", "Bearer " + alice.token())
+                    .header("Content-Type", "application/json")
+                    .POST(
+                        java.net.http.HttpRequest.BodyPublishers.ofInputStream(
+                            () -> new java.io.ByteArrayInputStream(body)))
+                    .build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertThat(reply.statusCode()).as(reply.body()).isEqualTo(201);
+  }
+
   static void cancelAll(TestApi who) {
     var mine = who.get("/api/v1/jobs?state=PENDING,RUNNING").as(JsonNode.class);
     String user = who.get("/api/v1/whoami").as(JsonNode.class).path("user").asText();

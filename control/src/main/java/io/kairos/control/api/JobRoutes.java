@@ -69,15 +69,18 @@ final class JobRoutes {
       discardBody(ctx);
       throw refused;
     }
+    // A body of unknown length (chunked) takes the whole budget until it is read and measured.
+    var budget = s.safeguards().budget();
     long declared = ctx.req().getContentLengthLong();
+    String fix = "send fewer jobs per request";
     try (var _ =
-        s.safeguards()
-            .budget()
-            .reserve(
-                (declared < 0 ? Api.MAX_BODY_BYTES : declared) * RequestBudget.SUBMIT_EXPANSION,
-                "this submit",
-                "send fewer jobs per request")) {
-      submit(ctx, s, who);
+        budget.reserve(
+            declared < 0 ? budget.capacityBytes() : declared * RequestBudget.SUBMIT_EXPANSION,
+            "this submit",
+            fix)) {
+      byte[] body = ctx.bodyAsBytes();
+      budget.checkFits((long) body.length * RequestBudget.SUBMIT_EXPANSION, "this submit", fix);
+      submit(ctx, s, who, body);
     }
   }
 
@@ -86,9 +89,9 @@ final class JobRoutes {
    * rate, and the counts as they stand), and hands them to the batcher; the state machine checks
    * the counts again when it applies them and may refuse the whole submit.
    */
-  private static void submit(Context ctx, Services s, Principal who) throws InterruptedException {
+  private static void submit(Context ctx, Services s, Principal who, byte[] body)
+      throws InterruptedException {
     var tenancy = s.scheduler().tenancy().orElse(null);
-    byte[] body = ctx.bodyAsBytes();
     boolean batch = firstNonSpace(body) == '[';
     List<JobRequest> requests = new ArrayList<>();
     if (batch) {

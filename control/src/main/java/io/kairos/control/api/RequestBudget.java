@@ -42,6 +42,22 @@ final class RequestBudget {
    *     free in time
    */
   Reservation reserve(long bytes, String what, String fix) throws InterruptedException {
+    checkFits(bytes, what, fix);
+    int permits = (int) Math.max(1, (bytes + KIB - 1) / KIB);
+    if (!kib.tryAcquire(permits, WAIT_MS, TimeUnit.MILLISECONDS)) {
+      throw new ApiError(
+              503,
+              "Unavailable",
+              "the controller is busy with other large requests (" + what + " must wait)",
+              null,
+              "retry in a moment")
+          .retryAfter(1);
+    }
+    return () -> kib.release(permits);
+  }
+
+  /** 413 when {@code bytes} is more than the whole budget. */
+  void checkFits(long bytes, String what, String fix) {
     if (bytes > capacityBytes) {
       throw new ApiError(
           413,
@@ -55,17 +71,6 @@ final class RequestBudget {
           null,
           fix);
     }
-    int permits = (int) Math.max(1, (bytes + KIB - 1) / KIB);
-    if (!kib.tryAcquire(permits, WAIT_MS, TimeUnit.MILLISECONDS)) {
-      throw new ApiError(
-              503,
-              "Unavailable",
-              "the controller is busy with other large requests (" + what + " must wait)",
-              null,
-              "retry in a moment")
-          .retryAfter(1);
-    }
-    return () -> kib.release(permits);
   }
 
   private static String mib(long bytes) {
