@@ -248,6 +248,7 @@ class TlsAttackTest {
             .gpus("1")
             .cgroups(false)
             .fenceWatchdog(false)
+            .allowRootJobs(true)
             .caFile(ca)
             .build();
     var a = new Agent(config, InstantSource.system(), new Random(1));
