@@ -64,7 +64,9 @@ class PrivateDataDirTest {
     Files.setPosixFilePermissions(stale, PosixFilePermissions.fromString("rw-r--r--"));
     assertThat(open(data)).isNotEmpty();
 
-    try (var controller = Controller.start(Controller.Config.single(data, "127.0.0.1", 0))) {
+    try (var controller =
+        Controller.start(
+            Controller.Config.single(data, "127.0.0.1", 0).withRunAs(TestApi.SINGLE_USER))) {
       Leaders.awaitLeader(controller, Duration.ofSeconds(30));
       assertThat(open(data)).as("tightened at start").doesNotContain("raft/notes.txt rw-r--r--");
       var api = new TestApi(controller.url(), controller.adminToken());
@@ -88,7 +90,9 @@ class PrivateDataDirTest {
     // A restart on the same data (token files, log and snapshot already there) keeps them private.
     Path token = data.resolve("admin.token");
     Files.setPosixFilePermissions(token, PosixFilePermissions.fromString("rw-r--r--"));
-    try (var again = Controller.start(Controller.Config.single(data, "127.0.0.1", 0))) {
+    try (var again =
+        Controller.start(
+            Controller.Config.single(data, "127.0.0.1", 0).withRunAs(TestApi.SINGLE_USER))) {
       assertThat(again.adminToken()).isEqualTo(Files.readString(token).strip());
       assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(token)))
           .as("a token file opened up meanwhile is private again")
