@@ -97,7 +97,7 @@ final class BenchHeartbeatsCommand implements Callable<Integer> {
   private BenchNodes nodes;
 
   /** Over https: the context of the agents' own connections (each presents its certificate). */
-  private javax.net.ssl.SSLContext agentTls;
+  private ClientTls agentTls;
 
   @Option(names = "--join-token", paramLabel = "TOKEN", description = "The join token.")
   String joinToken;
@@ -255,7 +255,7 @@ final class BenchHeartbeatsCommand implements Callable<Integer> {
       prefix = String.format(Locale.ROOT, "bench-%06x-", new java.util.Random().nextInt(1 << 24));
     }
     nodes = new BenchNodes(prefix, agents, "https".equals(server.getScheme()));
-    agentTls = nodes.certificates() ? nodes.context(clientTls) : null;
+    agentTls = nodes.certificates() ? clientTls : null;
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
 

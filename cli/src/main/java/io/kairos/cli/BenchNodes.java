@@ -20,7 +20,6 @@ import java.security.spec.ECGenParameterSpec;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.Optional;
-import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.X509ExtendedKeyManager;
 
@@ -39,7 +38,6 @@ final class BenchNodes {
   private final String[] secrets;
   private final KeyPair[] keys;
   private final X509Certificate[][] chains;
-  private final ThreadLocal<Integer> connecting = new ThreadLocal<>();
 
   BenchNodes(String prefix, int agents, boolean certificates) {
     this.prefix = prefix;
@@ -113,26 +111,25 @@ final class BenchNodes {
     return certificates ? null : secrets[i];
   }
 
-  /** The TLS context of the agents' connections: each presents its own certificate. */
-  SSLContext context(ClientTls tls) {
-    return tls.contextWith(new Keys());
+  /**
+   * A connection of agent {@code i}, presenting its certificate. Each agent has a TLS context of
+   * its own, as a real agent (a process of its own) has: a shared one would resume another agent's
+   * TLS session, and with it that agent's identity.
+   */
+  RawHttp connect(URI server, int i, ClientTls tls) throws IOException {
+    return new RawHttp(server, Optional.of(tls.contextWith(new Keys(i))));
   }
 
-  /** A connection of agent {@code i}, presenting its certificate. */
-  RawHttp connect(URI server, int i, SSLContext context) throws IOException {
-    connecting.set(i);
-    try {
-      return new RawHttp(server, Optional.of(context));
-    } finally {
-      connecting.remove();
-    }
-  }
-
-  /** Presents the certificate of the agent whose connection this thread is opening. */
+  /** Presents the certificate of agent {@code i}. */
   private final class Keys extends X509ExtendedKeyManager {
+    private final int i;
+
+    Keys(int i) {
+      this.i = i;
+    }
+
     private String alias() {
-      Integer i = connecting.get();
-      return i == null || chains[i] == null ? null : Integer.toString(i);
+      return chains[i] == null ? null : Integer.toString(i);
     }
 
     @Override

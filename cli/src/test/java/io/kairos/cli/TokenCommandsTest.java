@@ -68,8 +68,9 @@ class TokenCommandsTest extends ClientTestSupport {
 
   @Test
   void badInputGetsOneLineNamingTheField() {
-    kairos("token", "create", "--user", "bob", "--ttl", "forever").assertError(1, "ttl", "24h");
-    kairos("token", "revoke", "zz").assertError(1, "id", "kairos token list");
+    // 400s are exit status 2, like usage errors; the others 1.
+    kairos("token", "create", "--user", "bob", "--ttl", "forever").assertError(2, "ttl", "24h");
+    kairos("token", "revoke", "zz").assertError(2, "id", "kairos token list");
     kairos("token", "revoke", "0123456789ab").assertError(1, "no token");
     kairos("nodes", "reset", "nowhere").assertError(1, "nowhere");
   }
