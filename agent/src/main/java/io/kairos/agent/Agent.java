@@ -11,8 +11,6 @@ import io.kairos.protocol.agent.TaskKill;
 import io.kairos.protocol.agent.TaskRef;
 import io.kairos.protocol.agent.TaskReport;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -51,9 +49,12 @@ import org.slf4j.LoggerFactory;
  * flight abandons it and reports at once; the protocol being a reconciliation, the controller sends
  * whatever that reply held again. Each reply is applied (launch, kill, forget). A reply saying
  * {@code fenced} kills every task and registers again for a new epoch. A 421 moves to the leader it
- * names; a connection failure to the next controller URL, after a backoff; a 401 or 403 stops the
- * agent. With {@code heartbeatWaitMs} 0 it heartbeats every {@code heartbeatIntervalMs} instead,
- * and at once on news.
+ * names; a connection failure to the next controller URL, after a backoff. With {@code
+ * heartbeatWaitMs} 0 it heartbeats every {@code heartbeatIntervalMs} instead, and at once on news.
+ *
+ * <p>Calls carry the node's own credential, or the join token to join ({@link AgentIdentity}). A
+ * heartbeat refused (401, 403) kills every task and registers again; a registration refused with
+ * the join token stops the agent.
  *
  * <p>Fencing on the agent's side: a ticker (every {@link #TICK}) enforces task limits and, when no
  * heartbeat has been accepted for longer than the lease ({@link Lease}), kills every task at once,
@@ -93,24 +94,20 @@ public final class Agent implements AutoCloseable {
   // Retry state, used by the loop thread only.
   private int failures;
 
-  /** The secret this agent's log server accepts from controllers, registered with the node. */
-  private final String logToken = newLogToken();
-
   private int redirects;
   private int fencesInARow;
 
-  private static String newLogToken() {
-    byte[] bytes = new byte[32];
-    new java.security.SecureRandom().nextBytes(bytes);
-    return "klog_" + java.util.HexFormat.of().formatHex(bytes);
-  }
+  /** The node's credential and which one the next call presents. */
+  private final AgentIdentity identity;
 
   public Agent(AgentConfig config, InstantSource clock, RandomGenerator random) {
     this.config = Objects.requireNonNull(config, "config");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.backoff = new Backoff(random);
+    this.identity = new AgentIdentity(config);
     this.client =
-        new ControllerClient(config.controllers(), config.joinToken(), ControllerTrust.of(config));
+        new ControllerClient(
+            config.controllers(), ControllerTrust.of(config), identity.keyManager());
     try {
       this.health = NodeHealth.of(config);
     } catch (io.kairos.agent.gpu.NvidiaSmiException e) {
@@ -129,6 +126,11 @@ public final class Agent implements AutoCloseable {
             new ForwardingHooks(() -> isolation)); // opened in start(), before any task
   }
 
+  /** Whether {@code dataDir} holds a node's own credential, so its agent needs no join token. */
+  public static boolean holdsCredential(java.nio.file.Path dataDir) {
+    return NodeKeys.existIn(dataDir);
+  }
+
   /**
    * Starts the log server (so its address can be registered), the ticker and the loop, and returns;
    * registration and heartbeats run in the background.
@@ -141,15 +143,8 @@ public final class Agent implements AutoCloseable {
           "agent " + config.nodeName() + " was already started or closed");
     }
     isolation = NodeIsolation.open(config, health);
-    logServer =
-        new LogServer(
-            config.listenHost(),
-            config.listenPort(),
-            config.joinToken(),
-            logToken,
-            config.dataDir(),
-            table);
-    address = "http://" + urlHost(config.listenHost()) + ":" + logServer.port();
+    logServer = identity.open(config.listenHost(), config.listenPort(), config.dataDir(), table);
+    address = identity.address(config.listenHost(), logServer.port());
     ticker =
         Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name("kairos-agent-tick").daemon().factory());
@@ -268,9 +263,11 @@ public final class Agent implements AutoCloseable {
             config.block(),
             config.rack(),
             health.nvlinkDomainSize(config),
-            logToken,
-            isolation.owners().runsOnlyAs());
+            identity.logToken(),
+            isolation.owners().runsOnlyAs(),
+            identity.credential());
     while (!stopping) {
+      identity.authorize(client);
       Instant sentAt = clock.instant();
       long sentAtNanos = System.nanoTime();
       Optional<Outcome<Registered>> outcome =
@@ -279,9 +276,22 @@ public final class Agent implements AutoCloseable {
         return false;
       }
       if (outcome.get() instanceof Outcome.Ok<Registered>(Registered registered)) {
+        Optional<String> unusable = identity.identify(registered, client);
+        if (unusable.isPresent()) {
+          fail(unusable.get() + "; stopping");
+          return false;
+        }
         registered(registered, sentAt);
         isolation.renewed(sentAtNanos, registered.leaseMs(), registered.epoch());
         return true;
+      }
+      if (outcome.get() instanceof Outcome.Rejected<Registered>(int status, String body)) {
+        Optional<String> stop = identity.refused(status, body);
+        if (stop.isPresent()) {
+          fail(stop.get());
+          return false;
+        }
+        continue; // with the join token
       }
       retryAfter(outcome.get());
     }
@@ -313,6 +323,19 @@ public final class Agent implements AutoCloseable {
               waitMs > 0 ? version : -1);
       if (outcome.isEmpty()) {
         continue; // news while the long poll was held: report it at once
+      }
+      if (outcome.get() instanceof Outcome.Rejected<HeartbeatReply>(int status, String body)) {
+        // The node's credential no longer counts (an admin reset the node): its tasks may be
+        // anyone's now. Stop them and register again.
+        log.warn(
+            "agent {}: the controller refused this node's credential ({}: {}): killing every task"
+                + " and registering again",
+            config.nodeName(),
+            status,
+            body);
+        table.killAllNow(ExitReason.KILLED, "the controller refused this node's credential");
+        pause(backoff.delay(++fencesInARow));
+        return;
       }
       if (!(outcome.get() instanceof Outcome.Ok<HeartbeatReply>(HeartbeatReply reply))) {
         retryAfter(outcome.get());
@@ -560,18 +583,5 @@ public final class Agent implements AutoCloseable {
 
   private static <T> List<T> orEmpty(List<T> list) {
     return list == null ? List.of() : list;
-  }
-
-  /** The host as a URL writes it: the machine's name for a wildcard, brackets for IPv6. */
-  private static String urlHost(String listenHost) {
-    String host = listenHost;
-    if (host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]")) {
-      try {
-        host = InetAddress.getLocalHost().getHostName();
-      } catch (UnknownHostException e) {
-        host = "127.0.0.1";
-      }
-    }
-    return host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
   }
 }

@@ -19,8 +19,9 @@ import java.util.regex.Pattern;
  *
  * @param controllers base URLs of the controller replicas ({@code http://host:port}), tried in
  *     order; at least one
- * @param joinToken the bearer token the controller expects from agents, and that the agent's own
- *     log server expects from its readers
+ * @param joinToken the join token a node registers with the first time (or after an admin's reset);
+ *     null when the data directory holds the node's own credential already, with which it registers
+ *     again
  * @param nodeName the node's name: letters, digits, '.', '_' or '-'
  * @param dataDir where task directories ({@code tasks/<job>-<attempt>-<task>/}) are created
  * @param gpus the emulated GPUs to advertise
@@ -87,8 +88,9 @@ public record AgentConfig(
 
   public AgentConfig {
     controllers = validControllers(controllers);
-    if (joinToken == null || joinToken.isBlank()) {
-      throw new IllegalArgumentException("joinToken must not be empty (the cluster's join token)");
+    if (joinToken != null && joinToken.isBlank()) {
+      throw new IllegalArgumentException(
+          "joinToken must not be empty (the cluster's join token), or absent");
     }
     nodeName = validName(nodeName, "nodeName");
     Objects.requireNonNull(dataDir, "dataDir");

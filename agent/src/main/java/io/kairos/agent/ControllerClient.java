@@ -10,15 +10,17 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import javax.net.ssl.KeyManager;
 
 /**
- * The agent's connection to the controller replicas: JSON POSTs with the join token, and which
- * replica to talk to. Every call is checked against the {@link ControllerTrust} first: a URL it
- * refuses (plain HTTP where a CA is pinned, or over the network) gets nothing, and HTTPS is
- * verified against the pinned CA.
+ * The agent's connection to the controller replicas: JSON POSTs with the node's credential (its
+ * certificate, presented by TLS, or its node secret as the bearer token) or, to join, the join
+ * token; and which replica to talk to. Every call is checked against the {@link ControllerTrust}
+ * first: a URL it refuses (plain HTTP where a CA is pinned, or over the network) gets nothing, and
+ * HTTPS is verified against the pinned CA.
  *
  * <p>It keeps a current base URL. A 421 reply moves it to the leader the {@code Kairos-Leader}
  * header names; a connection failure moves it to the next URL of the configured list. Every call's
@@ -48,7 +50,7 @@ final class ControllerClient implements AutoCloseable {
     /** No answer (refused, reset, timed out); the client now points at the next replica. */
     record Unreachable<T>(String url, String error) implements Outcome<T> {}
 
-    /** 401 or 403: the join token is not accepted. Retrying will not help. */
+    /** 401 or 403: the credential is not accepted. Retrying with it will not help. */
     record Rejected<T>(int status, String body) implements Outcome<T> {}
 
     /** Any other answer (5xx, another 4xx, a 421 without a usable leader, a bad body). */
@@ -57,36 +59,64 @@ final class ControllerClient implements AutoCloseable {
 
   private final List<String> controllers;
   private final ControllerTrust trust;
-  private final String authorization;
+  private final Optional<KeyManager> keys;
   private final ObjectMapper json;
-  private final HttpClient http;
+  private volatile String authorization;
+  private volatile HttpClient http;
   private int index;
   private String current;
 
   /** A client that trusts the JDK's CAs and allows plain text anywhere (tests). */
-  ControllerClient(List<String> controllers, String joinToken) {
-    this(controllers, joinToken, ControllerTrust.unchecked());
+  ControllerClient(List<String> controllers, String token) {
+    this(controllers, ControllerTrust.unchecked(), Optional.empty());
+    authorize(token);
   }
 
   /**
-   * A client that verifies controllers as {@code trust} says, and never sends the token to a URL it
-   * refuses (including a leader a 421 points at).
+   * A client that verifies controllers as {@code trust} says, and never sends a credential to a URL
+   * it refuses (including a leader a 421 points at). It sends no bearer token until {@link
+   * #authorize}.
+   *
+   * @param keys the node's key manager, when it presents a certificate (empty while it has none)
    */
-  ControllerClient(List<String> controllers, String joinToken, ControllerTrust trust) {
+  ControllerClient(List<String> controllers, ControllerTrust trust, Optional<KeyManager> keys) {
     this.controllers = List.copyOf(controllers);
     this.trust = trust;
-    this.authorization = "Bearer " + Objects.requireNonNull(joinToken, "joinToken");
+    this.keys = keys;
     // A newer controller may add fields: ignore them rather than fail every heartbeat.
     this.json =
         new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
     this.current = this.controllers.getFirst();
+    this.http = newHttp();
+  }
+
+  private HttpClient newHttp() {
     var builder =
         HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(CONNECT_TIMEOUT)
             .followRedirects(HttpClient.Redirect.NEVER);
-    trust.context().ifPresent(builder::sslContext);
-    this.http = builder.build();
+    if (keys.isPresent()) {
+      builder.sslContext(trust.contextWith(keys.get()));
+    } else {
+      trust.context().ifPresent(builder::sslContext);
+    }
+    return builder.build();
+  }
+
+  /** Sends {@code token} as the bearer token from the next call on; null for none. */
+  void authorize(String token) {
+    authorization = token == null ? null : "Bearer " + token;
+  }
+
+  /**
+   * Drops the open connections, so that the next call handshakes again: after the node got a
+   * certificate, a connection opened without one would go on without.
+   */
+  void reconnect() {
+    HttpClient old = http;
+    http = newHttp();
+    old.shutdown();
   }
 
   /** The base URL the next call goes to. */
@@ -112,14 +142,18 @@ final class ControllerClient implements AutoCloseable {
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("cannot encode " + body.getClass().getSimpleName(), e);
     }
-    var request =
+    var builder =
         HttpRequest.newBuilder(URI.create(base + path))
             .timeout(Duration.ofMillis(waitMs).plus(REQUEST_MARGIN))
-            .header("Authorization", authorization)
             .header("Content-Type", "application/json")
             .header("Accept", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofByteArray(bytes))
-            .build();
+            .POST(HttpRequest.BodyPublishers.ofByteArray(bytes));
+    String auth = authorization;
+    if (auth != null) {
+      builder.header("Authorization", auth);
+    }
+    var request = builder.build();
+    HttpClient client = http;
     // A blocking send on a thread of its own, not sendAsync: sendAsync completes its future on
     // the common pool, which a busy JVM (or one with a single-thread pool) may not have free.
     var outcome = new CompletableFuture<Outcome<T>>();
@@ -130,7 +164,7 @@ final class ControllerClient implements AutoCloseable {
                 () -> {
                   HttpResponse<String> response;
                   try {
-                    response = http.send(request, HttpResponse.BodyHandlers.ofString());
+                    response = client.send(request, HttpResponse.BodyHandlers.ofString());
                   } catch (InterruptedException e) {
                     return; // cancelled
                   } catch (IOException e) {

@@ -59,11 +59,14 @@ public final class ControllerTrust {
   private static final Pattern HASH = Pattern.compile("sha256:[0-9a-fA-F]{64}");
 
   private final Optional<SSLContext> context;
+  private final Optional<List<X509Certificate>> cas;
   private final Optional<Path> caFile;
   private final boolean insecure;
 
-  private ControllerTrust(Optional<SSLContext> context, Optional<Path> caFile, boolean insecure) {
-    this.context = context;
+  private ControllerTrust(
+      Optional<List<X509Certificate>> cas, Optional<Path> caFile, boolean insecure) {
+    this.cas = cas;
+    this.context = cas.map(ControllerTrust::trusting);
     this.caFile = caFile;
     this.insecure = insecure;
   }
@@ -82,16 +85,16 @@ public final class ControllerTrust {
    */
   public static ControllerTrust of(AgentConfig config) {
     Optional<Path> file = Optional.ofNullable(config.caFile());
-    Optional<SSLContext> context = Optional.empty();
+    Optional<List<X509Certificate>> cas = Optional.empty();
     if (file.isPresent()) {
       try {
-        context = Optional.of(trusting(readCertificates(file.get())));
+        cas = Optional.of(readCertificates(file.get()));
       } catch (IOException e) {
         throw new IllegalArgumentException(
             "the controller CA " + file.get() + ": " + e.getMessage());
       }
     }
-    var trust = new ControllerTrust(context, file, config.insecure());
+    var trust = new ControllerTrust(cas, file, config.insecure());
     for (String url : config.controllers()) {
       trust
           .refusal(url)
@@ -108,7 +111,34 @@ public final class ControllerTrust {
     return context;
   }
 
-  /** Why the agent must not send its join token to {@code url}; empty when it may. */
+  /**
+   * A TLS context that verifies controllers as {@link #context} does and presents what {@code keys}
+   * holds as the client certificate (the node's, once it has one).
+   */
+  public SSLContext contextWith(javax.net.ssl.KeyManager keys) {
+    try {
+      var c = SSLContext.getInstance("TLS");
+      c.init(
+          new javax.net.ssl.KeyManager[] {keys},
+          cas.map(list -> new TrustManager[] {pkixOrFail(list)}).orElse(null),
+          null);
+      return c;
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("cannot build a TLS context for the controller", e);
+    }
+  }
+
+  private static X509TrustManager pkixOrFail(List<X509Certificate> cas) {
+    try {
+      return pkix(cas);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("cannot trust the controller CA", e);
+    }
+  }
+
+  /**
+   * Why the agent must not send its join token (or node secret) to {@code url}; empty when it may.
+   */
   public Optional<String> refusal(String url) {
     URI uri = URI.create(url);
     if (!"http".equals(uri.getScheme())) {

@@ -2,6 +2,9 @@ package io.kairos.agent;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsParameters;
+import com.sun.net.httpserver.HttpsServer;
 import io.kairos.agent.account.Account;
 import io.kairos.agent.account.OwnerReads;
 import io.kairos.agent.account.TaskOwners;
@@ -20,22 +23,33 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
 
 /**
- * The agent's own HTTP server: task output for the controller and the CLI, and a health check.
+ * The agent's own HTTP server: task output for the controller replicas, and a health check. It lets
+ * in controller replicas only, and never takes a token of the cluster:
  *
  * <ul>
- *   <li>{@code GET /logs/{jobId}/{attempt}/{task}?stream=stdout|stderr&offset=N&limit=M}, with the
- *       join token as bearer (else 401): 200 {@code text/plain} with the bytes from {@code offset},
- *       at most {@code limit} (default and maximum 1 MiB); header {@code Kairos-Log-Offset} is the
- *       offset to ask for next, {@code Kairos-Log-Done} is true once the task has exited and the
- *       reply reached the end. 404 when the task is unknown here, 400 for a bad parameter or an
- *       offset past the end, 403 for a file not served. A task whose job named {@code output} or
- *       {@code error} files is read from those, as the agent recorded them ({@link TaskFiles}, out
- *       of the job's reach); such a file may hold earlier runs' output too, since it is appended
- *       to. A task that ran as another account than the agent's is read with that account's rights,
- *       and never through a symbolic link in the file's name ({@link OwnerReads}): 403 for a file
- *       its owner may not read, a link, or anything but a regular file.
+ *   <li>a node with a certificate serves HTTPS with it ({@link #https}) and requires a TLS client
+ *       certificate of the cluster CA with the replica role ({@link NodeTls}); anyone else fails
+ *       the handshake;
+ *   <li>a node with a secret (plain HTTP, loopback) takes the log secret it registered as the
+ *       bearer token (else 401): a secret of its own, which the controller keeps for it.
+ * </ul>
+ *
+ * <ul>
+ *   <li>{@code GET /logs/{jobId}/{attempt}/{task}?stream=stdout|stderr&offset=N&limit=M}: 200
+ *       {@code text/plain} with the bytes from {@code offset}, at most {@code limit} (default and
+ *       maximum 1 MiB); header {@code Kairos-Log-Offset} is the offset to ask for next, {@code
+ *       Kairos-Log-Done} is true once the task has exited and the reply reached the end. 404 when
+ *       the task is unknown here, 400 for a bad parameter or an offset past the end, 403 for a file
+ *       not served. A task whose job named {@code output} or {@code error} files is read from
+ *       those, as the agent recorded them ({@link TaskFiles}, out of the job's reach); such a file
+ *       may hold earlier runs' output too, since it is appended to. A task that ran as another
+ *       account than the agent's is read with that account's rights, and never through a symbolic
+ *       link in the file's name ({@link OwnerReads}): 403 for a file its owner may not read, a
+ *       link, or anything but a regular file.
  *   <li>{@code GET /healthz}: 200 {@code ok}, no token needed.
  * </ul>
  *
@@ -51,30 +65,50 @@ public final class LogServer implements AutoCloseable {
   private final ExecutorService executor;
   private final TaskTable table;
   private final Path dataDir;
-  private final byte[] expectedAuthorization;
+
+  /** The bearer a reader must present; null over TLS, where the handshake let in replicas only. */
   private final byte[] logAuthorization;
+
   private final int agentUid = TaskOwners.thisProcess().uid();
 
   /**
-   * Binds {@code host:port} (0: any free port) and starts serving; readers present the join token.
+   * Binds {@code host:port} (0: any free port) and serves plain HTTP; readers present {@code
+   * logToken}, the log secret this agent registered, which every controller replica presents.
    */
-  public LogServer(String host, int port, String joinToken, Path dataDir, TaskTable table)
+  public LogServer(String host, int port, String logToken, Path dataDir, TaskTable table)
       throws IOException {
-    this(host, port, joinToken, joinToken, dataDir, table);
+    this(
+        HttpServer.create(new InetSocketAddress(host, port), 0),
+        ("Bearer " + java.util.Objects.requireNonNull(logToken, "logToken"))
+            .getBytes(StandardCharsets.UTF_8),
+        dataDir,
+        table);
   }
 
   /**
-   * As above, and also accepts {@code logToken}: the secret this agent registered, which every
-   * controller replica presents (each replica may have its own join token).
+   * Binds {@code host:port} and serves HTTPS with {@code tls} (the node's certificate), requiring a
+   * client certificate that its trust manager accepts (a controller replica's).
    */
-  public LogServer(
-      String host, int port, String joinToken, String logToken, Path dataDir, TaskTable table)
-      throws IOException {
+  public static LogServer https(
+      String host, int port, SSLContext tls, Path dataDir, TaskTable table) throws IOException {
+    HttpsServer server = HttpsServer.create(new InetSocketAddress(host, port), 0);
+    server.setHttpsConfigurator(
+        new HttpsConfigurator(tls) {
+          @Override
+          public void configure(HttpsParameters params) {
+            SSLParameters p = getSSLContext().getDefaultSSLParameters();
+            p.setNeedClientAuth(true);
+            params.setSSLParameters(p);
+          }
+        });
+    return new LogServer(server, null, dataDir, table);
+  }
+
+  private LogServer(HttpServer server, byte[] logAuthorization, Path dataDir, TaskTable table) {
     this.table = table;
     this.dataDir = dataDir;
-    this.expectedAuthorization = ("Bearer " + joinToken).getBytes(StandardCharsets.UTF_8);
-    this.logAuthorization = ("Bearer " + logToken).getBytes(StandardCharsets.UTF_8);
-    this.server = HttpServer.create(new InetSocketAddress(host, port), 0);
+    this.logAuthorization = logAuthorization;
+    this.server = server;
     ThreadFactory threads = Thread.ofPlatform().name("kairos-logs-", 0).daemon().factory();
     this.executor = Executors.newFixedThreadPool(THREADS, threads);
     server.setExecutor(executor);
@@ -111,9 +145,9 @@ public final class LogServer implements AutoCloseable {
         return;
       }
       String auth = exchange.getRequestHeaders().getFirst("Authorization");
-      if (auth == null
-          || !(MessageDigest.isEqual(auth.getBytes(StandardCharsets.UTF_8), expectedAuthorization)
-              || MessageDigest.isEqual(auth.getBytes(StandardCharsets.UTF_8), logAuthorization))) {
+      if (logAuthorization != null
+          && (auth == null
+              || !MessageDigest.isEqual(auth.getBytes(StandardCharsets.UTF_8), logAuthorization))) {
         exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer");
         send(exchange, 401, "missing or wrong bearer token");
         return;

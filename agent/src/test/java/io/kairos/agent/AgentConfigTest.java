@@ -111,7 +111,6 @@ class AgentConfigTest {
         new BadRequired("blank url", "controllers[0]", List.of(" "), "t", "n1"),
         new BadRequired("url with a query", "controllers[0]", List.of("http://a:1?x=1"), "t", "n1"),
         new BadRequired("blank token", "joinToken", ok, " ", "n1"),
-        new BadRequired("no token", "joinToken", ok, null, "n1"),
         new BadRequired("node with a space", "nodeName", ok, "t", "node 1"),
         new BadRequired("node with a slash", "nodeName", ok, "t", "../n1"),
         new BadRequired("no node", "nodeName", ok, "t", null));

@@ -4,6 +4,7 @@ import static io.kairos.agent.Assignments.assignment;
 import static io.kairos.agent.Assignments.script;
 import static io.kairos.agent.Assignments.withBarrier;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.kairos.protocol.agent.ExitReason;
@@ -62,10 +63,19 @@ class AgentTest {
   private Agent agent(
       List<String> controllers, InstantSource clock, UnaryOperator<AgentConfig.Builder> extra)
       throws IOException {
+    return agent(controllers, FakeController.TOKEN, clock, extra);
+  }
+
+  private Agent agent(
+      List<String> controllers,
+      String joinToken,
+      InstantSource clock,
+      UnaryOperator<AgentConfig.Builder> extra)
+      throws IOException {
     var config =
         extra
             .apply(
-                AgentConfig.builder(controllers, FakeController.TOKEN, "n1", dataDir)
+                AgentConfig.builder(controllers, joinToken, "n1", dataDir)
                     .gpus("2xH100-80GB")
                     .cpus(16)
                     .memoryBytes(64L << 30)
@@ -110,8 +120,66 @@ class AgentTest {
     int seen = fake.heartbeats.size();
     await().atMost(WAIT).until(() -> fake.heartbeats.size() > seen);
     assertThat(fake.heartbeats.getLast().tasks()).as("forgotten").isEmpty();
-    assertThat(get(agent.address() + "/logs/21/1/0", true).body()).isEqualTo("hi\n");
-    assertThat(get(agent.address() + "/healthz", false).body()).isEqualTo("ok");
+    // The log server takes the log secret the agent registered, never the join token.
+    String logToken = fake.registrations.getLast().logToken();
+    assertThat(logToken).startsWith("klog_").isNotEqualTo(FakeController.TOKEN);
+    assertThat(get(agent.address() + "/logs/21/1/0", logToken).body()).isEqualTo("hi\n");
+    assertThat(get(agent.address() + "/logs/21/1/0", FakeController.TOKEN).statusCode())
+        .isEqualTo(401);
+    assertThat(get(agent.address() + "/healthz", null).body()).isEqualTo("ok");
+    // Its own secret, made before it registered, rides on the registration; heartbeats carry it.
+    assertThat(registration.credential().secret()).startsWith("knode_");
+    assertThat(fake.nodeSecret).isEqualTo(registration.credential().secret());
+  }
+
+  @Test
+  void aRestartedAgentProvesItselfWithItsOwnSecretWithoutTheJoinToken() throws Exception {
+    var fake = controller();
+    var first = agent(List.of(fake.url()), InstantSource.system());
+    await().atMost(WAIT).until(() -> !fake.heartbeats.isEmpty());
+    String secret = fake.registrations.getFirst().credential().secret();
+    first.close();
+
+    agent(List.of(fake.url()), null, InstantSource.system(), b -> b);
+    await().atMost(WAIT).until(() -> fake.registrations.size() == 2);
+    assertThat(fake.registrations.getLast().credential().secret())
+        .as("the same secret, kept in the data directory")
+        .isEqualTo(secret);
+    assertThat(fake.registrationAuthorizations)
+        .containsExactly("Bearer " + FakeController.TOKEN, "Bearer " + secret);
+    int seen = fake.heartbeats.size();
+    await().atMost(WAIT).until(() -> fake.heartbeats.size() > seen);
+  }
+
+  @Test
+  void anAgentWithNeitherAJoinTokenNorACredentialDoesNotStart() {
+    assertThatThrownBy(
+            () -> agent(List.of("http://127.0.0.1:1"), null, InstantSource.system(), b -> b))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("no join token");
+  }
+
+  /** An admin's reset: the node's secret is refused; the agent stops its tasks and joins again. */
+  @Test
+  void aRefusedNodeSecretKillsTheTasksAndJoinsAgainWithTheJoinToken() throws Exception {
+    var fake = controller();
+    agent(List.of(fake.url()), InstantSource.system());
+    await().atMost(WAIT).until(() -> !fake.heartbeats.isEmpty());
+    var a = script(31, "sleep 60");
+    fake.assign(a);
+    await().atMost(WAIT).until(() -> fake.lastReport(TaskKey.of(a)).isPresent());
+    String secret = fake.nodeSecret;
+
+    fake.nodeSecret = "forgotten by a reset";
+
+    await().atMost(WAIT).until(() -> fake.registrations.size() == 2);
+    assertThat(fake.registrationAuthorizations.getLast())
+        .isEqualTo("Bearer " + FakeController.TOKEN);
+    assertThat(fake.registrations.getLast().credential().secret()).isEqualTo(secret);
+    await().atMost(WAIT).until(() -> fake.exited.containsKey(TaskKey.of(a)));
+    assertThat(fake.exited.get(TaskKey.of(a)).reason())
+        .as("the task was killed when the node's credential was refused")
+        .isEqualTo(ExitReason.KILLED);
   }
 
   @Test
@@ -359,11 +427,11 @@ class AgentTest {
         .orElseThrow();
   }
 
-  private static HttpResponse<String> get(String url, boolean withToken) throws Exception {
+  private static HttpResponse<String> get(String url, String token) throws Exception {
     try (var client = HttpClient.newHttpClient()) {
       var request = HttpRequest.newBuilder(URI.create(url)).GET();
-      if (withToken) {
-        request.header("Authorization", "Bearer " + FakeController.TOKEN);
+      if (token != null) {
+        request.header("Authorization", "Bearer " + token);
       }
       return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }

@@ -66,7 +66,10 @@ class ControllerTrustTest {
     var trust = ControllerTrust.of(agent("http://127.0.0.1:7000").build());
     try (var client =
         new ControllerClient(
-            List.of("http://10.0.0.9:8080", "http://127.0.0.1:7000"), "tok", trust)) {
+            List.of("http://10.0.0.9:8080", "http://127.0.0.1:7000"),
+            trust,
+            java.util.Optional.empty())) {
+      client.authorize("tok");
       Outcome<Registered> o =
           client.post("/register", Map.of(), Registered.class, 0).get(10, TimeUnit.SECONDS);
       assertThat(o).isInstanceOf(Outcome.Failed.class);

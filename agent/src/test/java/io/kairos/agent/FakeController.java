@@ -38,6 +38,12 @@ import java.util.concurrent.atomic.AtomicLong;
 final class FakeController implements AutoCloseable {
   static final String TOKEN = "join-secret";
 
+  /** The node secret of the last registration that carried one. */
+  volatile String nodeSecret;
+
+  /** The Authorization header of each accepted registration, in order. */
+  final List<String> registrationAuthorizations = new java.util.concurrent.CopyOnWriteArrayList<>();
+
   private final ObjectMapper json = new ObjectMapper();
   private final HttpServer server;
   private final ExecutorService executor = Executors.newCachedThreadPool();
@@ -113,6 +119,11 @@ final class FakeController implements AutoCloseable {
         return;
       }
       var registration = json.readValue(exchange.getRequestBody(), Registration.class);
+      registrationAuthorizations.add(
+          String.valueOf(exchange.getRequestHeaders().getFirst("Authorization")));
+      if (registration.credential() != null && registration.credential().secret() != null) {
+        nodeSecret = registration.credential().secret();
+      }
       registrations.add(registration);
       send(
           exchange,
@@ -190,7 +201,14 @@ final class FakeController implements AutoCloseable {
       sendText(exchange, status, "refused");
       return true;
     }
-    if (!("Bearer " + TOKEN).equals(exchange.getRequestHeaders().getFirst("Authorization"))) {
+    String auth = exchange.getRequestHeaders().getFirst("Authorization");
+    boolean registering = exchange.getRequestURI().getPath().equals(ControllerClient.REGISTER);
+    // Registrations take the join token; heartbeats the node secret the node registered.
+    boolean ok =
+        registering
+            ? ("Bearer " + TOKEN).equals(auth) || ("Bearer " + nodeSecret).equals(auth)
+            : ("Bearer " + nodeSecret).equals(auth);
+    if (!ok) {
       refused.incrementAndGet();
       sendText(exchange, 401, "bad token");
       return true;

@@ -37,7 +37,10 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
   @Option(
       names = "--join-token",
       paramLabel = "TOKEN",
-      description = "The join token (the controller's DATA/join.token).")
+      description =
+          "A join token (the controller's DATA/join.token, or `kairos token create --join`). A"
+              + " node needs it to join once; later starts prove the node with its own credential"
+              + " (kept in DATA/identity/).")
   String joinToken;
 
   @Option(
@@ -132,10 +135,13 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     ServerLogging.configure();
-    String token = token(joinToken, joinTokenFile);
     String name =
         nodeName != null ? nodeName : InetAddress.getLocalHost().getHostName().split("\\.")[0];
     Path dir = data != null ? data : Environment.home.resolve(".kairos").resolve("agent-" + name);
+    String token =
+        joinToken == null && joinTokenFile == null && Agent.holdsCredential(dir)
+            ? null
+            : token(joinToken, joinTokenFile);
     var urls = AgentConfig.parseControllers(controllers);
     var builder = builder(urls, token, name, dir, gpus, listen, rack);
     builder.caFile(trustedCa(urls, dir)).insecure(insecure);
@@ -259,6 +265,7 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
       return Files.readString(file, StandardCharsets.UTF_8).strip();
     }
     throw new UsageException(
-        "give --join-token or --join-token-file (the controller's DATA/join.token)");
+        "give --join-token or --join-token-file (the controller's DATA/join.token, or `kairos"
+            + " token create --join`): this node has not joined yet");
   }
 }

@@ -106,6 +106,11 @@ final class ApiClient implements AutoCloseable {
     return json(send("POST", path, body == null ? null : Json.bytes(body)));
   }
 
+  /** {@code DELETE path} and its JSON reply. */
+  JsonNode delete(String path) {
+    return json(send("DELETE", path, null));
+  }
+
   /** {@code PUT path} with {@code body} as JSON and its JSON reply. */
   JsonNode put(String path, Object body) {
     return json(send("PUT", path, Json.bytes(body)));

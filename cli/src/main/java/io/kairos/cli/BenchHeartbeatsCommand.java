@@ -36,13 +36,18 @@ import picocli.CommandLine.TypeConversionException;
 /**
  * {@code kairos bench heartbeats}: many simulated agents heartbeating one controller.
  *
- * <p>Design: the agents {@code bench-0 .. bench-(N-1)} register first ({@code --register-parallel}
- * at a time through the JDK HttpClient; each registration is a Raft commit, so this phase is timed
- * and reported on its own). Then heartbeats follow a fixed schedule, an open loop: heartbeat {@code
- * j} is agent {@code j mod N}'s, due at {@code start + j / (N * rate)} seconds, so each agent
- * heartbeats every {@code 1/rate} s and the agents are spread evenly over the interval. {@code
- * --connections} workers, one keep-alive {@link RawHttp} connection each, take the next index, wait
- * for its due time and send; latency runs from the due time, so a stalled server is charged for the
+ * <p>Design: the agents {@code PREFIX0 .. PREFIX(N-1)} register first with the join token ({@code
+ * --register-parallel} at a time through the JDK HttpClient; each registration is a Raft commit, so
+ * this phase is timed and reported on its own), each with a credential of its own ({@link
+ * BenchNodes}): a node secret over http, a key and the certificate the controller issues for it
+ * over https. A name is bound to its credential, so each run takes new names (a random prefix).
+ * Then heartbeats follow a fixed schedule, an open loop: heartbeat {@code j} is agent {@code j mod
+ * N}'s, due at {@code start + j / (N * rate)} seconds, so each agent heartbeats every {@code
+ * 1/rate} s and the agents are spread evenly over the interval. {@code --connections} workers take
+ * the next index, wait for its due time and send it: over http on one keep-alive {@link RawHttp}
+ * connection per worker, each heartbeat with its agent's node secret; over https on the agent's own
+ * connection (opened at its first heartbeat, in the warmup), which presents its certificate, as a
+ * real agent's does; latency runs from the due time, so a stalled server is charged for the
  * heartbeats it held back (no coordinated omission). Heartbeats due in the warmup are sent but not
  * counted.
  *
@@ -87,6 +92,12 @@ final class BenchHeartbeatsCommand implements Callable<Integer> {
 
   /** The TLS context of the https connections (a load generator may use plain http anywhere). */
   private java.util.Optional<javax.net.ssl.SSLContext> tls = java.util.Optional.empty();
+
+  /** The agents' own credentials. */
+  private BenchNodes nodes;
+
+  /** Over https: the context of the agents' own connections (each presents its certificate). */
+  private ClientTls agentTls;
 
   @Option(names = "--join-token", paramLabel = "TOKEN", description = "The join token.")
   String joinToken;
@@ -142,6 +153,15 @@ final class BenchHeartbeatsCommand implements Callable<Integer> {
       defaultValue = "32",
       description = "Registrations in flight at once (default: ${DEFAULT-VALUE}).")
   int registerParallel;
+
+  @Option(
+      names = "--prefix",
+      paramLabel = "TEXT",
+      description =
+          "The agents' names are TEXT0 .. TEXT(N-1) (default: bench-, 6 random hex digits, -): a"
+              + " name is bound to the credential it first registered with, so a rerun takes new"
+              + " names.")
+  String prefix;
 
   @Option(
       names = "--gpus",
@@ -228,8 +248,14 @@ final class BenchHeartbeatsCommand implements Callable<Integer> {
       throw new UsageException(
           "--url must be an http(s) base URL, e.g. " + ClientOptions.DEFAULT_SERVER);
     }
-    tls = ClientTls.resolve(ca, true).context();
+    var clientTls = ClientTls.resolve(ca, true);
+    tls = clientTls.context();
     String token = AgentCommand.token(joinToken, joinTokenFile);
+    if (prefix == null) {
+      prefix = String.format(Locale.ROOT, "bench-%06x-", new java.util.Random().nextInt(1 << 24));
+    }
+    nodes = new BenchNodes(prefix, agents, "https".equals(server.getScheme()));
+    agentTls = nodes.certificates() ? clientTls : null;
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
 
@@ -351,20 +377,21 @@ final class BenchHeartbeatsCommand implements Callable<Integer> {
                             .header("Content-Type", "application/json")
                             .POST(
                                 HttpRequest.BodyPublishers.ofByteArray(
-                                    Json.bytes(registration((int) i))))
+                                    Json.bytes(
+                                        nodes.withCredential((int) i, registration((int) i)))))
                             .build();
                     var response = client.send(request, HttpResponse.BodyHandlers.ofString());
                     if (response.statusCode() != 200) {
                       throw new IOException(
-                          "bench-"
-                              + i
+                          nodes.name((int) i)
                               + ": HTTP "
                               + response.statusCode()
                               + ": "
                               + response.body());
                     }
-                    epochs[(int) i] =
-                        Json.MAPPER.readValue(response.body(), Registered.class).epoch();
+                    var registered = Json.MAPPER.readValue(response.body(), Registered.class);
+                    nodes.registered((int) i, registered);
+                    epochs[(int) i] = registered.epoch();
                   }
                   return null;
                 }));
@@ -387,7 +414,7 @@ final class BenchHeartbeatsCommand implements Callable<Integer> {
     List<GpuDevice> list =
         gpus == 0 ? List.of() : List.of(new GpuDevice(0, "GPU-bench-" + i, "bench-emulated", 0));
     return new Registration(
-        "bench-" + i,
+        nodes.name(i),
         "http://127.0.0.1:1",
         list,
         0,
@@ -403,8 +430,13 @@ final class BenchHeartbeatsCommand implements Callable<Integer> {
   private Result heartbeat(URI server, String token, long[] epochs) throws InterruptedException {
     byte[][] requests = new byte[agents][];
     for (int i = 0; i < agents; i++) {
-      byte[] body = Json.bytes(new Heartbeat("bench-" + i, epochs[i], List.of(), 0));
-      requests[i] = RawHttp.post(server, "/api/v1/agents/heartbeat", token, body);
+      byte[] body = Json.bytes(new Heartbeat(nodes.name(i), epochs[i], List.of(), 0));
+      requests[i] = RawHttp.post(server, "/api/v1/agents/heartbeat", nodes.bearer(i), body);
+    }
+    RawHttp[] own = nodes.certificates() ? new RawHttp[agents] : null;
+    Object[] locks = own == null ? null : new Object[agents];
+    for (int i = 0; own != null && i < agents; i++) {
+      locks[i] = new Object();
     }
     double nanosPerHeartbeat = 1e9 / rate / agents;
     long intervalNanos = (long) (1e9 / rate);
@@ -445,10 +477,15 @@ final class BenchHeartbeatsCommand implements Callable<Integer> {
                         boolean measured = j >= firstMeasured;
                         String failure;
                         try {
-                          if (conn == null) {
-                            conn = new RawHttp(server, tls);
+                          RawHttp.Reply reply;
+                          if (own != null) {
+                            reply = sendOwn(server, own, locks[agent], agent, requests[agent]);
+                          } else {
+                            if (conn == null) {
+                              conn = new RawHttp(server, tls);
+                            }
+                            reply = conn.send(requests[agent]);
                           }
-                          var reply = conn.send(requests[agent]);
                           long now = System.nanoTime();
                           if (reply.status() == 200) {
                             long previous = lastOk.getAndAccumulate(agent, now, Math::max);
@@ -488,6 +525,9 @@ final class BenchHeartbeatsCommand implements Callable<Integer> {
         w.interrupt();
       }
     }
+    for (int i = 0; own != null && i < agents; i++) {
+      closeQuietly(own[i]); // a worker still stuck on one gets an error: it is over
+    }
     // Silence at the end counts too: an agent not heard from since well before the end is late.
     long late = 0;
     long longest = 0;
@@ -510,6 +550,26 @@ final class BenchHeartbeatsCommand implements Callable<Integer> {
         late,
         longest,
         firstError.get());
+  }
+
+  /**
+   * Sends agent {@code agent}'s heartbeat on its own connection (opened, presenting its
+   * certificate, the first time or after a failure); one heartbeat at a time per agent.
+   */
+  private RawHttp.Reply sendOwn(URI server, RawHttp[] own, Object lock, int agent, byte[] request)
+      throws IOException {
+    synchronized (lock) {
+      try {
+        if (own[agent] == null) {
+          own[agent] = nodes.connect(server, agent, agentTls);
+        }
+        return own[agent].send(request);
+      } catch (IOException e) {
+        closeQuietly(own[agent]);
+        own[agent] = null;
+        throw e;
+      }
+    }
   }
 
   private static void closeQuietly(RawHttp conn) {

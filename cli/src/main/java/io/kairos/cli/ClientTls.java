@@ -39,14 +39,34 @@ final class ClientTls {
 
   private final boolean explicit;
   private final boolean insecure;
+  private final Optional<TrustManager> trust;
   private final Optional<SSLContext> context;
 
   private ClientTls(
-      Optional<String> source, boolean explicit, boolean insecure, Optional<SSLContext> context) {
+      Optional<String> source, boolean explicit, boolean insecure, Optional<TrustManager> trust) {
     this.source = source;
     this.explicit = explicit;
     this.insecure = insecure;
-    this.context = context;
+    this.trust = trust;
+    this.context = trust.map(t -> context(null, t));
+  }
+
+  private static SSLContext context(javax.net.ssl.KeyManager keys, TrustManager trust) {
+    try {
+      var c = SSLContext.getInstance("TLS");
+      c.init(
+          keys == null ? null : new javax.net.ssl.KeyManager[] {keys},
+          trust == null ? null : new TrustManager[] {trust},
+          null);
+      return c;
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("cannot build a TLS context", e);
+    }
+  }
+
+  /** A context that verifies servers as this one does and presents {@code keys} as the client. */
+  SSLContext contextWith(javax.net.ssl.KeyManager keys) {
+    return context(keys, trust.orElse(null));
   }
 
   /** The JDK's CAs; plain HTTP on loopback only. */
@@ -68,7 +88,7 @@ final class ClientTls {
           Optional.of("the CA in " + explicit + " (" + name + ")"),
           true,
           insecure,
-          Optional.of(ControllerTrust.trusting(read(explicit, name))));
+          Optional.of(pkix(read(explicit, name))));
     }
     Path local = ClientOptions.dataDirectory().resolve("ca.pem");
     if (Files.isRegularFile(local)) {
@@ -148,14 +168,20 @@ final class ClientTls {
   }
 
   /** Trusts the local CA, or failing that the JDK's own CAs. */
-  private static SSLContext localOrSystem(List<X509Certificate> cas) {
+  private static TrustManager localOrSystem(List<X509Certificate> cas) {
     try {
       var local = (X509ExtendedTrustManager) ControllerTrustManagers.pkix(cas);
       var system = (X509ExtendedTrustManager) ControllerTrustManagers.pkix(null);
-      var either = new Either(local, system);
-      var context = SSLContext.getInstance("TLS");
-      context.init(null, new TrustManager[] {either}, null);
-      return context;
+      return new Either(local, system);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("cannot build a TLS context", e);
+    }
+  }
+
+  /** Trusts exactly {@code cas}. */
+  private static TrustManager pkix(List<X509Certificate> cas) {
+    try {
+      return ControllerTrustManagers.pkix(cas);
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("cannot build a TLS context", e);
     }

@@ -7,11 +7,11 @@ import java.util.List;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 
-/** {@code kairos nodes}: the cluster's nodes, like Slurm's sinfo; drain and resume below it. */
+/** {@code kairos nodes}: the cluster's nodes, like Slurm's sinfo; drain, resume, reset below it. */
 @Command(
     name = "nodes",
     mixinStandardHelpOptions = true,
-    subcommands = {NodeDrainCommand.class, NodeResumeCommand.class},
+    subcommands = {NodeDrainCommand.class, NodeResumeCommand.class, NodeResetCommand.class},
     description = {
       "List nodes (like sinfo): state, GPUs in use of all, GPU model, the jobs running there and"
           + " why a node is drained or down.",

@@ -85,6 +85,8 @@ class BenchHeartbeatsCommandTest extends ClientTestSupport {
                   "2",
                   "--gpus",
                   "1",
+                  "--prefix",
+                  "bench-",
                   "-o",
                   "json")
               .assertOk();
@@ -109,6 +111,61 @@ class BenchHeartbeatsCommandTest extends ClientTestSupport {
                   HttpResponse.BodyHandlers.ofString());
       assertThat(nodes.statusCode()).isEqualTo(200);
       assertThat(nodes.body()).contains("\"bench-0\"", "\"bench-19\"");
+    }
+  }
+
+  /**
+   * Over HTTPS each simulated agent registers a key of its own, gets a node certificate, and
+   * heartbeats on a TLS connection of its own presenting it: what real agents cost the controller.
+   */
+  @Test
+  void agentsWithTheirOwnCertificatesHeartbeatOverTls() throws Exception {
+    var security =
+        new io.kairos.control.NetworkSecurity(
+            io.kairos.control.NetworkSecurity.Mode.TLS,
+            java.util.Optional.empty(),
+            java.util.List.of(),
+            java.util.Optional.empty(),
+            false);
+    try (var controller =
+        Controller.start(
+            Controller.Config.single(dir.resolve("tls"), "127.0.0.1", 0).withSecurity(security))) {
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (!controller.replica().isLeaderReady()) {
+        assertThat(System.nanoTime()).as("the controller leads within 30 s").isLessThan(deadline);
+        Thread.sleep(20);
+      }
+      Path tokenFile = dir.resolve("tls-join.token");
+      Files.writeString(tokenFile, controller.joinToken() + "\n");
+      var r =
+          kairos(
+                  "bench",
+                  "heartbeats",
+                  "--url",
+                  controller.url(),
+                  "--ca",
+                  dir.resolve("tls/ca.pem").toString(),
+                  "--join-token-file",
+                  tokenFile.toString(),
+                  "--agents",
+                  "10",
+                  "--duration",
+                  "2s",
+                  "--warmup",
+                  "500ms",
+                  "-o",
+                  "json")
+              .assertOk();
+      JsonNode report = JSON.readTree(r.out());
+      assertThat(report.get("ok").asLong()).isEqualTo(20);
+      assertThat(report.get("errors").size()).isZero();
+      // Each name is bound to its agent's key: a node certificate of the cluster CA.
+      boolean keys =
+          controller
+              .replica()
+              .stateMachine()
+              .read(s -> s.nodes().stream().allMatch(n -> n.credential.startsWith("key:")));
+      assertThat(keys).isTrue();
     }
   }
 

@@ -217,6 +217,121 @@ class TlsAttackTest {
     ControllerTrust.pin(List.of(controller.url()), hash(), dir.resolve("agent2"));
   }
 
+  /**
+   * Over HTTPS a job's output comes from its node's log server over mutual TLS (the replica's
+   * certificate one way, the node's the other). A rogue with the join token that registers a node
+   * whose address is the real agent's gets nothing relayed: the server there does not hold the
+   * rogue's key, so the controller answers 502 and never shows what it said.
+   */
+  @Test
+  void logsComeOverMutualTlsFromTheNodeItselfAndNotFromAnAddressARogueNamed() throws Exception {
+    agent = agent(controller.url(), caPem());
+    var admin =
+        new ApiClient(List.of(URI.create(controller.url())), controller.adminToken(), tls());
+    await("the node is up", Duration.ofSeconds(30), () -> nodeUp(admin));
+    assertThat(agent.address()).startsWith("https://");
+    long id =
+        admin
+            .post(
+                "/api/v1/jobs", Map.of("command", List.of("echo", "from the real node"), "gpus", 1))
+            .get("id")
+            .asLong();
+    await(
+        "the job succeeds",
+        Duration.ofSeconds(60),
+        () ->
+            JobState.SUCCEEDED
+                .name()
+                .equals(admin.get("/api/v1/jobs/" + id).get("state").asText()));
+    var logs =
+        kairos(
+            "logs",
+            String.valueOf(id),
+            "--server",
+            controller.url(),
+            "--ca",
+            caPem().toString(),
+            "--token",
+            controller.adminToken());
+    assertThat(logs.code()).as(logs.err()).isZero();
+    assertThat(logs.out()).contains("from the real node");
+
+    // The rogue: its own key (so it gets a certificate), the real agent's address.
+    var rogue = new BenchNodes("rogue", 1, true);
+    var gpus = new java.util.ArrayList<io.kairos.protocol.GpuDevice>();
+    for (int i = 0; i < 4; i++) {
+      gpus.add(new io.kairos.protocol.GpuDevice(i, "GPU-rogue-" + i, "H100", 80L << 30));
+    }
+    var keyed =
+        rogue.withCredential(
+            0,
+            new io.kairos.protocol.agent.Registration(
+                "rogue0",
+                "https://127.0.0.1:1",
+                gpus,
+                8,
+                1L << 34,
+                Map.of(),
+                "z",
+                "b",
+                "r",
+                4,
+                null,
+                null));
+    var pointing =
+        new io.kairos.protocol.agent.Registration(
+            "rogue0",
+            agent.address(),
+            gpus,
+            8,
+            1L << 34,
+            Map.of(),
+            "z",
+            "b",
+            "r",
+            4,
+            null,
+            null,
+            keyed.credential());
+    var trusting = ControllerTrust.trusting(ControllerTrust.readCertificates(caPem()));
+    try (var http = java.net.http.HttpClient.newBuilder().sslContext(trusting).build()) {
+      var registered =
+          http.send(
+              java.net.http.HttpRequest.newBuilder(
+                      URI.create(controller.url() + "/api/v1/agents/register"))
+                  .header("Authorization", "Bearer " + controller.joinToken())
+                  .header("Content-Type", "application/json")
+                  .POST(
+                      java.net.http.HttpRequest.BodyPublishers.ofString(
+                          new com.fasterxml.jackson.databind.ObjectMapper()
+                              .writeValueAsString(pointing)))
+                  .build(),
+              java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertThat(registered.statusCode()).as(registered.body()).isEqualTo(200);
+      long onRogue =
+          admin
+              .post("/api/v1/jobs", Map.of("command", List.of("echo", "secret"), "gpus", 4))
+              .get("id")
+              .asLong();
+      await(
+          "the job is placed on the rogue's node",
+          Duration.ofSeconds(30),
+          () ->
+              JobState.RUNNING
+                  .name()
+                  .equals(admin.get("/api/v1/jobs/" + onRogue).get("state").asText()));
+      var relayed =
+          http.send(
+              java.net.http.HttpRequest.newBuilder(
+                      URI.create(controller.url() + "/api/v1/jobs/" + onRogue + "/logs"))
+                  .header("Authorization", "Bearer " + controller.adminToken())
+                  .build(),
+              java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertThat(relayed.statusCode()).as(relayed.body()).isEqualTo(502);
+      assertThat(relayed.body()).contains("is not node rogue0");
+    }
+  }
+
   // --- helpers -------------------------------------------------------------------------------
 
   private String hash() {

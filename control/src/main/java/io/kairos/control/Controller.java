@@ -2,13 +2,16 @@ package io.kairos.control;
 
 import io.javalin.Javalin;
 import io.kairos.config.Tenancy;
+import io.kairos.control.agent.AgentLogs;
 import io.kairos.control.agent.AgentService;
+import io.kairos.control.agent.NodeIdentity;
 import io.kairos.control.api.Api;
 import io.kairos.control.api.Safeguards;
 import io.kairos.control.api.Services;
 import io.kairos.control.auth.Authenticator;
 import io.kairos.control.auth.PrivateData;
 import io.kairos.control.auth.RunAsPolicy;
+import io.kairos.control.auth.TokenUses;
 import io.kairos.control.auth.Tokens;
 import io.kairos.control.dashboard.UtilizationHistory;
 import io.kairos.control.dashboard.UtilizationSampler;
@@ -22,6 +25,7 @@ import io.kairos.control.raft.SubmitBatcher;
 import io.kairos.control.sched.SchedulerLoop;
 import io.kairos.control.state.ControlCommand.AddToken;
 import io.kairos.control.state.ControlCommand.SetLimits;
+import io.kairos.control.state.ControlCommand.TokensUsed;
 import io.kairos.control.state.Limits;
 import io.kairos.control.state.TokenRecord;
 import io.kairos.core.sched.Policy;
@@ -33,9 +37,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.net.http.HttpClient;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -246,6 +248,7 @@ public final class Controller implements Closeable {
   private final String adminToken;
   private final String joinToken;
   private final Thread bootstrap;
+  private final TokenUses tokenUses;
 
   private Controller(Config config) throws IOException {
     keepDataPrivate(config.dataDir());
@@ -300,7 +303,12 @@ public final class Controller implements Closeable {
     replica.start();
     batcher = new SubmitBatcher(replica, clock);
     scheduler = new SchedulerLoop(replica, config.policy(), config.tenancy(), clock, meters);
-    agents = new AgentService(replica, clock, config.detection());
+    tokenUses = new TokenUses();
+    var identity =
+        new NodeIdentity(
+            exposure.clusterTls(),
+            hash -> replica.stateMachine().read(st -> st.token(hash).isPresent()));
+    agents = new AgentService(replica, clock, config.detection(), identity);
     var utilization = new UtilizationHistory();
     sampler =
         new UtilizationSampler(replica, utilization, clock, UtilizationSampler.DEFAULT_INTERVAL);
@@ -313,17 +321,21 @@ public final class Controller implements Closeable {
             agents,
             clock,
             meters,
-            joinToken,
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build(),
+            new AgentLogs(exposure.clusterTls()),
             utilization,
             new K8sExtender(
                 config.kubeApi().or(() -> KubeApi.fromEnvironment(System.getenv())), clock),
             config.runAs(),
             exposure.caPem(),
-            Safeguards.defaults(config.privateData(), config.tenancy()));
+            Safeguards.defaults(config.privateData(), config.tenancy()),
+            exposure.clusterTls(),
+            tokenUses);
     var auth =
         new Authenticator(
-            replica.stateMachine(), Map.of(admin.sha256(), admin, join.sha256(), join));
+            replica.stateMachine(),
+            Map.of(admin.sha256(), admin, join.sha256(), join),
+            clock,
+            tokenUses);
     PeerAddress bound = self;
     http = Api.create(services, auth, c -> exposure.configure(c, bound.host(), bound.httpPort()));
     if (exposure.isHttps()) {
@@ -334,6 +346,8 @@ public final class Controller implements Closeable {
     scheduler.start();
     agents.start();
     sampler.start();
+    tokenUses.startWriting(
+        used -> replica.propose(new TokensUsed(clock.millis(), used)), TokenUses.EVERY);
     Limits defaults = services.safeguards().heapDefaults();
     bootstrap =
         Thread.ofVirtual()
@@ -546,6 +560,7 @@ public final class Controller implements Closeable {
   public void close() throws IOException {
     var errors = new ArrayList<Exception>();
     bootstrap.interrupt();
+    tokenUses.close();
     sampler.close();
     agents.close();
     scheduler.close();

@@ -68,7 +68,9 @@ final class Exposure implements AutoCloseable {
     }
     Optional<SslContextFactory.Server> https =
         config.tls().isPresent()
-            ? Optional.of(Https.fromKeystore(config.tls().get()))
+            ? Optional.of(
+                Https.fromKeystore(
+                    config.tls().get(), tls.map(t -> t.ca().trusted()).orElse(java.util.List.of())))
             : clusterHttps ? tls.map(t -> Https.fromContext(t.httpsContext())) : Optional.empty();
     return new Exposure(raftBindHost, tls, https);
   }

@@ -10,13 +10,16 @@ import org.eclipse.jetty.util.ssl.SslContextFactory;
 
 /**
  * Serves the API over TLS instead of plain HTTP: with the replica certificate of the cluster CA, or
- * with a site's own certificate from a PKCS#12 keystore ({@code --tls-keystore}).
+ * with a site's own certificate from a PKCS#12 keystore ({@code --tls-keystore}). Either way it
+ * asks for (does not require) a client certificate of the cluster CA: nodes and the kube-scheduler
+ * extender present theirs, users send bearer tokens.
  */
 final class Https {
   private Https() {}
 
   /** TLS with a site's certificate and key from a PKCS#12 keystore. */
-  static SslContextFactory.Server fromKeystore(Controller.Tls tls) {
+  static SslContextFactory.Server fromKeystore(
+      Controller.Tls tls, java.util.List<java.security.cert.X509Certificate> clientCas) {
     if (!java.nio.file.Files.isReadable(tls.keystore())) {
       throw new IllegalArgumentException("--tls-keystore " + tls.keystore() + " is not readable");
     }
@@ -24,6 +27,19 @@ final class Https {
     ssl.setKeyStorePath(tls.keystore().toString());
     ssl.setKeyStorePassword(tls.password());
     ssl.setKeyStoreType("PKCS12");
+    if (!clientCas.isEmpty()) {
+      try {
+        var store = java.security.KeyStore.getInstance("PKCS12");
+        store.load(null, null);
+        for (int i = 0; i < clientCas.size(); i++) {
+          store.setCertificateEntry("kairos-ca-" + i, clientCas.get(i));
+        }
+        ssl.setTrustStore(store);
+      } catch (java.security.GeneralSecurityException | java.io.IOException e) {
+        throw new IllegalStateException("cannot trust the cluster CA for client certificates", e);
+      }
+      ssl.setWantClientAuth(true);
+    }
     return ssl;
   }
 
@@ -31,6 +47,7 @@ final class Https {
   static SslContextFactory.Server fromContext(SSLContext context) {
     var ssl = new SslContextFactory.Server();
     ssl.setSslContext(context);
+    ssl.setWantClientAuth(true);
     return ssl;
   }
 

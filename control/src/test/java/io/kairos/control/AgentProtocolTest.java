@@ -397,8 +397,10 @@ class AgentProtocolTest {
 
     HeartbeatReply beat(List<String> problems, TaskReport... tasks) {
       var reply =
-          join.post(
-              "/api/v1/agents/heartbeat", new Heartbeat(name, epoch, List.of(tasks), 0, problems));
+          join.asNode(name)
+              .post(
+                  "/api/v1/agents/heartbeat",
+                  new Heartbeat(name, epoch, List.of(tasks), 0, problems));
       assertThat(reply.status()).as(reply.body()).isEqualTo(200);
       return reply.as(HeartbeatReply.class);
     }

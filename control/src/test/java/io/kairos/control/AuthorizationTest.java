@@ -102,7 +102,8 @@ class AuthorizationTest {
     ALICE,
     BOB,
     ADMIN,
-    AGENT;
+    AGENT,
+    NODE;
 
     TestApi api() {
       return switch (this) {
@@ -112,6 +113,7 @@ class AuthorizationTest {
         case BOB -> bob;
         case ADMIN -> admin;
         case AGENT -> agent;
+        case NODE -> admin.asNode("n1");
       };
     }
   }
@@ -204,6 +206,14 @@ class AuthorizationTest {
         201,
         403);
     table(rows, get("list users", () -> "/api/v1/users"), 403, 403, 200, 403);
+    table(rows, get("list tokens", () -> "/api/v1/tokens"), 403, 403, 200, 403);
+    table(
+        rows,
+        post("reset a node", () -> "/api/v1/nodes/" + newNode() + "/reset", () -> ""),
+        403,
+        403,
+        200,
+        403);
     table(
         rows,
         put("map a user", () -> "/api/v1/users/erin", () -> "{\"unixUser\":\"erin\"}"),
@@ -219,7 +229,7 @@ class AuthorizationTest {
         200,
         403);
     // Any principal.
-    table(rows, get("whoami", () -> "/api/v1/whoami"), 200, 200, 200, 200);
+    table(rows, get("whoami", () -> "/api/v1/whoami"), 200, 200, 200, 200, 200);
     // Agents only.
     table(
         rows,
@@ -230,13 +240,15 @@ class AuthorizationTest {
         403,
         403,
         403,
-        200);
+        200,
+        403);
     table(
         rows,
         post(
             "heartbeat",
             () -> "/api/v1/agents/heartbeat",
             () -> json(new Heartbeat("n1", epoch, List.of(), 0))),
+        403,
         403,
         403,
         403,
@@ -256,13 +268,20 @@ class AuthorizationTest {
     table(rows, e, ok, ok, ok, 403);
   }
 
+  /** A node's own credential gets what the join token gets, except where said otherwise. */
   static void table(List<Row> rows, Endpoint e, int alice, int bob, int admin, int agent) {
+    table(rows, e, alice, bob, admin, agent, agent);
+  }
+
+  static void table(
+      List<Row> rows, Endpoint e, int alice, int bob, int admin, int agent, int node) {
     rows.add(new Row(e, Who.NONE, 401));
     rows.add(new Row(e, Who.BAD, 401));
     rows.add(new Row(e, Who.ALICE, alice));
     rows.add(new Row(e, Who.BOB, bob));
     rows.add(new Row(e, Who.ADMIN, admin));
     rows.add(new Row(e, Who.AGENT, agent));
+    rows.add(new Row(e, Who.NODE, node));
   }
 
   @ParameterizedTest(name = "{0}")

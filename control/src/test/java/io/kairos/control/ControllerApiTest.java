@@ -50,8 +50,9 @@ class ControllerApiTest {
     for (int i = 0; i < gpus; i++) {
       list.add(new GpuDevice(i, "GPU-" + name + "-" + i, "H100", 80L << 30));
     }
-    return new Registration(
-        name, "http://127.0.0.1:1", list, 64, 512L << 30, Map.of(), "z", "b", "r", gpus);
+    return TestApi.identified(
+        new Registration(
+            name, "http://127.0.0.1:1", list, 64, 512L << 30, Map.of(), "z", "b", "r", gpus));
   }
 
   @Test
@@ -111,6 +112,7 @@ class ControllerApiTest {
         .until(() -> api.get("/api/v1/jobs/" + id).as(JobView.class).state() == JobState.RUNNING);
     var hb =
         agent
+            .asNode("n1")
             .post("/api/v1/agents/heartbeat", new Heartbeat("n1", epoch, List.of(), 0))
             .as(HeartbeatReply.class);
     assertThat(hb.fenced()).isFalse();
@@ -122,6 +124,7 @@ class ControllerApiTest {
     var exited = new TaskReport(id, a.attempt(), 0, TaskStatus.EXITED, 0, null, null, 1L, 2L);
     var hb2 =
         agent
+            .asNode("n1")
             .post("/api/v1/agents/heartbeat", new Heartbeat("n1", epoch, List.of(exited), 0))
             .as(HeartbeatReply.class);
     assertThat(hb2.forget()).hasSize(1);

@@ -276,9 +276,11 @@ class CrashRecoveryIT {
         var reply =
             Acks.call(
                 () ->
-                    agent.post(
-                        "/api/v1/agents/heartbeat",
-                        new Heartbeat(e.getKey(), e.getValue(), List.copyOf(reports), 100)));
+                    agent
+                        .asNode(e.getKey())
+                        .post(
+                            "/api/v1/agents/heartbeat",
+                            new Heartbeat(e.getKey(), e.getValue(), List.copyOf(reports), 100)));
         if (reply == null) {
           return; // killed
         }

@@ -58,9 +58,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 class OpenApiDocumentTest {
   /**
    * Every route the api package registers, as "METHOD path", taken from JobRoutes, NodeRoutes,
-   * AgentRoutes, SystemRoutes, UserRoutes, EventRoutes, LimitRoutes and K8sExtenderRoutes. A new
-   * route must be added here AND to openapi.json: the tests below compare this list with both the
-   * document and the routes {@link Api#create} registers.
+   * AgentRoutes, SystemRoutes, TokenRoutes, UserRoutes, EventRoutes, LimitRoutes and
+   * K8sExtenderRoutes. A new route must be added here AND to openapi.json: the tests below compare
+   * this list with both the document and the routes {@link Api#create} registers.
    */
   static final List<String> ROUTES =
       List.of(
@@ -72,6 +72,7 @@ class OpenApiDocumentTest {
           "GET /api/v1/nodes",
           "POST /api/v1/nodes/{name}/drain",
           "POST /api/v1/nodes/{name}/resume",
+          "POST /api/v1/nodes/{name}/reset",
           "GET /api/v1/queues",
           "GET /api/v1/accounts",
           "POST /api/v1/agents/register",
@@ -84,6 +85,8 @@ class OpenApiDocumentTest {
           "GET /api/v1/whoami",
           "GET /api/v1/cluster",
           "POST /api/v1/tokens",
+          "GET /api/v1/tokens",
+          "DELETE /api/v1/tokens/{id}",
           "GET /api/v1/users",
           "PUT /api/v1/users/{name}",
           "GET /api/v1/limits",
@@ -183,7 +186,7 @@ class OpenApiDocumentTest {
           String role = op.path("x-kairos-role").asText();
           assertThat(role)
               .as("%s x-kairos-role", route)
-              .isIn("user", "admin", "agent", "extender", "any", "none");
+              .isIn("user", "admin", "agent", "node", "extender", "any", "none");
           String description = op.path("description").asText();
           if (role.equals("none")) {
             assertThat(op.path("security").isArray() && op.path("security").isEmpty())
@@ -274,6 +277,8 @@ class OpenApiDocumentTest {
         Arguments.of("Problem", Problem.class),
         Arguments.of("TokenRequest", TokenRequest.class),
         Arguments.of("TokenCreated", TokenCreated.class),
+        Arguments.of("TokenView", io.kairos.protocol.TokenView.class),
+        Arguments.of("NodeCredential", io.kairos.protocol.agent.NodeCredential.class),
         Arguments.of("WhoAmI", WhoAmI.class),
         Arguments.of("ClusterInfo", ClusterInfo.class),
         Arguments.of("GpuDevice", GpuDevice.class),

@@ -105,8 +105,9 @@ class PrivacyApiTest {
     for (int i = 0; i < gpus; i++) {
       list.add(new io.kairos.protocol.GpuDevice(i, "GPU-" + name + "-" + i, "H100", 80L << 30));
     }
-    return new io.kairos.protocol.agent.Registration(
-        name, address, list, 64, 512L << 30, Map.of(), "z", "b", "r", gpus);
+    return TestApi.identified(
+        new io.kairos.protocol.agent.Registration(
+            name, address, list, 64, 512L << 30, Map.of(), "z", "b", "r", gpus));
   }
 
   static String token(TestApi admin, String user) {

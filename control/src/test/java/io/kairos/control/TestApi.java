@@ -36,6 +36,29 @@ public final class TestApi {
     return token;
   }
 
+  /**
+   * The node secret a test's node {@code node} proves itself with (deterministic, so a test can
+   * heartbeat as a node it registered with {@link #identified}).
+   */
+  public static String nodeSecret(String node) {
+    return "knode_" + io.kairos.control.auth.Tokens.hash("test node " + node);
+  }
+
+  /** {@code r} with its node's test secret, and a log secret when it has none. */
+  public static io.kairos.protocol.agent.Registration identified(
+      io.kairos.protocol.agent.Registration r) {
+    return r.withLogToken(
+            r.logToken() != null
+                ? r.logToken()
+                : "klog_" + io.kairos.control.auth.Tokens.hash("test log " + r.node()))
+        .withCredential(io.kairos.protocol.agent.NodeCredential.ofSecret(nodeSecret(r.node())));
+  }
+
+  /** This client acting as node {@code node}, with its test secret. */
+  public TestApi asNode(String node) {
+    return as(nodeSecret(node));
+  }
+
   public TestApi as(String otherToken) {
     return new TestApi(base, otherToken);
   }

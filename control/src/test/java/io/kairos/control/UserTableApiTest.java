@@ -217,19 +217,20 @@ class UserTableApiTest {
     for (int i = 0; i < gpus; i++) {
       list.add(new GpuDevice(i, "GPU-" + name + "-" + i, "A10", 24L << 30));
     }
-    return new Registration(
-        name,
-        "http://127.0.0.1:1",
-        list,
-        8,
-        64L << 30,
-        Map.of(),
-        "z",
-        "b",
-        "r",
-        gpus,
-        null,
-        runsOnlyAs);
+    return TestApi.identified(
+        new Registration(
+            name,
+            "http://127.0.0.1:1",
+            list,
+            8,
+            64L << 30,
+            Map.of(),
+            "z",
+            "b",
+            "r",
+            gpus,
+            null,
+            runsOnlyAs));
   }
 
   static long register(Registration r) {
@@ -246,7 +247,10 @@ class UserTableApiTest {
   }
 
   static List<TaskAssignment> launches(String node, long epoch) {
-    var r = agent.post("/api/v1/agents/heartbeat", new Heartbeat(node, epoch, List.of(), 0));
+    var r =
+        agent
+            .asNode(node)
+            .post("/api/v1/agents/heartbeat", new Heartbeat(node, epoch, List.of(), 0));
     assertThat(r.status()).as(r.body()).isEqualTo(200);
     return r.as(HeartbeatReply.class).launch();
   }

@@ -2,6 +2,7 @@ package io.kairos.control.agent;
 
 import io.kairos.control.Fatal;
 import io.kairos.control.api.ApiError;
+import io.kairos.control.auth.Principal;
 import io.kairos.control.health.FailureDetectors;
 import io.kairos.control.health.PhiAccrualDetector;
 import io.kairos.control.raft.RaftReplica;
@@ -9,6 +10,7 @@ import io.kairos.control.state.ControlCommand;
 import io.kairos.control.state.ControlCommand.DrainNode;
 import io.kairos.control.state.ControlCommand.NodeDown;
 import io.kairos.control.state.ControlCommand.RegisterNode;
+import io.kairos.control.state.ControlCommand.ResetNode;
 import io.kairos.control.state.ControlCommand.TaskEnded;
 import io.kairos.control.state.ControlResult;
 import io.kairos.protocol.JobState;
@@ -83,6 +85,7 @@ public final class AgentService implements AutoCloseable {
 
   private final RaftReplica replica;
   private final InstantSource clock;
+  private final NodeIdentity identity;
   private final Map<String, Long> lastSeenMs = new ConcurrentHashMap<>();
   private final FailureDetectors detectors;
 
@@ -106,14 +109,14 @@ public final class AgentService implements AutoCloseable {
     }
   }
 
-  public AgentService(RaftReplica replica, InstantSource clock) {
-    this(replica, clock, PhiAccrualDetector.Settings.AKKA_DEFAULTS);
-  }
-
   public AgentService(
-      RaftReplica replica, InstantSource clock, PhiAccrualDetector.Settings detection) {
+      RaftReplica replica,
+      InstantSource clock,
+      PhiAccrualDetector.Settings detection,
+      NodeIdentity identity) {
     this.replica = replica;
     this.clock = clock;
+    this.identity = identity;
     this.detectors =
         new FailureDetectors(
             detection, Math.min(FailureDetectors.DEFAULT_SUSPECT_THRESHOLD, detection.threshold()));
@@ -137,15 +140,45 @@ public final class AgentService implements AutoCloseable {
     monitor.interrupt();
   }
 
-  public Registered register(Registration r) throws InterruptedException {
-    var result = commit(new RegisterNode(clock.millis(), r));
+  /**
+   * Registers a node ({@link NodeIdentity} decides whether {@code who} may, and what the node is
+   * bound to): a new epoch, committed through the log.
+   *
+   * @param remoteAddress where the request came from
+   * @param overTls whether it came over HTTPS
+   */
+  public Registered register(Registration r, Principal who, String remoteAddress, boolean overTls)
+      throws InterruptedException {
+    String bound =
+        replica.stateMachine().read(s -> s.node(r.node()).map(n -> n.credential).orElse(null));
+    NodeIdentity.Admission admitted = identity.admit(r, who, bound, remoteAddress, overTls);
+    var result = commit(new RegisterNode(clock.millis(), admitted.stored(), admitted.credential()));
+    if (!result.isOk()) {
+      // Another registration of the name, or of the credential, committed first.
+      throw ApiError.conflict(result.error());
+    }
     long epoch = result.ids().get(0);
     long now = clock.millis();
     lastSeenMs.put(r.node(), now);
     synchronized (detectors) {
       detectors.reset(r.node(), now);
     }
-    return new Registered(r.node(), epoch, HEARTBEAT_INTERVAL_MS, LEASE_MS);
+    return new Registered(
+        r.node(),
+        epoch,
+        HEARTBEAT_INTERVAL_MS,
+        LEASE_MS,
+        admitted.certificate().map(identity::chainPem).orElse(null),
+        admitted.certificate().map(c -> identity.caPem()).orElse(null));
+  }
+
+  /**
+   * An admin's reset of a node: its credential is forgotten and its agent fenced; its jobs are
+   * requeued once the fenced agent's lease has surely run out.
+   */
+  public ControlResult reset(String node) throws InterruptedException {
+    long now = clock.millis();
+    return commit(new ResetNode(now, node, now + LEASE_MS + LEASE_MARGIN_MS));
   }
 
   public HeartbeatReply heartbeat(Heartbeat hb) throws InterruptedException {

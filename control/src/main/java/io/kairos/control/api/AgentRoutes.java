@@ -2,14 +2,16 @@ package io.kairos.control.api;
 
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
+import io.kairos.control.auth.Principal;
 import io.kairos.protocol.GpuDevice;
 import io.kairos.protocol.agent.Heartbeat;
 import io.kairos.protocol.agent.Registration;
 import java.util.regex.Pattern;
 
 /**
- * {@code /api/v1/agents}: register and heartbeat, join token only, leader only. A follower answers
- * 421 with the leader's base URL in {@code Kairos-Leader}, and the agent moves there.
+ * {@code /api/v1/agents}: register (a join token, or the node's own credential for its own name)
+ * and heartbeat (the node's own credential, for itself only), leader only. A follower answers 421
+ * with the leader's base URL in {@code Kairos-Leader}, and the agent moves there.
  */
 final class AgentRoutes {
   private static final Pattern NODE_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
@@ -20,20 +22,25 @@ final class AgentRoutes {
     config.routes.post(
         "/api/v1/agents/register",
         ctx -> {
-          Api.agent(ctx);
+          Principal who = Api.joinOrNode(ctx);
           leaderOnly(ctx, s);
           Registration r = validate(Json.read(ctx.bodyAsBytes(), Registration.class));
-          ctx.json(s.agents().register(r));
+          ctx.json(s.agents().register(r, who, ctx.req().getRemoteAddr(), ctx.req().isSecure()));
         });
     config.routes.post(
         "/api/v1/agents/heartbeat",
         ctx -> {
-          Api.agent(ctx);
+          Principal who = Api.node(ctx);
           leaderOnly(ctx, s);
           Heartbeat hb = Json.read(ctx.bodyAsBytes(), Heartbeat.class);
           if (hb.node() == null || hb.tasks() == null) {
             throw ApiError.invalid(
                 hb.node() == null ? "node" : "tasks", "node and tasks are required", null);
+          }
+          if (!hb.node().equals(who.user())) {
+            // A node reports on its own tasks and changes its own record only.
+            throw ApiError.forbidden(
+                "node " + who.user() + " may heartbeat for itself only, not for " + hb.node());
           }
           for (int i = 0; i < hb.tasks().size(); i++) {
             var t = hb.tasks().get(i);
@@ -65,7 +72,7 @@ final class AgentRoutes {
         "node name must be 1-63 letters, digits, '.', '_' or '-'",
         "pass --node-name");
     Submissions.check(
-        r.address() != null && r.address().matches("https?://[^\\s/]+"),
+        r.address() != null && r.address().matches("https?://[^\\s/?#@]+"),
         "address",
         "address must be the agent's base URL, e.g. http://10.0.0.5:7101",
         null);

@@ -7,6 +7,7 @@ import io.kairos.control.auth.Authenticator;
 import io.kairos.control.auth.Principal;
 import io.kairos.control.dashboard.Dashboard;
 import io.kairos.protocol.Problem;
+import java.security.cert.X509Certificate;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,6 +45,7 @@ public final class Api {
           NodeRoutes.register(config, services);
           AgentRoutes.register(config, services);
           SystemRoutes.register(config, services);
+          TokenRoutes.register(config, services);
           UserRoutes.register(config, services);
           EventRoutes.register(config, services);
           LimitRoutes.register(config, services);
@@ -157,25 +159,26 @@ public final class Api {
     };
   }
 
+  /** Where Jetty puts a TLS client's verified certificate chain. */
+  static final String CLIENT_CERTIFICATES = "jakarta.servlet.request.X509Certificate";
+
   private static void authenticate(Context ctx, Authenticator auth) {
     if (ctx.path().equals("/api/v1/openapi.json") || ctx.path().equals("/api/v1/ca.pem")) {
       return; // public: the CA certificate is what a new agent checks its pin against
     }
-    String header = ctx.header("Authorization");
-    if (header == null && ctx.path().startsWith(K8sExtenderRoutes.PREFIX)) {
-      // kube-scheduler sends no Authorization header: its verbs carry the token in the query.
-      String token = ctx.queryParam("token");
-      header = token == null ? null : "Bearer " + token;
+    if (ctx.queryParam("token") != null) {
+      // URLs end up in access logs, proxies' logs and shell histories.
+      throw ApiError.unauthorized(
+          "a credential is never taken from the query string: send it in the Authorization"
+              + " header, or (kube-scheduler) as a TLS client certificate"
+              + " (`kairos token create --extender --cert-out DIR`)");
     }
-    String sent = header;
-    Principal who =
-        auth.authenticate(sent)
-            .orElseThrow(
-                () ->
-                    sent == null
-                        ? ApiError.unauthorized("this endpoint needs a bearer token")
-                        : ApiError.unauthorized("the bearer token is not valid"));
-    ctx.attribute(PRINCIPAL, who);
+    X509Certificate[] chain =
+        ctx.req().getAttribute(CLIENT_CERTIFICATES) instanceof X509Certificate[] c ? c : null;
+    switch (auth.authenticate(ctx.header("Authorization"), chain)) {
+      case Authenticator.Verdict.Accepted(Principal who) -> ctx.attribute(PRINCIPAL, who);
+      case Authenticator.Verdict.Refused(String why) -> throw ApiError.unauthorized(why);
+    }
   }
 
   static Principal principal(Context ctx) {
@@ -186,11 +189,11 @@ public final class Api {
     return p;
   }
 
-  /** Users and admins; agents' join tokens do not reach the user API. */
+  /** Users and admins; join tokens, nodes and the extender do not reach the user API. */
   static Principal user(Context ctx) {
     Principal p = principal(ctx);
-    if (p.isAgent()) {
-      throw ApiError.forbidden("an agent token cannot use the user API");
+    if (!p.isUser()) {
+      throw ApiError.forbidden(p.describe() + " cannot use the user API");
     }
     return p;
   }
@@ -198,15 +201,41 @@ public final class Api {
   static Principal admin(Context ctx) {
     Principal p = principal(ctx);
     if (!p.isAdmin()) {
-      throw ApiError.forbidden("this needs an admin token; '" + p.user() + "' is not an admin");
+      throw ApiError.forbidden(
+          "this needs an admin token; " + p.describe() + " ('" + p.user() + "') is not an admin's");
     }
     return p;
   }
 
-  static Principal agent(Context ctx) {
+  /** A join token or a node's own credential: what a registration takes. */
+  static Principal joinOrNode(Context ctx) {
     Principal p = principal(ctx);
-    if (!p.isAgent()) {
-      throw ApiError.forbidden("this endpoint is for agents: use the join token");
+    if (!p.isJoin() && !p.isNode()) {
+      throw ApiError.forbidden(
+          "registration takes a join token or the node's own credential, not " + p.describe());
+    }
+    return p;
+  }
+
+  /** A node, by its own credential. */
+  static Principal node(Context ctx) {
+    Principal p = principal(ctx);
+    if (!p.isNode()) {
+      throw ApiError.forbidden(
+          "this endpoint takes a node's own credential (a node gets it when it registers), not "
+              + p.describe());
+    }
+    return p;
+  }
+
+  /** The kube-scheduler extender's credential, and nothing else. */
+  static Principal extender(Context ctx) {
+    Principal p = principal(ctx);
+    if (!p.isExtender()) {
+      throw ApiError.forbidden(
+          "the extender's verbs take the extender's own credential"
+              + " (`kairos token create --extender`), not "
+              + p.describe());
     }
     return p;
   }

@@ -3,6 +3,7 @@ package io.kairos.control.api;
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
+import io.kairos.control.agent.AgentLogs;
 import io.kairos.control.auth.Principal;
 import io.kairos.control.raft.SubmitBatcher;
 import io.kairos.control.state.ControlCommand.CancelJob;
@@ -15,10 +16,6 @@ import io.kairos.protocol.JobState;
 import io.kairos.protocol.JobSubmission;
 import io.kairos.protocol.JobView;
 import io.kairos.protocol.SubmitResult;
-import java.net.URI;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -276,7 +273,7 @@ final class JobRoutes {
     if (!stream.equals("stdout") && !stream.equals("stderr")) {
       throw ApiError.invalid("stream", "stream must be stdout or stderr", null);
     }
-    record Where(String address, String token, int attempt, boolean done) {}
+    record Where(AgentLogs.Target target, int attempt, boolean done) {}
     Where where =
         s.read(
             st -> {
@@ -299,55 +296,51 @@ final class JobRoutes {
                     "task", "job " + id + " has " + j.placement.size() + " tasks", null);
               }
               String node = j.placement.get(task).node();
-              var registration = st.node(node).map(n -> n.registration).orElse(null);
-              if (registration == null) {
+              var record = st.node(node).orElse(null);
+              if (record == null || record.registration == null) {
                 throw ApiError.conflict("node " + node + " is gone: its logs are not reachable");
               }
-              String token =
-                  registration.logToken() != null ? registration.logToken() : s.joinToken();
-              return new Where(registration.address(), token, j.attempt, j.state.isFinal());
+              var target =
+                  new AgentLogs.Target(
+                      node,
+                      record.registration.address(),
+                      record.registration.logToken(),
+                      record.credential);
+              return new Where(target, j.attempt, j.state.isFinal());
             });
-    URI uri =
-        URI.create(
-            where.address()
-                + "/logs/"
-                + id
-                + "/"
-                + where.attempt()
-                + "/"
-                + task
-                + "?stream="
-                + stream
-                + "&offset="
-                + offset);
-    HttpResponse<byte[]> reply;
+    String path =
+        "/logs/"
+            + id
+            + "/"
+            + where.attempt()
+            + "/"
+            + task
+            + "?stream="
+            + stream
+            + "&offset="
+            + offset;
+    AgentLogs.Reply reply;
     try (var _ =
         s.safeguards().budget().reserve(2L * LOG_CHUNK_BYTES, "a log read", "retry in a moment")) {
-      reply =
-          s.http()
-              .send(
-                  HttpRequest.newBuilder(uri)
-                      .timeout(Duration.ofSeconds(10))
-                      .header("Authorization", "Bearer " + where.token())
-                      .GET()
-                      .build(),
-                  HttpResponse.BodyHandlers.ofByteArray());
+      reply = s.logs().fetch(where.target(), path);
+    } catch (AgentLogs.Unproven e) {
+      throw new ApiError(502, "Agent unverified", e.getMessage(), null, null);
     } catch (java.io.IOException e) {
       throw new ApiError(
           502,
           "Agent unreachable",
           "the agent holding the logs ("
-              + where.address()
+              + where.target().address()
               + ") did not answer: "
               + e.getClass().getSimpleName()
               + (e.getMessage() == null ? "" : " " + e.getMessage()),
           null,
           "retry; if the node is gone the logs went with it");
     }
-    if (reply.statusCode() == 404) {
+    if (reply.status() == 404) {
       throw ApiError.notFound("no logs for job " + id + " task " + task + " on its node");
     }
-    if (reply.statusCode() == 403) {
+    if (reply.status() == 403) {
       // The agent read the file with the job's user's rights, and that user may not read it.
       throw ApiError.forbidden(
           "the agent refused job "
@@ -357,7 +350,7 @@ final class JobRoutes {
               + ": "
               + new String(reply.body(), java.nio.charset.StandardCharsets.UTF_8).strip());
     }
-    if (reply.statusCode() == 400) {
+    if (reply.status() == 400) {
       throw ApiError.invalid(
           "offset",
           "the agent refused the offset "
@@ -366,17 +359,12 @@ final class JobRoutes {
               + new String(reply.body(), java.nio.charset.StandardCharsets.UTF_8).strip(),
           "use the Kairos-Log-Offset of the previous reply");
     }
-    if (reply.statusCode() != 200) {
-      throw new ApiError(
-          502, "Agent error", "the agent answered " + reply.statusCode(), null, null);
+    if (reply.status() != 200) {
+      throw new ApiError(502, "Agent error", "the agent answered " + reply.status(), null, null);
     }
     ctx.contentType("text/plain; charset=utf-8");
-    ctx.header(
-        "Kairos-Log-Offset",
-        reply.headers().firstValue("Kairos-Log-Offset").orElse(Long.toString(offset)));
-    ctx.header(
-        "Kairos-Log-Done",
-        reply.headers().firstValue("Kairos-Log-Done").orElse(Boolean.toString(where.done())));
+    ctx.header("Kairos-Log-Offset", reply.offset().orElse(Long.toString(offset)));
+    ctx.header("Kairos-Log-Done", reply.done().orElse(Boolean.toString(where.done())));
     ctx.result(reply.body());
   }
 

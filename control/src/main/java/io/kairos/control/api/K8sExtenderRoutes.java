@@ -3,7 +3,6 @@ package io.kairos.control.api;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
-import io.kairos.control.auth.Principal;
 import io.kairos.control.k8s.ExtenderInputException;
 import io.kairos.control.k8s.ExtenderJson;
 import io.kairos.control.k8s.ExtenderTypes.ExtenderArgs;
@@ -13,9 +12,12 @@ import java.util.function.Supplier;
 
 /**
  * {@code /api/v1/k8s-extender/{filter,prioritize,bind,preempt}}: the verbs kube-scheduler calls on
- * an extender ({@code urlPrefix} + "/" + verb). The join token or an admin token, as a bearer or,
- * since kube-scheduler sends no headers, as {@code ?token=} in the verb. Leader only (the ledger is
- * the leader's). Bodies are {@code k8s.io/kube-scheduler/extender/v1} types; bad bodies are 400
+ * an extender ({@code urlPrefix} + "/" + verb). The extender's own credential only, and nothing
+ * else takes these verbs: a client certificate of the cluster CA with the extender role
+ * (kube-scheduler's {@code tlsConfig.certFile}/{@code keyFile}; {@code kairos token create
+ * --extender --cert-out DIR}) or an extender bearer token in the Authorization header (a proxy in
+ * front of kube-scheduler); never a token in the query string. Leader only (the ledger is the
+ * leader's). Bodies are {@code k8s.io/kube-scheduler/extender/v1} types; bad bodies are 400
  * problems naming the field, while outcomes kube-scheduler must see (a failed binding) are in the
  * reply's {@code Error}, as the protocol expects.
  */
@@ -53,11 +55,7 @@ final class K8sExtenderRoutes {
 
   /** Checks the caller and leadership, then parses the body (a JSON object, never null). */
   private static <T> T read(Context ctx, Services s, Class<T> type) {
-    Principal p = Api.principal(ctx);
-    if (!p.isAgent() && !p.isAdmin()) {
-      throw ApiError.forbidden(
-          "the extender takes the join token or an admin token; '" + p.user() + "' is a user");
-    }
+    Api.extender(ctx);
     AgentRoutes.leaderOnly(ctx, s);
     T value = Json.read(ExtenderJson.MAPPER, ctx.bodyAsBytes(), type);
     if (value == null) {

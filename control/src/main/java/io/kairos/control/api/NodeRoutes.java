@@ -6,7 +6,9 @@ import io.kairos.control.state.ControlCommand.DrainNode;
 import io.kairos.control.state.ControlCommand.ResumeNode;
 
 /**
- * {@code /api/v1/nodes} (list, drain, resume), {@code /api/v1/queues} and {@code /api/v1/accounts}.
+ * {@code /api/v1/nodes} (list, drain, resume, reset), {@code /api/v1/queues} and {@code
+ * /api/v1/accounts}. A reset forgets a node's credential and fences its agent: the name is then
+ * registered again with a join token (an agent whose data, and so credential, was lost).
  */
 final class NodeRoutes {
   /** The body of a drain: why (shown in {@code kairos nodes}). */
@@ -55,6 +57,14 @@ final class NodeRoutes {
           Api.admin(ctx);
           String name = name(ctx, s);
           Services.check(s.commit(new ResumeNode(s.clock().millis(), name)));
+          reply(ctx, s, name);
+        });
+    config.routes.post(
+        "/api/v1/nodes/{name}/reset",
+        ctx -> {
+          Api.admin(ctx);
+          String name = name(ctx, s);
+          Services.check(s.agents().reset(name));
           reply(ctx, s, name);
         });
     config.routes.get(

@@ -1,7 +1,9 @@
 package io.kairos.control.api;
 
+import io.kairos.control.agent.AgentLogs;
 import io.kairos.control.agent.AgentService;
 import io.kairos.control.auth.RunAsPolicy;
+import io.kairos.control.auth.TokenUses;
 import io.kairos.control.dashboard.UtilizationHistory;
 import io.kairos.control.k8s.K8sExtender;
 import io.kairos.control.raft.RaftReplica;
@@ -10,8 +12,8 @@ import io.kairos.control.sched.SchedulerLoop;
 import io.kairos.control.state.ControlCommand;
 import io.kairos.control.state.ControlResult;
 import io.kairos.control.state.ControlState;
+import io.kairos.control.tls.ClusterTls;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.net.http.HttpClient;
 import java.time.InstantSource;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
@@ -20,9 +22,11 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 /**
- * What the routes call: the replica (state and log), the batcher, the scheduler, the agents, the
- * utilization history, the kube-scheduler extender, who users' jobs run as, the cluster CA's
- * certificates (PEM) when the replica has one, and the safeguards (privacy, rates, budgets).
+ * What the routes call: the replica (state and log), the batcher, the scheduler, the agents and
+ * their logs, the utilization history, the kube-scheduler extender, who users' jobs run as, the
+ * cluster CA's certificates (PEM) when the replica has one, the safeguards (privacy, rates,
+ * budgets), the cluster CA itself (to certify an extender's key) and the tokens' uses not yet
+ * written to the log.
  */
 public record Services(
     RaftReplica replica,
@@ -31,13 +35,14 @@ public record Services(
     AgentService agents,
     InstantSource clock,
     PrometheusMeterRegistry meters,
-    String joinToken,
-    HttpClient http,
+    AgentLogs logs,
     UtilizationHistory utilization,
     K8sExtender k8s,
     RunAsPolicy runAs,
     Optional<String> caPem,
-    Safeguards safeguards) {
+    Safeguards safeguards,
+    Optional<ClusterTls> clusterTls,
+    TokenUses tokenUses) {
 
   static final long COMMIT_TIMEOUT_SEC = 10;
 

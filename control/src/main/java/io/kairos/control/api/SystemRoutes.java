@@ -2,24 +2,16 @@ package io.kairos.control.api;
 
 import io.javalin.config.JavalinConfig;
 import io.kairos.control.auth.Principal;
-import io.kairos.control.auth.Tokens;
-import io.kairos.control.state.ControlCommand.AddToken;
-import io.kairos.control.state.TokenRecord;
 import io.kairos.protocol.ClusterInfo;
-import io.kairos.protocol.TokenCreated;
-import io.kairos.protocol.TokenRequest;
 import io.kairos.protocol.WhoAmI;
 import java.io.IOException;
 import java.io.InputStream;
-import java.util.regex.Pattern;
 
 /**
- * Health, readiness, metrics, the OpenAPI document, the cluster CA's certificate, cluster info,
- * whoami and tokens.
+ * Health, readiness, metrics, the OpenAPI document, the cluster CA's certificate, cluster info and
+ * whoami.
  */
 final class SystemRoutes {
-  private static final Pattern USER = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._@-]{0,63}");
-
   private SystemRoutes() {}
 
   static void register(JavalinConfig config, Services s) {
@@ -79,28 +71,6 @@ final class SystemRoutes {
                   r.peers().stream().map(r::urlOf).toList(),
                   s.scheduler().policy().name(),
                   r.appliedIndex()));
-        });
-    config.routes.post(
-        "/api/v1/tokens",
-        ctx -> {
-          Api.admin(ctx);
-          TokenRequest req = Json.read(ctx.bodyAsBytes(), TokenRequest.class);
-          if (req.user() == null || !USER.matcher(req.user()).matches()) {
-            throw ApiError.invalid(
-                "user",
-                "user must be 1-64 letters, digits, '.', '_', '@' or '-'",
-                "pass --user NAME");
-          }
-          boolean admin = Boolean.TRUE.equals(req.admin());
-          String token = Tokens.generate(admin ? "kadm" : "kusr");
-          var record =
-              new TokenRecord(
-                  Tokens.hash(token),
-                  req.user(),
-                  admin ? TokenRecord.ADMIN : TokenRecord.USER,
-                  s.clock().millis());
-          Services.check(s.commit(new AddToken(s.clock().millis(), record)));
-          ctx.status(201).json(new TokenCreated(token, req.user(), admin));
         });
   }
 }

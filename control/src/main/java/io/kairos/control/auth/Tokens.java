@@ -9,7 +9,13 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.Base64;
 import java.util.HexFormat;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Pattern;
 
 /** Making, hashing and storing bearer tokens. */
 public final class Tokens {
@@ -35,6 +41,51 @@ public final class Tokens {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is missing from this JDK", e);
     }
+  }
+
+  /**
+   * The stored key of a certificate credential (an extender's): a hash of its public key, in a
+   * space no bearer token can reach (the authenticator never matches a bearer token against a
+   * certificate's record).
+   */
+  public static String certificateKey(X509Certificate certificate) {
+    return certificateKey(certificate.getPublicKey().getEncoded());
+  }
+
+  /** As above, from the key's SubjectPublicKeyInfo. */
+  public static String certificateKey(byte[] spki) {
+    return hash("x509-spki:" + Base64.getEncoder().encodeToString(spki));
+  }
+
+  /**
+   * A lifetime: a number and {@code s}, {@code m}, {@code h} or {@code d} ({@code 24h}, {@code
+   * 90d}); empty for {@code never}.
+   *
+   * @throws IllegalArgumentException when it is neither, or not positive, or over ten years
+   */
+  public static Optional<Duration> parseTtl(String text) {
+    String t = text.strip().toLowerCase(Locale.ROOT);
+    if (t.equals("never")) {
+      return Optional.empty();
+    }
+    var m = Pattern.compile("(\\d{1,9})([smhd])").matcher(t);
+    if (!m.matches()) {
+      throw new IllegalArgumentException(
+          "'" + text + "' is not a lifetime: use a number and s, m, h or d (24h, 90d), or never");
+    }
+    long n = Long.parseLong(m.group(1));
+    Duration d =
+        switch (m.group(2)) {
+          case "s" -> Duration.ofSeconds(n);
+          case "m" -> Duration.ofMinutes(n);
+          case "h" -> Duration.ofHours(n);
+          default -> Duration.ofDays(n);
+        };
+    if (d.isZero() || d.compareTo(Duration.ofDays(3650)) > 0) {
+      throw new IllegalArgumentException(
+          "'" + text + "': a lifetime is more than 0 and at most 3650d (or never)");
+    }
+    return Optional.of(d);
   }
 
   /** Reads {@code file}, or writes a new token there (mode 0600) when it does not exist. */

@@ -7,6 +7,8 @@ import io.kairos.protocol.TaskPlacement;
 import io.kairos.protocol.agent.ExitReason;
 import io.kairos.protocol.agent.Registration;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The controller log's alphabet: every change to the replicated state. Each carries the time it
@@ -27,6 +29,9 @@ import java.util.List;
   @JsonSubTypes.Type(value = ControlCommand.PreemptJobs.class, name = "preempt"),
   @JsonSubTypes.Type(value = ControlCommand.SetUser.class, name = "setUser"),
   @JsonSubTypes.Type(value = ControlCommand.SetLimits.class, name = "setLimits"),
+  @JsonSubTypes.Type(value = ControlCommand.ResetNode.class, name = "resetNode"),
+  @JsonSubTypes.Type(value = ControlCommand.RevokeToken.class, name = "revokeToken"),
+  @JsonSubTypes.Type(value = ControlCommand.TokensUsed.class, name = "tokensUsed"),
 })
 public sealed interface ControlCommand {
   long atMs();
@@ -89,8 +94,48 @@ public sealed interface ControlCommand {
       String message)
       implements ControlCommand {}
 
-  /** An agent (re)registers: a new epoch; jobs it ran under an older epoch are requeued. */
-  record RegisterNode(long atMs, Registration registration) implements ControlCommand {}
+  /**
+   * An agent (re)registers: a new epoch; jobs it ran under an older epoch are requeued.
+   *
+   * @param registration what the agent sent, less its credential
+   * @param credential what the node proves itself with from now on ({@link NodeRecord#credential});
+   *     a node that has one is registered again only with the same (else the command is refused),
+   *     and one credential belongs to one node. Null in entries from before node credentials: those
+   *     register as they did
+   */
+  record RegisterNode(
+      long atMs,
+      Registration registration,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String credential)
+      implements ControlCommand {
+    public RegisterNode(long atMs, Registration registration) {
+      this(atMs, registration, null);
+    }
+  }
+
+  /**
+   * An admin resets a node ({@code kairos nodes reset NAME}): its credential is forgotten, so only
+   * a join token registers the name again, and its agent is fenced as if it were lost: the node is
+   * DOWN, its tasks count as lost and its jobs are requeued, not before {@code safeAfterMs} (when
+   * the fenced agent's lease has surely run out).
+   */
+  record ResetNode(long atMs, String node, long safeAfterMs) implements ControlCommand {}
+
+  /** An admin revokes a token: it is kept, marked revoked, and never accepted again. */
+  record RevokeToken(long atMs, String sha256) implements ControlCommand {}
+
+  /**
+   * When tokens were last used, as one replica saw them since its previous such entry: each replica
+   * writes one at most once a minute, so a use costs no log entry of its own. Applying keeps the
+   * later of this and what the state knew.
+   *
+   * @param lastUsedMs by token hash
+   */
+  record TokensUsed(long atMs, Map<String, Long> lastUsedMs) implements ControlCommand {
+    public TokensUsed {
+      lastUsedMs = java.util.Collections.unmodifiableMap(new TreeMap<>(lastUsedMs));
+    }
+  }
 
   /**
    * Takes a node out of service.

@@ -6,12 +6,15 @@ import io.kairos.control.state.ControlCommand.DrainNode;
 import io.kairos.control.state.ControlCommand.NodeDown;
 import io.kairos.control.state.ControlCommand.PreemptJobs;
 import io.kairos.control.state.ControlCommand.RegisterNode;
+import io.kairos.control.state.ControlCommand.ResetNode;
 import io.kairos.control.state.ControlCommand.ResumeNode;
+import io.kairos.control.state.ControlCommand.RevokeToken;
 import io.kairos.control.state.ControlCommand.SetLimits;
 import io.kairos.control.state.ControlCommand.SetUser;
 import io.kairos.control.state.ControlCommand.StartJobs;
 import io.kairos.control.state.ControlCommand.SubmitJobs;
 import io.kairos.control.state.ControlCommand.TaskEnded;
+import io.kairos.control.state.ControlCommand.TokensUsed;
 import io.kairos.core.model.JobSpec;
 import io.kairos.core.state.ClusterStore;
 import io.kairos.core.state.Reducer;
@@ -75,6 +78,7 @@ public final class ControlState {
           case NodeDown c -> nodeRegistry.nodeDown(c);
           case DrainNode c -> nodeRegistry.drain(c);
           case ResumeNode c -> nodeRegistry.resume(c);
+          case ResetNode c -> nodeRegistry.reset(c);
           case AddToken c -> {
             records.addToken(c.token());
             yield ControlResult.OK;
@@ -84,6 +88,14 @@ public final class ControlState {
             yield ControlResult.OK;
           }
           case SetLimits c -> setLimits(c);
+          case RevokeToken c ->
+              records.revokeToken(c.sha256(), c.atMs())
+                  ? ControlResult.OK
+                  : ControlResult.notFound("no token " + c.sha256());
+          case TokensUsed c -> {
+            c.lastUsedMs().forEach(records::tokenUsed);
+            yield ControlResult.OK;
+          }
         };
     lifecycle.settleDependencies(command.atMs());
     forgetEndedBeyondLimit();
@@ -196,6 +208,11 @@ public final class ControlState {
 
   public Optional<TokenRecord> token(String sha256) {
     return Optional.ofNullable(records.token(sha256));
+  }
+
+  /** The node bound to {@code credential} ({@link NodeRecord#credential}), if any. */
+  public Optional<String> nodeWithCredential(String credential) {
+    return Optional.ofNullable(records.nodeWithCredential(credential));
   }
 
   public int tokenCount() {

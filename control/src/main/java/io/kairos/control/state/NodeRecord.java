@@ -1,5 +1,6 @@
 package io.kairos.control.state;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.kairos.protocol.NodeState;
 import io.kairos.protocol.agent.Registration;
 import java.util.ArrayList;
@@ -16,6 +17,15 @@ public final class NodeRecord {
   public String reason;
   public long epoch;
   public long registeredMs;
+
+  /**
+   * What the node's agent proves itself with: {@code secret:} and the SHA-256 (hex) of its node
+   * secret, or {@code key:} and the SHA-256 of its public key (X.509 SubjectPublicKeyInfo), which
+   * its certificate carries. Null for a node registered before nodes had credentials, or reset by
+   * an admin: then a join token may register the name again. Left out of snapshots while null.
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public String credential;
 
   /** Recent job failures blamed on this node (epoch millis, job id), oldest first. */
   public List<long[]> failures = new ArrayList<>();
@@ -34,6 +44,7 @@ public final class NodeRecord {
     c.reason = reason;
     c.epoch = epoch;
     c.registeredMs = registeredMs;
+    c.credential = credential;
     c.failures = new ArrayList<>(failures);
     return c;
   }

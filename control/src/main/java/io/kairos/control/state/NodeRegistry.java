@@ -3,6 +3,7 @@ package io.kairos.control.state;
 import io.kairos.control.state.ControlCommand.DrainNode;
 import io.kairos.control.state.ControlCommand.NodeDown;
 import io.kairos.control.state.ControlCommand.RegisterNode;
+import io.kairos.control.state.ControlCommand.ResetNode;
 import io.kairos.control.state.ControlCommand.ResumeNode;
 import io.kairos.protocol.JobState;
 import io.kairos.protocol.NodeState;
@@ -41,7 +42,25 @@ final class NodeRegistry {
 
   ControlResult register(RegisterNode c) {
     Registration r = c.registration();
+    NodeRecord existing = records.node(r.node());
+    if (c.credential() != null) {
+      // A node is bound to the credential it first registered with: only that registers it again
+      // (or a join token after an admin's reset), and a credential belongs to one node.
+      if (existing != null
+          && existing.credential != null
+          && !existing.credential.equals(c.credential())) {
+        return ControlResult.conflict(
+            "node " + r.node() + " is registered with another credential");
+      }
+      String holder = records.nodeWithCredential(c.credential());
+      if (holder != null && !holder.equals(r.node())) {
+        return ControlResult.conflict("that credential belongs to node " + holder);
+      }
+    }
     NodeRecord node = records.nodeOrNew(r.node());
+    if (c.credential() != null) {
+      records.bindCredential(node, c.credential());
+    }
     // Tasks that ran there under the previous epoch died with that agent (a restarted agent
     // kills its orphans before it registers): requeue their jobs, and let ended gangs free
     // their GPUs once their other tasks have stopped.
@@ -118,6 +137,26 @@ final class NodeRegistry {
         lifecycle.requeue(job, atMs, safeAfterMs, why, nodeName);
       }
     }
+  }
+
+  /**
+   * Forgets the node's credential and fences its agent as {@link #nodeDown} does: DOWN, a new
+   * epoch, its tasks lost and their jobs requeued not before {@code safeAfterMs}.
+   */
+  ControlResult reset(ResetNode c) {
+    NodeRecord node = records.node(c.node());
+    if (node == null) {
+      return ControlResult.notFound("no node " + c.node());
+    }
+    records.bindCredential(node, null);
+    if (node.state != NodeState.DOWN) {
+      node.state = NodeState.DOWN;
+      node.reason = "reset by an admin: waits for its agent to register again with a join token";
+      core.cordon(c.node(), c.atMs(), true);
+    }
+    node.epoch = records.takeEpoch();
+    loseTasksOn(c.node(), c.atMs(), c.safeAfterMs(), "node " + c.node() + " was reset");
+    return ControlResult.OK;
   }
 
   ControlResult drain(DrainNode c) {

@@ -43,6 +43,10 @@ final class Records {
   private final TreeMap<Long, JobRecord> releasing = new TreeMap<>();
 
   private final TreeMap<String, NodeRecord> nodes = new TreeMap<>();
+
+  /** Derived: the node bound to each credential ({@link NodeRecord#credential}). */
+  private final TreeMap<String, String> nodeByCredential = new TreeMap<>();
+
   private final TreeMap<String, TokenRecord> tokens = new TreeMap<>();
   private final TreeMap<String, UserRecord> users = new TreeMap<>();
 
@@ -251,6 +255,22 @@ final class Records {
     return Collections.unmodifiableCollection(nodes.values());
   }
 
+  /** The node bound to {@code credential}, if any. */
+  String nodeWithCredential(String credential) {
+    return nodeByCredential.get(credential);
+  }
+
+  /** Binds {@code node} to {@code credential} (null: to none), replacing what it had. */
+  void bindCredential(NodeRecord node, String credential) {
+    if (node.credential != null) {
+      nodeByCredential.remove(node.credential);
+    }
+    node.credential = credential;
+    if (credential != null) {
+      nodeByCredential.put(credential, node.name);
+    }
+  }
+
   /** A new lease epoch: higher than every one handed out before. */
   long takeEpoch() {
     return nextEpoch++;
@@ -263,6 +283,28 @@ final class Records {
 
   TokenRecord token(String sha256) {
     return tokens.get(sha256);
+  }
+
+  /** Marks a token revoked; false when there is none of that hash. */
+  boolean revokeToken(String sha256, long atMs) {
+    TokenRecord t = tokens.get(sha256);
+    if (t == null) {
+      return false;
+    }
+    if (!t.isRevoked()) {
+      tokens.put(sha256, t.revoked(atMs));
+    }
+    return true;
+  }
+
+  /**
+   * Records a token's use at {@code atMs} when later than the one known; unknown hashes are left.
+   */
+  void tokenUsed(String sha256, long atMs) {
+    TokenRecord t = tokens.get(sha256);
+    if (t != null) {
+      tokens.put(sha256, t.usedAt(atMs));
+    }
   }
 
   int tokenCount() {
@@ -344,6 +386,9 @@ final class Records {
     }
     for (NodeRecord node : image.nodes()) {
       r.nodes.put(node.name, node);
+      if (node.credential != null) {
+        r.nodeByCredential.put(node.credential, node.name);
+      }
     }
     for (TokenRecord token : image.tokens()) {
       r.tokens.put(token.sha256(), token);

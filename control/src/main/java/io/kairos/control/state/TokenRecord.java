@@ -1,12 +1,75 @@
 package io.kairos.control.state;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
+
 /**
- * A bearer token as stored: its SHA-256 (hex), never the token itself.
+ * A credential as stored: the SHA-256 (hex) of a bearer token, never the token itself; or, for a
+ * certificate ({@code certificate} true), the hash that {@code Tokens.certificateKey} makes of its
+ * public key, which only a TLS client certificate is matched against, never a bearer token.
  *
- * @param role {@code admin}, {@code user} or {@code agent}
+ * <p>The fields after {@code createdMs} are left out of the log and snapshots while 0 (false), so
+ * tokens from before them read and write the same bytes.
+ *
+ * @param role {@link #ADMIN}, {@link #USER}, {@link #JOIN} or {@link #EXTENDER}
+ * @param expiresMs when it stops being accepted (epoch millis); 0 for never
+ * @param revokedMs when an admin revoked it; 0 while not revoked. A revoked token is kept, so a
+ *     replica never accepts its bootstrap copy again
+ * @param lastUsedMs the latest use the log knows of (written about once a minute); 0 for none
+ * @param certificate whether this is an extender's client certificate rather than a bearer token
  */
-public record TokenRecord(String sha256, String user, String role, long createdMs) {
+public record TokenRecord(
+    String sha256,
+    String user,
+    String role,
+    long createdMs,
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) long expiresMs,
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) long revokedMs,
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) long lastUsedMs,
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean certificate) {
   public static final String ADMIN = "admin";
   public static final String USER = "user";
-  public static final String AGENT = "agent";
+
+  /** A join token: registers new nodes (stored as "agent", its name before node credentials). */
+  public static final String JOIN = "agent";
+
+  /** Kept for code written before join tokens had their own name. */
+  public static final String AGENT = JOIN;
+
+  /** The kube-scheduler extender: its verbs and nothing else. */
+  public static final String EXTENDER = "extender";
+
+  /** How many hex digits of the hash make a token's id. */
+  public static final int ID_LENGTH = 12;
+
+  /** A token that never expires, never used, not revoked. */
+  public TokenRecord(String sha256, String user, String role, long createdMs) {
+    this(sha256, user, role, createdMs, 0, 0, 0, false);
+  }
+
+  /** What lists show and revocations name: the first {@link #ID_LENGTH} hex digits of the hash. */
+  @JsonIgnore
+  public String id() {
+    return sha256.length() <= ID_LENGTH ? sha256 : sha256.substring(0, ID_LENGTH);
+  }
+
+  @JsonIgnore
+  public boolean isRevoked() {
+    return revokedMs != 0;
+  }
+
+  /** Whether it has expired at {@code nowMs}. */
+  public boolean isExpired(long nowMs) {
+    return expiresMs != 0 && nowMs >= expiresMs;
+  }
+
+  TokenRecord revoked(long atMs) {
+    return new TokenRecord(sha256, user, role, createdMs, expiresMs, atMs, lastUsedMs, certificate);
+  }
+
+  TokenRecord usedAt(long atMs) {
+    return atMs <= lastUsedMs
+        ? this
+        : new TokenRecord(sha256, user, role, createdMs, expiresMs, revokedMs, atMs, certificate);
+  }
 }

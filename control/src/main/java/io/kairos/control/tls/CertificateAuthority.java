@@ -40,7 +40,7 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 /**
  * The cluster's certificate authority: an ECDSA P-256 key and a self-signed certificate, kept as
  * {@code ca.pem} (public) and {@code ca.key} (mode 0600) in a directory, and the certificates it
- * issues to replicas (and, later, to nodes and users).
+ * issues to replicas, nodes and the kube-scheduler extender.
  *
  * <p>{@code ca.pem} may hold several CA certificates during a CA rotation (docs/operations.md): the
  * first is the one whose key is in {@code ca.key} and that signs; all of them are trusted.
@@ -170,6 +170,14 @@ public final class CertificateAuthority {
   public Issued issue(Request request, Instant now) {
     KeyPair pair = newKeyPair();
     return new Issued(sign(request, pair.getPublic(), now), pair.getPrivate());
+  }
+
+  /**
+   * Certifies a key someone else holds (a node's, an extender's): the private key never comes here.
+   * Otherwise as {@link #issue}.
+   */
+  public X509Certificate certify(Request request, PublicKey publicKey, Instant now) {
+    return sign(request, publicKey, now);
   }
 
   private X509Certificate sign(Request request, PublicKey publicKey, Instant now) {

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.PrivateKey;
+import java.security.PublicKey;
 import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
@@ -61,6 +62,9 @@ public final class ClusterTls implements AutoCloseable {
   static final Duration RENEW_BEFORE = Duration.ofDays(30);
   static final Duration RENEW_CHECK = Duration.ofHours(12);
 
+  /** How long a node's certificate is valid; its agent gets a new one at every registration. */
+  public static final Duration NODE_VALIDITY = Duration.ofDays(365);
+
   private final Path dataDir;
   private final CertificateAuthority ca;
   private final CertificateAuthority.Request request;
@@ -68,6 +72,7 @@ public final class ClusterTls implements AutoCloseable {
   private final RotatingKeyManager keys;
   private final RoleTrustManager replicaTrust;
   private final SSLContext httpsContext;
+  private final SSLContext nodeClientContext;
   private ScheduledExecutorService renewal;
 
   private ClusterTls(
@@ -86,6 +91,11 @@ public final class ClusterTls implements AutoCloseable {
       httpsContext = SSLContext.getInstance("TLS");
       httpsContext.init(
           new KeyManager[] {keys}, new TrustManager[] {RoleTrustManager.pkix(ca.trusted())}, null);
+      nodeClientContext = SSLContext.getInstance("TLS");
+      nodeClientContext.init(
+          new KeyManager[] {keys},
+          new TrustManager[] {new RoleTrustManager(ca.trusted(), Role.NODE)},
+          null);
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("cannot build the HTTPS context", e);
     }
@@ -404,6 +414,30 @@ public final class ClusterTls implements AutoCloseable {
   /** Trusts peers that present a replica certificate of this cluster's CA (Raft, both ways). */
   public X509ExtendedTrustManager replicaTrust() {
     return replicaTrust;
+  }
+
+  /**
+   * Certifies a key its holder made (a node's, an extender's): the cluster CA signs a certificate
+   * for it, named {@code name}, with {@code role} and {@code hosts}.
+   */
+  public X509Certificate certify(
+      String name, Role role, List<String> hosts, PublicKey key, Duration validity) {
+    return ca.certify(
+        new CertificateAuthority.Request(name, role, hosts, validity), key, clock.instant());
+  }
+
+  /** {@code leaf} and the CA certificate that signed it, as PEM: what its holder presents. */
+  public String chainPem(X509Certificate leaf) {
+    return Pem.encode(chain(leaf));
+  }
+
+  /**
+   * The controller's side of a log fetch: presents this replica's certificate as a TLS client
+   * certificate, and trusts only a server presenting a node certificate of the cluster CA (the
+   * caller then checks it is the node it meant).
+   */
+  public SSLContext nodeClientContext() {
+    return nodeClientContext;
   }
 
   /** The HTTPS server's context: the replica certificate; client certificates of the CA. */

@@ -13,8 +13,10 @@ import java.util.Locale;
 public enum Role {
   /** A controller replica: serves the API and speaks Raft. */
   REPLICA,
-  /** A node agent. */
+  /** A node agent: its calls to the API, and its log server. */
   NODE,
+  /** The kube-scheduler extender's client: its verbs and nothing else. */
+  EXTENDER,
   /** A person or a program using the API. */
   USER;
 
@@ -23,6 +25,16 @@ public enum Role {
   /** The URI subject alternative name that carries this role. */
   public String uri() {
     return "urn:kairos:role:" + name().toLowerCase(Locale.ROOT);
+  }
+
+  /** The role {@code certificate} carries, if any. */
+  public static java.util.Optional<Role> of(X509Certificate certificate) {
+    for (Role r : values()) {
+      if (r.isIn(certificate)) {
+        return java.util.Optional.of(r);
+      }
+    }
+    return java.util.Optional.empty();
   }
 
   /** Whether {@code certificate} carries this role. */

@@ -147,6 +147,7 @@ class DashboardIT {
       }
       var reply =
           agent
+              .asNode(node)
               .post(
                   "/api/v1/agents/heartbeat",
                   new Heartbeat(node, epochs.get(node), List.copyOf(held.values()), 0))
@@ -214,8 +215,8 @@ class DashboardIT {
     for (int i = 0; i < gpus; i++) {
       list.add(new GpuDevice(i, "GPU-" + name + "-" + i, "H100", 80L << 30));
     }
-    return new Registration(
-        name, address, list, 64, 512L << 30, Map.of(), zone, "b1", rack, nvlink);
+    return TestApi.identified(
+        new Registration(name, address, list, 64, 512L << 30, Map.of(), zone, "b1", rack, nvlink));
   }
 
   static long submit(String json) {

@@ -43,7 +43,16 @@ class K8sExtenderApiTest {
         Controller.start(
             Controller.Config.single(dir, "127.0.0.1", 0).withRunAs(TestApi.SINGLE_USER));
     Leaders.awaitLeader(controller, Duration.ofSeconds(30));
-    scheduler = new TestApi(controller.url(), controller.joinToken());
+    scheduler = new TestApi(controller.url(), extenderToken(controller));
+  }
+
+  /** An extender token, made by the admin: what kube-scheduler's extender calls carry. */
+  static String extenderToken(Controller controller) {
+    var created =
+        new TestApi(controller.url(), controller.adminToken())
+            .post("/api/v1/tokens", "{\"extender\": true}");
+    assertThat(created.status()).as(created.body()).isEqualTo(201);
+    return tree(created.body()).get("token").asText();
   }
 
   @AfterAll
@@ -279,18 +288,28 @@ class K8sExtenderApiTest {
     assertThat(nullBody.status()).isEqualTo(400);
   }
 
+  /**
+   * The extender's verbs take its own credential only: a user's token, an admin's, the join token
+   * and a node's secret are 403; a token in the query string is 401, even the extender's own.
+   */
   @Test
-  void theTokenMayComeAsABearerOrInTheQueryAndUsersAreRefused() {
+  void onlyTheExtendersOwnCredentialInTheHeaderReachesItsVerbs() {
     String body = argsByName(pod("t-pod", 0, 0), "t-node");
+    assertThat(scheduler.post(BASE + "filter", body).status()).isEqualTo(200);
     assertThat(scheduler.as(null).post(BASE + "filter", body).status()).isEqualTo(401);
-    assertThat(
-            scheduler.as(null).post(BASE + "filter?token=" + controller.joinToken(), body).status())
-        .isEqualTo(200);
+    assertThat(scheduler.as(null).post(BASE + "filter?token=" + scheduler.token(), body).status())
+        .as("never from the query string")
+        .isEqualTo(401);
+    assertThat(scheduler.as(controller.joinToken()).post(BASE + "filter", body).status())
+        .isEqualTo(403);
     assertThat(scheduler.as(controller.adminToken()).post(BASE + "filter", body).status())
-        .isEqualTo(200);
+        .isEqualTo(403);
     var created =
         scheduler.as(controller.adminToken()).post("/api/v1/tokens", "{\"user\": \"alice\"}");
     String userToken = tree(created.body()).get("token").asText();
     assertThat(scheduler.as(userToken).post(BASE + "filter", body).status()).isEqualTo(403);
+    // And the extender's token reaches nothing else.
+    assertThat(scheduler.get("/api/v1/jobs").status()).isEqualTo(403);
+    assertThat(scheduler.post("/api/v1/agents/heartbeat", "{}").status()).isEqualTo(403);
   }
 }

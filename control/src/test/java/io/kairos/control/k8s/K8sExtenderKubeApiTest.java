@@ -115,7 +115,7 @@ class K8sExtenderKubeApiTest {
                 .withRunAs(TestApi.SINGLE_USER)
                 .withKubeApi(api));
     Leaders.awaitLeader(controller, Duration.ofSeconds(30));
-    scheduler = new TestApi(controller.url(), controller.joinToken());
+    scheduler = new TestApi(controller.url(), K8sExtenderApiTest.extenderToken(controller));
   }
 
   @AfterAll

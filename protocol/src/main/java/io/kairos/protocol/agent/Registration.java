@@ -16,6 +16,8 @@ import java.util.Map;
  *     bearer token, so any controller replica can fetch task logs; null to accept the join token
  * @param runsOnlyAs null when the agent can start tasks as any account (it runs as root); else the
  *     one Unix account it runs as, whose jobs alone it can run
+ * @param credential what the node proves itself with from now on ({@link NodeCredential}); sent
+ *     with every registration, and never stored: the controller keeps a hash of it with the node
  */
 public record Registration(
     String node,
@@ -29,7 +31,74 @@ public record Registration(
     String rack,
     int nvlinkDomainSize,
     String logToken,
-    @JsonInclude(JsonInclude.Include.NON_NULL) String runsOnlyAs) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) String runsOnlyAs,
+    @JsonInclude(JsonInclude.Include.NON_NULL) NodeCredential credential) {
+
+  /** A registration without a credential (before nodes had their own). */
+  public Registration(
+      String node,
+      String address,
+      List<GpuDevice> gpus,
+      int cpus,
+      long memoryBytes,
+      Map<String, String> labels,
+      String zone,
+      String block,
+      String rack,
+      int nvlinkDomainSize,
+      String logToken,
+      String runsOnlyAs) {
+    this(
+        node,
+        address,
+        gpus,
+        cpus,
+        memoryBytes,
+        labels,
+        zone,
+        block,
+        rack,
+        nvlinkDomainSize,
+        logToken,
+        runsOnlyAs,
+        null);
+  }
+
+  /** This registration with {@code token} as its log secret. */
+  public Registration withLogToken(String token) {
+    return new Registration(
+        node,
+        address,
+        gpus,
+        cpus,
+        memoryBytes,
+        labels,
+        zone,
+        block,
+        rack,
+        nvlinkDomainSize,
+        token,
+        runsOnlyAs,
+        credential);
+  }
+
+  /** This registration with {@code c} as its credential. */
+  public Registration withCredential(NodeCredential c) {
+    return new Registration(
+        node,
+        address,
+        gpus,
+        cpus,
+        memoryBytes,
+        labels,
+        zone,
+        block,
+        rack,
+        nvlinkDomainSize,
+        logToken,
+        runsOnlyAs,
+        c);
+  }
 
   /** A registration of an agent that does not say which accounts it can run (before that field). */
   public Registration(
