@@ -76,6 +76,11 @@ public final class Diagnosis {
     return pending[order[rank]];
   }
 
+  /** The snapshot slot (index into the pass's pending jobs) of the job at {@code rank}. */
+  int slot(int rank) {
+    return order[rank];
+  }
+
   /** Why the job at {@code rank} waits, or empty when it started in this pass. */
   public Optional<Reason> reason(int rank) {
     byte r = reasons[rank];

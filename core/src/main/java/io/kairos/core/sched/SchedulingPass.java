@@ -8,6 +8,7 @@ import io.kairos.core.sched.place.GangPlacer;
 import io.kairos.core.sched.place.Ledger;
 import io.kairos.core.sched.place.PlacementStrategy;
 import io.kairos.core.sched.place.Reservation;
+import io.kairos.core.state.ClusterSnapshot;
 import io.kairos.core.state.PendingJobs;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,12 +70,8 @@ public final class SchedulingPass {
     // 1. Order: priority, then (with tenancy) non-borrowing before borrowing and fair share, then
     // the policy's key, then job id; the starvation guards and (with tenancy) the preemptors whose
     // victims are stopping move to the front.
-    int[] order = tenancy.sort(snapshot, policy.order(), now);
+    int[] order = order(tenancy, snapshot, now);
     var pending = snapshot.pendingJobs();
-    policy
-        .starvationGuard()
-        .ifPresent(guard -> PassOrder.promoteOldest(order, pending, now, guard));
-    tenancy.promote(order, now);
     tenancy.markStopping(profile, now);
     int[] gpus = pending.gpus();
     long[] eligibleSec = pending.eligibleSec();
@@ -177,6 +174,29 @@ public final class SchedulingPass {
     var diagnosis =
         new Diagnosis(pending.jobs(), order, reasons, tenancy.details(order, preemptions));
     return new PassResult(starts, reserves, preemptions, diagnosis);
+  }
+
+  /**
+   * Predicted starts of the pending jobs of {@code in}'s snapshot, by slot, without running a pass
+   * ({@link StartForecast}): for a driver whose last pass's decisions are already in the snapshot
+   * (the simulator, between events). The order is the pass's step 1.
+   */
+  public long[] forecast(PassInput in) {
+    var snapshot = in.snapshot();
+    var tenancy = TenancyStage.of(in.tenants(), snapshot, tenantIndex, placement);
+    return StartForecast.predict(
+        snapshot, in.nowSec(), order(tenancy, snapshot, in.nowSec()), null, new long[0]);
+  }
+
+  /** Step 1: the pending slots in the order the pass considers them. */
+  private int[] order(TenancyStage tenancy, ClusterSnapshot snapshot, long now) {
+    int[] order = tenancy.sort(snapshot, policy.order(), now);
+    var pending = snapshot.pendingJobs();
+    policy
+        .starvationGuard()
+        .ifPresent(guard -> PassOrder.promoteOldest(order, pending, now, guard));
+    tenancy.promote(order, now);
+    return order;
   }
 
   /**

@@ -17,7 +17,9 @@ public final class ClusterSnapshot {
   private final long[] freeMemoryBytes;
   private final PendingJobs pending;
   private final RunningJob[] running;
+  private final int[] tenantShareMilli;
 
+  /** A snapshot without run history: every job is expected to run to its limit. */
   public ClusterSnapshot(
       Cluster cluster,
       long[] freeMask,
@@ -25,6 +27,22 @@ public final class ClusterSnapshot {
       long[] freeMemoryBytes,
       PendingJobs pending,
       RunningJob[] running) {
+    this(cluster, freeMask, freeCpus, freeMemoryBytes, pending, running, new int[0]);
+  }
+
+  /**
+   * @param tenantShareMilli per tenant key of {@code pending} ({@link PendingJobs#tenantIds}), its
+   *     user's recent share of their limits in thousandths, or -1 when unknown
+   */
+  public ClusterSnapshot(
+      Cluster cluster,
+      long[] freeMask,
+      int[] freeCpus,
+      long[] freeMemoryBytes,
+      PendingJobs pending,
+      RunningJob[] running,
+      int[] tenantShareMilli) {
+    this.tenantShareMilli = tenantShareMilli;
     this.cluster = cluster;
     this.freeMask = freeMask;
     this.freeCpus = freeCpus;
@@ -60,6 +78,17 @@ public final class ClusterSnapshot {
   /** The pending jobs as parallel arrays (arrival order). Read-only. */
   public PendingJobs pendingJobs() {
     return pending;
+  }
+
+  /**
+   * How long the pending job in {@code slot} is expected to run: its limit times its user's recent
+   * share of their limits ({@link RunHistory}), or its limit when the user has no finished job yet.
+   * Start forecasts read it; reservations and backfill keep to the limit.
+   */
+  public long expectedRunSec(int slot) {
+    int tenant = pending.tenantIds()[slot];
+    int share = tenant < tenantShareMilli.length ? tenantShareMilli[tenant] : -1;
+    return ClusterStore.scaled(pending.limitSec()[slot], share);
   }
 
   public int runningCount() {

@@ -49,6 +49,15 @@ final class PendingTable {
     return live;
   }
 
+  /** How many tenant keys were interned so far (ids below this are in use). */
+  int tenantCount() {
+    return tenants.size();
+  }
+
+  PendingJobs.TenantKey tenantKey(int id) {
+    return tenantKeys[id];
+  }
+
   boolean contains(JobId id) {
     return slots.containsKey(id);
   }
