@@ -117,7 +117,11 @@ final class CoreBridge {
       }
       return;
     }
+    var old = store;
     store = new ClusterStore(Cluster.of(specs));
+    if (old != null) {
+      store.adoptHistory(old); // start forecasts keep what they learnt of users' run times
+    }
     for (JobRecord job : holding) {
       mustApply(new Command.SubmitJob(CoreTime.sec(job.submitMs), toCore(job)));
       Placement placement = toPlacement(job.placement);

@@ -77,7 +77,7 @@ public final class Diagnosis {
   }
 
   /** The snapshot slot (index into the pass's pending jobs) of the job at {@code rank}. */
-  int slot(int rank) {
+  public int slot(int rank) {
     return order[rank];
   }
 

@@ -185,7 +185,12 @@ public final class SchedulingPass {
     var snapshot = in.snapshot();
     var tenancy = TenancyStage.of(in.tenants(), snapshot, tenantIndex, placement);
     return StartForecast.predict(
-        snapshot, in.nowSec(), order(tenancy, snapshot, in.nowSec()), null, new long[0]);
+        snapshot,
+        in.nowSec(),
+        order(tenancy, snapshot, in.nowSec()),
+        null,
+        new long[0],
+        policy.backfill());
   }
 
   /** Step 1: the pending slots in the order the pass considers them. */

@@ -34,7 +34,7 @@ public final class StartForecast {
    * for a job that started in the pass or gets no prediction (held until a begin time, its queue
    * out of quota, never fits). The pass's starts count as running from now.
    */
-  public static long[] after(PassInput in, PassResult result) {
+  public static long[] after(PassInput in, PassResult result, boolean backfill) {
     var snapshot = in.snapshot();
     var diagnosis = result.diagnosis();
     int n = diagnosis.size();
@@ -59,17 +59,23 @@ public final class StartForecast {
             };
       }
     }
-    return predict(snapshot, in.nowSec(), order, skip, Arrays.copyOf(startedNow, s));
+    return predict(snapshot, in.nowSec(), order, skip, Arrays.copyOf(startedNow, s), backfill);
   }
 
   /**
    * Predicted starts, by slot, of the pending jobs of {@code snapshot} visited in {@code order};
    * jobs with {@code skip[rank]} set, and jobs held until later, get -1. {@code startedNow} are
    * jobs started at {@code nowSec} that the snapshot still shows waiting ({@link
-   * GpuTimeline#release} packed).
+   * GpuTimeline#release} packed). Without {@code backfill} (a policy that never lets a job pass a
+   * blocked one) no job is predicted before the one ahead of it.
    */
   static long[] predict(
-      ClusterSnapshot snapshot, long nowSec, int[] order, boolean[] skip, long[] startedNow) {
+      ClusterSnapshot snapshot,
+      long nowSec,
+      int[] order,
+      boolean[] skip,
+      long[] startedNow,
+      boolean backfill) {
     var pending = snapshot.pendingJobs();
     long[] out = new long[pending.size()];
     Arrays.fill(out, -1);
@@ -85,7 +91,7 @@ public final class StartForecast {
     for (int i = 0; i < r; i++) {
       RunningJob job = snapshot.running(i);
       // A job past its expected end is expected to end halfway to its limit.
-      long end = job.expectedEndSec();
+      long end = snapshot.expectedEndSec(i);
       if (end <= nowSec) {
         end = nowSec + Math.max(1, (job.endLimitSec() - nowSec) / 2);
       }
@@ -111,7 +117,8 @@ public final class StartForecast {
       long run = snapshot.expectedRunSec(slot);
       long start;
       if (placed < PLACED) {
-        start = timeline.place(gpus[slot], run);
+        start =
+            backfill ? timeline.place(gpus[slot], run) : timeline.place(gpus[slot], run, lastStart);
         if (start < 0) {
           continue;
         }

@@ -18,6 +18,7 @@ public final class ClusterSnapshot {
   private final PendingJobs pending;
   private final RunningJob[] running;
   private final int[] tenantShareMilli;
+  private final int[] runningShareMilli;
 
   /** A snapshot without run history: every job is expected to run to its limit. */
   public ClusterSnapshot(
@@ -27,12 +28,13 @@ public final class ClusterSnapshot {
       long[] freeMemoryBytes,
       PendingJobs pending,
       RunningJob[] running) {
-    this(cluster, freeMask, freeCpus, freeMemoryBytes, pending, running, new int[0]);
+    this(cluster, freeMask, freeCpus, freeMemoryBytes, pending, running, new int[0], new int[0]);
   }
 
   /**
    * @param tenantShareMilli per tenant key of {@code pending} ({@link PendingJobs#tenantIds}), its
    *     user's recent share of their limits in thousandths, or -1 when unknown
+   * @param runningShareMilli the same per running job, by index of {@code running}
    */
   public ClusterSnapshot(
       Cluster cluster,
@@ -41,8 +43,10 @@ public final class ClusterSnapshot {
       long[] freeMemoryBytes,
       PendingJobs pending,
       RunningJob[] running,
-      int[] tenantShareMilli) {
+      int[] tenantShareMilli,
+      int[] runningShareMilli) {
     this.tenantShareMilli = tenantShareMilli;
+    this.runningShareMilli = runningShareMilli;
     this.cluster = cluster;
     this.freeMask = freeMask;
     this.freeCpus = freeCpus;
@@ -89,6 +93,16 @@ public final class ClusterSnapshot {
     int tenant = pending.tenantIds()[slot];
     int share = tenant < tenantShareMilli.length ? tenantShareMilli[tenant] : -1;
     return ClusterStore.scaled(pending.limitSec()[slot], share);
+  }
+
+  /**
+   * When running job {@code i} is expected to end: its start plus its limit times its user's recent
+   * share of their limits, or its limit when unknown. Start forecasts read it.
+   */
+  public long expectedEndSec(int i) {
+    RunningJob job = running[i];
+    int share = i < runningShareMilli.length ? runningShareMilli[i] : -1;
+    return job.startSec() + ClusterStore.scaled(job.job().timeLimitSec(), share);
   }
 
   public int runningCount() {

@@ -176,7 +176,7 @@ public final class ClusterStore {
     }
     freeGpus -= gang.totalGpus();
     pending.remove(id);
-    running.put(id, new RunningJob(job, placement, atSec, expectedRunSec(job)));
+    running.put(id, new RunningJob(job, placement, atSec));
     return Applied.ACCEPTED;
   }
 
@@ -205,11 +205,6 @@ public final class ClusterStore {
     release(job);
     history.of(job.job().spec().user()).finished(atSec - job.startSec(), job.job().timeLimitSec());
     return Applied.ACCEPTED;
-  }
-
-  /** The job's limit times its user's recent share of their limits (at least 1 s). */
-  private long expectedRunSec(Job job) {
-    return scaled(job.timeLimitSec(), history.of(job.spec().user()).shareMilli());
   }
 
   /** {@code limitSec} times {@code shareMilli} thousandths, in [1, limitSec]; the limit for -1. */
@@ -322,13 +317,12 @@ public final class ClusterStore {
     for (int t = 0; t < shares.length; t++) {
       shares[t] = tenantEntries[t].shareMilli();
     }
+    RunningJob[] runningJobs = running.values().toArray(RunningJob[]::new);
+    int[] runningShares = new int[runningJobs.length];
+    for (int i = 0; i < runningJobs.length; i++) {
+      runningShares[i] = history.shareMilli(runningJobs[i].job().spec().user());
+    }
     return new ClusterSnapshot(
-        cluster,
-        masks,
-        cpus,
-        memory,
-        pending.copy(),
-        running.values().toArray(RunningJob[]::new),
-        shares);
+        cluster, masks, cpus, memory, pending.copy(), runningJobs, shares, runningShares);
   }
 }

@@ -40,6 +40,12 @@ final class RunHistory {
     return byUser.computeIfAbsent(user, _ -> new Entry());
   }
 
+  /** The user's recent share in thousandths, or -1 when none is known; creates no entry. */
+  int shareMilli(String user) {
+    Entry e = byUser.get(user);
+    return e == null ? -1 : e.shareMilli();
+  }
+
   /** A copy to carry into a store that is rebuilt from records (the controller's). */
   RunHistory copy() {
     var out = new RunHistory();

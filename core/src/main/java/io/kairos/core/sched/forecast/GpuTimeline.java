@@ -72,36 +72,54 @@ public final class GpuTimeline {
    * job is larger than what is ever free); then nothing is taken.
    */
   public long place(int gpus, long runSec) {
-    int k = window(gpus, Math.max(1, runSec));
+    return place(gpus, runSec, timesSec[0]);
+  }
+
+  /**
+   * As {@link #place(int, long)}, starting no earlier than {@code notBeforeSec}: for a policy that
+   * does not backfill, where no job starts before the one ahead of it.
+   */
+  public long place(int gpus, long runSec, long notBeforeSec) {
+    long run = Math.max(1, runSec);
+    int first = notBeforeSec <= timesSec[0] ? 0 : stepAt(notBeforeSec);
+    int k = window(gpus, run, first);
     if (k < 0) {
       return -1;
     }
     long start = timesSec[k];
-    long end = start + Math.max(1, runSec);
-    int m = k;
-    while (m < size && timesSec[m] < end) {
-      m++;
-    }
-    if (m == size || timesSec[m] != end) {
-      if (size == timesSec.length) {
-        timesSec = Arrays.copyOf(timesSec, size * 2);
-        free = Arrays.copyOf(free, size * 2);
-      }
-      System.arraycopy(timesSec, m, timesSec, m + 1, size - m);
-      System.arraycopy(free, m, free, m + 1, size - m);
-      timesSec[m] = end;
-      free[m] = free[m - 1];
-      size++;
-    }
+    int m = stepAt(start + run);
     for (int q = k; q < m; q++) {
       free[q] -= gpus;
     }
     return start;
   }
 
-  /** The first step from which {@code gpus} stay free for {@code runSec}; -1 if none. */
-  private int window(int gpus, long runSec) {
-    int k = 0;
+  /** The index of the step that starts at {@code t}, splitting the step that holds it if needed. */
+  private int stepAt(long t) {
+    int m = 0;
+    while (m < size && timesSec[m] < t) {
+      m++;
+    }
+    if (m == size || timesSec[m] != t) {
+      if (size == timesSec.length) {
+        timesSec = Arrays.copyOf(timesSec, size * 2);
+        free = Arrays.copyOf(free, size * 2);
+      }
+      System.arraycopy(timesSec, m, timesSec, m + 1, size - m);
+      System.arraycopy(free, m, free, m + 1, size - m);
+      timesSec[m] = t;
+      free[m] = free[m - 1];
+      size++;
+    }
+    return m;
+  }
+
+  /**
+   * The first step, from step {@code from} on, from which {@code gpus} stay free for {@code
+   * runSec}; -1 if none.
+   */
+  private int window(int gpus, long runSec, int from) {
+    int k = from;
     while (true) {
       while (k < size && free[k] < gpus) {
         k++;

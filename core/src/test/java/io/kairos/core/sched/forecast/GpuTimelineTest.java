@@ -30,4 +30,16 @@ class GpuTimelineTest {
     var timeline = new GpuTimeline(500, 0, new long[] {GpuTimeline.release(10, 2)});
     assertThat(timeline.place(2, 5)).isEqualTo(500);
   }
+
+  /** Without backfill: C fits now, but not before B, the job ahead of it, at 100. */
+  @Test
+  void notBeforeKeepsAJobBehindTheOneAheadOfIt() {
+    var timeline = new GpuTimeline(0, 4, new long[] {GpuTimeline.release(100, 4)});
+    long b = timeline.place(8, 10);
+    assertThat(b).isEqualTo(100);
+    assertThat(timeline.place(1, 5, b)).isEqualTo(110);
+    // Inside a step: a window may open at notBefore itself.
+    assertThat(timeline.place(2, 5, 150)).isEqualTo(150);
+    assertThat(timeline.place(8, 5, 150)).isEqualTo(155);
+  }
 }
