@@ -3,6 +3,7 @@ package io.kairos.core.sched;
 import io.kairos.core.model.Job;
 import io.kairos.core.model.Placement;
 import io.kairos.core.sched.backfill.AvailabilityProfile;
+import io.kairos.core.sched.backfill.ReservationMoves;
 import io.kairos.core.sched.order.PassOrder;
 import io.kairos.core.sched.place.GangPlacer;
 import io.kairos.core.sched.place.Ledger;
@@ -63,6 +64,7 @@ public final class SchedulingPass {
     var ledger = new Ledger(snapshot, now);
     var placer = new GangPlacer(cluster, placement);
     var profile = new AvailabilityProfile(snapshot, ledger, placer);
+    var moves = new ReservationMoves(ledger, placer);
 
     // Preemption plans place gangs with the pass's strategy, as the pass does.
     var tenancy = TenancyStage.of(in.tenants(), snapshot, tenantIndex, placement);
@@ -82,7 +84,7 @@ public final class SchedulingPass {
     int n = order.length;
     byte[] reasons = new byte[n];
     var starts = new ArrayList<Decision.Start>();
-    var reserves = new ArrayList<Decision.Reserve>();
+    var reserved = new ArrayList<Reservation>();
     var memo = new FailureMemo(pending.shapeCount());
     boolean blocked = false;
     final byte insufficient = (byte) Reason.INSUFFICIENT_GPUS.ordinal();
@@ -133,8 +135,8 @@ public final class SchedulingPass {
       // Fast path, read from a flat array: more GPUs than are free, and no reservation to
       // compute for it.
       boolean mayReserve =
-          reserves.size() < maxReservations
-              && (reserves.isEmpty() || smallestAfter[rank + 1] <= ledger.freeTotal());
+          reserved.size() < maxReservations
+              && (reserved.isEmpty() || smallestAfter[rank + 1] <= ledger.freeTotal());
       if (gpus[slot] > ledger.freeTotal() && !mayReserve) {
         reasons[rank] = insufficient;
         blocked = true;
@@ -145,7 +147,7 @@ public final class SchedulingPass {
       long[] excluded = exclusions.mask(slot);
       Reason reason =
           !flavorChoice
-              ? tryStart(pending, slot, excluded, ledger, placer, memo, starts)
+              ? tryStart(pending, slot, excluded, ledger, placer, moves, memo, starts)
               : tryStartOnFlavors(
                   pending, slot, excluded, ledger, placer, flavors, flavorCount, starts);
       if (reason == null) {
@@ -165,8 +167,7 @@ public final class SchedulingPass {
                 : profile.earliestStart(job, excluded);
         if (reservation != null) {
           ledger.reserve(reservation);
-          reserves.add(
-              new Decision.Reserve(job.id(), reservation.startSec(), reservation.placement()));
+          reserved.add(reservation);
           reason = Reason.RESERVED;
         }
       }
@@ -176,6 +177,11 @@ public final class SchedulingPass {
     List<Decision.Preempt> preemptions = tenancy.preempt(order, reasons, snapshot, ledger, now);
     var diagnosis =
         new Diagnosis(pending.jobs(), order, reasons, tenancy.details(order, preemptions));
+    // Pinned reservations may have moved since they were made: report where they are now.
+    var reserves = new ArrayList<Decision.Reserve>(reserved.size());
+    for (Reservation r : reserved) {
+      reserves.add(new Decision.Reserve(r.job().id(), r.startSec(), r.placement()));
+    }
     return new PassResult(starts, reserves, preemptions, diagnosis);
   }
 
@@ -200,10 +206,14 @@ public final class SchedulingPass {
     Job job = pending.jobs()[slot];
     long endSec = ledger.nowSec() + pending.limitSec()[slot];
     int prefix = ledger.reservationsStartingBefore(endSec);
+    // Floating reservations hold a count: the job must fit under every one it runs past.
+    boolean overCount = prefix > 0 && pending.gpus()[slot] > ledger.usableUpperBound(prefix);
     boolean blockedByReservation = false;
     for (int i = 0; i < count; i++) {
       Placement placement =
-          placer.place(job.spec().gang(), flavors[i], ledger.now(prefix), true, excluded);
+          overCount
+              ? null
+              : placer.place(job.spec().gang(), flavors[i], ledger.now(prefix), true, excluded);
       if (placement != null) {
         starts.add(new Decision.Start(job.id(), ledger.start(job, placement)));
         return null;
@@ -226,6 +236,7 @@ public final class SchedulingPass {
       long[] excluded,
       Ledger ledger,
       GangPlacer placer,
+      ReservationMoves moves,
       FailureMemo memo,
       List<Decision.Start> starts) {
     if (pending.gpus()[slot] > ledger.freeTotal()) {
@@ -247,6 +258,14 @@ public final class SchedulingPass {
     }
     int modelId = ledger.cluster().modelIdOf(job.spec().gpuModel());
     Placement placement = placer.place(gang, modelId, ledger.now(prefix), true, excluded);
+    if (placement == null && ledger.pinnedReservationsBefore(prefix)) {
+      // It may cross only where pinned reservations happen to be: move them if they can.
+      Placement anywhere = placer.place(gang, modelId, ledger.now(0), true, excluded);
+      if (anywhere != null && moves.makeRoom(anywhere, gang.shape().gpus(), endSec)) {
+        memo.reservationsMoved();
+        placement = anywhere;
+      }
+    }
     if (placement == null) {
       memo.recordFailure(shape, tasks, ledger.earliestEndRespecting(prefix));
       return prefix > 0

@@ -21,9 +21,9 @@ import java.util.List;
  *       domains that cannot hold a gang;
  *   <li>best-fit buckets: for each free count k, a bit set of nodes with exactly k free GPUs, so
  *       the tightest node for a one-node gang is a couple of {@code nextSetBit} calls;
- *   <li>reservations sorted by start, each with its spare GPUs per node (see {@link Reservation}).
- *       A job ending at {@code e} must respect the reservations starting before {@code e}: a prefix
- *       of that list.
+ *   <li>reservations sorted by start, each with its spare GPUs in all and, when pinned to nodes,
+ *       per node (see {@link Reservation}). A job ending at {@code e} must respect the reservations
+ *       starting before {@code e}: a prefix of that list.
  * </ul>
  *
  * <p>{@link #version()} changes with every start and reservation, so callers can memoise "this gang
@@ -113,6 +113,16 @@ public final class Ledger {
     return started;
   }
 
+  /** Whether any of the first {@code prefix} reservations is pinned to nodes. O(prefix). */
+  public boolean pinnedReservationsBefore(int prefix) {
+    for (int r = 0; r < prefix; r++) {
+      if (!reservations.get(r).floating()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** How many reservations start strictly before {@code endSec}: the ones a job must respect. */
   public int reservationsStartingBefore(long endSec) {
     int lo = 0;
@@ -139,8 +149,9 @@ public final class Ledger {
   }
 
   /**
-   * An upper bound of the GPUs a job respecting the first {@code prefix} reservations may use now,
-   * summed over the cluster: O(prefix).
+   * The most GPUs in all a job respecting the first {@code prefix} reservations may use now: the
+   * free GPUs, and no more than any of them leaves spare (a floating reservation holds a count, so
+   * this is a limit, not only a bound). O(prefix).
    */
   public long usableUpperBound(int prefix) {
     long bound = freeTotal;
@@ -173,7 +184,8 @@ public final class Ledger {
 
   /**
    * Starts {@code job} now on {@code placement} (no masks): chooses GPUs on each node, updates
-   * every index, and charges the job to each reservation that starts before it ends.
+   * every index, and charges the job to each reservation that starts before it ends (on its nodes
+   * for a pinned one, in all for every one).
    *
    * @return the placement with GPU masks
    */
@@ -222,13 +234,20 @@ public final class Ledger {
     }
   }
 
-  /** Adds a reservation and charges it to every reservation that starts while it holds its GPUs. */
+  /**
+   * Adds a reservation and charges it to every reservation that starts while it holds its GPUs: on
+   * its nodes when pinned, in all when floating.
+   */
   public void reserve(Reservation reservation) {
     long start = reservation.startSec();
     long end = reservation.endSec();
     var placement = reservation.placement();
     for (Reservation other : reservations) {
       if (other.startSec() >= start && other.startSec() < end) {
+        if (reservation.floating()) {
+          other.consumeAnywhere(reservation.gpus());
+          continue;
+        }
         for (int i = 0; i < placement.nodeCount(); i++) {
           other.consume(placement.node(i), reservation.gpusOn(i));
         }
@@ -237,6 +256,34 @@ public final class Ledger {
     int at = reservationsStartingBefore(start + 1);
     reservations.add(at, reservation);
     version++;
+  }
+
+  /**
+   * Moves the pinned reservation at {@code index} to {@code to} at the same start, and shifts its
+   * GPUs on the pinned reservations that start while it runs ({@link #reservationsDuring}). The
+   * caller has checked that {@code to} fits beside all of them.
+   */
+  public void move(int index, Placement to) {
+    Reservation moved = reservations.get(index);
+    Placement from = moved.placement();
+    int perTask = moved.job().spec().gang().shape().gpus();
+    int end = reservationsDuring(index);
+    for (int r = 0; r < end; r++) {
+      Reservation other = reservations.get(r);
+      if (r != index && other.startSec() >= moved.startSec() && !other.floating()) {
+        other.shift(from, to, perTask);
+      }
+    }
+    moved.move(to);
+    version++;
+  }
+
+  /**
+   * The reservations that start while the one at {@code index} runs are those at indexes below the
+   * returned bound with a start at or after its own (they are sorted by start).
+   */
+  public int reservationsDuring(int index) {
+    return reservationsStartingBefore(reservations.get(index).endSec());
   }
 
   private final class NowCapacity implements Capacity {
