@@ -266,10 +266,18 @@ final class EventLoop {
   private void runPass(long t) {
     long before = nanoTime == null ? 0 : nanoTime.getAsLong();
     var tenants = tenancy.beforePass(t, jobStates);
-    PassResult result =
-        pass.run(new PassInput(store.snapshot(), t, options.seed() * 1_000_003L + passes, tenants));
+    var input = new PassInput(store.snapshot(), t, options.seed() * 1_000_003L + passes, tenants);
+    PassResult result = pass.run(input);
     if (nanoTime != null) {
       report.passTimed(nanoTime.getAsLong() - before);
+    }
+    if (options.checkInvariants()) {
+      // What the pass keeps between passes (sched.ScheduleCache) must change no decision.
+      PassResult fresh = new SchedulingPass(policy, options.placement()).run(input);
+      if (!fresh.sameAs(result)) {
+        throw new IllegalStateException(
+            "pass at t=" + t + " decided otherwise than a fresh pass: " + result + " vs " + fresh);
+      }
     }
     passes++;
     for (Decision.Start s : result.starts()) {

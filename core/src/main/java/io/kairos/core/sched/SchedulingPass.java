@@ -4,6 +4,7 @@ import io.kairos.core.model.Job;
 import io.kairos.core.model.Placement;
 import io.kairos.core.sched.backfill.AvailabilityProfile;
 import io.kairos.core.sched.backfill.ReservationMoves;
+import io.kairos.core.sched.order.JobOrder;
 import io.kairos.core.sched.order.PassOrder;
 import io.kairos.core.sched.place.GangPlacer;
 import io.kairos.core.sched.place.Ledger;
@@ -44,6 +45,9 @@ public final class SchedulingPass {
   private final PlacementStrategy placement;
   private final TenantIndex tenantIndex = new TenantIndex();
 
+  /** What the last pass left for this one (policies with many reservations); may be null. */
+  private ScheduleCache cache;
+
   public SchedulingPass(Policy policy) {
     this(policy, PlacementStrategy.TOPOLOGY);
   }
@@ -71,7 +75,12 @@ public final class SchedulingPass {
     // 1. Order: priority, then (with tenancy) non-borrowing before borrowing and fair share, then
     // the policy's key, then job id; the starvation guards and (with tenancy) the preemptors whose
     // victims are stopping move to the front.
-    int[] order = tenancy.sort(snapshot, policy.order(), now);
+    int[] order =
+        policy.order() == JobOrder.ARRIVAL
+                && snapshot.pendingInArrivalOrder()
+                && tenancy == TenancyStage.SINGLE_TENANT
+            ? identity(snapshot.pendingCount())
+            : tenancy.sort(snapshot, policy.order(), now);
     var pending = snapshot.pendingJobs();
     policy
         .starvationGuard()
@@ -90,19 +99,35 @@ public final class SchedulingPass {
     final byte insufficient = (byte) Reason.INSUFFICIENT_GPUS.ordinal();
     // smallestAfter[rank]: the fewest GPUs any job after this rank that may start needs. A
     // reservation past the first only matters if a later job could still start in the free GPUs.
-    int[] smallestAfter = new int[n + 1];
-    smallestAfter[n] = Integer.MAX_VALUE;
-    for (int rank = n - 1; rank >= 0; rank--) {
-      int slot = order[rank];
-      boolean passedOver = eligibleSec[slot] > now || exclusions.neverFits(slot);
-      smallestAfter[rank] =
-          passedOver ? smallestAfter[rank + 1] : Math.min(smallestAfter[rank + 1], gpus[slot]);
-    }
+    // Built when a second reservation is first considered (never under one reservation).
+    int[] smallestAfter = null;
 
     final boolean backfill = policy.backfill();
     final int maxReservations = policy.reservations();
     int[] flavors = new int[Math.max(1, cluster.gpuModelCount())];
-    for (int rank = 0; rank < n; rank++) {
+    // With many reservations, the last pass's may carry over unchanged (ScheduleCache).
+    boolean cached = maxReservations > 1 && tenancy == TenancyStage.SINGLE_TENANT;
+    ScheduleCache.Replay replay = null;
+    if (cached && cache != null) {
+      smallestAfter = smallestAfter(order, pending, exclusions, now);
+      replay =
+          cache.replay(
+              snapshot,
+              now,
+              order,
+              reasons,
+              smallestAfter,
+              maxReservations,
+              ledger,
+              profile,
+              placer,
+              starts,
+              reserved);
+    }
+    cache = null;
+    int replayed = replay == null ? 0 : replay.ranks();
+    blocked = !reserved.isEmpty();
+    for (int rank = replayed; rank < n; rank++) {
       int slot = order[rank];
       // Passed over: it cannot start in this pass, so it neither blocks nor reserves.
       if (exclusions.neverFits(slot)) {
@@ -134,6 +159,9 @@ public final class SchedulingPass {
       }
       // Fast path, read from a flat array: more GPUs than are free, and no reservation to
       // compute for it.
+      if (smallestAfter == null && !reserved.isEmpty() && reserved.size() < maxReservations) {
+        smallestAfter = smallestAfter(order, pending, exclusions, now);
+      }
       boolean mayReserve =
           reserved.size() < maxReservations
               && (reserved.isEmpty() || smallestAfter[rank + 1] <= ledger.freeTotal());
@@ -157,10 +185,10 @@ public final class SchedulingPass {
       }
       blocked = true;
       tenancy.hold(slot, flavors[0]);
-      Job job = pending.jobs()[slot];
       // 4. Reserve: the first blocked jobs get reservations; later jobs must not delay them.
       // Past the first, a reservation is only computed while it can still constrain a start.
       if (mayReserve) {
+        Job job = pending.jobs()[slot];
         Reservation reservation =
             flavorChoice
                 ? profile.earliestStart(job, excluded, flavors[0])
@@ -173,6 +201,10 @@ public final class SchedulingPass {
       }
       reasons[rank] = (byte) reason.ordinal();
     }
+    if (cached) {
+      cache =
+          ScheduleCache.record(snapshot, now, order, reasons, reserved, ledger, profile, replay);
+    }
     // 5. Preempt: for the first blocked job that preemption can start, if its queue allows it.
     List<Decision.Preempt> preemptions = tenancy.preempt(order, reasons, snapshot, ledger, now);
     var diagnosis =
@@ -183,6 +215,31 @@ public final class SchedulingPass {
       reserves.add(new Decision.Reserve(r.job().id(), r.startSec(), r.placement()));
     }
     return new PassResult(starts, reserves, preemptions, diagnosis);
+  }
+
+  /** 0, 1, ..., n - 1: the order of jobs already in arrival order. */
+  private static int[] identity(int n) {
+    int[] order = new int[n];
+    for (int i = 0; i < n; i++) {
+      order[i] = i;
+    }
+    return order;
+  }
+
+  /** For each rank, the fewest GPUs a job at or after it that is not passed over needs. O(n). */
+  private static int[] smallestAfter(
+      int[] order, PendingJobs pending, Exclusions exclusions, long now) {
+    int n = order.length;
+    int[] gpus = pending.gpus();
+    long[] eligibleSec = pending.eligibleSec();
+    int[] smallest = new int[n + 1];
+    smallest[n] = Integer.MAX_VALUE;
+    for (int rank = n - 1; rank >= 0; rank--) {
+      int slot = order[rank];
+      boolean passedOver = eligibleSec[slot] > now || exclusions.neverFits(slot);
+      smallest[rank] = passedOver ? smallest[rank + 1] : Math.min(smallest[rank + 1], gpus[slot]);
+    }
+    return smallest;
   }
 
   /**

@@ -17,6 +17,7 @@ public final class ClusterSnapshot {
   private final long[] freeMemoryBytes;
   private final PendingJobs pending;
   private final RunningJob[] running;
+  private final boolean arrivalOrdered;
 
   public ClusterSnapshot(
       Cluster cluster,
@@ -25,6 +26,22 @@ public final class ClusterSnapshot {
       long[] freeMemoryBytes,
       PendingJobs pending,
       RunningJob[] running) {
+    this(cluster, freeMask, freeCpus, freeMemoryBytes, pending, running, false);
+  }
+
+  /**
+   * @param arrivalOrdered whether {@code pending} is known to be in arrival order already (higher
+   *     priority, earlier eligible time, lower id first); false when not known
+   */
+  public ClusterSnapshot(
+      Cluster cluster,
+      long[] freeMask,
+      int[] freeCpus,
+      long[] freeMemoryBytes,
+      PendingJobs pending,
+      RunningJob[] running,
+      boolean arrivalOrdered) {
+    this.arrivalOrdered = arrivalOrdered;
     this.cluster = cluster;
     this.freeMask = freeMask;
     this.freeCpus = freeCpus;
@@ -55,6 +72,14 @@ public final class ClusterSnapshot {
 
   public Job pending(int i) {
     return pending.jobs()[i];
+  }
+
+  /**
+   * Whether the pending jobs are known to be in arrival order (higher priority, earlier eligible
+   * time, lower id first), so that ordering them by arrival changes nothing. False when not known.
+   */
+  public boolean pendingInArrivalOrder() {
+    return arrivalOrdered;
   }
 
   /** The pending jobs as parallel arrays (arrival order). Read-only. */

@@ -271,6 +271,12 @@ public final class ClusterStore {
       }
     }
     return new ClusterSnapshot(
-        cluster, masks, cpus, memory, pending.copy(), running.values().toArray(RunningJob[]::new));
+        cluster,
+        masks,
+        cpus,
+        memory,
+        pending.copy(),
+        running.values().toArray(RunningJob[]::new),
+        pending.arrivalOrdered());
   }
 }

@@ -32,6 +32,13 @@ final class PendingTable {
   private int[] tenantIds = new int[64];
   private int end;
   private int live;
+  // Whether the live jobs, in slot order, are in arrival order: higher priority first, then
+  // earlier eligible time, then lower id. Kept in O(1) per change by comparing each addition with
+  // the last one (a removal keeps it); an addition out of order clears it until the table empties.
+  private boolean arrivalOrdered = true;
+  private int lastPriority;
+  private long lastEligibleSec;
+  private long lastId;
   private final HashMap<JobId, Integer> slots = new HashMap<>();
   // Gang shapes seen so far (task shape, distinct nodes, GPU model, excluded nodes) -> dense id.
   // Interned once at submission, so a pass can memoise "this shape does not fit" in arrays.
@@ -66,6 +73,17 @@ final class PendingTable {
         grow();
       }
     }
+    if (live > 0
+        && arrivalOrdered
+        && (job.spec().priority() > lastPriority
+            || (job.spec().priority() == lastPriority
+                && (job.eligibleSec() < lastEligibleSec
+                    || (job.eligibleSec() == lastEligibleSec && job.id().value() < lastId))))) {
+      arrivalOrdered = false;
+    }
+    lastPriority = job.spec().priority();
+    lastEligibleSec = job.eligibleSec();
+    lastId = job.id().value();
     jobs[end] = job;
     ids[end] = job.id().value();
     eligibleSec[end] = job.eligibleSec();
@@ -108,6 +126,7 @@ final class PendingTable {
     live--;
     if (live == 0) {
       end = 0;
+      arrivalOrdered = true;
     } else if (end > 64 && live < end / 2) {
       compact();
     }
@@ -148,6 +167,14 @@ final class PendingTable {
     }
     Arrays.fill(jobs, to, end, null);
     end = to;
+  }
+
+  /**
+   * Whether the live jobs, in slot order, are already in arrival order (higher priority, earlier
+   * eligible time, lower id first). False may be wrong (a pass then sorts); true never is.
+   */
+  boolean arrivalOrdered() {
+    return arrivalOrdered;
   }
 
   /** Live jobs in arrival order. */

@@ -39,6 +39,7 @@ public final class AvailabilityProfile {
   private final GangPlacer placer;
   private final Cluster cluster;
   private long[] releaseEvents;
+  private FreeCount freeCount;
   private Set<JobId> stopping = Set.of();
   private long stopBySec = Long.MAX_VALUE;
 
@@ -55,11 +56,30 @@ public final class AvailabilityProfile {
    * stopped and backfill cannot take what they free. Call before the first query.
    */
   public void stopping(Set<JobId> jobs, long stopBySec) {
-    if (releaseEvents != null) {
+    if (releaseEvents != null || freeCount != null) {
       throw new IllegalStateException("stopping() after the first query");
     }
     this.stopping = jobs;
     this.stopBySec = stopBySec;
+  }
+
+  /**
+   * Takes over the free count a cached earlier pass kept ({@link FreeCount#carryTo}), instead of
+   * building one on the first query. Call before the first query.
+   */
+  public void carry(FreeCount count) {
+    if (releaseEvents != null || freeCount != null) {
+      throw new IllegalStateException("carry() after the first query");
+    }
+    this.freeCount = count;
+  }
+
+  /** The free count of this pass, up to date with the ledger; null when no query built one. */
+  public FreeCount freeCount() {
+    if (freeCount != null) {
+      freeCount.catchUp();
+    }
+    return freeCount;
   }
 
   /**
@@ -88,6 +108,14 @@ public final class AvailabilityProfile {
     var gang = job.spec().gang();
     int gpusPerTask = gang.shape().gpus();
     long gpus = gang.totalGpus();
+    if (Reservation.canFloat(gpusPerTask, gang.distinctNodes(), modelId, excluded)) {
+      if (freeCount == null) {
+        freeCount = new FreeCount(snapshot, ledger, stopping, stopBySec);
+      }
+      long[] available = new long[1];
+      long t = freeCount.earliest(gpus, job.timeLimitSec(), available);
+      return t < 0 ? null : Reservation.floating(job, t, available[0] - gpus);
+    }
     var sweep = new Sweep(gang.distinctNodes(), gpusPerTask, modelId, excluded);
     // Events: (time, kind, index) packed in a long and sorted. Kinds: 0 release of a snapshot
     // job, 1 release of a job started in this pass, 2 reservation start, 3 reservation end.
@@ -109,9 +137,6 @@ public final class AvailabilityProfile {
         Placement placement = placer.place(gang, modelId, view, false, excluded);
         if (placement != null) {
           long spareTotal = sweep.available() - gpus;
-          if (Reservation.canFloat(gpusPerTask, gang.distinctNodes(), modelId, excluded)) {
-            return Reservation.floating(job, t, placement, spareTotal);
-          }
           int[] spare = sweep.free.clone();
           for (int i = 0; i < placement.nodeCount(); i++) {
             spare[placement.node(i)] -= placement.tasksOn(i) * gpusPerTask;
@@ -251,7 +276,7 @@ public final class AvailabilityProfile {
     return all;
   }
 
-  private static long releaseTime(RunningJob job, long now) {
+  static long releaseTime(RunningJob job, long now) {
     // A job past its limit is about to be stopped: count it as ending one second from now.
     return Math.max(job.endLimitSec(), now + 1);
   }

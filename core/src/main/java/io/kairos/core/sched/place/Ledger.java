@@ -45,6 +45,9 @@ public final class Ledger {
   private final long[][] buckets;
   private final int[] bucketCount;
   private final List<Reservation> reservations = new ArrayList<>();
+  private final List<Reservation> reservationsMade = new ArrayList<>();
+  // The pinned reservations alone, sorted by start: only they bound GPUs per node.
+  private final List<Reservation> pinned = new ArrayList<>();
   private final List<RunningJob> started = new ArrayList<>();
   private int version;
 
@@ -108,28 +111,39 @@ public final class Ledger {
     return reservations;
   }
 
+  /** Reservations in the order they were made. */
+  public List<Reservation> reservationsInOrderMade() {
+    return reservationsMade;
+  }
+
   /** Jobs started in this pass, in order, with their GPU masks. */
   public List<RunningJob> started() {
     return started;
   }
 
-  /** Whether any of the first {@code prefix} reservations is pinned to nodes. O(prefix). */
+  /** Whether any of the first {@code prefix} reservations is pinned to nodes. O(1). */
   public boolean pinnedReservationsBefore(int prefix) {
-    for (int r = 0; r < prefix; r++) {
-      if (!reservations.get(r).floating()) {
-        return true;
-      }
-    }
-    return false;
+    return pinnedPrefix(prefix) > 0;
+  }
+
+  /** How many pinned reservations are among the first {@code prefix} reservations. */
+  private int pinnedPrefix(int prefix) {
+    return prefix == 0 || pinned.isEmpty()
+        ? 0
+        : startingBefore(pinned, reservations.get(prefix - 1).startSec() + 1);
   }
 
   /** How many reservations start strictly before {@code endSec}: the ones a job must respect. */
   public int reservationsStartingBefore(long endSec) {
+    return startingBefore(reservations, endSec);
+  }
+
+  private static int startingBefore(List<Reservation> sorted, long endSec) {
     int lo = 0;
-    int hi = reservations.size();
+    int hi = sorted.size();
     while (lo < hi) {
       int mid = (lo + hi) >>> 1;
-      if (reservations.get(mid).startSec() < endSec) {
+      if (sorted.get(mid).startSec() < endSec) {
         lo = mid + 1;
       } else {
         hi = mid;
@@ -179,7 +193,7 @@ public final class Ledger {
 
   /** What a job that must respect the first {@code prefix} reservations may use now. */
   public Capacity now(int prefix) {
-    return new NowCapacity(prefix);
+    return new NowCapacity(pinnedPrefix(prefix));
   }
 
   /**
@@ -190,9 +204,20 @@ public final class Ledger {
    * @return the placement with GPU masks
    */
   public Placement start(Job job, Placement placement) {
+    return start(job, placement, reservationsStartingBefore(nowSec + job.timeLimitSec()));
+  }
+
+  /**
+   * Starts {@code job} now on {@code placement}, as {@link #start}, where a floating reservation of
+   * its own for now stood: it holds what that reservation held, so no reservation is charged.
+   */
+  public Placement startReserved(Job job, Placement placement) {
+    return start(job, placement, 0);
+  }
+
+  /** Starts a job, charging it to the first {@code prefix} reservations. */
+  private Placement start(Job job, Placement placement, int prefix) {
     var shape = job.spec().gang().shape();
-    long endSec = nowSec + job.timeLimitSec();
-    int prefix = reservationsStartingBefore(endSec);
     long[] masks = new long[placement.nodeCount()];
     for (int i = 0; i < placement.nodeCount(); i++) {
       int node = placement.node(i);
@@ -255,6 +280,32 @@ public final class Ledger {
     }
     int at = reservationsStartingBefore(start + 1);
     reservations.add(at, reservation);
+    reservationsMade.add(reservation);
+    if (!reservation.floating()) {
+      pinned.add(startingBefore(pinned, start + 1), reservation);
+    }
+    version++;
+  }
+
+  /**
+   * Adds reservations made by an earlier pass whose spare counts already hold everything this pass
+   * has and will have planned up to them ({@code ScheduleCache}): nothing is charged. Only before
+   * any other reservation.
+   *
+   * @param byStart them sorted by start, ties in the order made
+   * @param inOrderMade them in the order they were made
+   */
+  public void adopt(List<Reservation> byStart, List<Reservation> inOrderMade) {
+    if (!reservations.isEmpty()) {
+      throw new IllegalStateException("adopt() after a reservation");
+    }
+    reservations.addAll(byStart);
+    reservationsMade.addAll(inOrderMade);
+    for (Reservation r : byStart) {
+      if (!r.floating()) {
+        pinned.add(r);
+      }
+    }
     version++;
   }
 
@@ -286,18 +337,19 @@ public final class Ledger {
     return reservationsStartingBefore(reservations.get(index).endSec());
   }
 
+  /** Free GPUs now, bounded per node by the first {@code pinnedPrefix} pinned reservations. */
   private final class NowCapacity implements Capacity {
-    private final int prefix;
+    private final int pinnedPrefix;
 
-    NowCapacity(int prefix) {
-      this.prefix = prefix;
+    NowCapacity(int pinnedPrefix) {
+      this.pinnedPrefix = pinnedPrefix;
     }
 
     @Override
     public int usableGpus(int node) {
       int usable = freeGpus[node];
-      for (int r = 0; r < prefix && usable > 0; r++) {
-        usable = Math.min(usable, reservations.get(r).spare(node));
+      for (int r = 0; r < pinnedPrefix && usable > 0; r++) {
+        usable = Math.min(usable, pinned.get(r).spare(node));
       }
       return usable;
     }

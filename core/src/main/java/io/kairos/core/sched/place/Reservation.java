@@ -17,10 +17,10 @@ import io.kairos.core.model.Placement;
  *       to other nodes at the same start ({@link #move}) when that lets a job start now.
  *   <li><b>Floating</b>: for a gang of one-GPU tasks that may share nodes, on any GPU model and any
  *       node (every job of an HPC trace on one-GPU nodes, most of a GPU cluster's). Any free GPU
- *       holds one of its tasks, so the promise is a count: {@code placement} only shows where it
- *       would go, and nothing per node is set aside. This is textbook EASY's view (Lifka; Mu'alem
- *       and Feitelson): a later job may start if it ends by the reservation or uses only GPUs that
- *       are extra then, wherever they are.
+ *       holds one of its tasks, so the promise is a count: its placement names no node, and nothing
+ *       per node is set aside. This is textbook EASY's view (Lifka; Mu'alem and Feitelson): a later
+ *       job may start if it ends by the reservation or uses only GPUs that are extra then, wherever
+ *       they are.
  * </ul>
  *
  * <p>Both kinds have {@code spareTotal}: the GPUs free at {@code startSec} once everything planned
@@ -29,11 +29,15 @@ import io.kairos.core.model.Placement;
  * reservation starts free GPUs only grow. Mutable during one pass only, by the ledger.
  */
 public final class Reservation {
+  /** The placement of a floating reservation: no node in particular. */
+  private static final Placement ANYWHERE = Placement.adopt(new int[0], new int[0], new long[0]);
+
   private final Job job;
   private final long startSec;
   private final int modelId;
   private Placement placement;
   private final int[] spare;
+  private final boolean countOnly;
   private long spareTotal;
 
   private Reservation(
@@ -44,6 +48,8 @@ public final class Reservation {
     this.placement = placement;
     this.spare = spare;
     this.spareTotal = spareTotal;
+    var shape = job.spec().gang().shape();
+    this.countOnly = spare == null && shape.cpus() == 0 && shape.memoryBytes() == 0;
     if (spareTotal < 0) {
       throw new IllegalStateException("reservation of job " + job.id() + " overbooked");
     }
@@ -60,9 +66,9 @@ public final class Reservation {
     return new Reservation(job, startSec, modelId, placement, spare, spareTotal);
   }
 
-  /** A count of one-GPU tasks on any GPUs; {@code placement} is where it would go, not a hold. */
-  public static Reservation floating(Job job, long startSec, Placement placement, long spareTotal) {
-    return new Reservation(job, startSec, -1, placement, null, spareTotal);
+  /** A count of one-GPU tasks on any GPUs: its placement names no node. */
+  public static Reservation floating(Job job, long startSec, long spareTotal) {
+    return new Reservation(job, startSec, -1, ANYWHERE, null, spareTotal);
   }
 
   /**
@@ -91,12 +97,21 @@ public final class Reservation {
     return spare == null;
   }
 
+  /**
+   * Whether this reservation is a count of GPUs and nothing else: floating, for tasks that need no
+   * CPU or memory (which the profile does not track), so that the count alone decides whether the
+   * job can start at the reserved time.
+   */
+  public boolean countOnly() {
+    return countOnly;
+  }
+
   /** The GPU model the reservation is for ({@code Cluster#modelIdOf}; -1 for any). */
   public int modelId() {
     return modelId;
   }
 
-  /** For a pinned reservation, its nodes; for a floating one, where it would go. */
+  /** For a pinned reservation, its nodes; for a floating one, none. */
   public Placement placement() {
     return placement;
   }
