@@ -109,7 +109,8 @@ public final class Agent implements AutoCloseable {
     this.config = Objects.requireNonNull(config, "config");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.backoff = new Backoff(random);
-    this.client = new ControllerClient(config.controllers(), config.joinToken());
+    this.client =
+        new ControllerClient(config.controllers(), config.joinToken(), ControllerTrust.of(config));
     try {
       this.health = NodeHealth.of(config);
     } catch (io.kairos.agent.gpu.NvidiaSmiException e) {
@@ -217,6 +218,11 @@ public final class Agent implements AutoCloseable {
     return address;
   }
 
+  /** Whose jobs this agent runs, in words (after {@link #start}). */
+  public String runsAs() {
+    return isolation.owners().describe();
+  }
+
   /** The current lease epoch; 0 before the first registration. */
   public long epoch() {
     return lease.epoch();
@@ -262,7 +268,8 @@ public final class Agent implements AutoCloseable {
             config.block(),
             config.rack(),
             health.nvlinkDomainSize(config),
-            logToken);
+            logToken,
+            isolation.owners().runsOnlyAs());
     while (!stopping) {
       Instant sentAt = clock.instant();
       long sentAtNanos = System.nanoTime();

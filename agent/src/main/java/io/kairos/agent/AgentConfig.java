@@ -46,6 +46,12 @@ import java.util.regex.Pattern;
  *     where the kernel lets the agent write them
  * @param fenceWatchdog whether to run the fence watchdog, a small process that kills the tasks when
  *     the lease runs out even if the agent itself is frozen or dead
+ * @param allowRootJobs whether tasks may run as root (uid 0); off, a task whose account is root is
+ *     refused (it fails with a message saying so)
+ * @param caFile the CA (PEM) the controllers' certificates must chain to, pinned with {@code
+ *     --ca-hash} or given with {@code --ca}; null to trust the JDK's CAs ({@link ControllerTrust})
+ * @param insecure whether the join token may travel in clear to a non-loopback {@code http://}
+ *     controller
  */
 public record AgentConfig(
     List<String> controllers,
@@ -69,7 +75,10 @@ public record AgentConfig(
     List<String> healthCheckProgram,
     long healthIntervalMs,
     boolean cgroups,
-    boolean fenceWatchdog) {
+    boolean fenceWatchdog,
+    boolean allowRootJobs,
+    Path caFile,
+    boolean insecure) {
 
   public static final long MAX_HEARTBEAT_WAIT_MS = 60_000;
   public static final long MAX_KILL_GRACE_MS = 3_600_000;
@@ -148,7 +157,8 @@ public record AgentConfig(
   public String toString() {
     return ("AgentConfig[controllers=%s, joinToken=***, nodeName=%s, dataDir=%s, gpus=%s,"
             + " cpus=%d, memoryBytes=%d, listen=%s:%d, zone=%s, block=%s, rack=%s,"
-            + " heartbeatWaitMs=%d, killGraceMs=%d, maxTaskOutputBytes=%d]")
+            + " heartbeatWaitMs=%d, killGraceMs=%d, maxTaskOutputBytes=%d, caFile=%s,"
+            + " insecure=%s]")
         .formatted(
             controllers,
             nodeName,
@@ -163,7 +173,9 @@ public record AgentConfig(
             rack,
             heartbeatWaitMs,
             killGraceMs,
-            maxTaskOutputBytes);
+            maxTaskOutputBytes,
+            caFile,
+            insecure);
   }
 
   private static List<String> validControllers(List<String> controllers) {
@@ -264,6 +276,9 @@ public record AgentConfig(
     private long healthIntervalMs = 30_000;
     private boolean cgroups = true;
     private boolean fenceWatchdog = true;
+    private boolean allowRootJobs;
+    private Path caFile;
+    private boolean insecure;
 
     private Builder(List<String> controllers, String joinToken, String nodeName, Path dataDir) {
       this.controllers = controllers;
@@ -356,6 +371,23 @@ public record AgentConfig(
       return this;
     }
 
+    public Builder allowRootJobs(boolean allowRootJobs) {
+      this.allowRootJobs = allowRootJobs;
+      return this;
+    }
+
+    /** Verify the controllers against the CA in this PEM file (and refuse plain HTTP). */
+    public Builder caFile(Path file) {
+      this.caFile = file;
+      return this;
+    }
+
+    /** Let the join token travel in clear to a non-loopback {@code http://} controller. */
+    public Builder insecure(boolean insecure) {
+      this.insecure = insecure;
+      return this;
+    }
+
     public AgentConfig build() {
       return new AgentConfig(
           controllers,
@@ -379,7 +411,10 @@ public record AgentConfig(
           healthCheckProgram,
           healthIntervalMs,
           cgroups,
-          fenceWatchdog);
+          fenceWatchdog,
+          allowRootJobs,
+          caFile,
+          insecure);
     }
 
     private static long physicalMemoryBytes() {

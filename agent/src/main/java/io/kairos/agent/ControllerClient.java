@@ -16,7 +16,9 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The agent's connection to the controller replicas: JSON POSTs with the join token, and which
- * replica to talk to.
+ * replica to talk to. Every call is checked against the {@link ControllerTrust} first: a URL it
+ * refuses (plain HTTP where a CA is pinned, or over the network) gets nothing, and HTTPS is
+ * verified against the pinned CA.
  *
  * <p>It keeps a current base URL. A 421 reply moves it to the leader the {@code Kairos-Leader}
  * header names; a connection failure moves it to the next URL of the configured list. Every call's
@@ -54,25 +56,37 @@ final class ControllerClient implements AutoCloseable {
   }
 
   private final List<String> controllers;
+  private final ControllerTrust trust;
   private final String authorization;
   private final ObjectMapper json;
   private final HttpClient http;
   private int index;
   private String current;
 
+  /** A client that trusts the JDK's CAs and allows plain text anywhere (tests). */
   ControllerClient(List<String> controllers, String joinToken) {
+    this(controllers, joinToken, ControllerTrust.unchecked());
+  }
+
+  /**
+   * A client that verifies controllers as {@code trust} says, and never sends the token to a URL it
+   * refuses (including a leader a 421 points at).
+   */
+  ControllerClient(List<String> controllers, String joinToken, ControllerTrust trust) {
     this.controllers = List.copyOf(controllers);
+    this.trust = trust;
     this.authorization = "Bearer " + Objects.requireNonNull(joinToken, "joinToken");
     // A newer controller may add fields: ignore them rather than fail every heartbeat.
     this.json =
         new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
     this.current = this.controllers.getFirst();
-    this.http =
+    var builder =
         HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(CONNECT_TIMEOUT)
-            .followRedirects(HttpClient.Redirect.NEVER)
-            .build();
+            .followRedirects(HttpClient.Redirect.NEVER);
+    trust.context().ifPresent(builder::sslContext);
+    this.http = builder.build();
   }
 
   /** The base URL the next call goes to. */
@@ -87,6 +101,11 @@ final class ControllerClient implements AutoCloseable {
    */
   <T> CompletableFuture<Outcome<T>> post(String path, Object body, Class<T> type, long waitMs) {
     String base = current();
+    var refused = trust.refusal(base);
+    if (refused.isPresent()) {
+      next(base);
+      return CompletableFuture.completedFuture(new Outcome.Failed<>(base, 0, refused.get()));
+    }
     byte[] bytes;
     try {
       bytes = json.writeValueAsBytes(body);
@@ -137,7 +156,7 @@ final class ControllerClient implements AutoCloseable {
 
   private <T> Outcome<T> unreachable(String base, IOException error) {
     next(base);
-    return new Outcome.Unreachable<>(base, error.toString());
+    return new Outcome.Unreachable<>(base, trust.describe(base, error));
   }
 
   private <T> Outcome<T> interpret(Class<T> type, String base, HttpResponse<String> response) {

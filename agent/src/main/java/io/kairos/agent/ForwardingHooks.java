@@ -1,5 +1,6 @@
 package io.kairos.agent;
 
+import io.kairos.agent.account.Account;
 import io.kairos.protocol.agent.TaskAssignment;
 import java.io.IOException;
 import java.util.List;
@@ -20,6 +21,11 @@ final class ForwardingHooks implements TaskHooks {
   @Override
   public List<String> healthProblems() {
     return target.get().healthProblems();
+  }
+
+  @Override
+  public Account owner(TaskAssignment a) throws IOException {
+    return target.get().owner(a);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.kairos.agent;
 
+import io.kairos.agent.account.Account;
 import io.kairos.protocol.agent.TaskAssignment;
 import java.nio.file.Path;
 import java.util.Collections;
@@ -53,6 +54,8 @@ import java.util.stream.Collectors;
  *     the assignment sends them elsewhere
  * @param stdout where the process' stdout is appended
  * @param stderr where its stderr is appended; may equal {@code stdout}
+ * @param owner the account the task runs as, whose own shell opens its files ({@link UserLaunch});
+ *     null when the agent opens them itself (tests, and tasks started without an owner)
  */
 public record LaunchSpec(
     TaskKey key,
@@ -61,7 +64,20 @@ public record LaunchSpec(
     Path workdir,
     Path taskDir,
     Path stdout,
-    Path stderr) {
+    Path stderr,
+    Account owner) {
+
+  /** A launch whose files the agent opens itself. */
+  public LaunchSpec(
+      TaskKey key,
+      List<String> argv,
+      Map<String, String> env,
+      Path workdir,
+      Path taskDir,
+      Path stdout,
+      Path stderr) {
+    this(key, argv, env, workdir, taskDir, stdout, stderr, null);
+  }
 
   /** The first rendezvous port; a job's port is this plus its id modulo 1000. */
   public static final int MASTER_PORT_BASE = 29_500;
@@ -121,6 +137,21 @@ public record LaunchSpec(
             : isSet(a.output()) ? stdout : taskDir.resolve("stderr.log");
     return new LaunchSpec(
         key, argv, environment(a, node, agentEnv, workdir), workdir, taskDir, stdout, stderr);
+  }
+
+  /** The same launch, starting {@code argv} instead (a wrapper around the task's own). */
+  public LaunchSpec withArgv(List<String> argv) {
+    return new LaunchSpec(key, argv, env, workdir, taskDir, stdout, stderr, owner);
+  }
+
+  /** The same launch, started as {@code owner} with environment {@code env}. */
+  public LaunchSpec withOwner(Account owner, List<String> argv, Map<String, String> env) {
+    return new LaunchSpec(key, argv, env, workdir, taskDir, stdout, stderr, owner);
+  }
+
+  /** {@code <dataDir>/tasks/<key>.task}: the agent's own record of the task's files and owner. */
+  public Path filesRecord() {
+    return taskDir.resolveSibling(key.dirName() + ".task");
   }
 
   /** True when stdout is sent somewhere other than the task directory. */

@@ -2,21 +2,21 @@ package io.kairos.agent;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.kairos.agent.account.Account;
+import io.kairos.agent.account.OwnerReads;
+import io.kairos.agent.account.TaskOwners;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
@@ -29,10 +29,13 @@ import java.util.concurrent.ThreadFactory;
  *       join token as bearer (else 401): 200 {@code text/plain} with the bytes from {@code offset},
  *       at most {@code limit} (default and maximum 1 MiB); header {@code Kairos-Log-Offset} is the
  *       offset to ask for next, {@code Kairos-Log-Done} is true once the task has exited and the
- *       reply reached the end. 404 when the task directory does not exist, 400 for a bad parameter
- *       or an offset past the end. A task whose job named {@code output} or {@code error} files is
- *       read from those (through the pointer files {@link ProcessLauncher} leaves in the task
- *       directory); such a file may hold earlier runs' output too, since it is appended to.
+ *       reply reached the end. 404 when the task is unknown here, 400 for a bad parameter or an
+ *       offset past the end, 403 for a file not served. A task whose job named {@code output} or
+ *       {@code error} files is read from those, as the agent recorded them ({@link TaskFiles}, out
+ *       of the job's reach); such a file may hold earlier runs' output too, since it is appended
+ *       to. A task that ran as another account than the agent's is read with that account's rights,
+ *       and never through a symbolic link in the file's name ({@link OwnerReads}): 403 for a file
+ *       its owner may not read, a link, or anything but a regular file.
  *   <li>{@code GET /healthz}: 200 {@code ok}, no token needed.
  * </ul>
  *
@@ -50,6 +53,7 @@ public final class LogServer implements AutoCloseable {
   private final Path dataDir;
   private final byte[] expectedAuthorization;
   private final byte[] logAuthorization;
+  private final int agentUid = TaskOwners.thisProcess().uid();
 
   /**
    * Binds {@code host:port} (0: any free port) and starts serving; readers present the join token.
@@ -127,41 +131,63 @@ public final class LogServer implements AutoCloseable {
 
   private void serve(HttpExchange exchange, LogRequest request) throws IOException {
     Path dir = LaunchSpec.taskDir(dataDir, request.key());
-    if (!Files.isDirectory(dir)) {
+    Path record = dir.resolveSibling(request.key().dirName() + ".task");
+    Optional<TaskFiles> files = TaskFiles.read(record);
+    if (files.isEmpty() && !Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
       send(exchange, 404, "no output for " + request.key() + " on this node");
       return;
     }
-    // Whether the task still runs is read before the size: if it had exited by then, the size
+    // Whether the task still runs is read before the file: if it had exited by then, what is
     // read after is final and "done" is true only when nothing more can come.
     boolean active = table.isActive(request.key());
-    // The job's output and error files when it named them, else the task directory's own.
-    Path file = ProcessLauncher.outputFile(dir, request.stream());
-    byte[] bytes;
-    long size;
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-      size = channel.size();
-      if (request.offset() > size) {
-        send(exchange, 400, "offset " + request.offset() + " is past the end (" + size + ")");
-        return;
+    OwnerReads.Result read = read(files, dir, request);
+    switch (read) {
+      case OwnerReads.Result.Refused r -> send(exchange, 403, r.why());
+      case OwnerReads.Result.PastEnd _ ->
+          send(exchange, 400, "offset " + request.offset() + " is past the end");
+      case OwnerReads.Result.Missing _ -> {
+        // The task has not opened its output yet.
+        if (request.offset() > 0) {
+          send(exchange, 400, "offset " + request.offset() + " is past the end (0)");
+        } else {
+          reply(exchange, request, new byte[0], !active);
+        }
       }
-      int length = (int) Math.min(request.limit(), size - request.offset());
-      ByteBuffer buffer = ByteBuffer.allocate(length);
-      while (buffer.hasRemaining()
-          && channel.read(buffer, request.offset() + buffer.position()) > 0) {
-        // a positional read may return less than asked: read until full or at the end
-      }
-      bytes = Arrays.copyOf(buffer.array(), buffer.position());
-    } catch (NoSuchFileException e) {
-      // The directory exists but the process has not opened its output yet.
-      size = 0;
-      bytes = new byte[0];
-      if (request.offset() > 0) {
-        send(exchange, 400, "offset " + request.offset() + " is past the end (0)");
-        return;
-      }
+      case OwnerReads.Result.Bytes b -> reply(exchange, request, b.data(), !active && b.atEnd());
     }
+  }
+
+  /**
+   * The bytes asked for, read as the account the task ran as when that is another than the agent's
+   * (the agent is root), else by the agent itself; never through a symbolic link.
+   */
+  private OwnerReads.Result read(Optional<TaskFiles> files, Path dir, LogRequest request)
+      throws IOException {
+    if (files.isEmpty()) {
+      // A task of an agent before TaskFiles: its pointer is trusted only in a directory the agent
+      // owns (its own account's task), never in one a job could write.
+      if (!ownedByAgent(dir)) {
+        return new OwnerReads.Result.Refused(
+            "the output of " + request.key() + " has no record of its owner: not served");
+      }
+      Path file = ProcessLauncher.outputFile(dir, request.stream());
+      return OwnerReads.here(file, request.offset(), request.limit());
+    }
+    Path file = files.get().file(request.stream());
+    Optional<Account> owner = files.get().owner();
+    if (owner.isPresent() && owner.get().uid() != agentUid) {
+      return OwnerReads.asOwner(owner.get(), file, request.offset(), request.limit());
+    }
+    return OwnerReads.here(file, request.offset(), request.limit());
+  }
+
+  private boolean ownedByAgent(Path dir) throws IOException {
+    return (int) Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS) == agentUid;
+  }
+
+  private static void reply(HttpExchange exchange, LogRequest request, byte[] bytes, boolean done)
+      throws IOException {
     long next = request.offset() + bytes.length;
-    boolean done = !active && next >= size;
     exchange.getResponseHeaders().set(OFFSET_HEADER, Long.toString(next));
     exchange.getResponseHeaders().set(DONE_HEADER, Boolean.toString(done));
     exchange.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");

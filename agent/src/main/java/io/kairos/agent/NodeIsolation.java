@@ -1,5 +1,8 @@
 package io.kairos.agent;
 
+import io.kairos.agent.account.Account;
+import io.kairos.agent.account.Nss;
+import io.kairos.agent.account.TaskOwners;
 import io.kairos.agent.isolate.Cgroups;
 import io.kairos.agent.isolate.FenceWatchdog;
 import io.kairos.agent.isolate.LeaseFile;
@@ -8,6 +11,7 @@ import io.kairos.agent.isolate.TaskCgroup;
 import io.kairos.agent.isolate.TaskLimits;
 import io.kairos.protocol.agent.TaskAssignment;
 import java.io.IOException;
+import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -20,6 +24,9 @@ import org.slf4j.LoggerFactory;
  * task's own cgroup (CPU, memory and pids limits, GPU device rules on cgroup v1), and the fence
  * watchdog's registry, so that a task still runs only while the agent holds its lease, even if the
  * agent is frozen or killed.
+ *
+ * <p>And who each task runs as ({@link TaskOwners}): its job's Unix account when the agent is root,
+ * else only the agent's own account's tasks.
  *
  * <p>{@link #open} is the agent's start-up: it kills what a previous agent on this data directory
  * left running (orphans, which the controller has already given up on), removes stale cgroups, and
@@ -34,6 +41,7 @@ final class NodeIsolation implements TaskHooks, AutoCloseable {
   private final Cgroups cgroups;
   private final LeaseFile lease;
   private final FenceWatchdog watchdog;
+  private final TaskOwners owners;
   private final Map<TaskKey, TaskCgroup> groups = new ConcurrentHashMap<>();
 
   private NodeIsolation(
@@ -41,15 +49,29 @@ final class NodeIsolation implements TaskHooks, AutoCloseable {
       NodeHealth health,
       Cgroups cgroups,
       LeaseFile lease,
-      FenceWatchdog watchdog) {
+      FenceWatchdog watchdog,
+      TaskOwners owners) {
     this.config = config;
     this.health = health;
     this.cgroups = cgroups;
     this.lease = lease;
     this.watchdog = watchdog;
+    this.owners = owners;
   }
 
   static NodeIsolation open(AgentConfig config, NodeHealth health) throws IOException {
+    var owners =
+        new TaskOwners(
+            config.nodeName(),
+            TaskOwners.thisProcess(),
+            config.allowRootJobs(),
+            Nss.system(InstantSource.system()));
+    if (owners.agent().isRoot()) {
+      log.info("{}", owners.describe());
+    } else {
+      log.warn("{}", owners.describe());
+    }
+    AgentFiles.secure(config.dataDir(), owners.agent().isRoot());
     LeaseFile lease = null;
     FenceWatchdog watchdog = null;
     if (config.fenceWatchdog()) {
@@ -86,7 +108,7 @@ final class NodeIsolation implements TaskHooks, AutoCloseable {
           config.nodeName(),
           watchdog.process().map(ProcessHandle::pid).orElse(-1L));
     }
-    return new NodeIsolation(config, health, cgroups, lease, watchdog);
+    return new NodeIsolation(config, health, cgroups, lease, watchdog, owners);
   }
 
   /** The controller accepted a heartbeat sent at {@code sentAtNanos}: the lease runs from then. */
@@ -122,14 +144,17 @@ final class NodeIsolation implements TaskHooks, AutoCloseable {
     for (String note : group.get().notes()) {
       log.info("{}: cgroup: {}", spec.key(), note);
     }
-    return new LaunchSpec(
-        spec.key(),
-        group.get().wrap(spec.argv()),
-        spec.env(),
-        spec.workdir(),
-        spec.taskDir(),
-        spec.stdout(),
-        spec.stderr());
+    return spec.withArgv(group.get().wrap(spec.argv()));
+  }
+
+  @Override
+  public Account owner(TaskAssignment a) throws IOException {
+    return owners.ownerOf(a.jobId(), a.runAs());
+  }
+
+  /** Who this agent runs tasks as. */
+  TaskOwners owners() {
+    return owners;
   }
 
   @Override

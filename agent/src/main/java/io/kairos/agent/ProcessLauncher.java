@@ -1,30 +1,35 @@
 package io.kairos.agent;
 
+import io.kairos.agent.account.Account;
 import java.io.File;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
  * The only class that starts processes or sends them signals.
  *
- * <p>A task starts with {@link ProcessBuilder}, no shell, its environment replaced by the spec's
- * and its stdout and stderr appended to files: in its task directory, or where the job's {@code
- * output} and {@code error} send them (parent directories created). For the latter, a pointer file
- * in the task directory ({@link #pointer}) names the file, so that {@link LogServer} finds it.
- * Stopping a task is two steps, as Slurm and Kubernetes do it: {@link #terminate} sends SIGTERM to
- * the process and every descendant and returns the tree it saw; {@link #forceKill}, after the grace
- * period, sends SIGKILL to that tree and to any descendant born since. The tree is captured before
- * the first signal because a child whose parent dies is re-parented and no longer shows as a
- * descendant.
+ * <p>A task starts with {@link ProcessBuilder}, its environment replaced by the spec's and its
+ * stdout and stderr appended to files: in its task directory, or where the job's {@code output} and
+ * {@code error} send them. The task directory ({@code <dataDir>/tasks/<key>}, mode 0700, in a
+ * {@code tasks/} that others may enter but not list) belongs to the task's owner; beside it the
+ * agent records the files and the owner ({@link TaskFiles}) for the {@link LogServer}. A task with
+ * an owner ({@link LaunchSpec#owner}) opens its files itself, as that account ({@link UserLaunch}):
+ * the agent only gives it /dev/null for stdin and a pipe for what goes wrong before the task's
+ * program runs. Without one (tests), the agent opens them. Stopping a task is two steps, as Slurm
+ * and Kubernetes do it: {@link #terminate} sends SIGTERM to the process and every descendant and
+ * returns the tree it saw; {@link #forceKill}, after the grace period, sends SIGKILL to that tree
+ * and to any descendant born since. The tree is captured before the first signal because a child
+ * whose parent dies is re-parented and no longer shows as a descendant.
  *
  * <p>Stateless and thread-safe. It does not wait or decide when to escalate: {@link TaskTable}
  * does.
@@ -32,7 +37,10 @@ import java.util.Set;
 public final class ProcessLauncher {
   private static final File NULL_DEVICE = new File("/dev/null");
 
-  /** {@code <taskDir>/stdout.path}: names the file a redirected stream goes to. */
+  /**
+   * {@code <taskDir>/stdout.path}: named the file a redirected stream went to, for tasks started by
+   * agents before {@link TaskFiles}; read only from a task directory the agent itself owns.
+   */
   public static Path pointer(Path taskDir, String stream) {
     return taskDir.resolve(stream + ".path");
   }
@@ -54,16 +62,23 @@ public final class ProcessLauncher {
    *     file cannot be created, or the program cannot be started
    */
   public Process start(LaunchSpec spec) throws IOException {
-    Files.createDirectories(spec.taskDir());
-    for (var stream :
-        List.of(Map.entry("stdout", spec.stdout()), Map.entry("stderr", spec.stderr()))) {
-      Path file = stream.getValue();
-      if (!file.equals(spec.taskDir().resolve(stream.getKey() + ".log"))) {
-        Path parent = file.getParent();
-        if (parent != null) {
-          Files.createDirectories(parent);
-        }
-        Files.writeString(pointer(spec.taskDir(), stream.getKey()), file + "\n");
+    taskDirectory(spec);
+    TaskFiles.of(spec).write(spec.filesRecord());
+    if (spec.owner() != null) {
+      var builder =
+          new ProcessBuilder(spec.argv())
+              .directory(new File("/"))
+              .redirectInput(ProcessBuilder.Redirect.from(NULL_DEVICE))
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .redirectError(ProcessBuilder.Redirect.PIPE);
+      builder.environment().clear();
+      builder.environment().putAll(spec.env());
+      return builder.start();
+    }
+    for (Path file : List.of(spec.stdout(), spec.stderr())) {
+      Path parent = file.getParent();
+      if (parent != null) {
+        Files.createDirectories(parent);
       }
     }
     if (!Files.exists(spec.workdir())) {
@@ -86,6 +101,28 @@ public final class ProcessLauncher {
     builder.environment().putAll(spec.env());
     return builder.start();
   }
+
+  /**
+   * Creates {@code <dataDir>/tasks/} (0711: entered by name, never listed by others) and the task's
+   * directory in it (0700), given to the task's owner.
+   */
+  private static void taskDirectory(LaunchSpec spec) throws IOException {
+    Path dir = spec.taskDir();
+    Path tasks = dir.getParent();
+    Files.createDirectories(tasks);
+    Files.setPosixFilePermissions(tasks, PosixFilePermissions.fromString("rwx--x--x"));
+    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+      Files.createDirectory(dir);
+    }
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+    Account owner = spec.owner();
+    if (owner != null && (int) Files.getAttribute(dir, "unix:uid", NOFOLLOW) != owner.uid()) {
+      Files.setAttribute(dir, "unix:uid", owner.uid(), NOFOLLOW);
+      Files.setAttribute(dir, "unix:gid", owner.gid(), NOFOLLOW);
+    }
+  }
+
+  private static final LinkOption NOFOLLOW = LinkOption.NOFOLLOW_LINKS;
 
   /**
    * Sends {@code signal} (TERM, INT, HUP, QUIT, USR1 or USR2) to {@code root} and all its

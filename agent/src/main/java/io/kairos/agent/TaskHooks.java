@@ -1,5 +1,6 @@
 package io.kairos.agent;
 
+import io.kairos.agent.account.Account;
 import io.kairos.protocol.agent.TaskAssignment;
 import java.io.IOException;
 import java.util.List;
@@ -8,8 +9,8 @@ import java.util.List;
  * What the {@link TaskTable} asks of the node around each task: a health check before the start,
  * the isolation of the process (its cgroup), and its registration with the fence watchdog that
  * kills it should the agent lose its lease while frozen. The table calls them in this order: {@link
- * #healthProblems}, {@link #isolate}, {@link #started}, and {@link #ended} once the process has
- * exited (or, after {@link #isolate}, once its start has failed).
+ * #healthProblems}, {@link #owner}, {@link #isolate}, {@link #started}, and {@link #ended} once the
+ * process has exited (or, after {@link #isolate}, once its start has failed).
  */
 public interface TaskHooks {
   /** Nothing checked, nothing isolated: emulated nodes and unit tests. */
@@ -18,6 +19,18 @@ public interface TaskHooks {
   /** The node's problems right now; empty when healthy. Called outside the table's lock. */
   default List<String> healthProblems() {
     return List.of();
+  }
+
+  /**
+   * The account the task runs as, whose own shell opens its files ({@link UserLaunch}); null for
+   * none: the agent opens them (unit tests). Called before the task is prepared, outside the
+   * table's lock (NSS may ask a directory server).
+   *
+   * @throws IOException saying why the task must not start (an account this agent cannot or may not
+   *     run); the task fails with that message
+   */
+  default Account owner(TaskAssignment assignment) throws IOException {
+    return null;
   }
 
   /**

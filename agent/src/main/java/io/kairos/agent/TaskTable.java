@@ -1,5 +1,6 @@
 package io.kairos.agent;
 
+import io.kairos.agent.account.Account;
 import io.kairos.protocol.agent.ExitReason;
 import io.kairos.protocol.agent.TaskAssignment;
 import io.kairos.protocol.agent.TaskKill;
@@ -7,7 +8,6 @@ import io.kairos.protocol.agent.TaskRef;
 import io.kairos.protocol.agent.TaskReport;
 import io.kairos.protocol.agent.TaskStatus;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -61,7 +61,7 @@ public final class TaskTable {
   private final Runnable onChange;
   private final TaskHooks hooks;
 
-  private final TreeMap<TaskKey, Task> tasks = new TreeMap<>();
+  private final TreeMap<TaskKey, HeldTask> tasks = new TreeMap<>();
   private final SequencedSet<TaskKey> forgotten = new LinkedHashSet<>();
   private long version;
 
@@ -139,13 +139,20 @@ public final class TaskTable {
         return false;
       }
     }
-    // Outside the lock: a real health check runs nvidia-smi.
+    // Outside the lock: a real health check runs nvidia-smi, and NSS may ask a directory server.
     List<String> problems = hooks.healthProblems();
+    Account owner = null;
+    String refused = null;
+    try {
+      owner = problems.isEmpty() ? hooks.owner(assignment) : null;
+    } catch (IOException e) {
+      refused = String.valueOf(e.getMessage());
+    }
     synchronized (this) {
       if (tasks.containsKey(key) || forgotten.contains(key)) {
         return false;
       }
-      var task = new Task(key, assignment, killGrace);
+      var task = new HeldTask(key, assignment, killGrace);
       tasks.put(key, task);
       if (!problems.isEmpty()) {
         task.refused(ExitReason.NODE_UNHEALTHY, String.join("; ", problems), clock.instant());
@@ -154,7 +161,13 @@ public final class TaskTable {
         return true;
       }
       try {
+        if (refused != null) {
+          throw new IllegalArgumentException(refused);
+        }
         task.spec = LaunchSpec.of(assignment, node, dataDir, agentEnv);
+        if (owner != null) {
+          task.spec = UserLaunch.wrap(task.spec, owner, assignment.env());
+        }
       } catch (IllegalArgumentException e) {
         task.refused(ExitReason.LAUNCH_FAILED, String.valueOf(e.getMessage()), clock.instant());
         log.warn("{}: launch failed: {}", key, e.getMessage());
@@ -178,7 +191,7 @@ public final class TaskTable {
    * @return false when the task is not held or not READY
    */
   public synchronized boolean go(TaskRef ref) {
-    Task task = tasks.get(TaskKey.of(ref));
+    HeldTask task = tasks.get(TaskKey.of(ref));
     if (task == null || task.status != TaskStatus.READY) {
       return false;
     }
@@ -193,7 +206,7 @@ public final class TaskTable {
    * @return false when the task is not held or not READY
    */
   public synchronized boolean refuse(TaskRef ref, List<String> problems) {
-    Task task = tasks.get(TaskKey.of(ref));
+    HeldTask task = tasks.get(TaskKey.of(ref));
     if (task == null || task.status != TaskStatus.READY) {
       return false;
     }
@@ -204,19 +217,26 @@ public final class TaskTable {
   }
 
   /** Starts the task's process; called under the lock. */
-  private void startProcess(Task task) {
+  private void startProcess(HeldTask task) {
     TaskKey key = task.key;
     boolean isolated = false;
     try {
       LaunchSpec spec = hooks.isolate(task.spec, task.assignment);
       isolated = true;
-      Files.createDirectories(spec.taskDir());
       Process process = launcher.start(spec);
       task.started(spec, process, clock.instant());
       hooks.started(key, process);
-      log.info("{}: started pid {}: {}", key, process.pid(), task.spec.argv());
+      log.info(
+          "{}: started pid {}{}: {}",
+          key,
+          process.pid(),
+          spec.owner() == null ? "" : " as " + spec.owner(),
+          task.assignment.command());
       // A waiting thread of its own rather than onExit(), which completes on the common pool.
-      Thread.ofVirtual().name("kairos-task-" + key.dirName()).start(() -> awaitExit(key, process));
+      boolean setupPipe = spec.owner() != null;
+      Thread.ofVirtual()
+          .name("kairos-task-" + key.dirName())
+          .start(() -> awaitExit(key, process, setupPipe));
     } catch (IllegalArgumentException | IOException e) {
       task.refused(ExitReason.LAUNCH_FAILED, String.valueOf(e.getMessage()), clock.instant());
       log.warn("{}: launch failed: {}", key, e.getMessage());
@@ -242,7 +262,7 @@ public final class TaskTable {
     String message =
         "killed by the controller" + (kill.reason() == null ? "" : ": " + kill.reason());
     int stopped = 0;
-    for (Task task : tasks.values()) {
+    for (HeldTask task : tasks.values()) {
       if (task.key.jobId() == kill.jobId() && task.key.attempt() == kill.attempt()) {
         if (kill.graceSec() != null && kill.graceSec() >= 0 && task.stopRequestedAt == null) {
           // A preemption's grace (the tenancy's), in place of the job's own for this stop.
@@ -256,7 +276,7 @@ public final class TaskTable {
 
   /** Stops every running task (fencing, shutdown): the stop signal now, SIGKILL after the grace. */
   public synchronized void killAll(ExitReason reason, String message) {
-    for (Task task : tasks.values()) {
+    for (HeldTask task : tasks.values()) {
       stop(task, reason, message);
     }
   }
@@ -266,7 +286,7 @@ public final class TaskTable {
    * given the GPUs to another job).
    */
   public synchronized void killAllNow(ExitReason reason, String message) {
-    for (Task task : tasks.values()) {
+    for (HeldTask task : tasks.values()) {
       stop(task, reason, message);
       if (task.process != null && task.status != TaskStatus.EXITED && !task.forced) {
         forceKill(task);
@@ -281,7 +301,7 @@ public final class TaskTable {
    */
   public synchronized boolean forget(TaskRef ref) {
     TaskKey key = TaskKey.of(ref);
-    Task task = tasks.get(key);
+    HeldTask task = tasks.get(key);
     if (task == null || task.status != TaskStatus.EXITED) {
       return false;
     }
@@ -299,7 +319,7 @@ public final class TaskTable {
    */
   public synchronized void tick() {
     Instant now = clock.instant();
-    for (Task task : tasks.values()) {
+    for (HeldTask task : tasks.values()) {
       if (task.process == null) {
         continue;
       }
@@ -315,7 +335,7 @@ public final class TaskTable {
         }
         if (task.deadline != null && !now.isBefore(task.deadline)) {
           stop(task, ExitReason.TIME_LIMIT, "time limit " + task.timeLimitSec + "s reached");
-        } else if (maxOutputBytes > 0 && outputBytes(task) > maxOutputBytes) {
+        } else if (maxOutputBytes > 0 && task.outputBytes() > maxOutputBytes) {
           stop(task, ExitReason.OUTPUT_LIMIT, "output passed " + maxOutputBytes + " bytes");
         }
       }
@@ -329,7 +349,7 @@ public final class TaskTable {
 
   /** Sends SIGKILL now to every task being stopped, without waiting for the grace (shutdown). */
   public synchronized void forceKillStopping() {
-    for (Task task : tasks.values()) {
+    for (HeldTask task : tasks.values()) {
       if (task.stopRequestedAt != null && !task.forced) {
         forceKill(task);
       }
@@ -339,25 +359,25 @@ public final class TaskTable {
   /** Every task held, in key order: running ones and exited ones not yet forgotten. */
   public synchronized List<TaskReport> reports() {
     List<TaskReport> reports = new ArrayList<>(tasks.size());
-    for (Task task : tasks.values()) {
+    for (HeldTask task : tasks.values()) {
       reports.add(task.report());
     }
     return reports;
   }
 
   public synchronized Optional<TaskReport> report(TaskKey key) {
-    return Optional.ofNullable(tasks.get(key)).map(Task::report);
+    return Optional.ofNullable(tasks.get(key)).map(HeldTask::report);
   }
 
   /** Whether the task is held and has not exited (its output may still grow). */
   public synchronized boolean isActive(TaskKey key) {
-    Task task = tasks.get(key);
+    HeldTask task = tasks.get(key);
     return task != null && task.status != TaskStatus.EXITED;
   }
 
   /** Whether the task has been sent SIGTERM and has not exited yet. */
   synchronized boolean isStopping(TaskKey key) {
-    Task task = tasks.get(key);
+    HeldTask task = tasks.get(key);
     return task != null && task.status != TaskStatus.EXITED && task.stopRequestedAt != null;
   }
 
@@ -391,11 +411,16 @@ public final class TaskTable {
     return true;
   }
 
-  private void awaitExit(TaskKey key, Process process) {
+  /**
+   * Waits for the process; with {@code setupPipe}, first reads what its owner's shell said before
+   * the task's program ran (its stderr until the program gets its own: {@link UserLaunch}).
+   */
+  private void awaitExit(TaskKey key, Process process, boolean setupPipe) {
+    String setup = setupPipe ? UserLaunch.setupErrors(process) : "";
     while (true) {
       try {
         process.waitFor();
-        exited(key, process);
+        exited(key, process, setup);
         return;
       } catch (InterruptedException e) {
         // Nobody interrupts these threads; keep waiting: the exit must be recorded.
@@ -403,12 +428,17 @@ public final class TaskTable {
     }
   }
 
-  private synchronized void exited(TaskKey key, Process process) {
-    Task task = tasks.get(key);
+  private synchronized void exited(TaskKey key, Process process, String setup) {
+    HeldTask task = tasks.get(key);
     if (task == null || task.process != process || task.status == TaskStatus.EXITED) {
       return;
     }
     task.exited(process.exitValue(), clock.instant());
+    if (!setup.isBlank() && task.exitCode != 0 && task.reason == null) {
+      // It never ran: the owner could not enter its directory or open its output.
+      task.reason = ExitReason.LAUNCH_FAILED;
+      task.message = setup.strip();
+    }
     hooks.ended(key);
     log.info(
         "{}: exited with code {}{}",
@@ -422,7 +452,7 @@ public final class TaskTable {
    * The job's stop signal (SIGTERM unless it chose another) to the task's tree, unless it has
    * exited or is already being stopped; a READY task, which has no process, just ends.
    */
-  private boolean stop(Task task, ExitReason reason, String message) {
+  private boolean stop(HeldTask task, ExitReason reason, String message) {
     if (task.status == TaskStatus.READY) {
       task.refused(reason, message, clock.instant());
       task.exitCode = 128 + 15;
@@ -451,116 +481,16 @@ public final class TaskTable {
     return true;
   }
 
-  private void forceKill(Task task) {
+  private void forceKill(HeldTask task) {
     log.info("{}: sending SIGKILL to its process tree", task.key);
     launcher.forceKill(task.process.toHandle(), task.tree);
     hooks.forceKilled(task.key);
     task.forced = true;
   }
 
-  /** What the task wrote: files it shares or appends to count from their size at its start. */
-  private static long outputBytes(Task task) {
-    return Math.max(0, outputSize(task.spec) - task.outputAtStart);
-  }
-
-  private static long outputSize(LaunchSpec spec) {
-    long size = 0;
-    try {
-      size += Files.size(spec.stdout());
-    } catch (IOException e) {
-      // not created yet
-    }
-    if (!spec.stderr().equals(spec.stdout())) {
-      try {
-        size += Files.size(spec.stderr());
-      } catch (IOException e) {
-        // not created yet
-      }
-    }
-    return size;
-  }
-
   private void changed() {
     version++;
     notifyAll();
     onChange.run();
-  }
-
-  /** One held task. Guarded by the table's lock. */
-  private static final class Task {
-    final TaskKey key;
-    final TaskAssignment assignment;
-    final long timeLimitSec;
-
-    /**
-     * From the stop signal to SIGKILL: the job's grace, else the agent's; a kill may name its own
-     * (a preemption), set before the stop.
-     */
-    Duration grace;
-
-    TaskStatus status = TaskStatus.STARTING;
-    Instant warnAt;
-    boolean warned;
-    LaunchSpec spec;
-    Process process;
-    Instant deadline;
-    Instant startedAt;
-    Instant endedAt;
-    Integer exitCode;
-    ExitReason reason;
-    String message;
-    Instant stopRequestedAt;
-    List<ProcessHandle> tree = List.of();
-    boolean forced;
-    long outputAtStart;
-
-    Task(TaskKey key, TaskAssignment assignment, Duration agentGrace) {
-      this.key = key;
-      this.assignment = assignment;
-      this.timeLimitSec = assignment.timeLimitSec();
-      this.grace =
-          assignment.graceSec() > 0 ? Duration.ofSeconds(assignment.graceSec()) : agentGrace;
-    }
-
-    void started(LaunchSpec spec, Process process, Instant at) {
-      this.spec = spec;
-      this.outputAtStart = spec.isRedirected() ? outputSize(spec) : 0;
-      this.process = process;
-      this.status = TaskStatus.RUNNING;
-      this.startedAt = at;
-      this.deadline = timeLimitSec > 0 ? at.plusSeconds(timeLimitSec) : null;
-      if (deadline != null && assignment.warnSignal() != null && assignment.warnBeforeSec() > 0) {
-        this.warnAt = deadline.minusSeconds(assignment.warnBeforeSec());
-      }
-    }
-
-    /** Ends a task that never started: it could not, or should not. */
-    void refused(ExitReason why, String text, Instant at) {
-      this.status = TaskStatus.EXITED;
-      this.exitCode = LAUNCH_FAILED_EXIT_CODE;
-      this.reason = why;
-      this.message = text;
-      this.endedAt = at;
-    }
-
-    void exited(int exitCode, Instant at) {
-      this.status = TaskStatus.EXITED;
-      this.exitCode = exitCode;
-      this.endedAt = at;
-    }
-
-    TaskReport report() {
-      boolean exited = status == TaskStatus.EXITED;
-      return new TaskReport(
-          key.jobId(),
-          key.attempt(),
-          key.task(),
-          status,
-          exited ? exitCode : null,
-          exited ? reason : null,
-          exited ? message : null,
-          startedAt == null ? null : startedAt.toEpochMilli(),
-          endedAt == null ? null : endedAt.toEpochMilli());
-    }
   }
 }

@@ -72,7 +72,9 @@ class AgentTest {
                     .heartbeatWaitMs(200)
                     .killGraceMs(1_000)
                     .cgroups(false)
-                    .fenceWatchdog(false))
+                    .fenceWatchdog(false)
+                    // One user, who is root when the tests run in CI: tasks run as the agent.
+                    .allowRootJobs(true))
             .build();
     var agent = new Agent(config, clock, new SplittableRandom(42));
     closeables.add(agent);

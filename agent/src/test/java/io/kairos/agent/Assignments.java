@@ -243,6 +243,37 @@ final class Assignments {
         error);
   }
 
+  /** The same assignment, run as Unix account {@code runAs}; output and error kept. */
+  static TaskAssignment withRunAs(TaskAssignment a, String runAs) {
+    return new TaskAssignment(
+        a.jobId(),
+        a.attempt(),
+        a.task(),
+        a.tasks(),
+        a.nodes(),
+        a.name(),
+        a.user(),
+        a.command(),
+        a.env(),
+        a.workdir(),
+        a.gpus(),
+        a.cpus(),
+        a.memoryMb(),
+        a.timeLimitSec(),
+        a.masterAddr(),
+        a.gpuUuids(),
+        a.killSignal(),
+        a.graceSec(),
+        a.warnSignal(),
+        a.warnBeforeSec(),
+        a.checkpointDir(),
+        a.barrier(),
+        a.restarts(),
+        a.output(),
+        a.error(),
+        runAs);
+  }
+
   static TaskAssignment withName(TaskAssignment a, String name) {
     return new TaskAssignment(
         a.jobId(),

@@ -2,6 +2,7 @@ package io.kairos.cli;
 
 import io.kairos.agent.Agent;
 import io.kairos.agent.AgentConfig;
+import io.kairos.agent.ControllerTrust;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -100,6 +101,34 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
   @Option(names = "--rack", defaultValue = "rack-0", description = "This node's rack.")
   String rack;
 
+  @Option(
+      names = "--allow-root-jobs",
+      description =
+          "Run tasks whose account is root (uid 0). Off by default: such a task fails. For a"
+              + " single-user machine whose user is root, never a shared cluster.")
+  boolean allowRootJobs;
+
+  @Option(
+      names = "--ca-hash",
+      paramLabel = "sha256:HEX",
+      description =
+          "Pin the cluster CA: on first contact fetch it from the controller (no token sent),"
+              + " check its public key's hash, keep it as DATA/ca.pem and verify the controller"
+              + " against it on every call. `kairos server` prints the hash.")
+  String caHash;
+
+  @Option(
+      names = "--ca",
+      paramLabel = "FILE",
+      description = "Verify the controller against the CA in this PEM file instead.")
+  Path caFile;
+
+  @Option(
+      names = "--insecure",
+      description =
+          "Allow a plain http:// controller off this machine: the join token travels in clear.")
+  boolean insecure;
+
   @Override
   public Integer call() throws Exception {
     ServerLogging.configure();
@@ -107,8 +136,9 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
     String name =
         nodeName != null ? nodeName : InetAddress.getLocalHost().getHostName().split("\\.")[0];
     Path dir = data != null ? data : Environment.home.resolve(".kairos").resolve("agent-" + name);
-    var builder =
-        builder(AgentConfig.parseControllers(controllers), token, name, dir, gpus, listen, rack);
+    var urls = AgentConfig.parseControllers(controllers);
+    var builder = builder(urls, token, name, dir, gpus, listen, rack);
+    builder.caFile(trustedCa(urls, dir)).insecure(insecure);
     if (gpus == null) {
       builder.nvidiaSmi(nvidiaSmi);
     }
@@ -117,10 +147,13 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
     }
     builder.healthIntervalMs(Durations.millis(healthInterval, "--health-interval"));
     builder.cgroups(!noCgroups);
+    builder.allowRootJobs(allowRootJobs);
     var config = builder.build();
     Agent agent;
     try {
       agent = new Agent(config, InstantSource.system(), new Random());
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
     } catch (IllegalStateException e) {
       throw new UsageException(
           e.getMessage()
@@ -134,10 +167,49 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
             + (gpus == null ? "the GPUs nvidia-smi found" : config.gpus())
             + " for "
             + controllers);
+    System.err.println("kairos: " + agent.runsAs());
     Runtime.getRuntime().addShutdownHook(new Thread(agent::close));
     var exit = agent.awaitStop();
     System.err.println("kairos: agent stopped: " + exit);
     return 0;
+  }
+
+  /**
+   * The CA file the agent verifies its controller against: {@code --ca}, else the CA pinned in its
+   * data directory, else (with {@code --ca-hash}) the one fetched and checked on first contact,
+   * waiting for a controller to answer; null for none.
+   */
+  Path trustedCa(java.util.List<String> urls, Path dir)
+      throws java.io.IOException, InterruptedException {
+    var hash = java.util.Optional.ofNullable(caHash).map(ControllerTrust::parseHash);
+    if (caFile != null) {
+      if (hash.isPresent()
+          && ControllerTrust.readCertificates(caFile).stream()
+              .noneMatch(c -> ControllerTrust.spkiSha256(c).equals(hash.get()))) {
+        throw new UsageException("--ca " + caFile + " holds no CA with the hash " + hash.get());
+      }
+      return caFile;
+    }
+    try {
+      var stored = ControllerTrust.stored(dir, hash);
+      if (stored.isPresent() || hash.isEmpty()) {
+        return stored.orElse(null);
+      }
+      while (true) {
+        try {
+          Path pinned = ControllerTrust.pin(urls, hash.get(), dir);
+          System.err.println("kairos: pinned the cluster CA " + hash.get() + " in " + pinned);
+          return pinned;
+        } catch (ControllerTrust.PinMismatchException e) {
+          throw e;
+        } catch (java.io.IOException e) {
+          System.err.println("kairos: waiting for a controller to fetch the CA: " + e.getMessage());
+          Thread.sleep(2_000);
+        }
+      }
+    } catch (ControllerTrust.PinMismatchException e) {
+      throw new UsageException(e.getMessage());
+    }
   }
 
   static AgentConfig config(

@@ -18,7 +18,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 
 /**
@@ -56,6 +55,7 @@ final class ApiClient implements AutoCloseable {
 
   private final List<URI> servers;
   private final String token;
+  private final ClientTls tls;
   private final HttpClient http;
   private volatile int current;
 
@@ -65,14 +65,26 @@ final class ApiClient implements AutoCloseable {
   }
 
   ApiClient(List<URI> servers, String token) {
+    this(servers, token, ClientTls.defaults());
+  }
+
+  /** A client that verifies HTTPS and refuses plain HTTP as {@code tls} says. */
+  ApiClient(List<URI> servers, String token, ClientTls tls) {
     this.servers = List.copyOf(servers);
     this.token = token;
-    this.http =
+    this.tls = tls;
+    var builder =
         HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(CONNECT_TIMEOUT)
-            .followRedirects(HttpClient.Redirect.NEVER)
-            .build();
+            .followRedirects(HttpClient.Redirect.NEVER);
+    tls.context().ifPresent(builder::sslContext);
+    this.http = builder.build();
+  }
+
+  /** How this client verifies HTTPS (the load generators open their own connections with it). */
+  ClientTls tls() {
+    return tls;
   }
 
   /** The base URL in use (the last one that answered, or the first). */
@@ -94,6 +106,11 @@ final class ApiClient implements AutoCloseable {
     return json(send("POST", path, body == null ? null : Json.bytes(body)));
   }
 
+  /** {@code PUT path} with {@code body} as JSON and its JSON reply. */
+  JsonNode put(String path, Object body) {
+    return json(send("PUT", path, Json.bytes(body)));
+  }
+
   /**
    * One request, tried against each server in turn while connections are refused; redirects
    * followed; an error reply thrown as {@link ApiException}.
@@ -104,6 +121,7 @@ final class ApiClient implements AutoCloseable {
     for (int i = 0; i < n; i++) {
       int index = (start + i) % n;
       URI base = servers.get(index);
+      tls.check(base);
       Response response;
       try {
         response = exchange(method, URI.create(base + path), body);
@@ -115,7 +133,7 @@ final class ApiClient implements AutoCloseable {
           throw ApiException.noReply(
               "no reply from " + base + " within " + REQUEST_TIMEOUT.toSeconds() + "s");
         }
-        throw ApiException.noReply("lost the connection to " + base + ": " + describe(e));
+        throw ApiException.noReply("lost the connection to " + base + ": " + tls.describe(base, e));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw ApiException.noReply("interrupted while waiting for " + base);
@@ -130,6 +148,7 @@ final class ApiClient implements AutoCloseable {
   private Response exchange(String method, URI uri, byte[] body)
       throws IOException, InterruptedException {
     for (int hop = 0; ; hop++) {
+      tls.check(uri);
       HttpResponse<byte[]> r =
           http.send(request(method, uri, body), HttpResponse.BodyHandlers.ofByteArray());
       var response = new Response(r.statusCode(), r.headers(), r.body(), uri);
@@ -143,28 +162,6 @@ final class ApiClient implements AutoCloseable {
       }
       uri = next.get();
     }
-  }
-
-  /**
-   * The same request sent asynchronously to {@link #server()}, redirects followed, with no status
-   * check and no fail-over (for {@code bench}, which counts the outcomes itself).
-   */
-  CompletableFuture<Response> sendAsync(String method, String path, byte[] body) {
-    return exchangeAsync(method, URI.create(server() + path), body, 0);
-  }
-
-  private CompletableFuture<Response> exchangeAsync(String method, URI uri, byte[] body, int hop) {
-    return http.sendAsync(request(method, uri, body), HttpResponse.BodyHandlers.ofByteArray())
-        .thenCompose(
-            r -> {
-              var response = new Response(r.statusCode(), r.headers(), r.body(), uri);
-              Optional<URI> next = redirect(response);
-              if (next.isEmpty() || hop >= MAX_REDIRECTS) {
-                return CompletableFuture.completedFuture(response);
-              }
-              boolean see = response.status() == 303;
-              return exchangeAsync(see ? "GET" : method, next.get(), see ? null : body, hop + 1);
-            });
   }
 
   private HttpRequest request(String method, URI uri, byte[] body) {

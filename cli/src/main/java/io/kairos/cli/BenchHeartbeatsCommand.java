@@ -73,8 +73,20 @@ final class BenchHeartbeatsCommand implements Callable<Integer> {
       names = {"--url", "--server"},
       paramLabel = "URL",
       defaultValue = ClientOptions.DEFAULT_SERVER,
-      description = "The controller (the leader) to load, plain http (default: ${DEFAULT-VALUE}).")
+      description =
+          "The controller (the leader) to load, http or https (default: ${DEFAULT-VALUE}).")
   String url;
+
+  @Option(
+      names = "--ca",
+      paramLabel = "FILE",
+      description =
+          "For https: the cluster CA to verify the controller against (default: $KAIROS_CA,"
+              + " else $KAIROS_DATA/ca.pem, else the JDK's CAs).")
+  Path ca;
+
+  /** The TLS context of the https connections (a load generator may use plain http anywhere). */
+  private java.util.Optional<javax.net.ssl.SSLContext> tls = java.util.Optional.empty();
 
   @Option(names = "--join-token", paramLabel = "TOKEN", description = "The join token.")
   String joinToken;
@@ -211,10 +223,12 @@ final class BenchHeartbeatsCommand implements Callable<Integer> {
       throw new UsageException("--gpus must be 0 or 1, got " + gpus);
     }
     URI server = URI.create(url.strip().replaceAll("/+$", ""));
-    if (!"http".equals(server.getScheme()) || server.getHost() == null) {
+    if (!("http".equals(server.getScheme()) || "https".equals(server.getScheme()))
+        || server.getHost() == null) {
       throw new UsageException(
-          "--url must be a plain http base URL, e.g. " + ClientOptions.DEFAULT_SERVER);
+          "--url must be an http(s) base URL, e.g. " + ClientOptions.DEFAULT_SERVER);
     }
+    tls = ClientTls.resolve(ca, true).context();
     String token = AgentCommand.token(joinToken, joinTokenFile);
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
@@ -224,7 +238,7 @@ final class BenchHeartbeatsCommand implements Callable<Integer> {
     try {
       epochs = register(server, token);
     } catch (IOException e) {
-      err.println("kairos: registration failed: " + e.getMessage());
+      err.println("kairos: registration failed: " + ApiClient.describe(e));
       return 1;
     }
     double regSeconds = (System.nanoTime() - regStart) / 1e9;
@@ -319,12 +333,10 @@ final class BenchHeartbeatsCommand implements Callable<Integer> {
   private long[] register(URI server, String token) throws IOException, InterruptedException {
     long[] epochs = new long[agents];
     var next = new AtomicLong();
+    var builder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
+    tls.ifPresent(builder::sslContext);
     try (var clientThreads = Executors.newVirtualThreadPerTaskExecutor();
-        var client =
-            HttpClient.newBuilder()
-                .connectTimeout(Duration.ofSeconds(5))
-                .executor(clientThreads)
-                .build();
+        var client = builder.executor(clientThreads).build();
         var pool = Executors.newVirtualThreadPerTaskExecutor()) {
       var workers = new ArrayList<Future<Void>>();
       for (int w = 0; w < Math.min(registerParallel, agents); w++) {
@@ -434,7 +446,7 @@ final class BenchHeartbeatsCommand implements Callable<Integer> {
                         String failure;
                         try {
                           if (conn == null) {
-                            conn = new RawHttp(server);
+                            conn = new RawHttp(server, tls);
                           }
                           var reply = conn.send(requests[agent]);
                           long now = System.nanoTime();

@@ -14,10 +14,12 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code kairos bench latency}: submit to running, one tiny job at a time on an idle cluster. Two
+ * {@code kairos bench latency}: submit to running, one tiny job at a time on an idle cluster. Three
  * figures per job: the server's ({@code startTime - submitTime} as the controller stamped them:
- * queueing plus the scheduling pass plus the commit) and the client's (from just before the POST to
- * the poll that first saw a start time, polling every 2 ms: adds the HTTP round trips).
+ * queueing plus the scheduling pass plus the commit), the client's (from just before the POST to
+ * the poll that first saw a start time, polling every 2 ms: adds the HTTP round trips), and the
+ * client's to the job's end (adds the agent's launch of the task, {@code true}, and its exit
+ * report: where starting a task as its owner costs).
  */
 @Command(
     name = "latency",
@@ -26,7 +28,9 @@ import picocli.CommandLine.Option;
     description = {
       "Submit one tiny job at a time (command `true`) and measure how long until it runs: as the"
           + " server stamped it (startTime - submitTime) and as this client saw it (polling"
-          + " every 2 ms). Each job is waited for before the next, so the cluster stays idle.",
+          + " every 2 ms); and until it ended, which adds the agent's start of the task (as its"
+          + " owner) and its exit. Each job is waited for before the next, so the cluster stays"
+          + " idle.",
       ""
     })
 final class BenchLatencyCommand extends ApiCommand {
@@ -86,6 +90,7 @@ final class BenchLatencyCommand extends ApiCommand {
             null);
     var server = new Samples();
     var client = new Samples();
+    var ended = new Samples();
     long timeoutNanos = Duration.ofSeconds(timeoutSeconds).toNanos();
     for (int i = 0; i < count; i++) {
       long t0 = System.nanoTime();
@@ -99,9 +104,11 @@ final class BenchLatencyCommand extends ApiCommand {
       }
       // One at a time: let it end before the next, so each measures an idle cluster.
       poll(api, id, System.nanoTime(), timeoutNanos, false);
+      ended.add(System.nanoTime() - t0);
     }
     Percentiles s = server.percentiles();
     Percentiles c = client.percentiles();
+    Percentiles e = ended.percentiles();
     if (isJson()) {
       ObjectNode o = Json.MAPPER.createObjectNode();
       o.put("jobs", count);
@@ -109,6 +116,7 @@ final class BenchLatencyCommand extends ApiCommand {
       o.put("cpus", cpus);
       put(o.putObject("server_ms"), s);
       put(o.putObject("client_ms"), c);
+      put(o.putObject("ended_ms"), e);
       Json.print(out, o);
       return 0;
     }
@@ -122,6 +130,7 @@ final class BenchLatencyCommand extends ApiCommand {
     var table = new Table("ms", "p50", "p90", "p99", "max");
     table.row("server stamped", f(s.value(50)), f(s.value(90)), f(s.value(99)), f(s.max()));
     table.row("client observed", f(c.value(50)), f(c.value(90)), f(c.value(99)), f(c.max()));
+    table.row("client to ended", f(e.value(50)), f(e.value(90)), f(e.value(99)), f(e.max()));
     table.print(out);
     if (s.count() < count) {
       out.println("note: " + (count - s.count()) + " jobs had no server times to compare");

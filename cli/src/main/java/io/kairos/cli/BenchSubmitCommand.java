@@ -7,7 +7,6 @@ import java.net.URI;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -18,12 +17,13 @@ import picocli.CommandLine.Option;
 /**
  * {@code kairos bench submit}: a load generator for {@code POST /api/v1/jobs}.
  *
- * <p>Design: one thread issues requests; {@link ApiClient#sendAsync} carries them; a semaphore caps
- * the requests in flight. At a fixed {@code --rate} the load is an open loop: request i is due at
- * {@code start + i * batch / rate}, and its latency is measured from that due time, not from when
- * it was actually sent, so a stalled server is charged for the requests it delayed (no coordinated
- * omission). With {@code --rate 0} it is a closed loop (as fast as the permits allow) and latency
- * runs from the send. Every latency is kept; percentiles are exact ({@link Percentiles}).
+ * <p>Design: {@code --concurrency} workers, each with one keep-alive {@link RawHttp} connection
+ * (plain, or one TLS session per connection for https, verified as the CLI verifies). At a fixed
+ * {@code --rate} the load is an open loop: request i is due at {@code start + i * batch / rate},
+ * and its latency is measured from that due time, not from when it was actually sent, so a stalled
+ * server is charged for the requests it delayed (no coordinated omission). With {@code --rate 0} it
+ * is a closed loop (as fast as the workers go) and latency runs from the send. Every latency is
+ * kept; percentiles are exact ({@link Percentiles}).
  */
 @Command(
     name = "submit",
@@ -187,10 +187,7 @@ final class BenchSubmitCommand extends ApiCommand {
   /** Sends {@code jobs} jobs (or until --duration), then waits for every reply. */
   private Result load(ApiClient api, long jobs) throws InterruptedException {
     URI server = URI.create(api.server().toString());
-    if ("http".equals(server.getScheme())) {
-      return rawLoad(server, api.token(), jobs);
-    }
-    return clientLoad(api, jobs);
+    return rawLoad(server, api.token(), api.tls().context(), jobs);
   }
 
   /**
@@ -199,7 +196,9 @@ final class BenchSubmitCommand extends ApiCommand {
    * time it took, so time spent queued behind a slow server counts; at rate 0 each worker sends
    * back to back.
    */
-  private Result rawLoad(URI server, String token, long jobs) throws InterruptedException {
+  private Result rawLoad(
+      URI server, String token, java.util.Optional<javax.net.ssl.SSLContext> tls, long jobs)
+      throws InterruptedException {
     Plan plan = plan(jobs);
     long requests = plan.requests();
     int lastBatch = plan.lastBatch();
@@ -245,7 +244,7 @@ final class BenchSubmitCommand extends ApiCommand {
                         boolean isLast = i == requests - 1;
                         try {
                           if (conn == null) {
-                            conn = new RawHttp(server);
+                            conn = new RawHttp(server, tls);
                           }
                           sentRequests.incrementAndGet();
                           var reply = conn.send(isLast ? last : full);
@@ -331,68 +330,6 @@ final class BenchSubmitCommand extends ApiCommand {
         // the connection is gone either way
       }
     }
-  }
-
-  /** The same load through the JDK HttpClient (https, redirects). */
-  private Result clientLoad(ApiClient api, long jobs) throws InterruptedException {
-    Plan plan = plan(jobs);
-    long requests = plan.requests();
-    int lastBatch = plan.lastBatch();
-    long durationNanos = plan.durationNanos();
-    double nanosPerRequest = plan.nanosPerRequest();
-    byte[] full = body(batch);
-    byte[] last = lastBatch == batch ? full : body(lastBatch);
-
-    var permits = new Semaphore(concurrency);
-    var latencies = new Samples();
-    var acknowledged = new AtomicLong();
-    var errors = new AtomicLong();
-    var firstError = new AtomicReference<String>();
-    long start = System.nanoTime();
-    var lastReply = new AtomicLong(start);
-    long sent = 0;
-    for (long i = 0; i < requests; i++) {
-      long due = rate > 0 ? start + (long) (i * nanosPerRequest) : System.nanoTime();
-      if (due - start >= durationNanos) {
-        break;
-      }
-      for (long wait = due - System.nanoTime(); wait > 0; wait = due - System.nanoTime()) {
-        LockSupport.parkNanos(wait);
-      }
-      permits.acquire();
-      long measuredFrom = rate > 0 ? due : System.nanoTime();
-      boolean isLast = i == requests - 1;
-      int n = isLast ? lastBatch : batch;
-      sent++;
-      api.sendAsync("POST", "/api/v1/jobs", isLast ? last : full)
-          .whenComplete(
-              (response, failure) -> {
-                long now = System.nanoTime();
-                lastReply.accumulateAndGet(now, Math::max);
-                if (failure == null && response.status() == 201) {
-                  latencies.add(now - measuredFrom);
-                  acknowledged.addAndGet(n);
-                } else {
-                  errors.incrementAndGet();
-                  String why =
-                      failure != null
-                          ? ApiClient.describe(
-                              failure.getCause() != null ? failure.getCause() : failure)
-                          : api.failure(response).getMessage();
-                  firstError.compareAndSet(null, why);
-                }
-                permits.release();
-              });
-    }
-    if (!permits.tryAcquire(concurrency, DRAIN_SECONDS, TimeUnit.SECONDS)) {
-      long missing = concurrency - permits.availablePermits();
-      errors.addAndGet(missing);
-      firstError.compareAndSet(
-          null, missing + " requests got no reply within " + DRAIN_SECONDS + " s");
-    }
-    double seconds = (lastReply.get() - start) / 1e9;
-    return new Result(
-        sent, acknowledged.get(), errors.get(), seconds, latencies.percentiles(), firstError.get());
   }
 
   /** One job (an object) or a JSON array of {@code n} of them. */

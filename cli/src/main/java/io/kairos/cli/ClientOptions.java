@@ -56,6 +56,24 @@ final class ClientOptions {
   String token;
 
   @Option(
+      names = "--ca",
+      paramLabel = "FILE",
+      description = {
+        "The cluster CA (PEM) the controller's HTTPS certificate must chain to; plain http://"
+            + " is then refused.",
+        "Default: $KAIROS_CA, else $KAIROS_DATA/ca.pem when it exists (with the JDK's CAs),"
+            + " else the JDK's CAs."
+      })
+  Path ca;
+
+  @Option(
+      names = "--insecure",
+      description =
+          "Allow plain http:// to a controller off this machine, the token in clear"
+              + " (also $KAIROS_INSECURE=1).")
+  Boolean insecure;
+
+  @Option(
       names = {"-o", "--output"},
       paramLabel = "table|json",
       converter = OutputConverter.class,
@@ -85,6 +103,8 @@ final class ClientOptions {
     merged.server = server != null ? server : parent.server;
     merged.token = token != null ? token : parent.token;
     merged.output = output != null ? output : parent.output;
+    merged.ca = ca != null ? ca : parent.ca;
+    merged.insecure = insecure != null ? insecure : parent.insecure;
     return merged;
   }
 
@@ -166,7 +186,12 @@ final class ClientOptions {
     return Path.of(dir);
   }
 
+  /** How HTTPS is verified and where plain HTTP is refused ({@link ClientTls}). */
+  ClientTls tls() {
+    return ClientTls.resolve(ca, Boolean.TRUE.equals(insecure));
+  }
+
   ApiClient connect() {
-    return new ApiClient(servers(), token());
+    return new ApiClient(servers(), token(), tls());
   }
 }

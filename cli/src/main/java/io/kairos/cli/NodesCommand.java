@@ -28,16 +28,25 @@ final class NodesCommand extends ApiCommand {
       Json.print(out, reply);
       return 0;
     }
-    var table = new Table("NODE", "STATE", "GPUS", "MODEL", "JOBS", "LIVENESS", "REASON");
+    // The account column only where some agent is not root: it runs only that account's jobs.
+    boolean accounts = nodes.stream().anyMatch(n -> n.runsOnlyAs() != null);
+    var table =
+        accounts
+            ? new Table(
+                "NODE", "STATE", "GPUS", "MODEL", "JOBS", "LIVENESS", "RUNS JOBS OF", "REASON")
+            : new Table("NODE", "STATE", "GPUS", "MODEL", "JOBS", "LIVENESS", "REASON");
     for (NodeView n : nodes) {
-      table.row(
-          n.name(),
-          n.state(),
-          n.gpusUsed() + "/" + n.gpus(),
-          n.gpuModel(),
-          jobs(n.jobs()),
-          liveness(n),
-          n.reason());
+      var cells =
+          new java.util.ArrayList<Object>(
+              List.of(n.name(), n.state(), n.gpusUsed() + "/" + n.gpus()));
+      cells.add(n.gpuModel());
+      cells.add(jobs(n.jobs()));
+      cells.add(liveness(n));
+      if (accounts) {
+        cells.add(n.runsOnlyAs() == null ? "any user" : n.runsOnlyAs() + " only");
+      }
+      cells.add(n.reason());
+      table.row(cells.toArray());
     }
     table.print(out);
     return 0;

@@ -16,7 +16,8 @@ import java.util.Locale;
  * One keep-alive HTTP/1.1 connection that sends a prepared request again and again: the load
  * generator's transport. The JDK's HttpClient costs more CPU per request than the controller spends
  * serving it, which on a small machine makes the client the bottleneck it is meant to measure; this
- * costs a socket write and a header parse. Plain http only; no redirects.
+ * costs a socket write and a header parse. Plain http, or https over one TLS session per connection
+ * (verified as the CLI verifies: {@link ClientTls}); no redirects.
  */
 final class RawHttp implements Closeable {
   /** What came back: the status and, for an error, the body (for the first-error line). */
@@ -27,11 +28,36 @@ final class RawHttp implements Closeable {
   private final InputStream in;
 
   RawHttp(URI server) throws IOException {
-    socket = new Socket();
-    socket.setTcpNoDelay(true);
-    int port = server.getPort() > 0 ? server.getPort() : 80;
-    socket.connect(new InetSocketAddress(server.getHost(), port), 2000);
-    socket.setSoTimeout((int) ApiClient.REQUEST_TIMEOUT.toMillis());
+    this(server, java.util.Optional.empty());
+  }
+
+  /**
+   * Connects to {@code server}; for https, with a TLS session verified against {@code context}
+   * (else the JDK's default trust), host name included.
+   */
+  RawHttp(URI server, java.util.Optional<javax.net.ssl.SSLContext> context) throws IOException {
+    boolean tls = "https".equals(server.getScheme());
+    var plain = new Socket();
+    plain.setTcpNoDelay(true);
+    int port = server.getPort() > 0 ? server.getPort() : tls ? 443 : 80;
+    plain.connect(new InetSocketAddress(server.getHost(), port), 2000);
+    plain.setSoTimeout((int) ApiClient.REQUEST_TIMEOUT.toMillis());
+    if (tls) {
+      javax.net.ssl.SSLSocketFactory factory;
+      try {
+        factory = context.orElse(javax.net.ssl.SSLContext.getDefault()).getSocketFactory();
+      } catch (java.security.NoSuchAlgorithmException e) {
+        throw new IOException("no default TLS context", e);
+      }
+      var ssl = (javax.net.ssl.SSLSocket) factory.createSocket(plain, server.getHost(), port, true);
+      var params = ssl.getSSLParameters();
+      params.setEndpointIdentificationAlgorithm("HTTPS");
+      ssl.setSSLParameters(params);
+      ssl.startHandshake();
+      socket = ssl;
+    } else {
+      socket = plain;
+    }
     out = socket.getOutputStream();
     in = new BufferedInputStream(socket.getInputStream(), 8192);
   }

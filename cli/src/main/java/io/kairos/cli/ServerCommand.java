@@ -2,10 +2,15 @@ package io.kairos.cli;
 
 import io.kairos.control.Controller;
 import io.kairos.control.ControllerMain;
+import io.kairos.control.NetworkSecurity;
+import io.kairos.control.auth.PrivateData;
+import io.kairos.control.auth.RunAsPolicy;
 import io.kairos.control.health.PhiAccrualDetector;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -22,7 +27,10 @@ import picocli.CommandLine.Option;
       "",
       "Alone it is a complete controller. With --peers it joins a group of 3 or 5 replicas;"
           + " any replica accepts requests and forwards writes to the leader.",
-      "The first start writes DATA/admin.token and DATA/join.token (mode 0600)."
+      "The first start writes DATA/admin.token and DATA/join.token (mode 0600), and the cluster"
+          + " CA: DATA/ca.pem and DATA/ca.key (0600); each start issues the replica its"
+          + " certificate from it (DATA/tls/). Off loopback the API serves HTTPS with it and the"
+          + " Raft transport speaks mutual TLS; it prints the join command with the CA's hash."
     })
 final class ServerCommand implements Callable<Integer> {
   @Option(
@@ -37,8 +45,54 @@ final class ServerCommand implements Callable<Integer> {
       defaultValue = "127.0.0.1:8080",
       description =
           "Where the HTTP API listens (default: ${DEFAULT-VALUE}). The Raft transport"
-              + " listens on PORT+1000.")
+              + " listens on the same host, port PORT+1000.")
   String listen;
+
+  @Option(
+      names = "--raft-listen",
+      paramLabel = "HOST:PORT",
+      description =
+          "Where the Raft transport binds instead (default: the --listen host, PORT+1000; in a"
+              + " group the port is the one --peers gives this replica).")
+  String raftListen;
+
+  @Option(
+      names = "--tls",
+      description =
+          "Serve HTTPS even on loopback (off loopback it is the default). Raft always speaks"
+              + " mutual TLS unless --insecure.")
+  boolean forceTls;
+
+  @Option(
+      names = "--insecure",
+      description =
+          "Plain text: HTTP for the API and no TLS on Raft, even off loopback (loudly warned"
+              + " about). For a trusted, isolated network or a benchmark only.")
+  boolean insecure;
+
+  @Option(
+      names = "--tls-san",
+      paramLabel = "NAME",
+      split = ",",
+      description =
+          "Another host name or address the replica certificate must carry (a DNS name or"
+              + " load balancer agents use); repeatable.")
+  List<String> sans = new ArrayList<>();
+
+  @Option(
+      names = "--ca-from",
+      paramLabel = "DIR",
+      description =
+          "Copy the cluster CA (ca.pem, ca.key) from DIR into the data directory on first start:"
+              + " every replica of a group needs the same one (`kairos tls create-ca --out DIR`).")
+  Path caFrom;
+
+  @Option(
+      names = "--rotate-certs",
+      description =
+          "Issue this replica a new certificate from the CA now (it is re-issued by itself a"
+              + " month before it expires).")
+  boolean rotateCerts;
 
   @Option(
       names = "--peers",
@@ -75,6 +129,33 @@ final class ServerCommand implements Callable<Integer> {
               + " and fair-share accounts. Jobs must then name a configured queue; quotas, fair share"
               + " and preemption apply. Give every replica the same file.")
   Path tenancy;
+
+  @Option(
+      names = "--admin-runs-as",
+      paramLabel = "ACCOUNT",
+      description =
+          "The Unix account the bootstrap admin's jobs (DATA/admin.token) run as (default: the"
+              + " account this server runs as). Other users' jobs run as their own accounts (the"
+              + " same name, or what `kairos users set` maps them to).")
+  String adminRunsAs;
+
+  @Option(
+      names = "--allow-root-jobs",
+      description =
+          "Accept jobs that run as root. Off by default: a submission whose account is root is"
+              + " refused. For a single-user machine whose user is root, never a shared cluster.")
+  boolean allowRootJobs;
+
+  @Option(
+      names = "--private-data",
+      paramLabel = "LEVEL",
+      defaultValue = "owner",
+      description =
+          "Who may read a job's env, command, workdir, output paths, checkpoint directory and"
+              + " logs: owner (its owner and admins; the default), account (also the users under"
+              + " the job's account in the tenancy's account tree) or all (every user). Everything"
+              + " else about a job is shown to all users. Give every replica the same.")
+  String privateData;
 
   @Option(
       names = "--phi-threshold",
@@ -136,12 +217,79 @@ final class ServerCommand implements Callable<Integer> {
               : Files.readString(tlsPasswordFile, StandardCharsets.UTF_8).strip();
       tls = Optional.of(new Controller.Tls(tlsKeystore, password));
     }
-    var config = ControllerMain.config(dir, listen, peers, policy, tls).withDetection(detection());
+    var level =
+        PrivateData.parse(privateData)
+            .orElseThrow(
+                () ->
+                    new UsageException(
+                        "--private-data "
+                            + privateData
+                            + " is unknown; use owner, account or all"));
+    var config =
+        ControllerMain.config(dir, listen, peers, policy, tls)
+            .withDetection(detection())
+            .withPrivateData(level)
+            .withRunAs(runAs(adminRunsAs, allowRootJobs))
+            .withSecurity(security());
     var controller =
         Controller.start(tenancySetup == null ? config : config.withTenancy(tenancySetup));
     System.err.println("kairos: controller serving " + controller.url() + " (data " + dir + ")");
+    joinHint(controller, dir).forEach(System.err::println);
     awaitShutdown(controller::close);
     return 0;
+  }
+
+  /** Who jobs run as: {@code adminRunsAs} null for the account this process runs as. */
+  static RunAsPolicy runAs(String adminRunsAs, boolean allowRootJobs) {
+    try {
+      return RunAsPolicy.of(adminRunsAs, allowRootJobs);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
+  }
+
+  NetworkSecurity security() {
+    if (forceTls && insecure) {
+      throw new UsageException("--tls and --insecure contradict each other: give one");
+    }
+    var mode =
+        insecure
+            ? NetworkSecurity.Mode.INSECURE
+            : forceTls ? NetworkSecurity.Mode.TLS : NetworkSecurity.Mode.AUTO;
+    return new NetworkSecurity(
+        mode,
+        Optional.ofNullable(raftListen),
+        sans,
+        Optional.ofNullable(caFrom).map(Path::toAbsolutePath),
+        rotateCerts);
+  }
+
+  /** The plain-text warnings, and how a node joins: the command with the CA's hash. */
+  static List<String> joinHint(Controller controller, Path dir) {
+    var lines = new ArrayList<String>();
+    for (String w : controller.plainTextWarnings()) {
+      lines.add("kairos: WARNING: " + w);
+    }
+    String url = controller.url();
+    Path token = dir.resolve("join.token");
+    if (url.startsWith("https://") && controller.caHash().isPresent()) {
+      lines.add(
+          "kairos: cluster CA " + controller.caHash().get() + " (" + dir.resolve("ca.pem") + ")");
+      lines.add("kairos: to join a node, copy " + token + " to it and run there:");
+      lines.add(
+          "  kairos agent --controller "
+              + url
+              + " --ca-hash "
+              + controller.caHash().get()
+              + " --join-token-file join.token");
+    } else {
+      lines.add(
+          "kairos: to join a node: kairos agent --controller "
+              + url
+              + " --join-token-file "
+              + token);
+    }
+    return lines;
   }
 
   /** Blocks until the JVM is asked to stop (Ctrl-C, SIGTERM), then runs {@code close}. */

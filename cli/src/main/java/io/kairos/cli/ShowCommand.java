@@ -24,6 +24,12 @@ import picocli.CommandLine.Parameters;
       ""
     })
 final class ShowCommand extends ApiCommand {
+  /**
+   * What a field the controller withheld shows: the job's private data (its env, command, paths),
+   * which only its owner and admins see unless the controller's --private-data widens it.
+   */
+  static final String PRIVATE = "(private)";
+
   @Parameters(paramLabel = "ID", description = "The job id.")
   long id;
 
@@ -44,6 +50,9 @@ final class ShowCommand extends ApiCommand {
     rows.add(row("id", j.id()));
     rows.add(row("name", j.name()));
     rows.add(row("user", j.user()));
+    if (j.runAs() != null) {
+      rows.add(row("runs as", j.runAs() + " (Unix account)"));
+    }
     rows.add(row("queue", j.queue()));
     if (j.account() != null) {
       rows.add(row("account", j.account()));
@@ -60,10 +69,13 @@ final class ShowCommand extends ApiCommand {
               "reason",
               j.pendingReason() + (j.pendingDetail() == null ? "" : ": " + j.pendingDetail())));
     }
-    rows.add(row("command", JobText.commandLine(j.command())));
-    rows.add(row("workdir", j.workdir() == null ? "-" : j.workdir()));
+    boolean hidden = j.redacted() != null && !j.redacted().isEmpty();
+    rows.add(row("command", hidden ? PRIVATE : JobText.commandLine(j.command())));
+    rows.add(row("workdir", hidden ? PRIVATE : j.workdir() == null ? "-" : j.workdir()));
     Map<String, String> env = j.env();
-    if (env != null && !env.isEmpty()) {
+    if (hidden) {
+      rows.add(row("env", PRIVATE));
+    } else if (env != null && !env.isEmpty()) {
       rows.add(
           row(
               "env",
@@ -94,7 +106,9 @@ final class ShowCommand extends ApiCommand {
               "eligible",
               TimeFormat.full(j.eligibleTime(), Environment.zone) + " (requeue backoff)"));
     }
-    if (j.checkpointDir() != null) {
+    if (hidden) {
+      rows.add(row("checkpoints", PRIVATE));
+    } else if (j.checkpointDir() != null) {
       rows.add(row("checkpoints", j.checkpointDir()));
     }
     if (j.excludeNodes() != null && !j.excludeNodes().isEmpty()) {

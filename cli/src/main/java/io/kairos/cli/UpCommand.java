@@ -3,6 +3,7 @@ package io.kairos.cli;
 import io.kairos.agent.Agent;
 import io.kairos.control.Controller;
 import io.kairos.control.ControllerMain;
+import io.kairos.control.auth.RunAsPolicy;
 import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.List;
@@ -65,21 +66,34 @@ final class UpCommand implements Callable<Integer> {
     ServerLogging.configure();
     Path dir = DataDir.resolve(data);
     var tenancySetup = tenancy == null ? null : TenancyFile.read(tenancy);
-    var controllerConfig = ControllerMain.config(dir, listen, "", policy, Optional.empty());
+    // One user: the admin's jobs run as whoever runs `kairos up`. When that is root, root jobs
+    // are allowed (the user already is root); otherwise the jobs run as that user.
+    String self = System.getProperty("user.name");
+    boolean root = RunAsPolicy.ROOT.equals(self);
+    var controllerConfig =
+        ControllerMain.config(dir, listen, "", policy, Optional.empty())
+            .withRunAs(new RunAsPolicy(self, root));
     var controller =
         Controller.start(
             tenancySetup == null ? controllerConfig : controllerConfig.withTenancy(tenancySetup));
     Agent agent;
     try {
-      var config =
-          AgentCommand.config(
-              List.of(controller.url()),
-              controller.joinToken(),
-              nodeName,
-              dir.resolve("agent-" + nodeName),
-              gpus,
-              "127.0.0.1:0",
-              "rack-0");
+      // The local agent dials loopback, and verifies HTTPS (off-loopback --listen) against the CA.
+      String url = controller.url().replace("://0.0.0.0:", "://127.0.0.1:");
+      var builder =
+          AgentCommand.builder(
+                  List.of(url),
+                  controller.joinToken(),
+                  nodeName,
+                  dir.resolve("agent-" + nodeName),
+                  gpus,
+                  "127.0.0.1:0",
+                  "rack-0")
+              .allowRootJobs(root);
+      if (url.startsWith("https://")) {
+        builder.caFile(dir.resolve("ca.pem"));
+      }
+      var config = builder.build();
       agent = new Agent(config, InstantSource.system(), new Random());
       agent.start();
     } catch (RuntimeException | java.io.IOException e) {
@@ -90,6 +104,10 @@ final class UpCommand implements Callable<Integer> {
     System.out.println(
         "  data:        " + dir + "  (admin token in " + dir.resolve("admin.token") + ")");
     System.out.println("  local node:  " + nodeName + " with " + gpus + " emulated GPU(s)");
+    System.out.println(
+        "  jobs run as: "
+            + self
+            + (root ? " (root: --allow-root-jobs, for this single-user machine)" : ""));
     System.out.println(
         "  try:         ./kairos submit --gpus 1 -- nvidia-smi -L   (or any command)");
     System.out.println("               ./kairos queue | nodes | history | logs ID");

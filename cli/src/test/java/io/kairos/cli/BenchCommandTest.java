@@ -130,6 +130,8 @@ class BenchCommandTest extends ClientTestSupport {
     assertThat(report.get("server_ms").get("p50").asDouble()).isEqualTo(12.0);
     assertThat(report.get("server_ms").get("max").asDouble()).isEqualTo(12.0);
     assertThat(report.get("client_ms").get("p99").asDouble()).isPositive();
+    assertThat(report.get("ended_ms").get("p50").asDouble())
+        .isGreaterThanOrEqualTo(report.get("client_ms").get("p50").asDouble());
     JsonNode sent = posts().getFirst().json();
     assertThat(sent)
         .isEqualTo(
@@ -145,6 +147,7 @@ class BenchCommandTest extends ClientTestSupport {
     assertThat(r.out().lines())
         .anyMatch(l -> l.startsWith("server stamped   12.0  12.0  12.0  12.0"));
     assertThat(r.out().lines()).anyMatch(l -> l.startsWith("client observed "));
+    assertThat(r.out().lines()).anyMatch(l -> l.startsWith("client to ended "));
   }
 
   /** PENDING on the first poll, RUNNING (started 12 ms after submit) next, then SUCCEEDED. */

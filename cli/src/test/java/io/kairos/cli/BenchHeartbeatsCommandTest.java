@@ -30,7 +30,7 @@ class BenchHeartbeatsCommandTest extends ClientTestSupport {
     "--warmup, -5s, is not a duration",
     "--connections, 0, --connections and --register-parallel must be in 1..4096",
     "--gpus, 2, --gpus must be 0 or 1",
-    "--url, https://x:1, --url must be a plain http base URL",
+    "--url, ftp://x:1, --url must be an http(s) base URL",
   })
   void badOptionsAreRejectedNamingTheOption(String option, String value, String message) {
     var r = kairos("bench", "heartbeats", "--join-token", "t", option, value);

@@ -172,6 +172,57 @@ class ListingCommandsTest extends ClientTestSupport {
   }
 
   @Test
+  void nodesShowWhoseJobsANonRootAgentRuns() {
+    server.on(
+        "GET",
+        "/api/v1/nodes",
+        200,
+        """
+        [{"name":"n1","state":"UP","gpuModel":"H100","gpus":8,"gpusUsed":0,"cpus":64,
+          "memoryBytes":0,"epoch":1,"jobs":[],"liveness":"ALIVE"},
+         {"name":"n2","state":"UP","gpuModel":"H100","gpus":8,"gpusUsed":0,"cpus":64,
+          "memoryBytes":0,"epoch":1,"jobs":[],"liveness":"ALIVE","runsOnlyAs":"alice"}]""");
+    var r = kairos("nodes").assertOk();
+    assertThat(r.out().lines())
+        .containsExactly(
+            "NODE  STATE  GPUS  MODEL  JOBS  LIVENESS  RUNS JOBS OF  REASON",
+            "n1    UP     0/8   H100   -     ALIVE     any user",
+            "n2    UP     0/8   H100   -     ALIVE     alice only");
+  }
+
+  @Test
+  void usersListsTheTableAndSetPutsTheAccount() throws IOException {
+    server.on(
+        "GET",
+        "/api/v1/users",
+        200,
+        """
+        [{"name":"admin","unixUser":"root","mapped":false},
+         {"name":"alice","unixUser":"asmith","mapped":true}]""");
+    server.on(
+        "PUT",
+        "/api/v1/users/bob",
+        200,
+        "{\"name\":\"bob\",\"unixUser\":\"bsmith\",\"mapped\":true}");
+    assertThat(kairos("users").assertOk().out().lines())
+        .containsExactly(
+            "USER   UNIX ACCOUNT  SET BY",
+            "admin  root          default",
+            "alice  asmith        admin");
+    assertThat(kairos("users", "set", "bob", "--unix-user", "bsmith").assertOk().out())
+        .isEqualTo("bob's jobs now run as the Unix account bsmith\n");
+    assertThat(JSON.readTree(server.only("PUT", "/api/v1/users/bob").body()))
+        .isEqualTo(JSON.readTree("{\"unixUser\":\"bsmith\"}"));
+  }
+
+  @Test
+  void showSaysWhoAJobRunsAs() {
+    server.on("GET", "/api/v1/jobs/7", 200, job(7, "PENDING", ",\"runAs\":\"asmith\""));
+    assertThat(kairos("show", "7").assertOk().out().lines())
+        .contains("runs as:     asmith (Unix account)");
+  }
+
+  @Test
   void drainSendsTheReason() throws IOException {
     server.on(
         "POST",

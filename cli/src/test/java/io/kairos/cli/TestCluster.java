@@ -35,17 +35,29 @@ final class TestCluster implements AutoCloseable {
 
   final Path dir;
   final String url;
+  final int port;
   final String adminToken;
+
+  /**
+   * A single-user cluster whose user is root (as the tests run in CI): the admin's jobs run as
+   * root, which the controller and the agents allow ({@code --allow-root-jobs}). False for a shared
+   * cluster ({@link #startShared}), which refuses root jobs.
+   */
+  final boolean singleUser;
+
   private final Process server;
   private final Map<String, Process> agents = new LinkedHashMap<>();
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-  private TestCluster(Path dir, String url, Process server, String adminToken) {
+  private TestCluster(
+      Path dir, String url, int port, Process server, String adminToken, boolean singleUser) {
     this.dir = dir;
     this.url = url;
+    this.port = port;
     this.server = server;
     this.adminToken = adminToken;
+    this.singleUser = singleUser;
   }
 
   /** Starts a controller and waits until it serves. */
@@ -53,9 +65,35 @@ final class TestCluster implements AutoCloseable {
     return start(dir, new String[0]);
   }
 
-  /** Starts a controller with extra {@code kairos server} arguments and waits until it serves. */
+  /**
+   * Starts a controller with extra {@code kairos server} arguments and waits until it serves; a
+   * single-user cluster (root jobs allowed).
+   */
   static TestCluster start(Path dir, String... serverArgs) throws Exception {
-    int port = freePort();
+    return start(dir, true, freePort(), withRootJobs(serverArgs));
+  }
+
+  /** Starts a shared cluster's controller: jobs run as their users, root jobs refused. */
+  static TestCluster startShared(Path dir, String... serverArgs) throws Exception {
+    return start(dir, false, freePort(), serverArgs);
+  }
+
+  /**
+   * As {@link #start(Path, String...)} on {@code port}: a controller restarted on the data of an
+   * earlier one must listen where it did (its Raft identity is its address).
+   */
+  static TestCluster start(Path dir, int port, String... serverArgs) throws Exception {
+    return start(dir, true, port, withRootJobs(serverArgs));
+  }
+
+  private static String[] withRootJobs(String... serverArgs) {
+    var args = new ArrayList<>(Arrays.asList(serverArgs));
+    args.add("--allow-root-jobs");
+    return args.toArray(String[]::new);
+  }
+
+  private static TestCluster start(Path dir, boolean singleUser, int port, String... serverArgs)
+      throws Exception {
     var args =
         new ArrayList<>(
             List.of(
@@ -73,7 +111,8 @@ final class TestCluster implements AutoCloseable {
         Duration.ofSeconds(60),
         () -> Files.exists(token) && readQuietly(token).strip().length() > 10,
         () -> readQuietly(dir.resolve("server.log")));
-    var cluster = new TestCluster(dir, url, server, Files.readString(token).strip());
+    var cluster =
+        new TestCluster(dir, url, port, server, Files.readString(token).strip(), singleUser);
     waitFor(
         "the controller serves",
         Duration.ofSeconds(60),
@@ -113,6 +152,9 @@ final class TestCluster implements AutoCloseable {
     if (gpus != null) {
       args.addAll(List.of("--emulate-gpus", gpus));
     }
+    if (singleUser) {
+      args.add("--allow-root-jobs");
+    }
     args.addAll(Arrays.asList(extra));
     var p = java(dir.resolve("agent-" + name + ".log"), args, env);
     agents.put(name, p);
@@ -122,6 +164,10 @@ final class TestCluster implements AutoCloseable {
         () -> node(name).map(n -> n.state() == io.kairos.protocol.NodeState.UP).orElse(false),
         () -> agentLog(name));
     return p;
+  }
+
+  Process serverProcess() {
+    return server;
   }
 
   Process agentProcess(String name) {
@@ -145,10 +191,15 @@ final class TestCluster implements AutoCloseable {
   }
 
   long submit(JobSubmission job) throws Exception {
+    return submit(adminToken, job);
+  }
+
+  /** Submits {@code job} with {@code token}'s user. */
+  long submit(String token, JobSubmission job) throws Exception {
     var r =
         http.send(
             HttpRequest.newBuilder(URI.create(url + "/api/v1/jobs"))
-                .header("Authorization", "Bearer " + adminToken)
+                .header("Authorization", "Bearer " + token)
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(job)))
                 .build(),
@@ -223,6 +274,76 @@ final class TestCluster implements AutoCloseable {
     }
   }
 
+  /** {@code GET path} with {@code token}: the whole reply. */
+  HttpResponse<String> getAs(String token, String path) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create(url + path))
+            .header("Authorization", "Bearer " + token)
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** A new user token for {@code user}. */
+  String token(String user) throws Exception {
+    String body = post("/api/v1/tokens", "{\"user\":\"" + user + "\"}");
+    return JSON.readTree(body).path("token").asText();
+  }
+
+  /**
+   * Starts agent {@code name} as Unix account {@code uid:gid} (not root) on 127.0.0.{@code host}
+   * with data directory {@code data} (which that account must own), from {@code jar} (which it must
+   * be able to read), and waits until it registers.
+   */
+  Process agentAs(
+      int uid, int gid, Path jar, Path data, String name, int host, String gpus, String... extra)
+      throws Exception {
+    var cmd = new ArrayList<String>();
+    cmd.addAll(
+        List.of(
+            "setpriv",
+            "--reuid=" + uid,
+            "--regid=" + gid,
+            "--clear-groups",
+            "--",
+            ProcessHandle.current().info().command().orElse("java"),
+            "--sun-misc-unsafe-memory-access=allow",
+            "--enable-native-access=ALL-UNNAMED",
+            "-Xmx256m",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            "-Duser.home=" + data,
+            "-jar",
+            jar.toString(),
+            "agent",
+            "--controller",
+            url,
+            "--join-token",
+            readQuietly(dir.resolve("ctl/join.token")).strip(),
+            "--node-name",
+            name,
+            "--data",
+            data.toString(),
+            "--listen",
+            "127.0.0." + host + ":0",
+            "--emulate-gpus",
+            gpus));
+    cmd.addAll(Arrays.asList(extra));
+    Path log = dir.resolve("agent-" + name + ".log");
+    var p =
+        new ProcessBuilder(cmd)
+            .directory(data.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
+    agents.put(name, p);
+    waitFor(
+        "agent " + name + " registers",
+        Duration.ofSeconds(60),
+        () -> node(name).map(n -> n.state() == io.kairos.protocol.NodeState.UP).orElse(false),
+        () -> agentLog(name));
+    return p;
+  }
+
   String post(String path, String body) throws Exception {
     return http.send(
             HttpRequest.newBuilder(URI.create(url + path))
@@ -261,8 +382,12 @@ final class TestCluster implements AutoCloseable {
     return java(log, args, Map.of());
   }
 
+  /**
+   * A {@code kairos} process from the test's class path, started as {@code ./kairos} starts its
+   * services: {@code umask 077} and {@code -XX:+ExitOnOutOfMemoryError}.
+   */
   static Process java(Path log, List<String> args, Map<String, String> env) throws IOException {
-    var cmd = new ArrayList<String>();
+    var cmd = new ArrayList<String>(List.of("sh", "-c", "umask 077 && exec \"$@\"", "sh"));
     cmd.add(ProcessHandle.current().info().command().orElse("java"));
     cmd.addAll(
         List.of(
@@ -270,6 +395,7 @@ final class TestCluster implements AutoCloseable {
             "--enable-native-access=ALL-UNNAMED",
             "-Xmx256m",
             "-XX:+UseSerialGC",
+            "-XX:+ExitOnOutOfMemoryError",
             "-XX:TieredStopAtLevel=1",
             "-cp",
             System.getProperty("java.class.path"),

@@ -4,8 +4,11 @@ import io.javalin.Javalin;
 import io.kairos.config.Tenancy;
 import io.kairos.control.agent.AgentService;
 import io.kairos.control.api.Api;
+import io.kairos.control.api.Safeguards;
 import io.kairos.control.api.Services;
 import io.kairos.control.auth.Authenticator;
+import io.kairos.control.auth.PrivateData;
+import io.kairos.control.auth.RunAsPolicy;
 import io.kairos.control.auth.Tokens;
 import io.kairos.control.dashboard.UtilizationHistory;
 import io.kairos.control.dashboard.UtilizationSampler;
@@ -13,20 +16,24 @@ import io.kairos.control.health.PhiAccrualDetector;
 import io.kairos.control.k8s.K8sExtender;
 import io.kairos.control.k8s.KubeApi;
 import io.kairos.control.raft.PeerAddress;
+import io.kairos.control.raft.PrivateFiles;
 import io.kairos.control.raft.RaftReplica;
 import io.kairos.control.raft.SubmitBatcher;
 import io.kairos.control.sched.SchedulerLoop;
 import io.kairos.control.state.ControlCommand.AddToken;
+import io.kairos.control.state.ControlCommand.SetLimits;
+import io.kairos.control.state.Limits;
 import io.kairos.control.state.TokenRecord;
 import io.kairos.core.sched.Policy;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.http.HttpClient;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -57,6 +64,10 @@ public final class Controller implements Closeable {
    * @param detection the agents' failure detector (phi threshold, window, minimum standard
    *     deviation, acceptable pause)
    * @param kubeApi the API server of the Kubernetes cluster the extender serves, if any
+   * @param runAs which Unix account users' jobs run as, and whether root may be one
+   * @param security TLS or plain text, the Raft bind address, the cluster CA's origin
+   * @param privateData who may read a job's env, command, paths and logs (give every replica the
+   *     same)
    */
   public record Config(
       Path dataDir,
@@ -66,9 +77,38 @@ public final class Controller implements Closeable {
       Optional<Tls> tls,
       PhiAccrualDetector.Settings detection,
       Optional<KubeApi> kubeApi,
-      Optional<Tenancy> tenancy) {
+      Optional<Tenancy> tenancy,
+      RunAsPolicy runAs,
+      NetworkSecurity security,
+      PrivateData privateData) {
     public Config {
       peers = List.copyOf(peers);
+      java.util.Objects.requireNonNull(runAs, "runAs");
+      java.util.Objects.requireNonNull(security, "security");
+      java.util.Objects.requireNonNull(privateData, "privateData");
+    }
+
+    public Config(
+        Path dataDir,
+        PeerAddress self,
+        List<PeerAddress> peers,
+        Policy policy,
+        Optional<Tls> tls,
+        PhiAccrualDetector.Settings detection,
+        Optional<KubeApi> kubeApi,
+        Optional<Tenancy> tenancy) {
+      this(
+          dataDir,
+          self,
+          peers,
+          policy,
+          tls,
+          detection,
+          kubeApi,
+          tenancy,
+          RunAsPolicy.serverDefaults(),
+          NetworkSecurity.DEFAULT,
+          PrivateData.OWNER);
     }
 
     public Config(
@@ -89,7 +129,44 @@ public final class Controller implements Closeable {
      * account, priority class and priority) is in the log, so a replay does not depend on it.
      */
     public Config withTenancy(Tenancy setup) {
-      return new Config(dataDir, self, peers, policy, tls, detection, kubeApi, Optional.of(setup));
+      return new Config(
+          dataDir,
+          self,
+          peers,
+          policy,
+          tls,
+          detection,
+          kubeApi,
+          Optional.of(setup),
+          runAs,
+          security,
+          privateData);
+    }
+
+    /**
+     * Who users' jobs run as: the bootstrap admin's account ({@code --admin-runs-as}) and whether
+     * root jobs are allowed ({@code --allow-root-jobs}). Give every replica the same: the account
+     * is decided by the replica that takes the submission, and recorded in the log.
+     */
+    public Config withRunAs(RunAsPolicy runAs) {
+      return new Config(
+          dataDir,
+          self,
+          peers,
+          policy,
+          tls,
+          detection,
+          kubeApi,
+          tenancy,
+          runAs,
+          security,
+          privateData);
+    }
+
+    /** Who may read a job's private data ({@code kairos server --private-data}). */
+    public Config withPrivateData(PrivateData level) {
+      return new Config(
+          dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, security, level);
     }
 
     public Config(
@@ -105,7 +182,24 @@ public final class Controller implements Closeable {
     }
 
     public Config withDetection(PhiAccrualDetector.Settings detection) {
-      return new Config(dataDir, self, peers, policy, tls, detection, kubeApi, tenancy);
+      return new Config(
+          dataDir,
+          self,
+          peers,
+          policy,
+          tls,
+          detection,
+          kubeApi,
+          tenancy,
+          runAs,
+          security,
+          privateData);
+    }
+
+    /** TLS or plain text, where Raft binds, the cluster CA's origin ({@link NetworkSecurity}). */
+    public Config withSecurity(NetworkSecurity s) {
+      return new Config(
+          dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, s, privateData);
     }
 
     /**
@@ -113,7 +207,18 @@ public final class Controller implements Closeable {
      * without one, {@code KAIROS_K8S_API} and {@code KAIROS_K8S_TOKEN_FILE} are read at start.
      */
     public Config withKubeApi(KubeApi api) {
-      return new Config(dataDir, self, peers, policy, tls, detection, Optional.of(api), tenancy);
+      return new Config(
+          dataDir,
+          self,
+          peers,
+          policy,
+          tls,
+          detection,
+          Optional.of(api),
+          tenancy,
+          runAs,
+          security,
+          privateData);
     }
 
     public static Config single(Path dataDir, String host, int port) {
@@ -136,19 +241,23 @@ public final class Controller implements Closeable {
   private final AgentService agents;
   private final UtilizationSampler sampler;
   private final Javalin http;
+  private final Exposure exposure;
+  private final List<String> warnings;
   private final String adminToken;
   private final String joinToken;
   private final Thread bootstrap;
 
   private Controller(Config config) throws IOException {
-    Files.createDirectories(config.dataDir());
-    PeerAddress self = config.self();
+    keepDataPrivate(config.dataDir());
     List<PeerAddress> peers = config.peers();
-    if (peers.isEmpty()) {
+    boolean group = !peers.isEmpty();
+    var binding = config.security().raftBinding(config.self(), group);
+    PeerAddress self = binding.self();
+    if (!group) {
       if (self.httpPort() == 0 || self.raftPort() == 0) {
         int http = self.httpPort() == 0 ? freePort() : self.httpPort();
         int raft = self.raftPort() == 0 ? freePort() : self.raftPort();
-        self = new PeerAddress(self.host(), http, raft);
+        self = new PeerAddress(self.host(), http, raft, self.raftHost());
       }
       peers = List.of(self);
     }
@@ -161,21 +270,33 @@ public final class Controller implements Closeable {
             config.tls(),
             config.detection(),
             config.kubeApi(),
-            config.tenancy());
+            config.tenancy(),
+            config.runAs(),
+            config.security(),
+            config.privateData());
     ensureFree(self.host(), self.httpPort(), "the API (--listen)");
     ensureFree(
-        "0.0.0.0",
+        binding.bindHost(),
         self.raftPort(),
-        "the Raft transport (--listen port + " + PeerAddress.RAFT_PORT_OFFSET + ")");
+        "the Raft transport (--raft-listen, or --listen port + "
+            + PeerAddress.RAFT_PORT_OFFSET
+            + ")");
     InstantSource clock = InstantSource.system();
+    exposure = Exposure.open(config, self, binding.bindHost(), group, clock);
     adminToken = Tokens.readOrCreate(config.dataDir().resolve("admin.token"), "kadm");
     joinToken = Tokens.readOrCreate(config.dataDir().resolve("join.token"), "kjoin");
-    var admin = new TokenRecord(Tokens.hash(adminToken), "admin", TokenRecord.ADMIN, 0);
+    var admin =
+        new TokenRecord(Tokens.hash(adminToken), RunAsPolicy.BOOTSTRAP_ADMIN, TokenRecord.ADMIN, 0);
     var join = new TokenRecord(Tokens.hash(joinToken), "agent", TokenRecord.AGENT, 0);
 
     var meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     replica =
-        new RaftReplica(self, peers, config.dataDir(), config.tls().isPresent() ? "https" : "http");
+        new RaftReplica(
+            self,
+            peers,
+            config.dataDir(),
+            exposure.scheme(),
+            exposure.raftTransport(config.security().raftTls()));
     replica.start();
     batcher = new SubmitBatcher(replica, clock);
     scheduler = new SchedulerLoop(replica, config.policy(), config.tenancy(), clock, meters);
@@ -196,20 +317,16 @@ public final class Controller implements Closeable {
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build(),
             utilization,
             new K8sExtender(
-                config.kubeApi().or(() -> KubeApi.fromEnvironment(System.getenv())), clock));
+                config.kubeApi().or(() -> KubeApi.fromEnvironment(System.getenv())), clock),
+            config.runAs(),
+            exposure.caPem(),
+            Safeguards.defaults(config.privateData(), config.tenancy()));
     var auth =
         new Authenticator(
             replica.stateMachine(), Map.of(admin.sha256(), admin, join.sha256(), join));
     PeerAddress bound = self;
-    http =
-        Api.create(
-            services,
-            auth,
-            c ->
-                config
-                    .tls()
-                    .ifPresent(tls -> Https.configure(c, tls, bound.host(), bound.httpPort())));
-    if (config.tls().isPresent()) {
+    http = Api.create(services, auth, c -> exposure.configure(c, bound.host(), bound.httpPort()));
+    if (exposure.isHttps()) {
       http.start();
     } else {
       http.start(self.host(), self.httpPort());
@@ -217,11 +334,52 @@ public final class Controller implements Closeable {
     scheduler.start();
     agents.start();
     sampler.start();
+    Limits defaults = services.safeguards().heapDefaults();
     bootstrap =
         Thread.ofVirtual()
-            .name("kairos-token-bootstrap")
-            .start(() -> addTokens(List.of(admin, join)));
+            .name("kairos-bootstrap")
+            .start(
+                () -> {
+                  addTokens(List.of(admin, join));
+                  proposeDefaultLimits(defaults);
+                });
     LOG.info("controller {} serving {} (peers {})", self.id(), url(), peers);
+    LOG.info(
+        "controller {}: jobs run as their users' Unix accounts (the user table, by default the"
+            + " same name); the bootstrap admin's run as {}; root jobs {}",
+        self.id(),
+        config.runAs().adminRunsAs(),
+        config.runAs().allowRootJobs() ? "ALLOWED (--allow-root-jobs)" : "refused");
+    warnings = exposure.warnings(config.security(), url(), self.raftPort());
+    warnings.forEach(w -> LOG.warn("PLAIN TEXT: {}", w));
+    LOG.info(
+        "controller {} serving {} (peers {}; Raft on {}:{}, {})",
+        self.id(),
+        url(),
+        peers,
+        binding.bindHost(),
+        self.raftPort(),
+        config.security().raftTls() ? "mutual TLS" : "plain text");
+  }
+
+  /**
+   * The data directory and the controller's files in it become the owner's alone (0700 directories,
+   * 0600 files): the log holds job env values, the snapshots the whole state, and the token files
+   * the tokens. Warns once when something was open to others (an older Kairos, or a wide umask). An
+   * agent's directory kept there ({@code kairos up}) is the agent's to set.
+   */
+  private static void keepDataPrivate(Path dataDir) throws IOException {
+    List<String> widened =
+        PrivateFiles.tightenDataDir(dataDir, List.of("raft", "admin.token", "join.token"));
+    if (!widened.isEmpty()) {
+      LOG.warn(
+          "data directory {}: {} path(s) could be read by other accounts, e.g. {}; they are now"
+              + " 0700 (directories) and 0600 (files). Run the controller with umask 077"
+              + " (./kairos does) so new files are too",
+          dataDir,
+          widened.size(),
+          widened.get(0));
+    }
   }
 
   public static Controller start(Config config) throws IOException {
@@ -248,7 +406,40 @@ public final class Controller implements Closeable {
     }
   }
 
+  /**
+   * Once a leader leads and no limits are set, it proposes its heap's defaults (a command that
+   * changes nothing if limits are set meanwhile); every replica watches, and stops once they are.
+   */
+  private void proposeDefaultLimits(Limits defaults) {
+    var watch = replica.stateMachine().watch();
+    while (!Thread.currentThread().isInterrupted()) {
+      long seen = watch.version();
+      if (replica.stateMachine().read(s -> s.limits().isPresent())) {
+        return;
+      }
+      try {
+        if (replica.isLeaderReady()) {
+          var r =
+              replica
+                  .propose(new SetLimits(System.currentTimeMillis(), defaults, true))
+                  .get(10, TimeUnit.SECONDS);
+          if (r.isOk()) {
+            LOG.info("limits set to this heap's defaults: {}", defaults);
+          }
+        } else {
+          watch.awaitChange(seen, 500);
+        }
+      } catch (InterruptedException e) {
+        return;
+      } catch (Exception e) {
+        LOG.debug("default limits not committed yet: {}", e.toString());
+      }
+    }
+  }
+
   private void registerGauges(PrometheusMeterRegistry meters) {
+    new JvmMemoryMetrics().bindTo(meters);
+    new JvmThreadMetrics().bindTo(meters);
     var sm = replica.stateMachine();
     Gauge.builder(
             "kairos.jobs.pending",
@@ -317,11 +508,7 @@ public final class Controller implements Closeable {
   }
 
   public String url() {
-    return (config.tls().isPresent() ? "https" : "http")
-        + "://"
-        + config.self().host()
-        + ":"
-        + port();
+    return exposure.scheme() + "://" + config.self().host() + ":" + port();
   }
 
   public String adminToken() {
@@ -334,6 +521,25 @@ public final class Controller implements Closeable {
 
   public RaftReplica replica() {
     return replica;
+  }
+
+  /**
+   * The cluster CA's pin ({@code sha256:} of its public key), which agents check on first contact
+   * ({@code kairos agent --ca-hash}); empty when this replica runs without one ({@code
+   * --insecure}).
+   */
+  public Optional<String> caHash() {
+    return exposure.caHash();
+  }
+
+  /** The replica's TLS identity, when it has one (tests rotate its certificate). */
+  public Optional<io.kairos.control.tls.ClusterTls> clusterTls() {
+    return exposure.clusterTls();
+  }
+
+  /** One line for each part that runs in plain text on a non-loopback address; empty if none. */
+  public List<String> plainTextWarnings() {
+    return warnings;
   }
 
   @Override
@@ -350,6 +556,7 @@ public final class Controller implements Closeable {
       errors.add(e);
     }
     replica.close();
+    exposure.close();
     if (!errors.isEmpty()) {
       throw new IOException("controller did not stop cleanly", errors.get(0));
     }

@@ -1,5 +1,6 @@
 package io.kairos.control;
 
+import io.kairos.control.auth.RunAsPolicy;
 import io.kairos.control.raft.PeerAddress;
 import io.kairos.core.sched.Policy;
 import java.nio.file.Path;
@@ -9,8 +10,10 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * A bare entry point for one replica, for tests that run the controller as a process: {@code --data
- * DIR --listen HOST:PORT [--peers H:P,H:P,H:P] [--policy NAME]}. Users run {@code kairos server},
- * which takes the same options. Prints {@code kairos-controller-ready URL} on stdout once serving.
+ * DIR --listen HOST:PORT [--peers H:P,H:P,H:P] [--policy NAME] [--admin-runs-as ACCOUNT]
+ * [--allow-root-jobs] [--tls | --insecure] [--raft-listen HOST:PORT] [--ca-from DIR]}. Users run
+ * {@code kairos server}, which takes the same options. Prints {@code kairos-controller-ready URL}
+ * on stdout once serving.
  */
 public final class ControllerMain {
   private ControllerMain() {}
@@ -20,13 +23,45 @@ public final class ControllerMain {
     String listen = "127.0.0.1:8080";
     String peers = "";
     String policy = "kairos";
+    String adminRunsAs = null;
+    boolean allowRootJobs = false;
+    var security = NetworkSecurity.DEFAULT;
     for (int i = 0; i < args.length; i++) {
       String value = i + 1 < args.length ? args[i + 1] : "";
+      if (args[i].equals("--allow-root-jobs")) {
+        allowRootJobs = true;
+        continue;
+      }
       switch (args[i]) {
+        case "--admin-runs-as" -> adminRunsAs = value;
         case "--data" -> data = Path.of(value);
         case "--listen" -> listen = value;
         case "--peers" -> peers = value;
         case "--policy" -> policy = value;
+        case "--raft-listen" ->
+            security =
+                new NetworkSecurity(
+                    security.mode(),
+                    Optional.of(value),
+                    security.extraHosts(),
+                    security.caFrom(),
+                    security.rotateCerts());
+        case "--ca-from" ->
+            security =
+                new NetworkSecurity(
+                    security.mode(),
+                    security.raftListen(),
+                    security.extraHosts(),
+                    Optional.of(Path.of(value)),
+                    security.rotateCerts());
+        case "--tls" -> {
+          security = security.withMode(NetworkSecurity.Mode.TLS);
+          continue;
+        }
+        case "--insecure" -> {
+          security = security.withMode(NetworkSecurity.Mode.INSECURE);
+          continue;
+        }
         default -> {
           System.err.println("unknown option " + args[i]);
           System.exit(2);
@@ -38,7 +73,11 @@ public final class ControllerMain {
       System.err.println("--data is required");
       System.exit(2);
     }
-    var controller = Controller.start(config(data, listen, peers, policy, Optional.empty()));
+    var controller =
+        Controller.start(
+            config(data, listen, peers, policy, Optional.empty())
+                .withRunAs(RunAsPolicy.of(adminRunsAs, allowRootJobs))
+                .withSecurity(security));
     System.out.println("kairos-controller-ready " + controller.url());
     System.out.flush();
     var stop = new CountDownLatch(1);

@@ -59,7 +59,10 @@ class AgentProtocolTest {
 
   void start(PhiAccrualDetector.Settings detection) throws Exception {
     controller =
-        Controller.start(Controller.Config.single(dir, "127.0.0.1", 0).withDetection(detection));
+        Controller.start(
+            Controller.Config.single(dir, "127.0.0.1", 0)
+                .withRunAs(TestApi.SINGLE_USER)
+                .withDetection(detection));
     Leaders.awaitLeader(controller, Duration.ofSeconds(30));
     api = new TestApi(controller.url(), controller.adminToken());
     join = api.as(controller.joinToken());

@@ -56,6 +56,7 @@ class AuthorizationTest {
     controller =
         Controller.start(
             Controller.Config.single(dir, "127.0.0.1", 0)
+                .withRunAs(TestApi.SINGLE_USER)
                 .withDetection(
                     new io.kairos.control.health.PhiAccrualDetector.Settings(
                         8.0, 1000, 100, 3_600_000, 1_000)));
@@ -135,6 +136,10 @@ class AuthorizationTest {
     return new Endpoint(name, "POST", path, body);
   }
 
+  static Endpoint put(String name, Supplier<String> path, Supplier<String> body) {
+    return new Endpoint(name, "PUT", path, body);
+  }
+
   static Stream<Row> rows() {
     var rows = new ArrayList<Row>();
     // The user API: users and the admin; agents 403.
@@ -143,10 +148,15 @@ class AuthorizationTest {
     user(
         rows, post("submit a batch", () -> "/api/v1/jobs", () -> "[" + JOB + "," + JOB + "]"), 201);
     user(rows, get("show alice's job", () -> "/api/v1/jobs/" + jobOf(alice)), 200);
-    user(
+    // Logs are private: bob's own (not started yet: 409) and the admin's; alice gets 403.
+    table(
         rows,
-        get("logs of a job that has not started", () -> "/api/v1/jobs/" + jobOf(bob) + "/logs"),
-        409);
+        get("logs of bob's job that has not started", () -> "/api/v1/jobs/" + jobOf(bob) + "/logs"),
+        403,
+        409,
+        409,
+        403);
+    user(rows, get("read the limits", () -> "/api/v1/limits"), 200);
     user(rows, get("list nodes", () -> "/api/v1/nodes"), 200);
     user(rows, get("list queues", () -> "/api/v1/queues"), 200);
     user(rows, get("list accounts", () -> "/api/v1/accounts"), 200);
@@ -192,6 +202,21 @@ class AuthorizationTest {
         403,
         403,
         201,
+        403);
+    table(rows, get("list users", () -> "/api/v1/users"), 403, 403, 200, 403);
+    table(
+        rows,
+        put("map a user", () -> "/api/v1/users/erin", () -> "{\"unixUser\":\"erin\"}"),
+        403,
+        403,
+        200,
+        403);
+    table(
+        rows,
+        put("set the limits", () -> "/api/v1/limits", () -> "{\"submitBurst\":10000}"),
+        403,
+        403,
+        200,
         403);
     // Any principal.
     table(rows, get("whoami", () -> "/api/v1/whoami"), 200, 200, 200, 200);
@@ -247,7 +272,12 @@ class AuthorizationTest {
     String path = e.path().get();
     var before = fingerprint();
     TestApi api = row.who().api();
-    var reply = e.method().equals("GET") ? api.get(path) : api.post(path, e.body().get());
+    var reply =
+        switch (e.method()) {
+          case "GET" -> api.get(path);
+          case "PUT" -> api.put(path, e.body().get());
+          default -> api.post(path, e.body().get());
+        };
 
     if (row.status() == -1) {
       // Public: whatever the document's state (200, or 404 until it is packaged), never 401/403.
@@ -414,8 +444,10 @@ class AuthorizationTest {
             s -> {
               var sb = new StringBuilder();
               sb.append(s.nextJobId()).append('/').append(s.tokenCount()).append('/');
+              sb.append(s.limits()).append('/');
               s.activeJobs().forEach(j -> sb.append(j.id).append(j.state).append(','));
               s.nodes().forEach(n -> sb.append(n.name).append(n.epoch).append(n.state).append(','));
+              s.users().forEach(u -> sb.append(u).append(','));
               return sb.toString();
             });
   }

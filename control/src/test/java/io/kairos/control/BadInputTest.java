@@ -55,6 +55,7 @@ class BadInputTest {
     controller =
         Controller.start(
             Controller.Config.single(dir, "127.0.0.1", 0)
+                .withRunAs(TestApi.SINGLE_USER)
                 .withDetection(new PhiAccrualDetector.Settings(8.0, 1000, 100, 3_600_000, 1_000)));
     admin = new TestApi(controller.url(), controller.adminToken());
     agent = admin.as(controller.joinToken());

@@ -33,6 +33,7 @@ final class ControllerProcess implements AutoCloseable {
   private final int port;
   private final String peers;
   private final Path log;
+  private final List<String> extraArgs = new ArrayList<>();
   private Process process;
   private int starts;
 
@@ -44,6 +45,14 @@ final class ControllerProcess implements AutoCloseable {
     this.port = port;
     this.peers = peers;
     this.log = log;
+  }
+
+  /**
+   * More {@link ControllerMain} options for every launch ({@code --ca-from DIR}, {@code --tls}).
+   */
+  ControllerProcess with(String... args) {
+    extraArgs.addAll(List.of(args));
+    return this;
   }
 
   /** Launches the JVM; does not wait (see {@link #awaitReady}). */
@@ -60,6 +69,7 @@ final class ControllerProcess implements AutoCloseable {
                 "--enable-native-access=ALL-UNNAMED",
                 "-Xmx512m",
                 "-XX:+UseSerialGC",
+                "-XX:+ExitOnOutOfMemoryError",
                 // C1 only: a replica that lives seconds starts faster and leaves the CPUs to the
                 // others.
                 "-XX:TieredStopAtLevel=1",
@@ -69,11 +79,14 @@ final class ControllerProcess implements AutoCloseable {
                 "--data",
                 data.toString(),
                 "--listen",
-                "127.0.0.1:" + port));
+                "127.0.0.1:" + port,
+                // One user, who is root here: the admin's jobs run as root.
+                "--allow-root-jobs"));
     if (!peers.isEmpty()) {
       cmd.add("--peers");
       cmd.add(peers);
     }
+    cmd.addAll(extraArgs);
     Files.writeString(
         log,
         "\n=== start " + (starts + 1) + " ===\n",

@@ -44,10 +44,14 @@ class FailoverIT {
       ControllerProcess.freePortPair()
     };
     String peers = "127.0.0.1:" + ports[0] + ",127.0.0.1:" + ports[1] + ",127.0.0.1:" + ports[2];
+    // The replicas share one cluster CA and speak mutual TLS on Raft, as a real group does.
+    Path ca = tmp.resolve("ca");
+    io.kairos.control.tls.CertificateAuthority.create(ca, java.time.Instant.now());
     for (int i = 0; i < 3; i++) {
       replicas.add(
           new ControllerProcess(
-              tmp.resolve("data" + i), ports[i], peers, tmp.resolve("replica" + i + ".log")));
+                  tmp.resolve("data" + i), ports[i], peers, tmp.resolve("replica" + i + ".log"))
+              .with("--ca-from", ca.toString()));
     }
   }
 

@@ -58,9 +58,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 class OpenApiDocumentTest {
   /**
    * Every route the api package registers, as "METHOD path", taken from JobRoutes, NodeRoutes,
-   * AgentRoutes, SystemRoutes, EventRoutes and K8sExtenderRoutes. A new route must be added here
-   * AND to openapi.json: the tests below compare this list with both the document and the routes
-   * {@link Api#create} registers.
+   * AgentRoutes, SystemRoutes, UserRoutes, EventRoutes, LimitRoutes and K8sExtenderRoutes. A new
+   * route must be added here AND to openapi.json: the tests below compare this list with both the
+   * document and the routes {@link Api#create} registers.
    */
   static final List<String> ROUTES =
       List.of(
@@ -80,9 +80,14 @@ class OpenApiDocumentTest {
           "GET /readyz",
           "GET /metrics",
           "GET /api/v1/openapi.json",
+          "GET /api/v1/ca.pem",
           "GET /api/v1/whoami",
           "GET /api/v1/cluster",
           "POST /api/v1/tokens",
+          "GET /api/v1/users",
+          "PUT /api/v1/users/{name}",
+          "GET /api/v1/limits",
+          "PUT /api/v1/limits",
           "GET /api/v1/stats/utilization",
           "GET /api/v1/events",
           "POST /api/v1/k8s-extender/filter",
@@ -92,7 +97,12 @@ class OpenApiDocumentTest {
 
   /** The routes that need no token ({@code security: []} in the document). */
   static final Set<String> UNAUTHENTICATED =
-      Set.of("GET /healthz", "GET /readyz", "GET /metrics", "GET /api/v1/openapi.json");
+      Set.of(
+          "GET /healthz",
+          "GET /readyz",
+          "GET /metrics",
+          "GET /api/v1/openapi.json",
+          "GET /api/v1/ca.pem");
 
   static final Set<String> HTTP_METHODS =
       Set.of("get", "put", "post", "delete", "options", "head", "patch", "trace");
@@ -162,7 +172,7 @@ class OpenApiDocumentTest {
   }
 
   @Test
-  void everyOperationNamesItsRoleAndOnlyHealthMetricsAndThisDocumentGoWithoutAToken() {
+  void everyOperationNamesItsRoleAndOnlyHealthMetricsThisDocumentAndTheCaGoWithoutAToken() {
     assertThat(
             doc.path("components").path("securitySchemes").path("bearer").path("scheme").asText())
         .isEqualTo("bearer");
@@ -277,7 +287,12 @@ class OpenApiDocumentTest {
         Arguments.of("TaskReport", TaskReport.class),
         Arguments.of("DrainRequest", drainRequest()),
         Arguments.of("UtilizationView", UtilizationView.class),
-        Arguments.of("UtilizationPoint", UtilizationPoint.class));
+        Arguments.of("UtilizationPoint", UtilizationPoint.class),
+        Arguments.of("UserView", io.kairos.protocol.UserView.class),
+        Arguments.of("UserUpdate", io.kairos.protocol.UserUpdate.class),
+        Arguments.of("LimitsView", io.kairos.protocol.LimitsView.class),
+        Arguments.of("LimitsUpdate", io.kairos.protocol.LimitsUpdate.class),
+        Arguments.of("UserLimits", io.kairos.protocol.LimitsView.UserLimits.class));
   }
 
   /**
@@ -358,6 +373,8 @@ class OpenApiDocumentTest {
     } else if (type == double.class || type == Double.class) {
       expected = "number";
       format = "double";
+    } else if (type == Number.class) {
+      expected = "number";
     } else if (type == boolean.class || type == Boolean.class) {
       expected = "boolean";
     } else if (type == String.class) {

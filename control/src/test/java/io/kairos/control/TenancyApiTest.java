@@ -80,6 +80,7 @@ class TenancyApiTest {
     controller =
         Controller.start(
             Controller.Config.single(dir, "127.0.0.1", 0)
+                .withRunAs(TestApi.SINGLE_USER)
                 .withDetection(new PhiAccrualDetector.Settings(8.0, 1000, 100, 3_600_000, 1_000))
                 .withTenancy(tenancy()));
     admin = new TestApi(controller.url(), controller.adminToken());

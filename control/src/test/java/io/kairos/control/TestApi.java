@@ -3,6 +3,7 @@ package io.kairos.control;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.kairos.control.auth.RunAsPolicy;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -13,6 +14,13 @@ import java.time.Duration;
 /** A tiny JSON client for tests: the JDK HttpClient against a real controller. */
 public final class TestApi {
   public static final ObjectMapper JSON = JsonMapper.builder().build();
+
+  /**
+   * Who jobs run as in a test controller that stands for a single-user machine whose user is root
+   * (as the tests run in CI): the bootstrap admin's jobs run as root, which is allowed.
+   */
+  public static final RunAsPolicy SINGLE_USER = new RunAsPolicy(RunAsPolicy.ROOT, true);
+
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   private final String base;
@@ -21,6 +29,11 @@ public final class TestApi {
   public TestApi(String base, String token) {
     this.base = base;
     this.token = token;
+  }
+
+  /** The bearer token this client sends (null for none). */
+  public String token() {
+    return token;
   }
 
   public TestApi as(String otherToken) {
@@ -73,6 +86,13 @@ public final class TestApi {
     } catch (IOException e) {
       throw new AssertionError(e);
     }
+  }
+
+  public Reply put(String path, String json) {
+    return send(
+        request(path)
+            .header("Content-Type", "application/json")
+            .PUT(HttpRequest.BodyPublishers.ofString(json)));
   }
 
   public Reply method(String method, String path) {

@@ -13,6 +13,8 @@ import java.util.List;
  *     on a follower
  * @param phi the detector's suspicion level (phi accrual: 8 means about a 1e-8 chance that a live
  *     agent would be this late); absent on a follower
+ * @param runsOnlyAs the one Unix account whose jobs the node runs, when its agent is not root;
+ *     absent when it runs every account's jobs
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record NodeView(
@@ -34,4 +36,5 @@ public record NodeView(
     String liveness,
     Double phi,
     int nvlinkDomainSize,
-    List<Long> gpuJobs) {}
+    List<Long> gpuJobs,
+    String runsOnlyAs) {}

@@ -226,7 +226,7 @@ public final class Cgroups {
     Path kairos = root.resolve("kairos");
     Path agentDir = kairos.resolve(agentName);
     try {
-      Files.createDirectories(agentDir);
+      createWritable(agentDir);
     } catch (IOException e) {
       var layout = new CgroupLayout.None(root + " not writable: " + e.getMessage());
       return new Cgroups(v2, agentName, devDir, Map.of(), notWritable(layout));
@@ -328,7 +328,7 @@ public final class Cgroups {
       }
       Path agentDir = resolve(fsRoot, mount).resolve("kairos").resolve(agentName);
       try {
-        Files.createDirectories(agentDir);
+        createWritable(agentDir);
         agentDirs.put(c, agentDir);
       } catch (IOException e) {
         problems.add(c + ": " + e.getMessage());
@@ -415,6 +415,17 @@ public final class Cgroups {
   }
 
   // ---- helpers ----
+
+  /**
+   * Creates {@code dir}, which this process must be able to write: one left by an agent that ran as
+   * root is there, but not this (non-root) agent's to use.
+   */
+  private static void createWritable(Path dir) throws IOException {
+    Files.createDirectories(dir);
+    if (!Files.isWritable(dir)) {
+      throw new IOException(dir + " is not writable by this agent's account");
+    }
+  }
 
   private List<Integer> nvidiaMinors() {
     return nvidiaMinors(devDir);

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -14,7 +15,8 @@ import java.util.stream.Stream;
 /**
  * The files the agent and its watchdog share under {@code <dataDir>/fence/}, and their formats:
  * plain {@code key=value} lines so the watchdog needs no JSON library, each written to a temp file
- * and renamed so a reader never sees half a file.
+ * and renamed so a reader never sees half a file. The files are 0600 and the directories 0700: only
+ * the agent (and the watchdog, as the same account) reads or writes them.
  *
  * <pre>
  * fence/lease           deadlineNanos, agentPid, agentStartTicks, epoch
@@ -154,9 +156,15 @@ final class FenceFiles {
             });
   }
 
+  /** Writes {@code text} to {@code file} through a temp file and a rename; mode 0600, dirs 0700. */
   static void writeAtomically(Path file, String text) throws IOException {
-    Files.createDirectories(file.getParent());
+    Files.createDirectories(
+        file.getParent(),
+        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
     Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+    Files.deleteIfExists(tmp);
+    Files.createFile(
+        tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     Files.writeString(tmp, text);
     try {
       Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);

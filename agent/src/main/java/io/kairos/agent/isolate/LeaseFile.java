@@ -34,7 +34,14 @@ public final class LeaseFile {
     this.agent =
         ProcessRef.of(agent)
             .orElseThrow(() -> new IOException("agent process " + agent.pid() + " not found"));
-    Files.createDirectories(FenceFiles.tasksDir(dataDir));
+    var privateDir =
+        java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+            java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+    Files.createDirectories(FenceFiles.fenceDir(dataDir), privateDir);
+    Files.setPosixFilePermissions(
+        FenceFiles.fenceDir(dataDir),
+        java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+    Files.createDirectories(FenceFiles.tasksDir(dataDir), privateDir);
     FenceFiles.writeLease(dataDir, new FenceFiles.Lease(System.nanoTime(), this.agent, 0));
   }
 

@@ -182,6 +182,7 @@ public final class Reconciler {
         job.placement.size() > 1,
         job.requeues,
         r.output().isEmpty() ? null : r.output(),
-        r.error().isEmpty() ? null : r.error());
+        r.error().isEmpty() ? null : r.error(),
+        r.unixAccount());
   }
 }

@@ -86,6 +86,14 @@ final class AgentRoutes {
         "rack",
         "zone, block and rack are required",
         null);
+    Submissions.check(
+        r.runsOnlyAs() == null
+            || (!r.runsOnlyAs().isBlank()
+                && r.runsOnlyAs().length() <= 64
+                && r.runsOnlyAs().chars().noneMatch(c -> c <= ' ' || c == ':')),
+        "runsOnlyAs",
+        "runsOnlyAs must be the Unix account the agent runs as, or absent for a root agent",
+        null);
     int gpus = r.gpus().size();
     Submissions.check(
         gpus == 0 || (r.nvlinkDomainSize() >= 1 && gpus % r.nvlinkDomainSize() == 0),

@@ -44,7 +44,9 @@ public final class Api {
           NodeRoutes.register(config, services);
           AgentRoutes.register(config, services);
           SystemRoutes.register(config, services);
+          UserRoutes.register(config, services);
           EventRoutes.register(config, services);
+          LimitRoutes.register(config, services);
           Dashboard.configure(config);
           K8sExtenderRoutes.register(config, services);
           config.routes.exception(ApiError.class, (e, ctx) -> problem(ctx, e));
@@ -104,7 +106,8 @@ public final class Api {
               });
           config.routes.error(
               413,
-              ctx ->
+              ctx -> {
+                if (ctx.result() == null || ctx.result().isEmpty()) {
                   problem(
                       ctx,
                       new ApiError(
@@ -112,7 +115,9 @@ public final class Api {
                           "Body too large",
                           "the request body is larger than " + (MAX_BODY_BYTES >> 20) + " MiB",
                           null,
-                          "send fewer jobs per request")));
+                          "send fewer jobs per request"));
+                }
+              });
         });
   }
 
@@ -147,13 +152,14 @@ public final class Api {
       case 404 -> "Not found";
       case 405 -> "Method not allowed";
       case 413 -> "Body too large";
+      case 429 -> "Limit reached";
       default -> "Request refused";
     };
   }
 
   private static void authenticate(Context ctx, Authenticator auth) {
-    if (ctx.path().equals("/api/v1/openapi.json")) {
-      return;
+    if (ctx.path().equals("/api/v1/openapi.json") || ctx.path().equals("/api/v1/ca.pem")) {
+      return; // public: the CA certificate is what a new agent checks its pin against
     }
     String header = ctx.header("Authorization");
     if (header == null && ctx.path().startsWith(K8sExtenderRoutes.PREFIX)) {
@@ -217,9 +223,14 @@ public final class Api {
                     e.getMessage(),
                     e.field(),
                     e.fix(),
-                    null)));
+                    null,
+                    e.limit(),
+                    e.limitValue())));
     if (e.status() == 401) {
       ctx.header("WWW-Authenticate", "Bearer realm=\"kairos\"");
+    }
+    if (e.retryAfterSec() > 0) {
+      ctx.header("Retry-After", Long.toString(e.retryAfterSec()));
     }
   }
 

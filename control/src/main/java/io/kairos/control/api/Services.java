@@ -1,6 +1,7 @@
 package io.kairos.control.api;
 
 import io.kairos.control.agent.AgentService;
+import io.kairos.control.auth.RunAsPolicy;
 import io.kairos.control.dashboard.UtilizationHistory;
 import io.kairos.control.k8s.K8sExtender;
 import io.kairos.control.raft.RaftReplica;
@@ -12,6 +13,7 @@ import io.kairos.control.state.ControlState;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.http.HttpClient;
 import java.time.InstantSource;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -19,7 +21,8 @@ import java.util.function.Function;
 
 /**
  * What the routes call: the replica (state and log), the batcher, the scheduler, the agents, the
- * utilization history and the kube-scheduler extender.
+ * utilization history, the kube-scheduler extender, who users' jobs run as, the cluster CA's
+ * certificates (PEM) when the replica has one, and the safeguards (privacy, rates, budgets).
  */
 public record Services(
     RaftReplica replica,
@@ -31,7 +34,10 @@ public record Services(
     String joinToken,
     HttpClient http,
     UtilizationHistory utilization,
-    K8sExtender k8s) {
+    K8sExtender k8s,
+    RunAsPolicy runAs,
+    Optional<String> caPem,
+    Safeguards safeguards) {
 
   static final long COMMIT_TIMEOUT_SEC = 10;
 

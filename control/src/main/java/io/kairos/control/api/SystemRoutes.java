@@ -13,7 +13,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.regex.Pattern;
 
-/** Health, readiness, metrics, the OpenAPI document, cluster info, whoami and tokens. */
+/**
+ * Health, readiness, metrics, the OpenAPI document, the cluster CA's certificate, cluster info,
+ * whoami and tokens.
+ */
 final class SystemRoutes {
   private static final Pattern USER = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._@-]{0,63}");
 
@@ -24,10 +27,10 @@ final class SystemRoutes {
     config.routes.get(
         "/readyz",
         ctx -> {
-          boolean ready = s.replica().leaderUrl().isPresent();
-          ctx.status(ready ? 200 : 503)
+          var why = s.replica().notReady();
+          ctx.status(why.isEmpty() ? 200 : 503)
               .contentType("text/plain")
-              .result(ready ? "ready\n" : "not ready: no leader known yet\n");
+              .result(why.map(w -> "not ready: " + w + "\n").orElse("ready\n"));
         });
     config.routes.get(
         "/metrics",
@@ -45,6 +48,17 @@ final class SystemRoutes {
           } catch (IOException e) {
             throw new IllegalStateException(e);
           }
+        });
+    config.routes.get(
+        "/api/v1/ca.pem",
+        ctx -> {
+          String pem =
+              s.caPem()
+                  .orElseThrow(
+                      () ->
+                          ApiError.notFound(
+                              "this controller runs without a cluster CA (--insecure)"));
+          ctx.contentType("application/x-pem-file").result(pem);
         });
     config.routes.get(
         "/api/v1/whoami",

@@ -18,7 +18,12 @@ import java.util.Optional;
 final class Views {
   private Views() {}
 
-  static JobView job(ControlState state, JobRecord j, SchedulerLoop scheduler) {
+  /**
+   * The job as {@code showPrivate} allows: without it, its private data (command, env, workdir,
+   * checkpoint directory) is left out and {@code redacted} names what was.
+   */
+  static JobView job(
+      ControlState state, JobRecord j, SchedulerLoop scheduler, boolean showPrivate) {
     var r = j.request;
     String reason = null;
     String detail = null;
@@ -40,17 +45,20 @@ final class Views {
                 + state.arrayAdmitted(j.array.arrayJobId())
                 + " are queued or running";
       } else if (state.isUnplaceable(j.id)) {
-        reason = "NO_NODE_CAN_HOLD";
+        var account = state.accountBlock(j.id);
+        reason = account.isPresent() ? "NO_NODE_RUNS_AS" : "NO_NODE_CAN_HOLD";
         detail =
-            state.store() == null
-                ? "no node is registered yet"
-                : "no registered node can ever hold it ("
-                    + r.tasks()
-                    + " node(s) with "
-                    + r.gpusPerTask()
-                    + " GPUs"
-                    + (r.gpuModel().isEmpty() ? "" : " of model " + r.gpuModel())
-                    + ")";
+            account.isPresent()
+                ? account.get()
+                : state.store() == null
+                    ? "no node is registered yet"
+                    : "no registered node can ever hold it ("
+                        + r.tasks()
+                        + " node(s) with "
+                        + r.gpusPerTask()
+                        + " GPUs"
+                        + (r.gpuModel().isEmpty() ? "" : " of model " + r.gpuModel())
+                        + ")";
       } else {
         var p = scheduler.pending(j.id);
         if (p == null) {
@@ -72,9 +80,9 @@ final class Views {
         r.queue(),
         r.priority(),
         j.state,
-        r.command(),
-        r.env(),
-        r.workdir().isEmpty() ? null : r.workdir(),
+        showPrivate ? r.command() : null,
+        showPrivate ? r.env() : null,
+        !showPrivate || r.workdir().isEmpty() ? null : r.workdir(),
         r.gpus(),
         r.gpusPerNode() == 0 ? null : r.gpusPerNode(),
         r.tasks(),
@@ -93,7 +101,7 @@ final class Views {
         j.message,
         j.placement.isEmpty() ? null : j.placement,
         j.state == JobState.PENDING && j.eligibleMs > 0 ? time(j.eligibleMs) : null,
-        r.checkpointDir().isEmpty() ? null : r.checkpointDir(),
+        !showPrivate || r.checkpointDir().isEmpty() ? null : r.checkpointDir(),
         excluded(r.excludeNodes(), j.avoidNodes),
         predictedStart,
         j.array == null ? null : j.array.arrayJobId(),
@@ -104,7 +112,9 @@ final class Views {
         j.preemptedAtSec.isEmpty()
             ? null
             : j.preemptedAtSec.stream().map(t -> Instant.ofEpochSecond(t).toString()).toList(),
-        j.lastPreemptedBy == 0 ? null : j.lastPreemptedBy);
+        j.lastPreemptedBy == 0 ? null : j.lastPreemptedBy,
+        r.unixAccount(),
+        showPrivate ? null : JobView.PRIVATE_FIELDS);
   }
 
   private static String describe(SchedulerLoop.Pending p) {
@@ -182,7 +192,8 @@ final class Views {
         live.map(AgentService.Liveness::state).orElse(null),
         live.map(l -> Math.round(l.phi() * 100) / 100.0).orElse(null),
         reg.nvlinkDomainSize(),
-        java.util.Collections.unmodifiableList(gpuJobs));
+        java.util.Collections.unmodifiableList(gpuJobs),
+        reg.runsOnlyAs());
   }
 
   static String time(long ms) {

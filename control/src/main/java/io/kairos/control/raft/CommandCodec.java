@@ -71,6 +71,15 @@ public final class CommandCodec {
       JSON.writeValue(g, image.nodes());
       g.writeFieldName("tokens");
       JSON.writeValue(g, image.tokens());
+      if (!image.users().isEmpty()) {
+        // Only when there is a table: snapshots without one keep the bytes they had before it.
+        g.writeFieldName("users");
+        JSON.writeValue(g, image.users());
+      }
+      if (image.limits() != null) {
+        g.writeFieldName("limits");
+        JSON.writeValue(g, image.limits());
+      }
       g.writeEndObject();
     }
   }

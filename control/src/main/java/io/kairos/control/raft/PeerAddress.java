@@ -6,18 +6,29 @@ import java.util.List;
 /**
  * One replica of the group: where its HTTP API and its Raft transport listen. Written on the
  * command line as {@code host:httpPort} (the Raft port is then {@code httpPort + 1000}) or {@code
- * host:httpPort:raftPort}.
+ * host:httpPort:raftPort}. Peers dial the Raft transport at {@code raftHost:raftPort}, which is the
+ * API's host unless a single replica was given {@code --raft-listen}.
  */
-public record PeerAddress(String host, int httpPort, int raftPort) {
+public record PeerAddress(String host, int httpPort, int raftPort, String raftHost) {
   public static final int RAFT_PORT_OFFSET = 1000;
 
   public PeerAddress {
-    if (host == null || host.isBlank()) {
+    if (host == null || host.isBlank() || raftHost == null || raftHost.isBlank()) {
       throw new IllegalArgumentException("peer host must not be blank");
     }
     if (httpPort < 0 || httpPort > 65535 || raftPort < 0 || raftPort > 65535) {
       throw new IllegalArgumentException("peer ports must be between 0 and 65535");
     }
+  }
+
+  /** A peer whose Raft transport is on the same host as its API. */
+  public PeerAddress(String host, int httpPort, int raftPort) {
+    this(host, httpPort, raftPort, host);
+  }
+
+  /** This peer with its Raft transport dialled at {@code host:port} instead. */
+  public PeerAddress withRaft(String host, int port) {
+    return new PeerAddress(this.host, httpPort, port, host);
   }
 
   /** Parses {@code host:http[:raft]}; the message names the bad part. */
@@ -65,6 +76,8 @@ public record PeerAddress(String host, int httpPort, int raftPort) {
   }
 
   public String raftAddress() {
-    return host + ":" + raftPort;
+    return (raftHost.contains(":") && !raftHost.startsWith("[") ? "[" + raftHost + "]" : raftHost)
+        + ":"
+        + raftPort;
   }
 }

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -16,8 +17,10 @@ import java.util.concurrent.CompletionException;
 import java.util.stream.Collectors;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroup;
@@ -41,6 +44,11 @@ import org.apache.ratis.util.TimeDuration;
  *
  * <p>Durability: the Ratis log is flushed (fsync) before an entry counts as committed, so an
  * acknowledged command survives a crash of the single replica, and of any minority of a group.
+ *
+ * <p>Exposure: the Raft port binds only the {@link RaftTransport}'s host. With mutual TLS, the
+ * server demands a client certificate and both sides accept only a peer presenting a replica
+ * certificate of the cluster CA; the client this replica proposes through presents its own. A Ratis
+ * client without such a certificate cannot open a connection, let alone append to the log.
  */
 public final class RaftReplica implements Closeable {
   /** One group per Kairos cluster; its id is fixed so that every replica agrees. */
@@ -55,12 +63,14 @@ public final class RaftReplica implements Closeable {
   private final Map<String, PeerAddress> peersById;
   private final RaftServer server;
   private final RaftProperties properties;
+  private final Parameters parameters;
   private final RaftGroup group;
 
   /** Replaced when Ratis has failed its ordered sliding window (see {@link #propose}). */
   private volatile RaftClient client;
 
   private volatile boolean closed;
+  private final Readiness readiness = new Readiness(Readiness.STUCK_AFTER, System::nanoTime);
   private final org.apache.ratis.protocol.ClientId localClientId =
       org.apache.ratis.protocol.ClientId.randomId();
   private final java.util.concurrent.atomic.AtomicLong localCallIds =
@@ -72,11 +82,19 @@ public final class RaftReplica implements Closeable {
    * @param dataDir where the log and snapshots live ({@code DATA/raft})
    */
   public RaftReplica(PeerAddress self, List<PeerAddress> peers, Path dataDir) throws IOException {
-    this(self, peers, dataDir, "http");
+    this(self, peers, dataDir, "http", RaftTransport.plain(self.host()));
   }
 
-  /** As above; {@code scheme} ("http" or "https") is how the replicas' APIs are reached. */
-  public RaftReplica(PeerAddress self, List<PeerAddress> peers, Path dataDir, String scheme)
+  /**
+   * As above; {@code scheme} ("http" or "https") is how the replicas' APIs are reached, and {@code
+   * transport} where the Raft port binds and whether it speaks mutual TLS.
+   */
+  public RaftReplica(
+      PeerAddress self,
+      List<PeerAddress> peers,
+      Path dataDir,
+      String scheme,
+      RaftTransport transport)
       throws IOException {
     this.scheme = scheme;
     this.self = self;
@@ -94,7 +112,14 @@ public final class RaftReplica implements Closeable {
                 .map(p -> RaftPeer.newBuilder().setId(p.id()).setAddress(p.raftAddress()).build())
                 .toList());
     this.group = group;
-    this.properties = properties(raftDir, self.raftPort(), peers.size());
+    this.properties = properties(raftDir, transport.bindHost(), self.raftPort());
+    this.parameters = new Parameters();
+    transport
+        .tls()
+        .ifPresent(
+            tls ->
+                GrpcConfigKeys.TLS.setConf(
+                    parameters, new GrpcTlsConfig(tls.keys(), tls.trust(), true)));
     // A data directory that already holds this group's log recovers it; a new one is formatted.
     boolean existing = Files.isDirectory(raftDir.resolve(GROUP_ID.getUuid().toString()));
     server =
@@ -103,6 +128,7 @@ public final class RaftReplica implements Closeable {
             .setGroup(group)
             .setStateMachine(stateMachine)
             .setProperties(properties)
+            .setParameters(parameters)
             .setOption(
                 existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
             .build();
@@ -112,6 +138,7 @@ public final class RaftReplica implements Closeable {
   private RaftClient newClient() {
     return RaftClient.newBuilder()
         .setProperties(properties)
+        .setParameters(parameters)
         .setRaftGroup(group)
         .setLeaderId(null)
         .setRetryPolicy(
@@ -120,15 +147,28 @@ public final class RaftReplica implements Closeable {
         .build();
   }
 
-  private static RaftProperties properties(Path raftDir, int raftPort, int groupSize) {
+  private static RaftProperties properties(Path raftDir, String bindHost, int raftPort) {
     var p = new RaftProperties();
     RaftServerConfigKeys.setStorageDir(p, List.of(raftDir.toFile()));
+    // One port serves Raft, clients and admin (their ports are left at "the server's"); all three
+    // bind this host only.
+    GrpcConfigKeys.Server.setHost(p, bindHost);
+    GrpcConfigKeys.Client.setHost(p, bindHost);
+    GrpcConfigKeys.Admin.setHost(p, bindHost);
     GrpcConfigKeys.Server.setPort(p, raftPort);
     // Snapshot every 20,000 entries and drop the log it covers; restart replays the rest.
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, 20_000);
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
     RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf("32MB"));
+    // Memory: the log's cache and the queues of entries not yet written are bounded by the heap
+    // (a sixteenth each, 16 to 64 MiB), so a burst of large submits cannot fill it (Ratis' own
+    // defaults, 200 MiB of cache and 64 MiB per queue, exceed a small controller's heap).
+    long queue = Math.clamp(Runtime.getRuntime().maxMemory() / 16, 16L << 20, 64L << 20);
+    RaftServerConfigKeys.Log.setSegmentCacheNumMax(p, 2);
+    RaftServerConfigKeys.Log.setSegmentCacheSizeMax(p, SizeInBytes.valueOf(queue));
+    RaftServerConfigKeys.Log.setQueueByteLimit(p, SizeInBytes.valueOf(queue));
+    RaftServerConfigKeys.Write.setByteLimit(p, SizeInBytes.valueOf(queue));
     RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, SizeInBytes.valueOf("8MB"));
     RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf("9MB"));
     GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf("16MB"));
@@ -286,6 +326,58 @@ public final class RaftReplica implements Closeable {
 
   public long appliedIndex() {
     return division().map(d -> d.getInfo().getLastAppliedIndex()).orElse(-1L);
+  }
+
+  /**
+   * Asks this replica to take a snapshot now (it takes them by itself every 20,000 entries). The
+   * snapshot is written in the background: this returns once it is under way.
+   */
+  public void requestSnapshot(Duration timeout) throws IOException {
+    var reply =
+        client
+            .getSnapshotManagementApi(RaftPeerId.valueOf(self.id()))
+            .create(true, timeout.toMillis());
+    if (!reply.isSuccess()) {
+      throw new IOException("snapshot not taken: " + reply.getException());
+    }
+  }
+
+  /** Why this replica cannot do its work now ({@link Readiness}); empty when it can. */
+  public Optional<String> notReady() {
+    return readiness.judge(observe(readiness.stuckAfterMs()));
+  }
+
+  private Readiness.Observation observe(long withinMs) {
+    var division = division().orElse(null);
+    if (division == null || !division.getInfo().isAlive()) {
+      return new Readiness.Observation(false, false, false, false, peers.size(), 0, -1, 0, 0, 0);
+    }
+    var info = division.getInfo();
+    var log = division.getRaftLog();
+    var role = info.getRoleInfoProto();
+    int heard = 0;
+    long leaderSilentMs = -1;
+    if (info.isLeader()) {
+      heard = 1;
+      for (var f : role.getLeaderInfo().getFollowerInfoList()) {
+        if (f.getLastRpcElapsedTimeMs() <= withinMs) {
+          heard++;
+        }
+      }
+    } else if (role.hasFollowerInfo()) {
+      leaderSilentMs = role.getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs();
+    }
+    return new Readiness.Observation(
+        true,
+        info.getLeaderId() != null,
+        info.isLeader(),
+        info.isLeaderReady(),
+        peers.size(),
+        heard,
+        leaderSilentMs,
+        log.getNextIndex() - 1,
+        log.getLastCommittedIndex(),
+        info.getLastAppliedIndex());
   }
 
   @Override

@@ -7,6 +7,8 @@ import io.kairos.control.state.ControlCommand.NodeDown;
 import io.kairos.control.state.ControlCommand.PreemptJobs;
 import io.kairos.control.state.ControlCommand.RegisterNode;
 import io.kairos.control.state.ControlCommand.ResumeNode;
+import io.kairos.control.state.ControlCommand.SetLimits;
+import io.kairos.control.state.ControlCommand.SetUser;
 import io.kairos.control.state.ControlCommand.StartJobs;
 import io.kairos.control.state.ControlCommand.SubmitJobs;
 import io.kairos.control.state.ControlCommand.TaskEnded;
@@ -77,9 +79,35 @@ public final class ControlState {
             records.addToken(c.token());
             yield ControlResult.OK;
           }
+          case SetUser c -> {
+            records.setUser(c.user());
+            yield ControlResult.OK;
+          }
+          case SetLimits c -> setLimits(c);
         };
     lifecycle.settleDependencies(command.atMs());
+    forgetEndedBeyondLimit();
     return result;
+  }
+
+  private ControlResult setLimits(SetLimits c) {
+    if (c.onlyIfUnset() && records.limits() != null) {
+      return ControlResult.conflict("limits are set already");
+    }
+    records.setLimits(c.limits());
+    return ControlResult.OK;
+  }
+
+  /**
+   * Forgets the oldest-ended jobs beyond {@link Limits#maxEndedJobs}, except those a waiting job's
+   * dependency names (directly or through their array): its verdict must not change because a job
+   * it looks at was forgotten.
+   */
+  private void forgetEndedBeyondLimit() {
+    Limits limits = records.limits();
+    if (limits != null && records.endedWeight() > limits.maxEndedJobs()) {
+      records.evictEnded(limits.maxEndedJobs(), gates::isNamedByWaitingJob);
+    }
   }
 
   /** The store from the records: running jobs first (with their placements), then pending. */
@@ -111,6 +139,11 @@ public final class ControlState {
   /** Every job, by id. */
   public Collection<JobRecord> jobs() {
     return records.jobs();
+  }
+
+  /** How many jobs the state keeps (active and ended). */
+  public int jobCount() {
+    return records.jobs().size();
   }
 
   /** Jobs holding GPUs: running, and ended ones whose tasks are still stopping; by id. */
@@ -169,8 +202,60 @@ public final class ControlState {
     return records.tokenCount();
   }
 
+  /** Every token, by hash. */
+  public Collection<TokenRecord> tokens() {
+    return records.tokens();
+  }
+
+  /** The user's row in the user table; empty when an admin set none (the account is the name). */
+  public Optional<UserRecord> user(String name) {
+    return Optional.ofNullable(records.user(name));
+  }
+
+  /** The user table, by name. */
+  public Collection<UserRecord> users() {
+    return records.users();
+  }
+
+  /**
+   * Why no node can run a pending job that is held as unplaceable, when the reason is its Unix
+   * account: the nodes whose agents run as another account (not root), which the job could
+   * otherwise use. Empty when the account is not what keeps it out.
+   */
+  public Optional<String> accountBlock(long jobId) {
+    var j = records.job(jobId);
+    return j == null || !gates.isUnplaceable(jobId)
+        ? Optional.empty()
+        : core.accountBlock(j, records.nodes());
+  }
+
   public long nextJobId() {
     return records.nextJobId();
+  }
+
+  /** The limits in force; empty until set (then nothing is limited). */
+  public Optional<Limits> limits() {
+    return Optional.ofNullable(records.limits());
+  }
+
+  /** What counts against {@link Limits#maxLiveJobs}: the weight of all pending and running jobs. */
+  public long liveWeight() {
+    return records.activeWeight();
+  }
+
+  /** What counts against {@code user}'s {@link Limits#maxJobsOf}. */
+  public long liveWeightOf(String user) {
+    return records.activeWeightOf(user);
+  }
+
+  /** Whether an ended job is kept beyond {@link Limits#maxEndedJobs} for a waiting dependency. */
+  boolean isKeptForDependency(JobRecord job) {
+    return gates.isNamedByWaitingJob(job);
+  }
+
+  /** What counts against {@link Limits#maxEndedJobs}: the weight of the ended jobs kept. */
+  public long endedWeight() {
+    return records.endedWeight();
   }
 
   // --- snapshots ---

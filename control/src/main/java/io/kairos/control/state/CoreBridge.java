@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -39,6 +40,13 @@ final class CoreBridge {
   /** Null while no node is registered. */
   private ClusterStore store;
 
+  /**
+   * Registered nodes whose agent is not root, to the one Unix account whose jobs it runs (its
+   * registration's {@code runsOnlyAs}); rebuilt with the store. A pending job is kept off the nodes
+   * here that run another account than its own, like the nodes it excludes.
+   */
+  private final TreeMap<String, String> runsOnlyAs = new TreeMap<>();
+
   ClusterStore store() {
     return store;
   }
@@ -52,7 +60,7 @@ final class CoreBridge {
    * registered): then the store is left alone and the answer is false.
    */
   boolean queue(JobRecord job) {
-    Job core = toCore(job);
+    Job core = toCore(job, otherAccountNodes(job));
     var spec = core.spec();
     if (store == null
         || !store.cluster().canEverHold(spec.gang(), spec.gpuModel(), spec.excludedNodes())) {
@@ -105,9 +113,13 @@ final class CoreBridge {
    */
   void rebuild(Collection<NodeRecord> nodes, List<JobRecord> holding) {
     var specs = new ArrayList<NodeSpec>();
+    runsOnlyAs.clear();
     for (NodeRecord n : nodes) {
       if (n.registration != null) {
         specs.add(toNodeSpec(n.registration));
+        if (n.registration.runsOnlyAs() != null) {
+          runsOnlyAs.put(n.name, n.registration.runsOnlyAs());
+        }
       }
     }
     if (specs.isEmpty()) {
@@ -119,7 +131,8 @@ final class CoreBridge {
     }
     store = new ClusterStore(Cluster.of(specs));
     for (JobRecord job : holding) {
-      mustApply(new Command.SubmitJob(CoreTime.sec(job.submitMs), toCore(job)));
+      // Placed already: its account is no reason to refuse the nodes it runs on.
+      mustApply(new Command.SubmitJob(CoreTime.sec(job.submitMs), toCore(job, Set.of())));
       Placement placement = toPlacement(job.placement);
       if (placement == null) {
         throw new IllegalStateException("job " + job.id + " runs on an unknown node");
@@ -174,9 +187,69 @@ final class CoreBridge {
     return Placement.adopt(nodeIdx, taskCounts, masks);
   }
 
-  /** The core's view of a job: one task per node, each with its GPUs, CPUs and memory. */
-  static Job toCore(JobRecord job) {
-    var spec = spec(job.request, job.avoidNodes);
+  /**
+   * The registered nodes that cannot run {@code job}: their agent runs as another Unix account than
+   * the job's. Empty on a cluster of root agents.
+   */
+  Set<String> otherAccountNodes(JobRecord job) {
+    if (runsOnlyAs.isEmpty()) {
+      return Set.of();
+    }
+    String account = job.request.unixAccount();
+    var out = new TreeSet<String>();
+    runsOnlyAs.forEach(
+        (node, only) -> {
+          if (!only.equals(account)) {
+            out.add(node);
+          }
+        });
+    return out;
+  }
+
+  /**
+   * For a job held as unplaceable: when the nodes that run another account are what keeps it out
+   * (some registered node could hold it without that), who they are, in words: "no node can run
+   * jobs as bob: n1, n2 run as alice (not root) and run only alice's jobs".
+   */
+  Optional<String> accountBlock(JobRecord job, Collection<NodeRecord> nodes) {
+    Set<String> others = otherAccountNodes(job);
+    if (store == null || others.isEmpty()) {
+      return Optional.empty();
+    }
+    var spec = spec(job.request, job.avoidNodes, Set.of());
+    if (!store.cluster().canEverHold(spec.gang(), spec.gpuModel(), spec.excludedNodes())) {
+      return Optional.empty();
+    }
+    var byAccount = new TreeMap<String, List<String>>();
+    for (String node : others) {
+      byAccount.computeIfAbsent(runsOnlyAs.get(node), a -> new ArrayList<>()).add(node);
+    }
+    var parts = new ArrayList<String>();
+    byAccount.forEach(
+        (account, names) ->
+            parts.add(
+                String.join(", ", names)
+                    + (names.size() == 1 ? " runs as " : " run as ")
+                    + account
+                    + " (not root) and "
+                    + (names.size() == 1 ? "runs" : "run")
+                    + " only "
+                    + account
+                    + "'s jobs"));
+    return Optional.of(
+        "no node can run jobs as "
+            + job.request.unixAccount()
+            + ": "
+            + String.join("; ", parts)
+            + (nodes.size() > others.size() ? "; the other nodes cannot hold it" : ""));
+  }
+
+  /**
+   * The core's view of a job: one task per node, each with its GPUs, CPUs and memory, kept off
+   * {@code alsoExcluded} too.
+   */
+  static Job toCore(JobRecord job, Set<String> alsoExcluded) {
+    var spec = spec(job.request, job.avoidNodes, alsoExcluded);
     var core = new Job(JobId.of(job.id), spec, CoreTime.sec(job.submitMs));
     long eligibleSec = CoreTime.notBeforeSec(job.eligibleMs);
     return eligibleSec > core.submitSec() ? core.withEligibleSec(eligibleSec) : core;
@@ -184,17 +257,25 @@ final class CoreBridge {
 
   /** The core's spec of a request, kept away from {@code avoidNodes} too. */
   static JobSpec spec(JobRequest r, List<String> avoidNodes) {
+    return spec(r, avoidNodes, Set.of());
+  }
+
+  /** The core's spec of a request, kept away from {@code avoidNodes} and {@code alsoExcluded}. */
+  static JobSpec spec(JobRequest r, List<String> avoidNodes, Set<String> alsoExcluded) {
     var shape = new TaskShape(r.gpusPerTask(), r.cpus(), r.memoryMb() * MIB);
     var gang = new GangSpec(r.tasks(), shape, true);
     // A GPU model binds only tasks that take GPUs (as in the store and the placer): a CPU-only
     // job that names one may run on any node, so a rebuild must not find it unplaceable.
     String model = r.gpusPerTask() == 0 ? "" : r.gpuModel();
     Set<String> excluded =
-        avoidNodes.isEmpty() && r.excludeNodes().isEmpty()
+        avoidNodes.isEmpty() && r.excludeNodes().isEmpty() && alsoExcluded.isEmpty()
             ? Set.of()
             : new TreeSet<>(r.excludeNodes());
     if (!avoidNodes.isEmpty()) {
       excluded.addAll(avoidNodes);
+    }
+    if (!alsoExcluded.isEmpty()) {
+      excluded.addAll(alsoExcluded);
     }
     return new JobSpec(
         r.user(),

@@ -1,5 +1,6 @@
 package io.kairos.control.state;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -25,6 +26,10 @@ import java.util.Objects;
  *     own, else its queue's default, else the user); empty without tenancy unless given
  * @param priorityClass the job's priority class, resolved at submission as {@code account}; empty
  *     for none. With a class, {@code priority} is the class's value
+ * @param runAs the Unix account the job's tasks run as, from the user table at submission (so a
+ *     replay does not depend on the table); null in entries written before it, which run as {@code
+ *     user} ({@link #unixAccount}), and left out of the log's JSON when null so that they encode as
+ *     they did
  */
 public record JobRequest(
     String name,
@@ -52,9 +57,68 @@ public record JobRequest(
     String output,
     String error,
     String account,
-    String priorityClass) {
+    String priorityClass,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String runAs) {
   public static final String DEFAULT_KILL_SIGNAL = "TERM";
   public static final long DEFAULT_GRACE_SEC = 30;
+
+  /** A request without a recorded Unix account (entries written before the user table). */
+  public JobRequest(
+      String name,
+      List<String> command,
+      Map<String, String> env,
+      String workdir,
+      int gpus,
+      int gpusPerNode,
+      int cpus,
+      long memoryMb,
+      long timeLimitSec,
+      String queue,
+      int priority,
+      String gpuModel,
+      String user,
+      String killSignal,
+      long graceSec,
+      String warnSignal,
+      long warnBeforeSec,
+      String checkpointDir,
+      int maxRestarts,
+      List<String> excludeNodes,
+      JobArray array,
+      Dependency dependency,
+      String output,
+      String error,
+      String account,
+      String priorityClass) {
+    this(
+        name,
+        command,
+        env,
+        workdir,
+        gpus,
+        gpusPerNode,
+        cpus,
+        memoryMb,
+        timeLimitSec,
+        queue,
+        priority,
+        gpuModel,
+        user,
+        killSignal,
+        graceSec,
+        warnSignal,
+        warnBeforeSec,
+        checkpointDir,
+        maxRestarts,
+        excludeNodes,
+        array,
+        dependency,
+        output,
+        error,
+        account,
+        priorityClass,
+        null);
+  }
 
   /** A request without account or priority class (entries written before tenancy). */
   public JobRequest(
@@ -305,7 +369,8 @@ public record JobRequest(
         output,
         error,
         account,
-        priorityClass);
+        priorityClass,
+        runAs);
   }
 
   /** With {@code dependency} in place of this one's (tests and the generator). */
@@ -336,7 +401,8 @@ public record JobRequest(
         output,
         error,
         account,
-        priorityClass);
+        priorityClass,
+        runAs);
   }
 
   /** With {@code array} in place of this one's. */
@@ -367,7 +433,8 @@ public record JobRequest(
         output,
         error,
         account,
-        priorityClass);
+        priorityClass,
+        runAs);
   }
 
   /**
@@ -400,7 +467,45 @@ public record JobRequest(
         output,
         error,
         account,
-        priorityClass);
+        priorityClass,
+        runAs);
+  }
+
+  /** Running as Unix account {@code runAs} (resolved at submission from the user table). */
+  public JobRequest withRunAs(String runAs) {
+    return new JobRequest(
+        name,
+        command,
+        env,
+        workdir,
+        gpus,
+        gpusPerNode,
+        cpus,
+        memoryMb,
+        timeLimitSec,
+        queue,
+        priority,
+        gpuModel,
+        user,
+        killSignal,
+        graceSec,
+        warnSignal,
+        warnBeforeSec,
+        checkpointDir,
+        maxRestarts,
+        excludeNodes,
+        array,
+        dependency,
+        output,
+        error,
+        account,
+        priorityClass,
+        runAs);
+  }
+
+  /** The Unix account the tasks run as: the recorded one, else (older entries) the user's name. */
+  public String unixAccount() {
+    return runAs == null ? user : runAs;
   }
 
   /** How many processes the gang starts: one per node. */

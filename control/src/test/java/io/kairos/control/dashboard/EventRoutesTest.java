@@ -29,7 +29,9 @@ class EventRoutesTest {
 
   @BeforeAll
   static void start() throws Exception {
-    controller = Controller.start(Controller.Config.single(dir, "127.0.0.1", 0));
+    controller =
+        Controller.start(
+            Controller.Config.single(dir, "127.0.0.1", 0).withRunAs(TestApi.SINGLE_USER));
     Leaders.awaitLeader(controller, Duration.ofSeconds(30));
     api = new TestApi(controller.url(), controller.adminToken());
   }

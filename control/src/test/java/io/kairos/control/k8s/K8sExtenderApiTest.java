@@ -39,7 +39,9 @@ class K8sExtenderApiTest {
 
   @BeforeAll
   static void start() throws Exception {
-    controller = Controller.start(Controller.Config.single(dir, "127.0.0.1", 0));
+    controller =
+        Controller.start(
+            Controller.Config.single(dir, "127.0.0.1", 0).withRunAs(TestApi.SINGLE_USER));
     Leaders.awaitLeader(controller, Duration.ofSeconds(30));
     scheduler = new TestApi(controller.url(), controller.joinToken());
   }

@@ -111,7 +111,9 @@ class K8sExtenderKubeApiTest {
         new KubeApi(URI.create("http://127.0.0.1:" + apiServer.getAddress().getPort()), token);
     controller =
         Controller.start(
-            Controller.Config.single(dir.resolve("data"), "127.0.0.1", 0).withKubeApi(api));
+            Controller.Config.single(dir.resolve("data"), "127.0.0.1", 0)
+                .withRunAs(TestApi.SINGLE_USER)
+                .withKubeApi(api));
     Leaders.awaitLeader(controller, Duration.ofSeconds(30));
     scheduler = new TestApi(controller.url(), controller.joinToken());
   }

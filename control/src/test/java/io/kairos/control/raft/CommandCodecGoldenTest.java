@@ -6,8 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.kairos.control.api.ApiError;
 import io.kairos.control.api.Json;
 import io.kairos.control.state.ControlCommand;
+import io.kairos.control.state.ControlCommand.SubmitJobs;
 import io.kairos.control.state.ControlCommand.TaskEnded;
 import io.kairos.control.state.ControlState;
+import io.kairos.control.state.UserRecord;
 import io.kairos.protocol.agent.ExitReason;
 import io.kairos.protocol.agent.Heartbeat;
 import io.kairos.protocol.agent.TaskReport;
@@ -34,11 +36,19 @@ import org.junit.jupiter.api.Test;
  * snapshot of the state after the whole log. The log and the snapshot must decode forever; if a
  * command is deliberately made to do something else, the results and the snapshot are rewritten
  * from a replay, and the log stays as it is.
+ *
+ * <p>{@code run-as.*}: the same for the user table and the Unix account a job runs as: a root agent
+ * and one that runs only alice's jobs, admins mapping bob (twice) and carol, three jobs (alice's
+ * and bob's recording their accounts, carol's written as before the table, without one), a start of
+ * bob's job on alice's node (refused), starts on the right nodes, and an end.
  */
 class CommandCodecGoldenTest {
   private static final String LOG = "/codec/exit-reasons.log";
   private static final String RESULTS = "/codec/exit-reasons.results";
   private static final String SNAPSHOT = "/codec/exit-reasons.snapshot.json";
+  private static final String RUN_AS_LOG = "/codec/run-as.log";
+  private static final String RUN_AS_RESULTS = "/codec/run-as.results";
+  private static final String RUN_AS_SNAPSHOT = "/codec/run-as.snapshot.json";
 
   @Test
   void everyLogEntryDecodesAndEncodesToTheSameBytes() {
@@ -84,6 +94,62 @@ class CommandCodecGoldenTest {
     ControlState loaded = ControlState.of(CommandCodec.readImage(new ByteArrayInputStream(bytes)));
     assertThat(snapshotJson(loaded)).isEqualTo(goldenSnapshot());
     assertThat(loaded.jobs()).hasSize(12);
+  }
+
+  @Test
+  void everyRunAsEntryDecodesAndEncodesToTheSameBytes() {
+    for (String line : lines(RUN_AS_LOG)) {
+      ControlCommand command = CommandCodec.decode(withFormat(line));
+      assertThat(json(CommandCodec.encode(command))).as("re-encoded").isEqualTo(line);
+    }
+  }
+
+  @Test
+  void theRunAsLogReplaysToTheSameResultsAndSnapshot() {
+    var state = new ControlState();
+    var results = new ArrayList<String>();
+    for (String line : lines(RUN_AS_LOG)) {
+      results.add(
+          json(CommandCodec.encodeResult(state.apply(CommandCodec.decode(withFormat(line))))));
+    }
+    assertThat(results).containsExactlyElementsOf(lines(RUN_AS_RESULTS));
+    assertThat(snapshotJson(state)).isEqualTo(text(RUN_AS_SNAPSHOT).strip());
+    // The table holds the last row set per user; each job runs as what its entry recorded.
+    assertThat(state.users())
+        .containsExactly(new UserRecord("bob", "bob.smith"), new UserRecord("carol", "cjones"));
+    assertThat(state.jobs())
+        .extracting(j -> j.request.unixAccount())
+        .containsExactly("alice", "bob.smith", "carol");
+    // Bob's job was refused on alice's node, and started on the root one.
+    assertThat(state.job(2).orElseThrow().placement)
+        .extracting(t -> t.node())
+        .containsExactly("n1");
+  }
+
+  @Test
+  void theRunAsSnapshotLoadsAndWritesTheSameBytes() throws IOException {
+    byte[] bytes = withFormat(text(RUN_AS_SNAPSHOT).strip());
+    ControlState loaded = ControlState.of(CommandCodec.readImage(new ByteArrayInputStream(bytes)));
+    assertThat(snapshotJson(loaded)).isEqualTo(text(RUN_AS_SNAPSHOT).strip());
+    assertThat(loaded.user("bob")).hasValue(new UserRecord("bob", "bob.smith"));
+    assertThat(loaded.node("n2").orElseThrow().registration.runsOnlyAs()).isEqualTo("alice");
+  }
+
+  /** Entries written before {@code runAs} decode without one: their jobs run as their user. */
+  @Test
+  void aSubmissionWithoutRunAsRunsAsItsUser() {
+    int submits = 0;
+    for (String line : lines(LOG)) {
+      if (CommandCodec.decode(withFormat(line)) instanceof SubmitJobs s) {
+        for (var r : s.jobs()) {
+          assertThat(line).doesNotContain("runAs");
+          assertThat(r.runAs()).isNull();
+          assertThat(r.unixAccount()).isEqualTo(r.user());
+          submits++;
+        }
+      }
+    }
+    assertThat(submits).isPositive();
   }
 
   /** The agent protocol: a task report as agents send it, with and without a reason. */
