@@ -279,6 +279,8 @@ final class EventLoop {
             "pass at t=" + t + " decided otherwise than a fresh pass: " + result + " vs " + fresh);
       }
     }
+    // Nothing reads the pass's snapshot any more: the store may change its pending jobs in place.
+    store.releaseSnapshot();
     passes++;
     for (Decision.Start s : result.starts()) {
       int i = index(s.job());
