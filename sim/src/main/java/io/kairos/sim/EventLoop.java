@@ -240,28 +240,30 @@ final class EventLoop {
     var snapshot = store.snapshot();
     long[] bySlot = pass.forecast(new PassInput(snapshot, t, 0, lastTenants));
     long[] ids = snapshot.pendingJobs().ids();
+    int size = snapshot.pendingJobs().size();
     // Slots are in arrival order, and so mostly in index order: binary search, else scan.
     predictions.record(
         t,
         until,
         this::waiting,
         i -> {
-          int slot = slotOf(ids, jobId(i).value());
+          int slot = slotOf(ids, size, jobId(i).value());
           return slot < 0 ? -1 : bySlot[slot];
         });
+    store.releaseSnapshot(); // nothing reads the forecast's snapshot any more
   }
 
   private boolean waiting(int i) {
     return store.pending(jobId(i)).isPresent();
   }
 
-  /** The slot of {@code id} in {@code ids} (pending jobs, arrival order), or -1. */
-  private static int slotOf(long[] ids, long id) {
-    int slot = Arrays.binarySearch(ids, id);
+  /** The slot of {@code id} in the first {@code size} of {@code ids} (arrival order), or -1. */
+  private static int slotOf(long[] ids, int size, long id) {
+    int slot = Arrays.binarySearch(ids, 0, size, id);
     if (slot >= 0 && ids[slot] == id) {
       return slot;
     }
-    for (int k = 0; k < ids.length; k++) {
+    for (int k = 0; k < size; k++) {
       if (ids[k] == id) {
         return k;
       }
@@ -325,11 +327,21 @@ final class EventLoop {
     long before = nanoTime == null ? 0 : nanoTime.getAsLong();
     var tenants = tenancy.beforePass(t, jobStates);
     lastTenants = tenants;
-    PassResult result =
-        pass.run(new PassInput(store.snapshot(), t, options.seed() * 1_000_003L + passes, tenants));
+    var input = new PassInput(store.snapshot(), t, options.seed() * 1_000_003L + passes, tenants);
+    PassResult result = pass.run(input);
     if (nanoTime != null) {
       report.passTimed(nanoTime.getAsLong() - before);
     }
+    if (options.checkInvariants()) {
+      // What the pass keeps between passes (sched.ScheduleCache) must change no decision.
+      PassResult fresh = new SchedulingPass(policy, options.placement()).run(input);
+      if (!fresh.sameAs(result)) {
+        throw new IllegalStateException(
+            "pass at t=" + t + " decided otherwise than a fresh pass: " + result + " vs " + fresh);
+      }
+    }
+    // Nothing reads the pass's snapshot any more: the store may change its pending jobs in place.
+    store.releaseSnapshot();
     passes++;
     for (Decision.Start s : result.starts()) {
       int i = index(s.job());

@@ -96,6 +96,19 @@ public final class Diagnosis {
     return counts()[0];
   }
 
+  /** Whether {@code other} has the same jobs in the same order with the same reasons. O(n). */
+  public boolean sameAs(Diagnosis other) {
+    if (other.order.length != order.length || !Arrays.equals(reasons, other.reasons)) {
+      return false;
+    }
+    for (int rank = 0; rank < order.length; rank++) {
+      if (!job(rank).id().equals(other.job(rank).id())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   @Override
   public String toString() {
     return "Diagnosis" + Arrays.toString(counts());

@@ -17,6 +17,7 @@ public final class ClusterSnapshot {
   private final long[] freeMemoryBytes;
   private final PendingJobs pending;
   private final RunningJob[] running;
+  private final boolean arrivalOrdered;
   private final int[] tenantShareMilli;
   private final int[] runningShareMilli;
 
@@ -28,10 +29,36 @@ public final class ClusterSnapshot {
       long[] freeMemoryBytes,
       PendingJobs pending,
       RunningJob[] running) {
-    this(cluster, freeMask, freeCpus, freeMemoryBytes, pending, running, new int[0], new int[0]);
+    this(cluster, freeMask, freeCpus, freeMemoryBytes, pending, running, false);
   }
 
   /**
+   * @param arrivalOrdered whether {@code pending} is known to be in arrival order already (higher
+   *     priority, earlier eligible time, lower id first); false when not known
+   */
+  public ClusterSnapshot(
+      Cluster cluster,
+      long[] freeMask,
+      int[] freeCpus,
+      long[] freeMemoryBytes,
+      PendingJobs pending,
+      RunningJob[] running,
+      boolean arrivalOrdered) {
+    this(
+        cluster,
+        freeMask,
+        freeCpus,
+        freeMemoryBytes,
+        pending,
+        running,
+        arrivalOrdered,
+        new int[0],
+        new int[0]);
+  }
+
+  /**
+   * @param arrivalOrdered whether {@code pending} is known to be in arrival order already (higher
+   *     priority, earlier eligible time, lower id first); false when not known
    * @param tenantShareMilli per tenant key of {@code pending} ({@link PendingJobs#tenantIds}), its
    *     user's recent share of their limits in thousandths, or -1 when unknown
    * @param runningShareMilli the same per running job, by index of {@code running}
@@ -43,8 +70,10 @@ public final class ClusterSnapshot {
       long[] freeMemoryBytes,
       PendingJobs pending,
       RunningJob[] running,
+      boolean arrivalOrdered,
       int[] tenantShareMilli,
       int[] runningShareMilli) {
+    this.arrivalOrdered = arrivalOrdered;
     this.tenantShareMilli = tenantShareMilli;
     this.runningShareMilli = runningShareMilli;
     this.cluster = cluster;
@@ -77,6 +106,14 @@ public final class ClusterSnapshot {
 
   public Job pending(int i) {
     return pending.jobs()[i];
+  }
+
+  /**
+   * Whether the pending jobs are known to be in arrival order (higher priority, earlier eligible
+   * time, lower id first), so that ordering them by arrival changes nothing. False when not known.
+   */
+  public boolean pendingInArrivalOrder() {
+    return arrivalOrdered;
   }
 
   /** The pending jobs as parallel arrays (arrival order). Read-only. */

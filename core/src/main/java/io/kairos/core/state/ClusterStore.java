@@ -297,8 +297,20 @@ public final class ClusterStore {
   }
 
   /**
+   * The last snapshot's pending jobs will not be read again (by anyone): the store may change them
+   * in place instead of copying them first (unless an earlier snapshot, never released, shares them
+   * too). A simulator calls it after each pass; without it the snapshot stays valid, at the cost of
+   * a copy.
+   */
+  public void releaseSnapshot() {
+    pending.release();
+  }
+
+  /**
    * A read-only copy for one scheduling pass. Cost: O(nodes + pending + running). A cordoned node
-   * shows nothing free, so no pass places work on it.
+   * shows nothing free, so no pass places work on it. The pending jobs are shared with the store
+   * until its next change to them, which copies them first unless {@link #releaseSnapshot} said the
+   * snapshot is no longer read.
    */
   public ClusterSnapshot snapshot() {
     long[] masks = freeMask.clone();
@@ -323,6 +335,14 @@ public final class ClusterStore {
       runningShares[i] = history.shareMilli(runningJobs[i].job().spec().user());
     }
     return new ClusterSnapshot(
-        cluster, masks, cpus, memory, pending.copy(), runningJobs, shares, runningShares);
+        cluster,
+        masks,
+        cpus,
+        memory,
+        pending.copy(),
+        runningJobs,
+        pending.arrivalOrdered(),
+        shares,
+        runningShares);
   }
 }

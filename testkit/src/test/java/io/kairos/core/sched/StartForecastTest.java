@@ -36,8 +36,9 @@ class StartForecastTest {
   }
 
   private long predicted(long[] bySlot, long id) {
-    long[] ids = store.snapshot().pendingJobs().ids();
-    for (int slot = 0; slot < ids.length; slot++) {
+    var pending = store.snapshot().pendingJobs();
+    long[] ids = pending.ids();
+    for (int slot = 0; slot < pending.size(); slot++) {
       if (ids[slot] == id) {
         return bySlot[slot];
       }
