@@ -27,10 +27,9 @@ input() {
     *) echo "--trace $traces/$1" ;;
   esac
 }
-# conservative recomputes a reservation for every waiting job in every pass; on Philly its
-# queue holds thousands of jobs and the run does not finish in reasonable time (see
-# docs/concepts.md). It is left out there, and the table says so.
-slow_skip="philly/pollux_philly_jobs.csv.gz:conservative"
+# Runs left out as too slow, as "trace:policy" (none since issue 16: conservative keeps its
+# reservations between passes).
+slow_skip=""
 tmp="$(mktemp)"
 {
   echo "# Policy results on real traces"

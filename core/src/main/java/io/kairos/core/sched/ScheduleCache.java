@@ -307,14 +307,14 @@ final class ScheduleCache {
    * first cached reservation a pass computing everything would not make (it makes none once no
    * later job could use the free GPUs, or once it has {@code maxReservations}): the pass goes on
    * from there. Returns what it did, or null, changing nothing, when the cache does not apply.
-   * {@code smallestAfter} is the pass's table of the fewest GPUs a later job needs, by rank.
+   * {@code laterFit} tells whether a later job could start in the free GPUs.
    */
   Replay replay(
       ClusterSnapshot snapshot,
       long now,
       int[] order,
       byte[] passReasons,
-      int[] smallestAfter,
+      LaterFit laterFit,
       int maxReservations,
       Ledger ledger,
       AvailabilityProfile profile,
@@ -333,7 +333,7 @@ final class ScheduleCache {
       return null;
     }
     var pending = snapshot.pendingJobs();
-    int stop = reservingUpTo(pending, order, smallestAfter, maxReservations, ledger);
+    int stop = reservingUpTo(pending, order, laterFit, maxReservations, ledger);
     var adopted = new ArrayList<Reservation>();
     int converted = 0;
     for (int rank = 0; rank < stop; rank++) {
@@ -434,7 +434,7 @@ final class ScheduleCache {
    * no more GPUs than are free. The cache's length when it makes all of them.
    */
   private int reservingUpTo(
-      PendingJobs pending, int[] order, int[] smallestAfter, int maxReservations, Ledger ledger) {
+      PendingJobs pending, int[] order, LaterFit laterFit, int maxReservations, Ledger ledger) {
     long free = ledger.freeTotal();
     long now = ledger.nowSec();
     int count = 0;
@@ -446,7 +446,7 @@ final class ScheduleCache {
         free -= pending.gpus()[order[rank]];
         continue;
       }
-      if (count >= maxReservations || (count > 0 && smallestAfter[rank + 1] > free)) {
+      if (count >= maxReservations || (count > 0 && !laterFit.anyFits(rank + 1, free))) {
         return rank;
       }
       count++;

@@ -89,10 +89,8 @@ public final class SchedulingPass {
     var memo = new FailureMemo(pending.shapeCount());
     boolean blocked = false;
     final byte insufficient = (byte) Reason.INSUFFICIENT_GPUS.ordinal();
-    // smallestAfter[rank]: the fewest GPUs any job after this rank that may start needs. A
-    // reservation past the first only matters if a later job could still start in the free GPUs.
-    // Built when a second reservation is first considered (never under one reservation).
-    int[] smallestAfter = null;
+    // A reservation past the first only matters if a later job could still start in the free GPUs.
+    var laterFit = new LaterFit(order, pending, exclusions, now);
 
     final boolean backfill = policy.backfill();
     final int maxReservations = policy.reservations();
@@ -101,14 +99,13 @@ public final class SchedulingPass {
     boolean cached = maxReservations > 1 && tenancy == TenancyStage.SINGLE_TENANT;
     ScheduleCache.Replay replay = null;
     if (cached && cache != null) {
-      smallestAfter = smallestAfter(order, pending, exclusions, now);
       replay =
           cache.replay(
               snapshot,
               now,
               order,
               reasons,
-              smallestAfter,
+              laterFit,
               maxReservations,
               ledger,
               profile,
@@ -151,12 +148,9 @@ public final class SchedulingPass {
       }
       // Fast path, read from a flat array: more GPUs than are free, and no reservation to
       // compute for it.
-      if (smallestAfter == null && !reserved.isEmpty() && reserved.size() < maxReservations) {
-        smallestAfter = smallestAfter(order, pending, exclusions, now);
-      }
       boolean mayReserve =
           reserved.size() < maxReservations
-              && (reserved.isEmpty() || smallestAfter[rank + 1] <= ledger.freeTotal());
+              && (reserved.isEmpty() || laterFit.anyFits(rank + 1, ledger.freeTotal()));
       if (gpus[slot] > ledger.freeTotal() && !mayReserve) {
         reasons[rank] = insufficient;
         blocked = true;
@@ -216,22 +210,6 @@ public final class SchedulingPass {
       order[i] = i;
     }
     return order;
-  }
-
-  /** For each rank, the fewest GPUs a job at or after it that is not passed over needs. O(n). */
-  private static int[] smallestAfter(
-      int[] order, PendingJobs pending, Exclusions exclusions, long now) {
-    int n = order.length;
-    int[] gpus = pending.gpus();
-    long[] eligibleSec = pending.eligibleSec();
-    int[] smallest = new int[n + 1];
-    smallest[n] = Integer.MAX_VALUE;
-    for (int rank = n - 1; rank >= 0; rank--) {
-      int slot = order[rank];
-      boolean passedOver = eligibleSec[slot] > now || exclusions.neverFits(slot);
-      smallest[rank] = passedOver ? smallest[rank + 1] : Math.min(smallest[rank + 1], gpus[slot]);
-    }
-    return smallest;
   }
 
   /**
