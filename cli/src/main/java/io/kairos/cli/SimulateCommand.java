@@ -17,6 +17,7 @@ import io.kairos.sim.report.Figure;
 import io.kairos.sim.report.HtmlReport;
 import io.kairos.sim.report.ReportCharts;
 import io.kairos.sim.trace.EstimateMode;
+import io.kairos.sim.trace.GpuWorkload;
 import io.kairos.sim.trace.Trace;
 import io.kairos.sim.trace.TraceReaders;
 import java.io.BufferedWriter;
@@ -50,10 +51,16 @@ final class SimulateCommand implements Callable<Integer> {
 
   @Option(
       names = "--trace",
-      required = true,
       description =
           "Trace file (SWF, Philly CSV, Kairos CSV or Slurm sacct --parsable2 output; gzip ok).")
   Path trace;
+
+  @Option(
+      names = "--generate",
+      description =
+          "Instead of --trace: a generated GPU workload, e.g. jobs=20000,load=0.95,max-gpus=256,seed=1"
+              + " (each key optional; see docs/simulator.md).")
+  String generate;
 
   @Option(
       names = "--format",
@@ -184,6 +191,12 @@ final class SimulateCommand implements Callable<Integer> {
   boolean noAloneRuns;
 
   @Option(
+      names = "--predictions",
+      description =
+          "Measure predicted start times: at each job's arrival and each hour of its wait, the start the controller would show, against the real start (slower; see docs/simulator.md).")
+  boolean predictions;
+
+  @Option(
       names = "--seed",
       defaultValue = "1",
       description = "Seed for randomised tie breaks (default: ${DEFAULT-VALUE}).")
@@ -246,9 +259,13 @@ final class SimulateCommand implements Callable<Integer> {
                 + String.join(", ", Policy.names()));
       }
     }
+    if ((trace == null) == (generate == null)) {
+      throw new UsageException("give one of --trace FILE and --generate SPEC");
+    }
     var named = ClusterSpecs.parse(cluster, rackSize, blockSize);
-    Trace loaded = TraceReaders.read(trace, format, mode);
-    var options =
+    Trace loaded =
+        trace != null ? TraceReaders.read(trace, format, mode) : generated(named.cluster());
+    SimOptions options =
         new SimOptions(
             checkInvariants,
             commModel ? Optional.of(CommModel.defaults(commFraction)) : Optional.empty(),
@@ -257,6 +274,7 @@ final class SimulateCommand implements Callable<Integer> {
             everyPass,
             strategy,
             reportOut != null || chartsDir != null);
+    options = options.withPredictions(predictions);
     var reports = new ArrayList<SimReport>();
     for (Policy policy : chosen) {
       long t0 = System.nanoTime();
@@ -288,6 +306,17 @@ final class SimulateCommand implements Callable<Integer> {
     }
     out.flush();
     return 0;
+  }
+
+  /** The workload --generate asks for, on {@code cluster}. */
+  private Trace generated(Cluster on) {
+    GpuWorkload workload;
+    try {
+      workload = GpuWorkload.parse(generate);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("--generate: " + e.getMessage());
+    }
+    return workload.generate(on.totalGpus(), on.maxGpusPerNode());
   }
 
   /** The tenancy of the runs, from --tenancy and its companions; empty without a file. */

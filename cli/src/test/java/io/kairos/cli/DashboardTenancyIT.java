@@ -258,7 +258,10 @@ class DashboardTenancyIT {
       until(
           "the preemption in the timeline",
           () -> shows("#job-timeline li[data-event='preempted']", "Preempted by job " + claimer));
-      String detail = waiting.pendingDetail().replaceAll("; predicted start \\S+$", "");
+      String detail =
+          waiting
+              .pendingDetail()
+              .replaceAll("(; reserved from \\S+)?(; predicted start \\S+)?$", "");
       until(
           "the quota notice", () -> shows("#job-notice", "QUOTA") && shows("#job-notice", detail));
       assertThat(

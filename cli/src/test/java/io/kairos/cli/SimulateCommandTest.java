@@ -943,6 +943,38 @@ class SimulateCommandTest {
   }
 
   @Test
+  void generateOrTraceButNotBothNorNeither() throws IOException {
+    kairos("simulate", "--cluster", "4x8").assertUsageError("--trace", "--generate");
+    kairos("simulate", "--trace", csv().toString(), "--generate", "jobs=10", "--cluster", "4x8")
+        .assertUsageError("--trace", "--generate");
+    kairos("simulate", "--generate", "jobs=10,colour=red", "--cluster", "4x8")
+        .assertUsageError("--generate", "unknown key 'colour'");
+  }
+
+  /** A generated workload with predictions: the forecast's and the baseline's rows, per policy. */
+  @Test
+  void generatedWorkloadWithPredictions() {
+    var r =
+        kairos(
+                "simulate",
+                "--generate",
+                "jobs=300,load=1.5,max-gpus=16,seed=3",
+                "--cluster",
+                "4x8",
+                "--policy",
+                "easy,kairos",
+                "--predictions",
+                "--markdown",
+                "--no-timing")
+            .assertOk();
+    assertThat(r.out())
+        .contains("| metric | easy | kairos |")
+        .contains("| start predictions scored |")
+        .contains("| naive within 1 h |")
+        .contains("generated workload: 300 jobs");
+  }
+
+  @Test
   void badRackSize() throws IOException {
     kairos("simulate", "--trace", csv().toString(), "--cluster", "4x8", "--rack-size", "0")
         .assertUsageError("--rack-size");

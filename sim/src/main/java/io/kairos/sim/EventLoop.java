@@ -16,9 +16,11 @@ import io.kairos.core.sched.order.JobOrder;
 import io.kairos.core.state.ClusterStore;
 import io.kairos.core.state.Reducer;
 import io.kairos.core.tenancy.PreemptionBook;
+import io.kairos.core.tenancy.Tenants;
 import io.kairos.sim.trace.TraceJob;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.LongSupplier;
 
 /**
@@ -94,6 +96,12 @@ final class EventLoop {
 
   private final long[] firstReservedStart;
 
+  /** Start predictions against real starts ({@link SimOptions#recordPredictions()}), or null. */
+  private final StartPredictions predictions;
+
+  /** The tenancy of the last pass, for forecasts between passes. */
+  private Tenants lastTenants = Tenants.none();
+
   EventLoop(
       Cluster cluster,
       Policy policy,
@@ -121,6 +129,7 @@ final class EventLoop {
     this.report = report;
     this.pass = new SchedulingPass(policy, options.placement());
     firstReservedStart = new long[n];
+    predictions = options.recordPredictions() ? new StartPredictions(n) : null;
     Arrays.fill(firstReservedStart, Long.MAX_VALUE);
     pendingBySize = new int[(int) Math.min(Integer.MAX_VALUE - 8, cluster.totalGpus() + 1)];
     boolean samePriority = jobs.stream().mapToInt(TraceJob::priority).distinct().count() <= 1;
@@ -202,6 +211,9 @@ final class EventLoop {
           Math.min(
               events.isEmpty() ? Long.MAX_VALUE : events.peekTime(),
               next < n ? jobs.get(next).submitSec() : Long.MAX_VALUE);
+      if (predictions != null) {
+        predict(t, nextT);
+      }
       if (nextT != Long.MAX_VALUE) {
         boolean waitingJobFits = store.pendingCount() > 0 && minPendingGpus <= store.freeGpus();
         report.interval(t, nextT, store.freeGpus(), waitingJobFits);
@@ -211,7 +223,52 @@ final class EventLoop {
     if (progress != null) {
       progress.update(n, n);
     }
-    return report.build(passes);
+    var built = report.build(passes);
+    return predictions == null ? built : built.withPredictions(Optional.of(predictions.report()));
+  }
+
+  /**
+   * Start predictions due at {@code t} (arrivals still waiting after the pass) or at hour marks
+   * before {@code nextT}: one forecast on the state after this instant's pass, by the core's {@link
+   * SchedulingPass#forecast}, as the controller shows it. Changes no decision.
+   */
+  private void predict(long t, long nextT) {
+    long until = nextT == Long.MAX_VALUE ? t + 1 : nextT;
+    if (!predictions.due(until, this::waiting)) {
+      return;
+    }
+    var snapshot = store.snapshot();
+    long[] bySlot = pass.forecast(new PassInput(snapshot, t, 0, lastTenants));
+    long[] ids = snapshot.pendingJobs().ids();
+    int size = snapshot.pendingJobs().size();
+    // Slots are in arrival order, and so mostly in index order: binary search, else scan.
+    predictions.record(
+        t,
+        until,
+        this::waiting,
+        i -> {
+          int slot = slotOf(ids, size, jobId(i).value());
+          return slot < 0 ? -1 : bySlot[slot];
+        });
+    store.releaseSnapshot(); // nothing reads the forecast's snapshot any more
+  }
+
+  private boolean waiting(int i) {
+    return store.pending(jobId(i)).isPresent();
+  }
+
+  /** The slot of {@code id} in the first {@code size} of {@code ids} (arrival order), or -1. */
+  private static int slotOf(long[] ids, int size, long id) {
+    int slot = Arrays.binarySearch(ids, 0, size, id);
+    if (slot >= 0 && ids[slot] == id) {
+      return slot;
+    }
+    for (int k = 0; k < size; k++) {
+      if (ids[k] == id) {
+        return k;
+      }
+    }
+    return -1;
   }
 
   /** Job {@code i} finishes at {@code t}: the jobs waiting for it are released. */
@@ -230,6 +287,9 @@ final class EventLoop {
   private void submit(int i, long t) {
     dependencies.arrived(i, t);
     mustApply(new Command.SubmitJob(t, new Job(jobId(i), specs.get(i), t)));
+    if (predictions != null) {
+      predictions.arrived(i, t);
+    }
     addPending(specs.get(i).totalGpus());
     tenancy.arrived(i, specs.get(i).totalGpus());
     arrived(i, t);
@@ -266,11 +326,22 @@ final class EventLoop {
   private void runPass(long t) {
     long before = nanoTime == null ? 0 : nanoTime.getAsLong();
     var tenants = tenancy.beforePass(t, jobStates);
-    PassResult result =
-        pass.run(new PassInput(store.snapshot(), t, options.seed() * 1_000_003L + passes, tenants));
+    lastTenants = tenants;
+    var input = new PassInput(store.snapshot(), t, options.seed() * 1_000_003L + passes, tenants);
+    PassResult result = pass.run(input);
     if (nanoTime != null) {
       report.passTimed(nanoTime.getAsLong() - before);
     }
+    if (options.checkInvariants()) {
+      // What the pass keeps between passes (sched.ScheduleCache) must change no decision.
+      PassResult fresh = new SchedulingPass(policy, options.placement()).run(input);
+      if (!fresh.sameAs(result)) {
+        throw new IllegalStateException(
+            "pass at t=" + t + " decided otherwise than a fresh pass: " + result + " vs " + fresh);
+      }
+    }
+    // Nothing reads the pass's snapshot any more: the store may change its pending jobs in place.
+    store.releaseSnapshot();
     passes++;
     for (Decision.Start s : result.starts()) {
       int i = index(s.job());
@@ -280,6 +351,9 @@ final class EventLoop {
       tenancy.started(i, gpus);
       if (checkReservations && firstReservedStart[i] != Long.MAX_VALUE) {
         InvariantChecker.checkReservationKept(jobs.get(i).id(), firstReservedStart[i], t);
+      }
+      if (predictions != null) {
+        predictions.started(i, t);
       }
       long endSec = runs.start(i, t, s.placement());
       report.started(i, t, s.placement(), gpus);

@@ -206,7 +206,8 @@ final class ReportBuilder {
         series == null ? Optional.empty() : Optional.of(series.finish(lastEnd, waits)),
         dependencies.waited(),
         dependencies.ignored(),
-        book == null ? Optional.empty() : Optional.of(tenancyReport(n - ran)));
+        book == null ? Optional.empty() : Optional.of(tenancyReport(n - ran)),
+        Optional.empty());
   }
 
   /** The run's own notes: jobs that never started, preemptions ignored or expired. */

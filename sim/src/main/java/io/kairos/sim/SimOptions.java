@@ -16,6 +16,8 @@ import java.util.Optional;
  * @param recordSeries collect time series for charts ({@link SimSeries}, bounded memory)
  * @param tenancy queues with quotas, fair share and preemption, scheduled by or only measured
  *     against; empty for a single-tenant run (the report then has no per-queue part)
+ * @param recordPredictions measure predicted start times against real ones ({@link
+ *     StartPredictions}; a forecast per event batch while jobs wait, so slower)
  */
 public record SimOptions(
     boolean checkInvariants,
@@ -25,11 +27,33 @@ public record SimOptions(
     boolean everyPass,
     PlacementStrategy placement,
     boolean recordSeries,
-    Optional<SimTenancy> tenancy) {
+    Optional<SimTenancy> tenancy,
+    boolean recordPredictions) {
   public SimOptions {
     java.util.Objects.requireNonNull(commModel, "commModel");
     java.util.Objects.requireNonNull(placement, "placement");
     java.util.Objects.requireNonNull(tenancy, "tenancy");
+  }
+
+  public SimOptions(
+      boolean checkInvariants,
+      Optional<CommModel> commModel,
+      boolean recordJobs,
+      long seed,
+      boolean everyPass,
+      PlacementStrategy placement,
+      boolean recordSeries,
+      Optional<SimTenancy> tenancy) {
+    this(
+        checkInvariants,
+        commModel,
+        recordJobs,
+        seed,
+        everyPass,
+        placement,
+        recordSeries,
+        tenancy,
+        false);
   }
 
   public SimOptions(
@@ -73,13 +97,43 @@ public record SimOptions(
   /** These options, collecting time series or not. */
   public SimOptions withSeries(boolean record) {
     return new SimOptions(
-        checkInvariants, commModel, recordJobs, seed, everyPass, placement, record, tenancy);
+        checkInvariants,
+        commModel,
+        recordJobs,
+        seed,
+        everyPass,
+        placement,
+        record,
+        tenancy,
+        recordPredictions);
+  }
+
+  /** These options, measuring predicted starts or not. */
+  public SimOptions withPredictions(boolean record) {
+    return new SimOptions(
+        checkInvariants,
+        commModel,
+        recordJobs,
+        seed,
+        everyPass,
+        placement,
+        recordSeries,
+        tenancy,
+        record);
   }
 
   /** These options under a tenancy, or without one. */
   public SimOptions withTenancy(Optional<SimTenancy> value) {
     return new SimOptions(
-        checkInvariants, commModel, recordJobs, seed, everyPass, placement, recordSeries, value);
+        checkInvariants,
+        commModel,
+        recordJobs,
+        seed,
+        everyPass,
+        placement,
+        recordSeries,
+        value,
+        recordPredictions);
   }
 
   public static SimOptions defaults() {

@@ -19,6 +19,8 @@ import java.util.Optional;
  * @param dependenciesIgnored jobs whose preceding job was not in the trace (or was skipped, or came
  *     later), which arrived at their own submit time
  * @param tenancy per-queue figures and fairness, for a run under a tenancy file
+ * @param predictions how right the predicted start times were, when {@link
+ *     SimOptions#recordPredictions()} asked
  */
 public record SimReport(
     String policy,
@@ -51,7 +53,8 @@ public record SimReport(
     Optional<SimSeries> series,
     int jobsWaitedOnDependency,
     int dependenciesIgnored,
-    Optional<TenancyReport> tenancy) {
+    Optional<TenancyReport> tenancy,
+    Optional<PredictionReport> predictions) {
 
   public SimReport withWall(double simWallSec) {
     return new SimReport(
@@ -85,7 +88,8 @@ public record SimReport(
         series,
         jobsWaitedOnDependency,
         dependenciesIgnored,
-        tenancy);
+        tenancy,
+        predictions);
   }
 
   public SimReport withTenancy(Optional<TenancyReport> value) {
@@ -120,6 +124,43 @@ public record SimReport(
         series,
         jobsWaitedOnDependency,
         dependenciesIgnored,
+        value,
+        predictions);
+  }
+
+  public SimReport withPredictions(Optional<PredictionReport> value) {
+    return new SimReport(
+        policy,
+        trace,
+        cluster,
+        clusterGpus,
+        jobs,
+        skipped,
+        estimatesFromRuntime,
+        notes,
+        makespanSec,
+        meanWaitSec,
+        p50WaitSec,
+        p95WaitSec,
+        p99WaitSec,
+        maxWaitSec,
+        meanJctSec,
+        p95JctSec,
+        meanBoundedSlowdown,
+        utilization,
+        fragmentationFreeGpus,
+        passes,
+        commModel,
+        gpuHoursLostToSpread,
+        jobsStoppedAtLimit,
+        perJob,
+        simWallSec,
+        passP50Ms,
+        passP99Ms,
+        series,
+        jobsWaitedOnDependency,
+        dependenciesIgnored,
+        tenancy,
         value);
   }
 
@@ -158,6 +199,8 @@ public record SimReport(
     }
     // Only under a tenancy file, so that other reports stay as they were.
     tenancy.ifPresent(t -> m.put("tenancy", t.toMap()));
+    // Only with --predictions, so that other reports stay as they were.
+    predictions.ifPresent(p -> m.putAll(p.toMap()));
     if (timing) {
       m.put("sim_wall_s", round(simWallSec));
       m.put("pass_p50_ms", round(passP50Ms));

@@ -71,6 +71,9 @@ public final class SchedulerHarness {
 
   private final ClusterStore store;
   private Policy policy = Policy.EASY;
+  // One pass object for the whole run, as the controller and the simulator keep: what it carries
+  // between passes is checked against a fresh pass every time.
+  private SchedulingPass pass;
   private io.kairos.core.tenancy.Tenants tenants = io.kairos.core.tenancy.Tenants.none();
   private long seed;
   private long nowSec;
@@ -95,6 +98,7 @@ public final class SchedulerHarness {
 
   public SchedulerHarness policy(Policy policy) {
     this.policy = policy;
+    this.pass = null;
     return this;
   }
 
@@ -308,7 +312,20 @@ public final class SchedulerHarness {
     var input = new PassInput(store.snapshot(), nowSec, seed, tenants);
     PassResult result;
     try {
-      result = new SchedulingPass(policy).run(input);
+      if (pass == null) {
+        pass = new SchedulingPass(policy);
+      }
+      result = pass.run(input);
+      PassResult fresh = new SchedulingPass(policy).run(input);
+      if (!fresh.sameAs(result)) {
+        throw new AssertionError(
+            context()
+                + ": the pass decided otherwise than a fresh pass (what it kept from the last"
+                + " pass changed a decision): "
+                + result
+                + " vs "
+                + fresh);
+      }
     } catch (RuntimeException e) {
       throw new AssertionError(context() + ": pass threw " + e, e);
     }

@@ -67,8 +67,8 @@ final class Views {
         } else {
           reason = p.reason().name();
           detail = describe(p);
-          if (p.reservedStartSec() >= 0) {
-            predictedStart = Instant.ofEpochSecond(p.reservedStartSec()).toString();
+          if (p.predictedStartSec() >= 0) {
+            predictedStart = Instant.ofEpochSecond(p.predictedStartSec()).toString();
           }
         }
       }
@@ -136,7 +136,10 @@ final class Views {
       text += ": " + p.detail();
     }
     if (p.reservedStartSec() >= 0) {
-      text += "; predicted start " + Instant.ofEpochSecond(p.reservedStartSec());
+      text += "; reserved from " + Instant.ofEpochSecond(p.reservedStartSec());
+    }
+    if (p.predictedStartSec() >= 0) {
+      text += "; predicted start " + Instant.ofEpochSecond(p.predictedStartSec());
     }
     return text;
   }

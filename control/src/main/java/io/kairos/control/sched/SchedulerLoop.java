@@ -23,6 +23,7 @@ import io.kairos.core.sched.PassResult;
 import io.kairos.core.sched.Policy;
 import io.kairos.core.sched.Reason;
 import io.kairos.core.sched.SchedulingPass;
+import io.kairos.core.sched.StartForecast;
 import io.kairos.core.sched.preempt.PreemptionHistory;
 import io.kairos.core.state.ClusterSnapshot;
 import io.kairos.core.tenancy.PreemptionBook;
@@ -67,10 +68,21 @@ public final class SchedulerLoop implements Closeable {
    *
    * @param diagnosis the pass's diagnosis, for the detail; null for none
    * @param rank the job's rank in it
+   * @param forecast the pass's start forecast, for {@link #predictedStartSec}; null for none
    */
-  public record Pending(Reason reason, long reservedStartSec, Diagnosis diagnosis, int rank) {
+  public record Pending(
+      Reason reason, long reservedStartSec, Diagnosis diagnosis, int rank, Forecast forecast) {
     public Pending(Reason reason, long reservedStartSec) {
-      this(reason, reservedStartSec, null, -1);
+      this(reason, reservedStartSec, null, -1, null);
+    }
+
+    /**
+     * When the job is expected to start ({@link StartForecast}: expected run times, not limits), or
+     * its reservation's start when there is no forecast for it; -1 for neither.
+     */
+    public long predictedStartSec() {
+      long forecastSec = forecast == null ? -1 : forecast.startOf(diagnosis.slot(rank));
+      return forecastSec >= 0 ? forecastSec : reservedStartSec;
     }
 
     /**
@@ -79,6 +91,30 @@ public final class SchedulerLoop implements Closeable {
      */
     public String detail() {
       return diagnosis == null ? null : diagnosis.detail(rank).orElse(null);
+    }
+  }
+
+  /**
+   * The start forecast of one pass's waiting jobs, computed on first read (most passes are never
+   * asked): O(running jobs x {@value StartForecast#PLACED}) once per pass at most.
+   */
+  public static final class Forecast {
+    private final PassInput in;
+    private final PassResult result;
+    private final boolean backfill;
+    private long[] bySlot;
+
+    Forecast(PassInput in, PassResult result, boolean backfill) {
+      this.in = in;
+      this.result = result;
+      this.backfill = backfill;
+    }
+
+    synchronized long startOf(int slot) {
+      if (bySlot == null) {
+        bySlot = StartForecast.after(in, result, backfill);
+      }
+      return bySlot[slot];
     }
   }
 
@@ -217,11 +253,11 @@ public final class SchedulerLoop implements Closeable {
     }
     ClusterSnapshot snapshot = in.snapshot();
     long t0 = System.nanoTime();
-    PassResult result =
-        pass.run(
-            new PassInput(snapshot, CoreTime.sec(nowMs), replica.appliedIndex(), in.tenants()));
+    var passInput =
+        new PassInput(snapshot, CoreTime.sec(nowMs), replica.appliedIndex(), in.tenants());
+    PassResult result = pass.run(passInput);
     passTimer.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
-    publish(result);
+    publish(result, new Forecast(passInput, result, pass.policy().backfill()));
     int started = 0;
     if (!result.starts().isEmpty()) {
       var decisions = new ArrayList<Start>(result.starts().size());
@@ -322,7 +358,7 @@ public final class SchedulerLoop implements Closeable {
     return new Resources(cluster.totalGpus(), cpus, memory);
   }
 
-  private void publish(PassResult result) {
+  private void publish(PassResult result, Forecast forecast) {
     var diagnosis = result.diagnosis();
     var map = new HashMap<Long, Pending>(diagnosis.size() * 2);
     var reserved = new HashMap<Long, Long>();
@@ -333,7 +369,9 @@ public final class SchedulerLoop implements Closeable {
       var reason = diagnosis.reason(rank);
       if (reason.isPresent()) {
         long id = diagnosis.job(rank).id().value();
-        map.put(id, new Pending(reason.get(), reserved.getOrDefault(id, -1L), diagnosis, rank));
+        map.put(
+            id,
+            new Pending(reason.get(), reserved.getOrDefault(id, -1L), diagnosis, rank, forecast));
       }
     }
     pending = map;

@@ -129,7 +129,11 @@ final class CoreBridge {
       }
       return;
     }
+    var old = store;
     store = new ClusterStore(Cluster.of(specs));
+    if (old != null) {
+      store.adoptHistory(old); // start forecasts keep what they learnt of users' run times
+    }
     for (JobRecord job : holding) {
       // Placed already: its account is no reason to refuse the nodes it runs on.
       mustApply(new Command.SubmitJob(CoreTime.sec(job.submitMs), toCore(job, Set.of())));

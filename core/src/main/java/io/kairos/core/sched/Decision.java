@@ -11,9 +11,10 @@ public sealed interface Decision {
   record Start(JobId job, Placement placement) implements Decision {}
 
   /**
-   * The job cannot start now; it is promised {@code startSec} on {@code placement}'s nodes (no GPU
-   * masks yet), assuming running jobs run to their time limits. Later jobs were only started if
-   * they do not delay this.
+   * The job cannot start now; it is promised {@code startSec}, assuming running jobs run to their
+   * time limits. Later jobs were only started if they do not delay this. {@code placement} names
+   * the nodes it is promised (no GPU masks yet), or no node at all when the promise is a count of
+   * GPUs anywhere (a gang of one-GPU tasks on any node: see {@code place.Reservation}).
    */
   record Reserve(JobId job, long startSec, Placement placement) implements Decision {}
 

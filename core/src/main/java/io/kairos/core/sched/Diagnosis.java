@@ -76,6 +76,11 @@ public final class Diagnosis {
     return pending[order[rank]];
   }
 
+  /** The snapshot slot (index into the pass's pending jobs) of the job at {@code rank}. */
+  public int slot(int rank) {
+    return order[rank];
+  }
+
   /** Why the job at {@code rank} waits, or empty when it started in this pass. */
   public Optional<Reason> reason(int rank) {
     byte r = reasons[rank];
@@ -89,6 +94,19 @@ public final class Diagnosis {
   /** Jobs that started in this pass. */
   public int started() {
     return counts()[0];
+  }
+
+  /** Whether {@code other} has the same jobs in the same order with the same reasons. O(n). */
+  public boolean sameAs(Diagnosis other) {
+    if (other.order.length != order.length || !Arrays.equals(reasons, other.reasons)) {
+      return false;
+    }
+    for (int rank = 0; rank < order.length; rank++) {
+      if (!job(rank).id().equals(other.job(rank).id())) {
+        return false;
+      }
+    }
+    return true;
   }
 
   @Override

@@ -18,4 +18,15 @@ public record PassResult(
       List<Decision.Start> starts, List<Decision.Reserve> reservations, Diagnosis diagnosis) {
     this(starts, reservations, List.of(), diagnosis);
   }
+
+  /**
+   * Whether {@code other} decided the same: equal starts, reservations and preemptions in the same
+   * order, and the same jobs in the same order with the same reasons in the diagnosis.
+   */
+  public boolean sameAs(PassResult other) {
+    return starts.equals(other.starts)
+        && reservations.equals(other.reservations)
+        && preemptions.equals(other.preemptions)
+        && diagnosis.sameAs(other.diagnosis);
+  }
 }

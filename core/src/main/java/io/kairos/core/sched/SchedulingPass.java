@@ -3,11 +3,14 @@ package io.kairos.core.sched;
 import io.kairos.core.model.Job;
 import io.kairos.core.model.Placement;
 import io.kairos.core.sched.backfill.AvailabilityProfile;
+import io.kairos.core.sched.backfill.ReservationMoves;
+import io.kairos.core.sched.order.JobOrder;
 import io.kairos.core.sched.order.PassOrder;
 import io.kairos.core.sched.place.GangPlacer;
 import io.kairos.core.sched.place.Ledger;
 import io.kairos.core.sched.place.PlacementStrategy;
 import io.kairos.core.sched.place.Reservation;
+import io.kairos.core.state.ClusterSnapshot;
 import io.kairos.core.state.PendingJobs;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,6 +46,9 @@ public final class SchedulingPass {
   private final PlacementStrategy placement;
   private final TenantIndex tenantIndex = new TenantIndex();
 
+  /** What the last pass left for this one (policies with many reservations); may be null. */
+  private ScheduleCache cache;
+
   public SchedulingPass(Policy policy) {
     this(policy, PlacementStrategy.TOPOLOGY);
   }
@@ -63,18 +69,15 @@ public final class SchedulingPass {
     var ledger = new Ledger(snapshot, now);
     var placer = new GangPlacer(cluster, placement);
     var profile = new AvailabilityProfile(snapshot, ledger, placer);
+    var moves = new ReservationMoves(ledger, placer);
 
     // Preemption plans place gangs with the pass's strategy, as the pass does.
     var tenancy = TenancyStage.of(in.tenants(), snapshot, tenantIndex, placement);
     // 1. Order: priority, then (with tenancy) non-borrowing before borrowing and fair share, then
     // the policy's key, then job id; the starvation guards and (with tenancy) the preemptors whose
     // victims are stopping move to the front.
-    int[] order = tenancy.sort(snapshot, policy.order(), now);
+    int[] order = order(tenancy, snapshot, now);
     var pending = snapshot.pendingJobs();
-    policy
-        .starvationGuard()
-        .ifPresent(guard -> PassOrder.promoteOldest(order, pending, now, guard));
-    tenancy.promote(order, now);
     tenancy.markStopping(profile, now);
     int[] gpus = pending.gpus();
     long[] eligibleSec = pending.eligibleSec();
@@ -82,25 +85,38 @@ public final class SchedulingPass {
     int n = order.length;
     byte[] reasons = new byte[n];
     var starts = new ArrayList<Decision.Start>();
-    var reserves = new ArrayList<Decision.Reserve>();
+    var reserved = new ArrayList<Reservation>();
     var memo = new FailureMemo(pending.shapeCount());
     boolean blocked = false;
     final byte insufficient = (byte) Reason.INSUFFICIENT_GPUS.ordinal();
-    // smallestAfter[rank]: the fewest GPUs any job after this rank that may start needs. A
-    // reservation past the first only matters if a later job could still start in the free GPUs.
-    int[] smallestAfter = new int[n + 1];
-    smallestAfter[n] = Integer.MAX_VALUE;
-    for (int rank = n - 1; rank >= 0; rank--) {
-      int slot = order[rank];
-      boolean passedOver = eligibleSec[slot] > now || exclusions.neverFits(slot);
-      smallestAfter[rank] =
-          passedOver ? smallestAfter[rank + 1] : Math.min(smallestAfter[rank + 1], gpus[slot]);
-    }
+    // A reservation past the first only matters if a later job could still start in the free GPUs.
+    var laterFit = new LaterFit(order, pending, exclusions, now);
 
     final boolean backfill = policy.backfill();
     final int maxReservations = policy.reservations();
     int[] flavors = new int[Math.max(1, cluster.gpuModelCount())];
-    for (int rank = 0; rank < n; rank++) {
+    // With many reservations, the last pass's may carry over unchanged (ScheduleCache).
+    boolean cached = maxReservations > 1 && tenancy == TenancyStage.SINGLE_TENANT;
+    ScheduleCache.Replay replay = null;
+    if (cached && cache != null) {
+      replay =
+          cache.replay(
+              snapshot,
+              now,
+              order,
+              reasons,
+              laterFit,
+              maxReservations,
+              ledger,
+              profile,
+              placer,
+              starts,
+              reserved);
+    }
+    cache = null;
+    int replayed = replay == null ? 0 : replay.ranks();
+    blocked = !reserved.isEmpty();
+    for (int rank = replayed; rank < n; rank++) {
       int slot = order[rank];
       // Passed over: it cannot start in this pass, so it neither blocks nor reserves.
       if (exclusions.neverFits(slot)) {
@@ -133,8 +149,8 @@ public final class SchedulingPass {
       // Fast path, read from a flat array: more GPUs than are free, and no reservation to
       // compute for it.
       boolean mayReserve =
-          reserves.size() < maxReservations
-              && (reserves.isEmpty() || smallestAfter[rank + 1] <= ledger.freeTotal());
+          reserved.size() < maxReservations
+              && (reserved.isEmpty() || laterFit.anyFits(rank + 1, ledger.freeTotal()));
       if (gpus[slot] > ledger.freeTotal() && !mayReserve) {
         reasons[rank] = insufficient;
         blocked = true;
@@ -145,7 +161,7 @@ public final class SchedulingPass {
       long[] excluded = exclusions.mask(slot);
       Reason reason =
           !flavorChoice
-              ? tryStart(pending, slot, excluded, ledger, placer, memo, starts)
+              ? tryStart(pending, slot, excluded, ledger, placer, moves, memo, starts)
               : tryStartOnFlavors(
                   pending, slot, excluded, ledger, placer, flavors, flavorCount, starts);
       if (reason == null) {
@@ -155,28 +171,78 @@ public final class SchedulingPass {
       }
       blocked = true;
       tenancy.hold(slot, flavors[0]);
-      Job job = pending.jobs()[slot];
       // 4. Reserve: the first blocked jobs get reservations; later jobs must not delay them.
       // Past the first, a reservation is only computed while it can still constrain a start.
       if (mayReserve) {
+        Job job = pending.jobs()[slot];
         Reservation reservation =
             flavorChoice
                 ? profile.earliestStart(job, excluded, flavors[0])
                 : profile.earliestStart(job, excluded);
         if (reservation != null) {
           ledger.reserve(reservation);
-          reserves.add(
-              new Decision.Reserve(job.id(), reservation.startSec(), reservation.placement()));
+          reserved.add(reservation);
           reason = Reason.RESERVED;
         }
       }
       reasons[rank] = (byte) reason.ordinal();
     }
+    if (cached) {
+      cache =
+          ScheduleCache.record(snapshot, now, order, reasons, reserved, ledger, profile, replay);
+    }
     // 5. Preempt: for the first blocked job that preemption can start, if its queue allows it.
     List<Decision.Preempt> preemptions = tenancy.preempt(order, reasons, snapshot, ledger, now);
     var diagnosis =
         new Diagnosis(pending.jobs(), order, reasons, tenancy.details(order, preemptions));
+    // Pinned reservations may have moved since they were made: report where they are now.
+    var reserves = new ArrayList<Decision.Reserve>(reserved.size());
+    for (Reservation r : reserved) {
+      reserves.add(new Decision.Reserve(r.job().id(), r.startSec(), r.placement()));
+    }
     return new PassResult(starts, reserves, preemptions, diagnosis);
+  }
+
+  /** 0, 1, ..., n - 1: the order of jobs already in arrival order. */
+  private static int[] identity(int n) {
+    int[] order = new int[n];
+    for (int i = 0; i < n; i++) {
+      order[i] = i;
+    }
+    return order;
+  }
+
+  /**
+   * Predicted starts of the pending jobs of {@code in}'s snapshot, by slot, without running a pass
+   * ({@link StartForecast}): for a driver whose last pass's decisions are already in the snapshot
+   * (the simulator, between events). The order is the pass's step 1.
+   */
+  public long[] forecast(PassInput in) {
+    var snapshot = in.snapshot();
+    var tenancy = TenancyStage.of(in.tenants(), snapshot, tenantIndex, placement);
+    return StartForecast.predict(
+        snapshot,
+        in.nowSec(),
+        order(tenancy, snapshot, in.nowSec()),
+        null,
+        new long[0],
+        policy.backfill());
+  }
+
+  /** Step 1: the pending slots in the order the pass considers them. */
+  private int[] order(TenancyStage tenancy, ClusterSnapshot snapshot, long now) {
+    int[] order =
+        policy.order() == JobOrder.ARRIVAL
+                && snapshot.pendingInArrivalOrder()
+                && tenancy == TenancyStage.SINGLE_TENANT
+            ? identity(snapshot.pendingCount())
+            : tenancy.sort(snapshot, policy.order(), now);
+    var pending = snapshot.pendingJobs();
+    policy
+        .starvationGuard()
+        .ifPresent(guard -> PassOrder.promoteOldest(order, pending, now, guard));
+    tenancy.promote(order, now);
+    return order;
   }
 
   /**
@@ -200,10 +266,14 @@ public final class SchedulingPass {
     Job job = pending.jobs()[slot];
     long endSec = ledger.nowSec() + pending.limitSec()[slot];
     int prefix = ledger.reservationsStartingBefore(endSec);
+    // Floating reservations hold a count: the job must fit under every one it runs past.
+    boolean overCount = prefix > 0 && pending.gpus()[slot] > ledger.usableUpperBound(prefix);
     boolean blockedByReservation = false;
     for (int i = 0; i < count; i++) {
       Placement placement =
-          placer.place(job.spec().gang(), flavors[i], ledger.now(prefix), true, excluded);
+          overCount
+              ? null
+              : placer.place(job.spec().gang(), flavors[i], ledger.now(prefix), true, excluded);
       if (placement != null) {
         starts.add(new Decision.Start(job.id(), ledger.start(job, placement)));
         return null;
@@ -226,6 +296,7 @@ public final class SchedulingPass {
       long[] excluded,
       Ledger ledger,
       GangPlacer placer,
+      ReservationMoves moves,
       FailureMemo memo,
       List<Decision.Start> starts) {
     if (pending.gpus()[slot] > ledger.freeTotal()) {
@@ -247,6 +318,14 @@ public final class SchedulingPass {
     }
     int modelId = ledger.cluster().modelIdOf(job.spec().gpuModel());
     Placement placement = placer.place(gang, modelId, ledger.now(prefix), true, excluded);
+    if (placement == null && ledger.pinnedReservationsBefore(prefix)) {
+      // It may cross only where pinned reservations happen to be: move them if they can.
+      Placement anywhere = placer.place(gang, modelId, ledger.now(0), true, excluded);
+      if (anywhere != null && moves.makeRoom(anywhere, gang.shape().gpus(), endSec)) {
+        memo.reservationsMoved();
+        placement = anywhere;
+      }
+    }
     if (placement == null) {
       memo.recordFailure(shape, tasks, ledger.earliestEndRespecting(prefix));
       return prefix > 0

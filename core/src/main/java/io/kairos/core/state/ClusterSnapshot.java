@@ -17,7 +17,11 @@ public final class ClusterSnapshot {
   private final long[] freeMemoryBytes;
   private final PendingJobs pending;
   private final RunningJob[] running;
+  private final boolean arrivalOrdered;
+  private final int[] tenantShareMilli;
+  private final int[] runningShareMilli;
 
+  /** A snapshot without run history: every job is expected to run to its limit. */
   public ClusterSnapshot(
       Cluster cluster,
       long[] freeMask,
@@ -25,6 +29,53 @@ public final class ClusterSnapshot {
       long[] freeMemoryBytes,
       PendingJobs pending,
       RunningJob[] running) {
+    this(cluster, freeMask, freeCpus, freeMemoryBytes, pending, running, false);
+  }
+
+  /**
+   * @param arrivalOrdered whether {@code pending} is known to be in arrival order already (higher
+   *     priority, earlier eligible time, lower id first); false when not known
+   */
+  public ClusterSnapshot(
+      Cluster cluster,
+      long[] freeMask,
+      int[] freeCpus,
+      long[] freeMemoryBytes,
+      PendingJobs pending,
+      RunningJob[] running,
+      boolean arrivalOrdered) {
+    this(
+        cluster,
+        freeMask,
+        freeCpus,
+        freeMemoryBytes,
+        pending,
+        running,
+        arrivalOrdered,
+        new int[0],
+        new int[0]);
+  }
+
+  /**
+   * @param arrivalOrdered whether {@code pending} is known to be in arrival order already (higher
+   *     priority, earlier eligible time, lower id first); false when not known
+   * @param tenantShareMilli per tenant key of {@code pending} ({@link PendingJobs#tenantIds}), its
+   *     user's recent share of their limits in thousandths, or -1 when unknown
+   * @param runningShareMilli the same per running job, by index of {@code running}
+   */
+  public ClusterSnapshot(
+      Cluster cluster,
+      long[] freeMask,
+      int[] freeCpus,
+      long[] freeMemoryBytes,
+      PendingJobs pending,
+      RunningJob[] running,
+      boolean arrivalOrdered,
+      int[] tenantShareMilli,
+      int[] runningShareMilli) {
+    this.arrivalOrdered = arrivalOrdered;
+    this.tenantShareMilli = tenantShareMilli;
+    this.runningShareMilli = runningShareMilli;
     this.cluster = cluster;
     this.freeMask = freeMask;
     this.freeCpus = freeCpus;
@@ -57,9 +108,38 @@ public final class ClusterSnapshot {
     return pending.jobs()[i];
   }
 
+  /**
+   * Whether the pending jobs are known to be in arrival order (higher priority, earlier eligible
+   * time, lower id first), so that ordering them by arrival changes nothing. False when not known.
+   */
+  public boolean pendingInArrivalOrder() {
+    return arrivalOrdered;
+  }
+
   /** The pending jobs as parallel arrays (arrival order). Read-only. */
   public PendingJobs pendingJobs() {
     return pending;
+  }
+
+  /**
+   * How long the pending job in {@code slot} is expected to run: its limit times its user's recent
+   * share of their limits ({@link RunHistory}), or its limit when the user has no finished job yet.
+   * Start forecasts read it; reservations and backfill keep to the limit.
+   */
+  public long expectedRunSec(int slot) {
+    int tenant = pending.tenantIds()[slot];
+    int share = tenant < tenantShareMilli.length ? tenantShareMilli[tenant] : -1;
+    return ClusterStore.scaled(pending.limitSec()[slot], share);
+  }
+
+  /**
+   * When running job {@code i} is expected to end: its start plus its limit times its user's recent
+   * share of their limits, or its limit when unknown. Start forecasts read it.
+   */
+  public long expectedEndSec(int i) {
+    RunningJob job = running[i];
+    int share = i < runningShareMilli.length ? runningShareMilli[i] : -1;
+    return job.startSec() + ClusterStore.scaled(job.job().timeLimitSec(), share);
   }
 
   public int runningCount() {

@@ -38,6 +38,12 @@ public final class ClusterStore {
   private final PendingTable pending = new PendingTable();
   private final LinkedHashMap<JobId, RunningJob> running = new LinkedHashMap<>();
 
+  // Users' recent share of their limits, for start forecasts; per tenant key of the pending table
+  // (its dense ids), the user's entry, so a snapshot copies shares without hashing.
+  private RunHistory history = new RunHistory();
+  private RunHistory.Entry[] tenantEntries = new RunHistory.Entry[16];
+  private int knownTenants;
+
   public ClusterStore(Cluster cluster) {
     this.cluster = cluster;
     int n = cluster.nodeCount();
@@ -78,7 +84,35 @@ public final class ClusterStore {
               + spec.excludedNodes());
     }
     pending.add(job);
+    knowTenants();
     return Applied.ACCEPTED;
+  }
+
+  /** Gives tenant keys the pending table interned since the last call their user's entry. */
+  private void knowTenants() {
+    int count = pending.tenantCount();
+    if (count == knownTenants) {
+      return;
+    }
+    if (count > tenantEntries.length) {
+      tenantEntries =
+          java.util.Arrays.copyOf(tenantEntries, Math.max(count, 2 * tenantEntries.length));
+    }
+    for (int t = knownTenants; t < count; t++) {
+      tenantEntries[t] = history.of(pending.tenantKey(t).user());
+    }
+    knownTenants = count;
+  }
+
+  /**
+   * Takes over the users' run history of {@code other} (a copy): for a store rebuilt from records,
+   * so that start forecasts keep what the old store had learnt. Call before queueing jobs.
+   */
+  public void adoptHistory(ClusterStore other) {
+    history = other.history.copy();
+    for (int t = 0; t < knownTenants; t++) {
+      tenantEntries[t] = history.of(pending.tenantKey(t).user());
+    }
   }
 
   Applied start(JobId id, Placement placement, long atSec) {
@@ -169,7 +203,15 @@ public final class ClusterStore {
       return new Refused("job " + id + " is not running");
     }
     release(job);
+    history.of(job.job().spec().user()).finished(atSec - job.startSec(), job.job().timeLimitSec());
     return Applied.ACCEPTED;
+  }
+
+  /** {@code limitSec} times {@code shareMilli} thousandths, in [1, limitSec]; the limit for -1. */
+  static long scaled(long limitSec, int shareMilli) {
+    return shareMilli < 0
+        ? limitSec
+        : Math.max(1, Math.min(limitSec, limitSec * shareMilli / 1000));
   }
 
   /**
@@ -189,6 +231,7 @@ public final class ClusterStore {
     running.remove(id);
     release(job);
     pending.add(job.job().withEligibleSec(atSec));
+    knowTenants();
     return Applied.ACCEPTED;
   }
 
@@ -254,8 +297,20 @@ public final class ClusterStore {
   }
 
   /**
+   * The last snapshot's pending jobs will not be read again (by anyone): the store may change them
+   * in place instead of copying them first (unless an earlier snapshot, never released, shares them
+   * too). A simulator calls it after each pass; without it the snapshot stays valid, at the cost of
+   * a copy.
+   */
+  public void releaseSnapshot() {
+    pending.release();
+  }
+
+  /**
    * A read-only copy for one scheduling pass. Cost: O(nodes + pending + running). A cordoned node
-   * shows nothing free, so no pass places work on it.
+   * shows nothing free, so no pass places work on it. The pending jobs are shared with the store
+   * until its next change to them, which copies them first unless {@link #releaseSnapshot} said the
+   * snapshot is no longer read.
    */
   public ClusterSnapshot snapshot() {
     long[] masks = freeMask.clone();
@@ -270,7 +325,24 @@ public final class ClusterStore {
         }
       }
     }
+    int[] shares = new int[knownTenants];
+    for (int t = 0; t < shares.length; t++) {
+      shares[t] = tenantEntries[t].shareMilli();
+    }
+    RunningJob[] runningJobs = running.values().toArray(RunningJob[]::new);
+    int[] runningShares = new int[runningJobs.length];
+    for (int i = 0; i < runningJobs.length; i++) {
+      runningShares[i] = history.shareMilli(runningJobs[i].job().spec().user());
+    }
     return new ClusterSnapshot(
-        cluster, masks, cpus, memory, pending.copy(), running.values().toArray(RunningJob[]::new));
+        cluster,
+        masks,
+        cpus,
+        memory,
+        pending.copy(),
+        runningJobs,
+        pending.arrivalOrdered(),
+        shares,
+        runningShares);
   }
 }

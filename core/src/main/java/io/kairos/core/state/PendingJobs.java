@@ -4,7 +4,9 @@ import io.kairos.core.model.Job;
 
 /**
  * A snapshot's pending jobs in arrival order, as parallel arrays: the jobs, and the fields a pass
- * reads for every job. Read-only by contract; owned by one snapshot.
+ * reads for every job. Read-only by contract; owned by one snapshot. The jobs are the first {@code
+ * size} entries of each array: the arrays may be longer (a snapshot shares the store's arrays while
+ * it can, see {@code PendingTable}), so read {@link #size()}, never an array's length.
  *
  * @param eligibleSec when each job may start ({@link Job#eligibleSec()}): order keys and ages count
  *     from it
@@ -15,6 +17,7 @@ import io.kairos.core.model.Job;
  * @param tenantIds a dense id per (queue, account, priority class, user), an index into {@code
  *     tenantKeys}: what a tenancy-aware pass needs of a job without reading the job
  * @param tenantKeys the interned keys; only the first {@code max(tenantIds) + 1} are used
+ * @param size how many jobs there are: the first {@code size} entries of each array
  */
 public record PendingJobs(
     Job[] jobs,
@@ -27,7 +30,36 @@ public record PendingJobs(
     int[] shapeIds,
     int shapeCount,
     int[] tenantIds,
-    TenantKey[] tenantKeys) {
+    TenantKey[] tenantKeys,
+    int size) {
+
+  /** Pending jobs filling their arrays. */
+  public PendingJobs(
+      Job[] jobs,
+      long[] ids,
+      long[] eligibleSec,
+      long[] limitSec,
+      int[] gpus,
+      int[] priority,
+      int[] tasks,
+      int[] shapeIds,
+      int shapeCount,
+      int[] tenantIds,
+      TenantKey[] tenantKeys) {
+    this(
+        jobs,
+        ids,
+        eligibleSec,
+        limitSec,
+        gpus,
+        priority,
+        tasks,
+        shapeIds,
+        shapeCount,
+        tenantIds,
+        tenantKeys,
+        jobs.length);
+  }
 
   /** The tenancy fields of a job spec, interned at submission. */
   public record TenantKey(String queue, String account, String priorityClass, String user) {
@@ -68,9 +100,5 @@ public record PendingJobs(
       keys[i] = TenantKey.of(jobs[i]);
     }
     return keys;
-  }
-
-  public int size() {
-    return jobs.length;
   }
 }

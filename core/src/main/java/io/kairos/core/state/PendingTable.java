@@ -16,9 +16,17 @@ import java.util.Set;
  *
  * <p>Design note. A pass visits every pending job, and most visits read only the job's GPU count;
  * chasing {@code Job -> JobSpec -> GangSpec} for 100,000 jobs costs cache misses, a scan of an
- * {@code int[]} does not. Removal leaves a tombstone (null) found through an id -> slot map, and
- * the table compacts when half of it is tombstones: add and remove are O(1) amortised, a snapshot
- * copy is O(pending). Single writer, like the store.
+ * {@code int[]} does not. Removal leaves a tombstone (null); a job's slot is found from its
+ * sequence number (one per addition, increasing with the slot, so a binary search finds it), which
+ * compaction leaves alone: add and remove are O(log n) amortised, and compaction moves array
+ * entries only. Single writer, like the store.
+ *
+ * <p>Snapshots share the arrays instead of copying them: {@link #copy} compacts in place (the
+ * arrays are hot in cache; a copy into fresh arrays costs a pass over cold memory, the largest part
+ * of a pass on a queue of thousands) and hands out the arrays themselves, with the count. The table
+ * then copies them before its first change that a snapshot could see (copy on write), unless the
+ * snapshot's reader said it is done with it ({@link #release}), as a simulator does after each
+ * pass. Additions past the shared count are never seen by the snapshot and copy nothing.
  */
 final class PendingTable {
   private Job[] jobs = new Job[64];
@@ -30,9 +38,22 @@ final class PendingTable {
   private int[] tasks = new int[64];
   private int[] shapeIds = new int[64];
   private int[] tenantIds = new int[64];
+  private long[] seqs = new long[64];
+  private long nextSeq;
+  // How many leading slots snapshots share (0 when none): writes below it copy first. Sharers:
+  // snapshots handed the current arrays and not released.
+  private int sharedSize;
+  private int sharers;
   private int end;
   private int live;
-  private final HashMap<JobId, Integer> slots = new HashMap<>();
+  // Whether the live jobs, in slot order, are in arrival order: higher priority first, then
+  // earlier eligible time, then lower id. Kept in O(1) per change by comparing each addition with
+  // the last one (a removal keeps it); an addition out of order clears it until the table empties.
+  private boolean arrivalOrdered = true;
+  private int lastPriority;
+  private long lastEligibleSec;
+  private long lastId;
+  private final HashMap<JobId, Long> seqOf = new HashMap<>();
   // Gang shapes seen so far (task shape, distinct nodes, GPU model, excluded nodes) -> dense id.
   // Interned once at submission, so a pass can memoise "this shape does not fit" in arrays.
   // Excluded nodes are part of the shape: jobs with the same exclusions fit the same nodes.
@@ -49,13 +70,59 @@ final class PendingTable {
     return live;
   }
 
+  /** How many tenant keys were interned so far (ids below this are in use). */
+  int tenantCount() {
+    return tenants.size();
+  }
+
+  PendingJobs.TenantKey tenantKey(int id) {
+    return tenantKeys[id];
+  }
+
   boolean contains(JobId id) {
-    return slots.containsKey(id);
+    return seqOf.containsKey(id);
   }
 
   Job get(JobId id) {
-    Integer slot = slots.get(id);
-    return slot == null ? null : jobs[slot];
+    Long seq = seqOf.get(id);
+    return seq == null ? null : jobs[slotOf(seq)];
+  }
+
+  private int slotOf(long seq) {
+    int slot = Arrays.binarySearch(seqs, 0, end, seq);
+    if (slot < 0) {
+      throw new IllegalStateException("pending table lost the slot of sequence number " + seq);
+    }
+    return slot;
+  }
+
+  /**
+   * The reader of the last snapshot will not read its pending jobs again: once no other snapshot
+   * shares the arrays (one taken earlier and never released keeps them shared), the table may
+   * change them in place.
+   */
+  void release() {
+    sharers = Math.max(0, sharers - 1);
+    if (sharers == 0) {
+      sharedSize = 0;
+    }
+  }
+
+  /** Before a write below the shared count: copies the arrays, leaving the snapshot its own. */
+  private void unshare() {
+    int capacity = jobs.length;
+    jobs = Arrays.copyOf(jobs, capacity);
+    ids = Arrays.copyOf(ids, capacity);
+    eligibleSec = Arrays.copyOf(eligibleSec, capacity);
+    limitSec = Arrays.copyOf(limitSec, capacity);
+    gpus = Arrays.copyOf(gpus, capacity);
+    priority = Arrays.copyOf(priority, capacity);
+    tasks = Arrays.copyOf(tasks, capacity);
+    shapeIds = Arrays.copyOf(shapeIds, capacity);
+    tenantIds = Arrays.copyOf(tenantIds, capacity);
+    seqs = Arrays.copyOf(seqs, capacity);
+    sharedSize = 0;
+    sharers = 0;
   }
 
   void add(Job job) {
@@ -65,6 +132,20 @@ final class PendingTable {
       } else {
         grow();
       }
+    }
+    if (live > 0
+        && arrivalOrdered
+        && (job.spec().priority() > lastPriority
+            || (job.spec().priority() == lastPriority
+                && (job.eligibleSec() < lastEligibleSec
+                    || (job.eligibleSec() == lastEligibleSec && job.id().value() < lastId))))) {
+      arrivalOrdered = false;
+    }
+    lastPriority = job.spec().priority();
+    lastEligibleSec = job.eligibleSec();
+    lastId = job.id().value();
+    if (end < sharedSize) {
+      unshare();
     }
     jobs[end] = job;
     ids[end] = job.id().value();
@@ -93,21 +174,27 @@ final class PendingTable {
       tenantKeys[tenant] = key;
     }
     tenantIds[end] = tenant;
-    slots.put(job.id(), end);
+    seqs[end] = nextSeq;
+    seqOf.put(job.id(), nextSeq++);
     end++;
     live++;
   }
 
   Job remove(JobId id) {
-    Integer slot = slots.remove(id);
-    if (slot == null) {
+    Long seq = seqOf.remove(id);
+    if (seq == null) {
       return null;
     }
+    if (sharedSize > 0) {
+      unshare();
+    }
+    int slot = slotOf(seq);
     Job job = jobs[slot];
     jobs[slot] = null;
     live--;
     if (live == 0) {
       end = 0;
+      arrivalOrdered = true;
     } else if (end > 64 && live < end / 2) {
       compact();
     }
@@ -125,9 +212,15 @@ final class PendingTable {
     tasks = Arrays.copyOf(tasks, capacity);
     shapeIds = Arrays.copyOf(shapeIds, capacity);
     tenantIds = Arrays.copyOf(tenantIds, capacity);
+    seqs = Arrays.copyOf(seqs, capacity);
+    sharedSize = 0; // new arrays: the snapshots keep the old ones
+    sharers = 0;
   }
 
   private void compact() {
+    if (sharedSize > 0) {
+      unshare();
+    }
     int to = 0;
     for (int from = 0; from < end; from++) {
       if (jobs[from] != null) {
@@ -141,13 +234,21 @@ final class PendingTable {
           tasks[to] = tasks[from];
           shapeIds[to] = shapeIds[from];
           tenantIds[to] = tenantIds[from];
-          slots.put(jobs[to].id(), to);
+          seqs[to] = seqs[from];
         }
         to++;
       }
     }
     Arrays.fill(jobs, to, end, null);
     end = to;
+  }
+
+  /**
+   * Whether the live jobs, in slot order, are already in arrival order (higher priority, earlier
+   * eligible time, lower id first). False may be wrong (a pass then sorts); true never is.
+   */
+  boolean arrivalOrdered() {
+    return arrivalOrdered;
   }
 
   /** Live jobs in arrival order. */
@@ -161,60 +262,29 @@ final class PendingTable {
     return out;
   }
 
-  /** A compact copy for a snapshot: O(slots), one array copy per run of live slots. */
+  /**
+   * The pending jobs for a snapshot: the table's own arrays after compacting them in place, shared
+   * until the table's next change below the shared count ({@link #unshare}) or {@link #release}.
+   * O(slots from the first tombstone); O(1) when there is none.
+   */
   PendingJobs copy() {
-    if (live == end) {
-      return new PendingJobs(
-          Arrays.copyOf(jobs, live),
-          Arrays.copyOf(ids, live),
-          Arrays.copyOf(eligibleSec, live),
-          Arrays.copyOf(limitSec, live),
-          Arrays.copyOf(gpus, live),
-          Arrays.copyOf(priority, live),
-          Arrays.copyOf(tasks, live),
-          Arrays.copyOf(shapeIds, live),
-          shapes.size(),
-          Arrays.copyOf(tenantIds, live),
-          tenantKeys);
+    if (live != end) {
+      compact();
     }
-    var out =
-        new PendingJobs(
-            new Job[live],
-            new long[live],
-            new long[live],
-            new long[live],
-            new int[live],
-            new int[live],
-            new int[live],
-            new int[live],
-            shapes.size(),
-            new int[live],
-            tenantKeys);
-    // Copy runs of live slots with System.arraycopy: tombstones are few between compactions.
-    int to = 0;
-    int from = 0;
-    while (from < end) {
-      while (from < end && jobs[from] == null) {
-        from++;
-      }
-      int run = from;
-      while (from < end && jobs[from] != null) {
-        from++;
-      }
-      int length = from - run;
-      if (length > 0) {
-        System.arraycopy(jobs, run, out.jobs(), to, length);
-        System.arraycopy(ids, run, out.ids(), to, length);
-        System.arraycopy(eligibleSec, run, out.eligibleSec(), to, length);
-        System.arraycopy(limitSec, run, out.limitSec(), to, length);
-        System.arraycopy(gpus, run, out.gpus(), to, length);
-        System.arraycopy(priority, run, out.priority(), to, length);
-        System.arraycopy(tasks, run, out.tasks(), to, length);
-        System.arraycopy(shapeIds, run, out.shapeIds(), to, length);
-        System.arraycopy(tenantIds, run, out.tenantIds(), to, length);
-        to += length;
-      }
-    }
-    return out;
+    sharedSize = end;
+    sharers++;
+    return new PendingJobs(
+        jobs,
+        ids,
+        eligibleSec,
+        limitSec,
+        gpus,
+        priority,
+        tasks,
+        shapeIds,
+        shapes.size(),
+        tenantIds,
+        tenantKeys,
+        live);
   }
 }

@@ -24,14 +24,15 @@ class ConservativeBackfillTest {
    * 10 nodes x 1 GPU, one rack. r holds nodes 0..5 until 100; free now: 6..9.
    *
    * <pre>
-   *   j1 9 GPUs,  limit 50   reserved at 100 on nodes 0..8 (spare at 100: node 9).
+   *   j1 9 GPUs,  limit 50   reserved at 100 (of the 10 GPUs free then, 1 is spare).
    *   j2 10 GPUs, limit 100  at 100 j1 takes 9; at 150 j1 ends: reserved at 150, no spare.
-   *   x  1 GPU,   limit 200  would hold a GPU from 0 to 200: fits j1's spare (node 9) but
-   *                          j2 needs every GPU at 150. EASY (protects j1 only) starts it on
-   *                          node 9; conservative must not. Conservative reserves it when j2
-   *                          ends: 250.
+   *   x  1 GPU,   limit 200  would hold a GPU from 0 to 200: fits j1's spare GPU but j2 needs
+   *                          every GPU at 150. EASY (protects j1 only) starts it, on node 6
+   *                          (best fit, lowest index: j1's reservation is a count of one-GPU
+   *                          tasks, held on no node in particular); conservative must not.
+   *                          Conservative reserves it when j2 ends: 250.
    *   s  1 GPU,   limit 100  ends at 100 before either reservation: starts under both, on
-   *                          node 6 (best fit, lowest index).
+   *                          the lowest free node (6 under conservative, 7 under EASY).
    * </pre>
    *
    * Under EASY, x running until 200 pushes j2 from 150 to 200: the delay conservative prevents.
@@ -63,8 +64,8 @@ class ConservativeBackfillTest {
             .expect(
                 reserved("j1", 100),
                 waits("j2", Reason.INSUFFICIENT_GPUS),
-                startsOn("x", 9),
-                startsOn("s", 6),
+                startsOn("x", 6),
+                startsOn("s", 7),
                 reservations(1),
                 startsAt("j1", 100),
                 startsAt("j2", 200)),
@@ -102,14 +103,15 @@ class ConservativeBackfillTest {
                 startsAt("j1", 300),
                 startsAt("tail", 350)),
         Scenario.named("a job fitting every reservation's spare starts now")
-            // 10 x 1 GPU; r holds nodes 0..5 until 100. j1 (8 GPUs) is reserved at 100 on nodes
-            // 0..7, leaving nodes 8 and 9 spare: x holds them until 1000 and delays nothing.
+            // 10 x 1 GPU; r holds nodes 0..5 until 100. j1 (8 GPUs) is reserved at 100, when
+            // 10 are free: 2 spare. x holds 2 from now until 1000 (nodes 6 and 7, best fit) and
+            // delays nothing.
             .cluster(Clusters.oneRack(10, 1))
             .policy(Policy.CONSERVATIVE)
             .running("r", Jobs.gpus(6).limit(100))
             .pending("j1", Jobs.gpus(8).limit(50))
             .pending("x", Jobs.gpus(2).limit(1000))
-            .expect(reserved("j1", 100), startsOn("x", 8, 9), startsAt("j1", 100)));
+            .expect(reserved("j1", 100), startsOn("x", 6, 7), startsAt("j1", 100)));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -124,11 +126,12 @@ class ConservativeBackfillTest {
    *
    * <pre>
    *   j1 6 GPUs until 20: node 0 (4) + node 1 (2). Free now: 2 GPUs on node 1.
-   *   j2 3 GPUs, limit 1000: blocked; at 20 both nodes are empty, best fit ties, lowest index:
-   *      reserved at 20 on node 0 (spare at 20: node 0: 1, node 1: 4).
-   *   j3 1 GPU, limit 100: fits node 1 within j2's spare: backfills on node 1 until 100.
-   *   j4 2 tasks x 1 GPU on distinct nodes, limit 100: at 20, node 0 has 1 GPU left beside j2
-   *      and node 1 has 3: reserved at 20 on nodes 0 and 1.
+   *   j2 3 GPUs, limit 1000: blocked; at 20 both nodes are empty: reserved at 20, 5 of the 8
+   *      GPUs spare (one-GPU tasks: a count, held on no node in particular).
+   *   j3 1 GPU, limit 100: fits the free GPUs of node 1 within j2's spare: backfills on node 1
+   *      until 100.
+   *   j4 2 tasks x 1 GPU on distinct nodes, limit 100: at 20, node 0 has 4 GPUs free and node 1
+   *      has 3, and 4 are left beside j2: reserved at 20 on nodes 0 and 1.
    *   t  1 GPU, limit 10: ends before both reservations; backfills on node 1 until 10. (It is
    *      there so that a later job could use the free GPU, which makes j4's reservation matter.)
    * </pre>

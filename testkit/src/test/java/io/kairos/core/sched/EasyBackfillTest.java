@@ -29,22 +29,23 @@ class EasyBackfillTest {
    *
    * <pre>
    *   r  6 GPUs until t=100, started first: nodes 0..5. Free now: nodes 6..9 (4 GPUs).
-   *   h  9 GPUs, limit 50   head; 9 > 4 free: INSUFFICIENT_GPUS, reserved at t=100 (r ends)
-   *                         on nodes 0..8; the spare GPU at t=100 is node 9.
+   *   h  9 GPUs, limit 50   head; 9 > 4 free: INSUFFICIENT_GPUS, reserved at t=100 (r ends);
+   *                         of the 10 GPUs free then, 1 is extra. One-GPU tasks: the
+   *                         reservation floats (a count, held on no node in particular).
    *   a  1 GPU,  limit 50   ends at 50 <= 100: unconstrained, backfills on node 6 (best fit,
    *                         lowest index). Free: 7, 8, 9.
-   *   b  2 GPUs, limit 500  ends after 100: may use only the spare GPU (1) -> would delay h.
-   *   c  1 GPU,  limit 500  ends after 100 but fits in the spare GPU: starts on node 9, the one
-   *                         GPU h does not need. Free: 7, 8; spare left: 0.
-   *   d  1 GPU,  limit 500  spare is used up -> would delay h.
+   *   b  2 GPUs, limit 500  ends after 100: may use only the extra GPU (1) -> would delay h.
+   *   c  1 GPU,  limit 500  ends after 100 but fits in the extra GPU: starts on node 7 (any
+   *                         free node will do). Free: 8, 9; extra left: 0.
+   *   d  1 GPU,  limit 500  the extra GPU is used up -> would delay h.
    *   e  3 GPUs, limit 10   3 > 2 free: INSUFFICIENT_GPUS.
-   *   f  2 GPUs, limit 100  ends exactly at 100, when h starts: unconstrained, starts on 7, 8.
+   *   f  2 GPUs, limit 100  ends exactly at 100, when h starts: unconstrained, starts on 8, 9.
    *   g  1 GPU,  limit 1    nothing is free any more: INSUFFICIENT_GPUS.
    * </pre>
    *
    * Running on (every job runs to its limit): a ends at 50 and g backfills 50..51 on node 6 (it
-   * ends before 100); at 100 r and f end and h starts on nodes 0..8; at 100 b is the first blocked
-   * job and is reserved at 150, when h ends; at 150 b, d and e start together.
+   * ends before 100); at 100 r and f end and h starts on the 9 free nodes; at 100 b is the first
+   * blocked job and is reserved at 150, when h ends; at 150 b, d and e start together.
    */
   static Scenario textbook() {
     return Scenario.named("textbook EASY")
@@ -69,12 +70,12 @@ class EasyBackfillTest {
         row(
             "long job that needs GPUs the head needs waits",
             waits("b", Reason.WOULD_DELAY_RESERVATION)),
-        row("long job on the GPU the head does not need starts", startsOn("c", 9)),
+        row("long job in the GPU the head does not need starts", startsOn("c", 7)),
         row(
             "once the spare GPU is taken, a long job waits",
             waits("d", Reason.WOULD_DELAY_RESERVATION)),
         row("job larger than what is free waits", waits("e", Reason.INSUFFICIENT_GPUS)),
-        row("job ending exactly at the reservation starts", startsOn("f", 7, 8)),
+        row("job ending exactly at the reservation starts", startsOn("f", 8, 9)),
         row("nothing free is left for the last job", waits("g", Reason.INSUFFICIENT_GPUS)),
         row("the head starts exactly at its reservation", startsAt("h", 100)),
         row("a 1 s job backfills when the first short job ends", startsAt("g", 50)),
@@ -98,8 +99,8 @@ class EasyBackfillTest {
     var h = run.pass().reservations().getFirst();
 
     assertThat(h.job()).isEqualTo(run.id("h"));
-    assertThat(h.placement().totalTasks()).isEqualTo(9);
-    assertThat(h.placement().nodes()).containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8);
+    // A count of 9 one-GPU tasks, held on no node in particular.
+    assertThat(h.placement().nodeCount()).isZero();
     assertThat(run.pass().starts())
         .extracting(Decision.Start::job)
         .containsExactly(run.id("a"), run.id("c"), run.id("f"));
@@ -149,6 +150,44 @@ class EasyBackfillTest {
             .pending("h", Jobs.perNode(4, 2).limit(50).runtime(50))
             .pending("long", Jobs.tasks(1, 2).limit(1000))
             .expect(reserved("h", 100), startsOn("long", 1), startsAt("h", 100)));
+  }
+
+  /**
+   * 3 nodes x 4 GPUs, one rack. r1 and r2 (one 4-GPU task each, kept off n0) hold nodes 1 and 2
+   * until 100; node 0 is free now. h (2 tasks x 4 GPUs on distinct nodes) is reserved at 100, when
+   * all three nodes are free: best fit, lowest index, pins nodes 0 and 1. x (one 4-GPU task, 1,000
+   * s) fits only node 0, which h holds. But h fits nodes 1 and 2 as well at 100: the reservation
+   * moves there, and x starts on node 0. (A count would not do here: h needs two whole nodes, and
+   * x's 4 GPUs must not leave h with 4 GPUs spread over two nodes.)
+   */
+  static Scenario pinnedHead(Jobs.Builder head) {
+    return Scenario.named("a pinned reservation moves out of a long job's way")
+        .cluster(Clusters.oneRack(3, 4))
+        .running("r1", Jobs.tasks(1, 4).limit(100).exclude("n0"))
+        .running("r2", Jobs.tasks(1, 4).limit(100).exclude("n0"))
+        .pending("h", head.limit(50))
+        .pending("x", Jobs.tasks(1, 4).limit(1000));
+  }
+
+  @Test
+  void aPinnedReservationMovesToLetALongJobStart() {
+    var run =
+        pinnedHead(Jobs.perNode(8, 4))
+            .expect(reserved("h", 100), startsOn("x", 0), startsAt("h", 100))
+            .check();
+    assertThat(run.pass().reservations().getFirst().placement().nodes()).containsExactly(1, 2);
+  }
+
+  @Test
+  void aPinnedReservationThatCannotMoveStillHoldsItsNodes() {
+    // h needs all three nodes at 100: there is nowhere else to go, so x would delay it.
+    pinnedHead(Jobs.perNode(12, 4))
+        .expect(
+            reserved("h", 100),
+            waits("x", Reason.WOULD_DELAY_RESERVATION),
+            startsAt("h", 100),
+            startsAt("x", 150))
+        .check();
   }
 
   @ParameterizedTest(name = "{0}")

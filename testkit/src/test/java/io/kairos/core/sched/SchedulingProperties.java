@@ -325,7 +325,7 @@ class SchedulingProperties {
    * Gang all-or-nothing, checked on the decisions themselves: every Start has exactly the gang's
    * tasks and tasks x GPUs-per-task GPUs, the right GPUs on each node, one task per node for
    * per-node gangs, only GPUs free in the snapshot and not taken by another start of the pass;
-   * every Reserve names exactly the gang's tasks (no GPUs yet).
+   * every Reserve names exactly the gang's tasks (no GPUs yet), or no node when it floats.
    */
   @ParameterizedTest(name = "{0} seed {1}")
   @MethodSource("allPolicies")
@@ -369,6 +369,12 @@ class SchedulingProperties {
       assertThat(job).as("reserved job %s is pending and not started", reserve.job()).isNotNull();
       var gang = job.spec().gang();
       var p = reserve.placement();
+      if (p.nodeCount() == 0) {
+        // A floating reservation: a count of one-GPU tasks on any node, held on none.
+        assertThat(gang.shape().gpus()).isEqualTo(1);
+        assertThat(gang.distinctNodes()).isFalse();
+        continue;
+      }
       assertThat(p.totalTasks()).isEqualTo(gang.tasks());
       for (int i = 0; i < p.nodeCount(); i++) {
         assertThat(p.tasksOn(i) * gang.shape().gpus())

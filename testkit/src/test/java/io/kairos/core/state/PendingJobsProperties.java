@@ -13,6 +13,7 @@ import io.kairos.testkit.Properties;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.stream.LongStream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -21,7 +22,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The store's pending jobs under random submits, cancels and starts (enough to grow and compact the
  * pending table): arrival order is kept, ids are found, and a snapshot's parallel arrays describe
- * exactly its jobs, compared with a plain LinkedHashMap model.
+ * exactly its jobs, compared with a plain LinkedHashMap model. A snapshot shares the table's
+ * arrays: an earlier snapshot nobody released still shows exactly its jobs after any later change
+ * (copy on write), and one released ({@link ClusterStore#releaseSnapshot}) lets the table change in
+ * place without changing what later snapshots show.
  */
 class PendingJobsProperties {
   static LongStream seeds() {
@@ -38,6 +42,8 @@ class PendingJobsProperties {
           var store = new ClusterStore(Clusters.oneRack(1, 64));
           var model = new LinkedHashMap<JobId, Job>();
           var running = new ArrayList<JobId>();
+          // Snapshots kept (not released), with the jobs each showed when taken.
+          var kept = new ArrayList<Map.Entry<PendingJobs, List<Job>>>();
           long nextId = 1;
           int steps = 200 + random.nextInt(800);
           for (int step = 0; step < steps; step++) {
@@ -81,13 +87,41 @@ class PendingJobsProperties {
               }
             }
             if (step % 17 == 0 || step == steps - 1) {
-              check(store, model);
+              var snapshot = check(store, model);
+              if (random.nextBoolean()) {
+                store.releaseSnapshot();
+              } else {
+                kept.add(Map.entry(snapshot, List.copyOf(model.values())));
+              }
+            }
+            if (step % 5 == 0 && random.nextInt(4) == 0) {
+              // A snapshot right away, released or kept like the others.
+              var snapshot = store.snapshot().pendingJobs();
+              if (random.nextBoolean()) {
+                store.releaseSnapshot();
+              } else {
+                kept.add(Map.entry(snapshot, List.copyOf(model.values())));
+              }
+            }
+            for (var k : kept) {
+              var p = k.getKey();
+              assertThat(p.size()).as("a kept snapshot's size").isEqualTo(k.getValue().size());
+              for (int i = 0; i < p.size(); i++) {
+                var job = k.getValue().get(i);
+                assertThat(p.jobs()[i]).as("a kept snapshot's job %d", i).isEqualTo(job);
+                assertThat(p.ids()[i]).isEqualTo(job.id().value());
+                assertThat(p.gpus()[i]).isEqualTo(job.totalGpus());
+                assertThat(p.eligibleSec()[i]).isEqualTo(job.eligibleSec());
+              }
+            }
+            if (kept.size() > 4) {
+              kept.removeFirst();
             }
           }
         });
   }
 
-  private static void check(ClusterStore store, LinkedHashMap<JobId, Job> model) {
+  private static PendingJobs check(ClusterStore store, LinkedHashMap<JobId, Job> model) {
     assertThat(store.pendingCount()).isEqualTo(model.size());
     assertThat(new ArrayList<>(store.pendingJobs())).containsExactlyElementsOf(model.values());
     for (var id : model.keySet()) {
@@ -116,6 +150,7 @@ class PendingJobsProperties {
       assertThat(p.priority()[i]).isEqualTo(job.spec().priority());
       i++;
     }
+    return p;
   }
 
   private static long lowestFree(long free, int count) {

@@ -39,6 +39,7 @@ public final class AvailabilityProfile {
   private final GangPlacer placer;
   private final Cluster cluster;
   private long[] releaseEvents;
+  private FreeCount freeCount;
   private Set<JobId> stopping = Set.of();
   private long stopBySec = Long.MAX_VALUE;
 
@@ -55,11 +56,30 @@ public final class AvailabilityProfile {
    * stopped and backfill cannot take what they free. Call before the first query.
    */
   public void stopping(Set<JobId> jobs, long stopBySec) {
-    if (releaseEvents != null) {
+    if (releaseEvents != null || freeCount != null) {
       throw new IllegalStateException("stopping() after the first query");
     }
     this.stopping = jobs;
     this.stopBySec = stopBySec;
+  }
+
+  /**
+   * Takes over the free count a cached earlier pass kept ({@link FreeCount#carryTo}), instead of
+   * building one on the first query. Call before the first query.
+   */
+  public void carry(FreeCount count) {
+    if (releaseEvents != null || freeCount != null) {
+      throw new IllegalStateException("carry() after the first query");
+    }
+    this.freeCount = count;
+  }
+
+  /** The free count of this pass, up to date with the ledger; null when no query built one. */
+  public FreeCount freeCount() {
+    if (freeCount != null) {
+      freeCount.catchUp();
+    }
+    return freeCount;
   }
 
   /**
@@ -87,43 +107,123 @@ public final class AvailabilityProfile {
     long now = ledger.nowSec();
     var gang = job.spec().gang();
     int gpusPerTask = gang.shape().gpus();
-    int n = cluster.nodeCount();
-    int[] free = new int[n];
-    long taskCount = 0;
-    for (int node = 0; node < n; node++) {
-      free[node] = ledger.freeGpus(node);
-      taskCount += tasksOn(free[node], node, gang.distinctNodes(), gpusPerTask, modelId, excluded);
+    long gpus = gang.totalGpus();
+    if (Reservation.canFloat(gpusPerTask, gang.distinctNodes(), modelId, excluded)) {
+      if (freeCount == null) {
+        freeCount = new FreeCount(snapshot, ledger, stopping, stopBySec);
+      }
+      long[] available = new long[1];
+      long t = freeCount.earliest(gpus, job.timeLimitSec(), available);
+      return t < 0 ? null : Reservation.floating(job, t, available[0] - gpus);
     }
+    var sweep = new Sweep(gang.distinctNodes(), gpusPerTask, modelId, excluded);
     // Events: (time, kind, index) packed in a long and sorted. Kinds: 0 release of a snapshot
     // job, 1 release of a job started in this pass, 2 reservation start, 3 reservation end.
     long[] events = events(now);
     List<Reservation> reservations = ledger.reservations();
-    var view = new ProfileCapacity(free, reservations, excluded);
+    var view = new ProfileCapacity(sweep.free, reservations, excluded);
     int e = 0;
     long t = now;
     while (true) {
       // Apply every event at or before t.
       while (e < events.length && timeOf(events[e]) <= t) {
-        taskCount +=
-            apply(events[e], free, +1, gang.distinctNodes(), gpusPerTask, modelId, excluded);
+        sweep.apply(events[e]);
         e++;
       }
-      if (taskCount >= gang.tasks()
-          && view.window(t, t + job.timeLimitSec(), gang.totalGpus())
+      if (sweep.taskCount >= gang.tasks()
+          && sweep.available() >= gpus
+          && view.window(t, t + job.timeLimitSec(), gpus)
           && view.holds(gang, modelId)) {
         Placement placement = placer.place(gang, modelId, view, false, excluded);
         if (placement != null) {
-          int[] spare = free.clone();
+          long spareTotal = sweep.available() - gpus;
+          int[] spare = sweep.free.clone();
           for (int i = 0; i < placement.nodeCount(); i++) {
             spare[placement.node(i)] -= placement.tasksOn(i) * gpusPerTask;
           }
-          return new Reservation(job, t, placement, spare);
+          return Reservation.pinned(job, t, modelId, placement, spare, spareTotal);
         }
       }
       if (e >= events.length) {
         return null;
       }
       t = timeOf(events[e]);
+    }
+  }
+
+  /**
+   * The sweep's state at one instant: free GPUs per node once the node-bound holds (running jobs,
+   * jobs started in this pass, pinned reservations) are taken, their sum, the GPUs floating
+   * reservations hold somewhere, and how many tasks of the gang the free GPUs could hold.
+   */
+  private final class Sweep {
+    final int[] free;
+    long freeSum;
+    long floating;
+    long taskCount;
+    private final boolean distinct;
+    private final int gpusPerTask;
+    private final int modelId;
+    private final long[] excluded;
+
+    Sweep(boolean distinct, int gpusPerTask, int modelId, long[] excluded) {
+      this.distinct = distinct;
+      this.gpusPerTask = gpusPerTask;
+      this.modelId = modelId;
+      this.excluded = excluded;
+      int n = cluster.nodeCount();
+      free = new int[n];
+      for (int node = 0; node < n; node++) {
+        free[node] = ledger.freeGpus(node);
+        freeSum += free[node];
+        taskCount += tasksOn(free[node], node, distinct, gpusPerTask, modelId, excluded);
+      }
+    }
+
+    /** GPUs free at this instant that no reservation holds. */
+    long available() {
+      return freeSum - floating;
+    }
+
+    /** Applies one event. */
+    void apply(long event) {
+      int kind = (int) ((event >>> INDEX_BITS) & 3);
+      int index = (int) (event & ((1 << INDEX_BITS) - 1));
+      Placement placement;
+      int perTask;
+      int direction;
+      switch (kind) {
+        case 0 -> {
+          RunningJob job = snapshot.running(index);
+          placement = job.placement();
+          perTask = job.job().spec().gang().shape().gpus();
+          direction = +1;
+        }
+        case 1 -> {
+          RunningJob job = ledger.started().get(index);
+          placement = job.placement();
+          perTask = job.job().spec().gang().shape().gpus();
+          direction = +1;
+        }
+        default -> {
+          Reservation r = ledger.reservations().get(index);
+          direction = kind == 2 ? -1 : +1;
+          if (r.floating()) {
+            floating -= direction * (long) r.gpus();
+            return;
+          }
+          placement = r.placement();
+          perTask = r.job().spec().gang().shape().gpus();
+        }
+      }
+      for (int i = 0; i < placement.nodeCount(); i++) {
+        int node = placement.node(i);
+        int before = tasksOn(free[node], node, distinct, gpusPerTask, modelId, excluded);
+        int gpus = direction * placement.tasksOn(i) * perTask;
+        free[node] += gpus;
+        freeSum += gpus;
+        taskCount += tasksOn(free[node], node, distinct, gpusPerTask, modelId, excluded) - before;
+      }
     }
   }
 
@@ -176,7 +276,7 @@ public final class AvailabilityProfile {
     return all;
   }
 
-  private static long releaseTime(RunningJob job, long now) {
+  static long releaseTime(RunningJob job, long now) {
     // A job past its limit is about to be stopped: count it as ending one second from now.
     return Math.max(job.endLimitSec(), now + 1);
   }
@@ -186,50 +286,6 @@ public final class AvailabilityProfile {
       throw new IllegalStateException("too many events for the profile: " + index);
     }
     return (time << (KIND_BITS + INDEX_BITS)) | ((long) kind << INDEX_BITS) | index;
-  }
-
-  /** Applies one event to {@code free}; returns the change in the gang's feasible task count. */
-  private long apply(
-      long event,
-      int[] free,
-      int sign,
-      boolean distinct,
-      int gpusPerTask,
-      int modelId,
-      long[] excluded) {
-    int kind = (int) ((event >>> INDEX_BITS) & 3);
-    int index = (int) (event & ((1 << INDEX_BITS) - 1));
-    Placement placement;
-    int perTask;
-    int direction;
-    switch (kind) {
-      case 0 -> {
-        RunningJob job = snapshot.running(index);
-        placement = job.placement();
-        perTask = job.job().spec().gang().shape().gpus();
-        direction = +1;
-      }
-      case 1 -> {
-        RunningJob job = ledger.started().get(index);
-        placement = job.placement();
-        perTask = job.job().spec().gang().shape().gpus();
-        direction = +1;
-      }
-      default -> {
-        Reservation r = ledger.reservations().get(index);
-        placement = r.placement();
-        perTask = r.job().spec().gang().shape().gpus();
-        direction = kind == 2 ? -1 : +1;
-      }
-    }
-    long delta = 0;
-    for (int i = 0; i < placement.nodeCount(); i++) {
-      int node = placement.node(i);
-      int before = tasksOn(free[node], node, distinct, gpusPerTask, modelId, excluded);
-      free[node] += sign * direction * placement.tasksOn(i) * perTask;
-      delta += tasksOn(free[node], node, distinct, gpusPerTask, modelId, excluded) - before;
-    }
-    return delta;
   }
 
   private int tasksOn(

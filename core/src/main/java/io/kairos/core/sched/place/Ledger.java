@@ -21,9 +21,9 @@ import java.util.List;
  *       domains that cannot hold a gang;
  *   <li>best-fit buckets: for each free count k, a bit set of nodes with exactly k free GPUs, so
  *       the tightest node for a one-node gang is a couple of {@code nextSetBit} calls;
- *   <li>reservations sorted by start, each with its spare GPUs per node (see {@link Reservation}).
- *       A job ending at {@code e} must respect the reservations starting before {@code e}: a prefix
- *       of that list.
+ *   <li>reservations sorted by start, each with its spare GPUs in all and, when pinned to nodes,
+ *       per node (see {@link Reservation}). A job ending at {@code e} must respect the reservations
+ *       starting before {@code e}: a prefix of that list.
  * </ul>
  *
  * <p>{@link #version()} changes with every start and reservation, so callers can memoise "this gang
@@ -45,6 +45,9 @@ public final class Ledger {
   private final long[][] buckets;
   private final int[] bucketCount;
   private final List<Reservation> reservations = new ArrayList<>();
+  private final List<Reservation> reservationsMade = new ArrayList<>();
+  // The pinned reservations alone, sorted by start: only they bound GPUs per node.
+  private final List<Reservation> pinned = new ArrayList<>();
   private final List<RunningJob> started = new ArrayList<>();
   private int version;
 
@@ -108,18 +111,39 @@ public final class Ledger {
     return reservations;
   }
 
+  /** Reservations in the order they were made. */
+  public List<Reservation> reservationsInOrderMade() {
+    return reservationsMade;
+  }
+
   /** Jobs started in this pass, in order, with their GPU masks. */
   public List<RunningJob> started() {
     return started;
   }
 
+  /** Whether any of the first {@code prefix} reservations is pinned to nodes. O(1). */
+  public boolean pinnedReservationsBefore(int prefix) {
+    return pinnedPrefix(prefix) > 0;
+  }
+
+  /** How many pinned reservations are among the first {@code prefix} reservations. */
+  private int pinnedPrefix(int prefix) {
+    return prefix == 0 || pinned.isEmpty()
+        ? 0
+        : startingBefore(pinned, reservations.get(prefix - 1).startSec() + 1);
+  }
+
   /** How many reservations start strictly before {@code endSec}: the ones a job must respect. */
   public int reservationsStartingBefore(long endSec) {
+    return startingBefore(reservations, endSec);
+  }
+
+  private static int startingBefore(List<Reservation> sorted, long endSec) {
     int lo = 0;
-    int hi = reservations.size();
+    int hi = sorted.size();
     while (lo < hi) {
       int mid = (lo + hi) >>> 1;
-      if (reservations.get(mid).startSec() < endSec) {
+      if (sorted.get(mid).startSec() < endSec) {
         lo = mid + 1;
       } else {
         hi = mid;
@@ -139,8 +163,9 @@ public final class Ledger {
   }
 
   /**
-   * An upper bound of the GPUs a job respecting the first {@code prefix} reservations may use now,
-   * summed over the cluster: O(prefix).
+   * The most GPUs in all a job respecting the first {@code prefix} reservations may use now: the
+   * free GPUs, and no more than any of them leaves spare (a floating reservation holds a count, so
+   * this is a limit, not only a bound). O(prefix).
    */
   public long usableUpperBound(int prefix) {
     long bound = freeTotal;
@@ -168,19 +193,31 @@ public final class Ledger {
 
   /** What a job that must respect the first {@code prefix} reservations may use now. */
   public Capacity now(int prefix) {
-    return new NowCapacity(prefix);
+    return new NowCapacity(pinnedPrefix(prefix));
   }
 
   /**
    * Starts {@code job} now on {@code placement} (no masks): chooses GPUs on each node, updates
-   * every index, and charges the job to each reservation that starts before it ends.
+   * every index, and charges the job to each reservation that starts before it ends (on its nodes
+   * for a pinned one, in all for every one).
    *
    * @return the placement with GPU masks
    */
   public Placement start(Job job, Placement placement) {
+    return start(job, placement, reservationsStartingBefore(nowSec + job.timeLimitSec()));
+  }
+
+  /**
+   * Starts {@code job} now on {@code placement}, as {@link #start}, where a floating reservation of
+   * its own for now stood: it holds what that reservation held, so no reservation is charged.
+   */
+  public Placement startReserved(Job job, Placement placement) {
+    return start(job, placement, 0);
+  }
+
+  /** Starts a job, charging it to the first {@code prefix} reservations. */
+  private Placement start(Job job, Placement placement, int prefix) {
     var shape = job.spec().gang().shape();
-    long endSec = nowSec + job.timeLimitSec();
-    int prefix = reservationsStartingBefore(endSec);
     long[] masks = new long[placement.nodeCount()];
     for (int i = 0; i < placement.nodeCount(); i++) {
       int node = placement.node(i);
@@ -222,13 +259,20 @@ public final class Ledger {
     }
   }
 
-  /** Adds a reservation and charges it to every reservation that starts while it holds its GPUs. */
+  /**
+   * Adds a reservation and charges it to every reservation that starts while it holds its GPUs: on
+   * its nodes when pinned, in all when floating.
+   */
   public void reserve(Reservation reservation) {
     long start = reservation.startSec();
     long end = reservation.endSec();
     var placement = reservation.placement();
     for (Reservation other : reservations) {
       if (other.startSec() >= start && other.startSec() < end) {
+        if (reservation.floating()) {
+          other.consumeAnywhere(reservation.gpus());
+          continue;
+        }
         for (int i = 0; i < placement.nodeCount(); i++) {
           other.consume(placement.node(i), reservation.gpusOn(i));
         }
@@ -236,21 +280,76 @@ public final class Ledger {
     }
     int at = reservationsStartingBefore(start + 1);
     reservations.add(at, reservation);
+    reservationsMade.add(reservation);
+    if (!reservation.floating()) {
+      pinned.add(startingBefore(pinned, start + 1), reservation);
+    }
     version++;
   }
 
-  private final class NowCapacity implements Capacity {
-    private final int prefix;
+  /**
+   * Adds reservations made by an earlier pass whose spare counts already hold everything this pass
+   * has and will have planned up to them ({@code ScheduleCache}): nothing is charged. Only before
+   * any other reservation.
+   *
+   * @param byStart them sorted by start, ties in the order made
+   * @param inOrderMade them in the order they were made
+   */
+  public void adopt(List<Reservation> byStart, List<Reservation> inOrderMade) {
+    if (!reservations.isEmpty()) {
+      throw new IllegalStateException("adopt() after a reservation");
+    }
+    reservations.addAll(byStart);
+    reservationsMade.addAll(inOrderMade);
+    for (Reservation r : byStart) {
+      if (!r.floating()) {
+        pinned.add(r);
+      }
+    }
+    version++;
+  }
 
-    NowCapacity(int prefix) {
-      this.prefix = prefix;
+  /**
+   * Moves the pinned reservation at {@code index} to {@code to} at the same start, and shifts its
+   * GPUs on the pinned reservations that start while it runs ({@link #reservationsDuring}). The
+   * caller has checked that {@code to} fits beside all of them.
+   */
+  public void move(int index, Placement to) {
+    Reservation moved = reservations.get(index);
+    Placement from = moved.placement();
+    int perTask = moved.job().spec().gang().shape().gpus();
+    int end = reservationsDuring(index);
+    for (int r = 0; r < end; r++) {
+      Reservation other = reservations.get(r);
+      if (r != index && other.startSec() >= moved.startSec() && !other.floating()) {
+        other.shift(from, to, perTask);
+      }
+    }
+    moved.move(to);
+    version++;
+  }
+
+  /**
+   * The reservations that start while the one at {@code index} runs are those at indexes below the
+   * returned bound with a start at or after its own (they are sorted by start).
+   */
+  public int reservationsDuring(int index) {
+    return reservationsStartingBefore(reservations.get(index).endSec());
+  }
+
+  /** Free GPUs now, bounded per node by the first {@code pinnedPrefix} pinned reservations. */
+  private final class NowCapacity implements Capacity {
+    private final int pinnedPrefix;
+
+    NowCapacity(int pinnedPrefix) {
+      this.pinnedPrefix = pinnedPrefix;
     }
 
     @Override
     public int usableGpus(int node) {
       int usable = freeGpus[node];
-      for (int r = 0; r < prefix && usable > 0; r++) {
-        usable = Math.min(usable, reservations.get(r).spare(node));
+      for (int r = 0; r < pinnedPrefix && usable > 0; r++) {
+        usable = Math.min(usable, pinned.get(r).spare(node));
       }
       return usable;
     }
