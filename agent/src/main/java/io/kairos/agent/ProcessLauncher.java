@@ -63,7 +63,12 @@ public final class ProcessLauncher {
    */
   public Process start(LaunchSpec spec) throws IOException {
     taskDirectory(spec);
-    TaskFiles.of(spec).write(spec.filesRecord());
+    if (spec.spooled()) {
+      return startPiped(spec);
+    }
+    if (spec.local() == 0) {
+      TaskFiles.of(spec).write(spec.filesRecord());
+    }
     if (spec.owner() != null) {
       var builder =
           new ProcessBuilder(spec.argv())
@@ -97,6 +102,33 @@ public final class ProcessLauncher {
     } else {
       builder.redirectError(ProcessBuilder.Redirect.appendTo(spec.stderr().toFile()));
     }
+    builder.environment().clear();
+    builder.environment().putAll(spec.env());
+    return builder.start();
+  }
+
+  /**
+   * A step's process: stdout and stderr are pipes the agent reads ({@link OutputSpool}) into its
+   * spool directory ({@code <dataDir>/spool/}, 0700, the agent's own), created here.
+   */
+  private static Process startPiped(LaunchSpec spec) throws IOException {
+    Path spool = spec.stdout().getParent();
+    Path spools = spool.getParent();
+    Files.createDirectories(spools);
+    Files.setPosixFilePermissions(spools, PosixFilePermissions.fromString("rwx------"));
+    if (!Files.isDirectory(spool, LinkOption.NOFOLLOW_LINKS)) {
+      Files.createDirectory(spool);
+    }
+    Files.setPosixFilePermissions(spool, PosixFilePermissions.fromString("rwx------"));
+    if (spec.owner() == null && !Files.isDirectory(spec.workdir())) {
+      throw new FileNotFoundException("workdir " + spec.workdir() + " is not a directory");
+    }
+    var builder =
+        new ProcessBuilder(spec.argv())
+            .directory(spec.owner() != null ? new File("/") : spec.workdir().toFile())
+            .redirectInput(ProcessBuilder.Redirect.from(NULL_DEVICE))
+            .redirectOutput(ProcessBuilder.Redirect.PIPE)
+            .redirectError(ProcessBuilder.Redirect.PIPE);
     builder.environment().clear();
     builder.environment().putAll(spec.env());
     return builder.start();

@@ -30,6 +30,11 @@ import java.util.TreeMap;
  * working directory or open an output file, the program does not exist) exits {@link
  * #SETUP_FAILED_EXIT} or 127 with one {@code kairos: } line there, which becomes the task's failure
  * message.
+ *
+ * <p>A step's process ({@link LaunchSpec#spooled}) keeps the agent's pipes as its stdout and stderr
+ * ({@link #STEP_SCRIPT}: no files to open), so what goes wrong before its program runs reaches srun
+ * as the task's stderr, as slurmstepd's errors do; a program that does not exist exits 2, as
+ * Slurm's failed {@code execve()} does.
  */
 final class UserLaunch {
   /** The exit status of a task whose owner could not enter its directory or open its output. */
@@ -60,6 +65,21 @@ final class UserLaunch {
         echo "kairos: $1: no such program (for $user)" >&3; exit 127
       fi
       exec 3>&-
+      exec "$@"
+      """;
+
+  /** Arguments: HOME USER WORKDIR, then the step task's argv. Never holds user text. */
+  static final String STEP_SCRIPT =
+      """
+      umask 077
+      home=$1 user=$2 dir=$3
+      shift 3
+      if ! cd "$dir" 2>/dev/null; then
+        echo "kairos: error: $user cannot enter the working directory $dir" >&2; exit 126
+      fi
+      if ! command -v "$1" >/dev/null 2>&1; then
+        echo "kairos: error: execve(): $1: No such file or directory" >&2; exit 2
+      fi
       exec "$@"
       """;
 
@@ -115,16 +135,25 @@ final class UserLaunch {
       wrapped.addAll(Setpriv.as(owner));
     }
     wrapped.addAll(
-        List.of(
-            "/bin/sh",
-            "-c",
-            SCRIPT,
-            "kairos-task",
-            owner.home(),
-            owner.name(),
-            spec.stdout().toString(),
-            spec.stderr().toString(),
-            spec.workdir().toString()));
+        spec.spooled()
+            ? List.of(
+                "/bin/sh",
+                "-c",
+                STEP_SCRIPT,
+                "kairos-step",
+                owner.home(),
+                owner.name(),
+                spec.workdir().toString())
+            : List.of(
+                "/bin/sh",
+                "-c",
+                SCRIPT,
+                "kairos-task",
+                owner.home(),
+                owner.name(),
+                spec.stdout().toString(),
+                spec.stderr().toString(),
+                spec.workdir().toString()));
     wrapped.addAll(argv);
     var env = new TreeMap<>(spec.env());
     Map<String, String> own = jobEnv == null ? Map.of() : jobEnv;

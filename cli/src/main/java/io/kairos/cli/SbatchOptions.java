@@ -80,7 +80,9 @@ final class SbatchOptions {
   private Integer nodes;
   private int nodesLine;
   private Integer ntasks;
-  private int ntasksLine;
+  private Integer ntasksPerNode;
+  private Integer gpusPerTask;
+  private int gpusPerTaskLine;
   private Integer gpusPerNode;
   private int gpusPerNodeLine;
   private String gpusPerNodeText;
@@ -186,20 +188,14 @@ final class SbatchOptions {
           nodes = count(value, 1, "a node count");
           nodesLine = d.line();
         }
-        case "ntasks" -> {
-          ntasks = count(value, 1, "a task count");
-          ntasksLine = d.line();
-        }
-        case "ntasks-per-node" -> {
-          if (count(value, 1, "a task count") != 1) {
-            throw new IllegalArgumentException(
-                "Kairos runs one process per node; remove it (or write --ntasks-per-node=1) and"
-                    + " start more processes per node from the script, e.g. with torchrun"
-                    + " --nproc-per-node");
-          }
-        }
+        case "ntasks" -> ntasks = count(value, 1, "a task count");
+        case "ntasks-per-node" -> ntasksPerNode = count(value, 1, "a task count");
         case "gres" -> gres(value, d, warnings);
-        case "gpus-per-node", "gpus-per-task" -> {
+        case "gpus-per-task" -> {
+          gpusPerTask = gpuCount(value);
+          gpusPerTaskLine = d.line();
+        }
+        case "gpus-per-node" -> {
           gpusPerNode = gpuCount(value);
           gpusPerNodeLine = d.line();
           gpusPerNodeText = d.text();
@@ -368,14 +364,20 @@ final class SbatchOptions {
   /** The gathered options: nodes and GPUs resolved. */
   JobSubmission build(List<String> warnings) {
     int n = nodes == null ? 1 : nodes;
-    if (ntasks != null && ntasks != n) {
-      warnings.add(
-          new Directive(fileName, ntasksLine, "--ntasks=" + ntasks)
-              .unsupported(
-                  ": Kairos runs one process per node ("
-                      + n
-                      + " here); start more from the script,"
-                      + " e.g. with torchrun --nproc-per-node"));
+    if (gpusPerTask != null && gpusPerTask > 0 && gpusPerNode == null && gpusTotal == null) {
+      // --gpus-per-task alone: each node's GPUs are its tasks' (--ntasks=4 on 4 nodes: 1 each).
+      int perNode = ntasksPerNode != null ? ntasksPerNode : ntasks != null ? ntasks / n : 1;
+      if (ntasksPerNode == null && ntasks != null && ntasks % n != 0) {
+        throw new Directive(fileName, gpusPerTaskLine, "--gpus-per-task=" + gpusPerTask)
+            .fail(
+                ntasks
+                    + " tasks do not spread evenly over "
+                    + n
+                    + " nodes, so their GPUs do not either; ask for --ntasks-per-node");
+      }
+      gpusPerNode = perNode * gpusPerTask;
+      gpusPerNodeLine = gpusPerTaskLine;
+      gpusPerNodeText = "--gpus-per-task=" + gpusPerTask;
     }
     Integer gpus = null;
     Integer perNode = null;
@@ -419,31 +421,32 @@ final class SbatchOptions {
                   + " per node");
     }
     return new JobSubmission(
-        name,
-        null,
-        null,
-        workdir,
-        gpus,
-        perNode,
-        cpus,
-        memoryMb,
-        timeLimit,
-        queue,
-        null,
-        gpuModel,
-        null,
-        null,
-        null,
-        warnSignal,
-        null,
-        null,
-        exclude,
-        array,
-        dependency,
-        output,
-        error,
-        account,
-        priorityClass);
+            name,
+            null,
+            null,
+            workdir,
+            gpus,
+            perNode,
+            cpus,
+            memoryMb,
+            timeLimit,
+            queue,
+            null,
+            gpuModel,
+            null,
+            null,
+            null,
+            warnSignal,
+            null,
+            null,
+            exclude,
+            array,
+            dependency,
+            output,
+            error,
+            account,
+            priorityClass)
+        .withTasks(ntasks, ntasksPerNode, gpusPerTask);
   }
 
   /** Where one option came from, for messages: file, line and the option as written. */

@@ -83,6 +83,24 @@ final class SubmitCommand extends ApiCommand {
   Integer gpusPerNode;
 
   @Option(
+      names = "--ntasks",
+      paramLabel = "N",
+      description = "Processes in all (Slurm's --ntasks; default one per node).")
+  Integer ntasks;
+
+  @Option(
+      names = "--ntasks-per-node",
+      paramLabel = "N",
+      description = "Processes on each node, each with its own RANK and LOCAL_RANK (default 1).")
+  Integer ntasksPerNode;
+
+  @Option(
+      names = "--gpus-per-task",
+      paramLabel = "N",
+      description = "GPUs each process sees, its own (default: all of its node's).")
+  Integer gpusPerTask;
+
+  @Option(
       names = "--cpus",
       paramLabel = "N",
       description = "CPUs reserved per process (default 1 for a CPU-only job, 0 for a GPU job).")
@@ -289,61 +307,63 @@ final class SubmitCommand extends ApiCommand {
     String dir =
         job.workdir() != null ? absolute(job.workdir()) : Environment.workingDirectory.toString();
     return new JobSubmission(
-        job.name(),
-        job.command(),
-        job.env(),
-        dir,
-        job.gpus(),
-        job.gpusPerNode(),
-        job.cpus(),
-        job.memoryMb(),
-        job.timeLimit(),
-        job.queue(),
-        job.priority(),
-        job.gpuModel(),
-        job.user(),
-        job.killSignal(),
-        job.gracePeriod(),
-        job.warnSignal(),
-        job.checkpointDir(),
-        job.maxRestarts(),
-        job.excludeNodes(),
-        job.array(),
-        job.dependency(),
-        inDirectory(job.output(), dir),
-        inDirectory(job.error(), dir),
-        job.account(),
-        job.priorityClass());
+            job.name(),
+            job.command(),
+            job.env(),
+            dir,
+            job.gpus(),
+            job.gpusPerNode(),
+            job.cpus(),
+            job.memoryMb(),
+            job.timeLimit(),
+            job.queue(),
+            job.priority(),
+            job.gpuModel(),
+            job.user(),
+            job.killSignal(),
+            job.gracePeriod(),
+            job.warnSignal(),
+            job.checkpointDir(),
+            job.maxRestarts(),
+            job.excludeNodes(),
+            job.array(),
+            job.dependency(),
+            inDirectory(job.output(), dir),
+            inDirectory(job.error(), dir),
+            job.account(),
+            job.priorityClass())
+        .withTasks(job.ntasks(), job.ntasksPerNode(), job.gpusPerTask());
   }
 
   /** The options given, as a submission without a command; unset options are null. */
   JobSubmission flags() {
     return new JobSubmission(
-        name,
-        null,
-        env == null || env.isEmpty() ? null : new LinkedHashMap<>(env),
-        workdir == null ? null : absolute(workdir.toString()),
-        gpus,
-        gpusPerNode,
-        cpus,
-        memory == null ? null : Long.valueOf(memoryMb(memory)),
-        timeLimit,
-        queue,
-        priority,
-        gpuModel,
-        user,
-        killSignal,
-        grace,
-        warnSignal,
-        checkpointDir == null ? null : absolute(checkpointDir.toString()),
-        maxRestarts,
-        exclude,
-        array,
-        dependency,
-        stdoutPattern,
-        stderrPattern,
-        account,
-        priorityClass);
+            name,
+            null,
+            env == null || env.isEmpty() ? null : new LinkedHashMap<>(env),
+            workdir == null ? null : absolute(workdir.toString()),
+            gpus,
+            gpusPerNode,
+            cpus,
+            memory == null ? null : Long.valueOf(memoryMb(memory)),
+            timeLimit,
+            queue,
+            priority,
+            gpuModel,
+            user,
+            killSignal,
+            grace,
+            warnSignal,
+            checkpointDir == null ? null : absolute(checkpointDir.toString()),
+            maxRestarts,
+            exclude,
+            array,
+            dependency,
+            stdoutPattern,
+            stderrPattern,
+            account,
+            priorityClass)
+        .withTasks(ntasks, ntasksPerNode, gpusPerTask);
   }
 
   /** {@code top}'s fields where set, else {@code under}'s; the env maps are merged. */
@@ -357,31 +377,35 @@ final class SubmitCommand extends ApiCommand {
       env.putAll(top.env());
     }
     return new JobSubmission(
-        or(top.name(), under.name()),
-        or(top.command(), under.command()),
-        env,
-        or(top.workdir(), under.workdir()),
-        or(top.gpus(), under.gpus()),
-        or(top.gpusPerNode(), under.gpusPerNode()),
-        or(top.cpus(), under.cpus()),
-        or(top.memoryMb(), under.memoryMb()),
-        or(top.timeLimit(), under.timeLimit()),
-        or(top.queue(), under.queue()),
-        or(top.priority(), under.priority()),
-        or(top.gpuModel(), under.gpuModel()),
-        or(top.user(), under.user()),
-        or(top.killSignal(), under.killSignal()),
-        or(top.gracePeriod(), under.gracePeriod()),
-        or(top.warnSignal(), under.warnSignal()),
-        or(top.checkpointDir(), under.checkpointDir()),
-        or(top.maxRestarts(), under.maxRestarts()),
-        or(top.excludeNodes(), under.excludeNodes()),
-        or(top.array(), under.array()),
-        or(top.dependency(), under.dependency()),
-        or(top.output(), under.output()),
-        or(top.error(), under.error()),
-        or(top.account(), under.account()),
-        or(top.priorityClass(), under.priorityClass()));
+            or(top.name(), under.name()),
+            or(top.command(), under.command()),
+            env,
+            or(top.workdir(), under.workdir()),
+            or(top.gpus(), under.gpus()),
+            or(top.gpusPerNode(), under.gpusPerNode()),
+            or(top.cpus(), under.cpus()),
+            or(top.memoryMb(), under.memoryMb()),
+            or(top.timeLimit(), under.timeLimit()),
+            or(top.queue(), under.queue()),
+            or(top.priority(), under.priority()),
+            or(top.gpuModel(), under.gpuModel()),
+            or(top.user(), under.user()),
+            or(top.killSignal(), under.killSignal()),
+            or(top.gracePeriod(), under.gracePeriod()),
+            or(top.warnSignal(), under.warnSignal()),
+            or(top.checkpointDir(), under.checkpointDir()),
+            or(top.maxRestarts(), under.maxRestarts()),
+            or(top.excludeNodes(), under.excludeNodes()),
+            or(top.array(), under.array()),
+            or(top.dependency(), under.dependency()),
+            or(top.output(), under.output()),
+            or(top.error(), under.error()),
+            or(top.account(), under.account()),
+            or(top.priorityClass(), under.priorityClass()))
+        .withTasks(
+            or(top.ntasks(), under.ntasks()),
+            or(top.ntasksPerNode(), under.ntasksPerNode()),
+            or(top.gpusPerTask(), under.gpusPerTask()));
   }
 
   /** A relative output pattern is relative to the job's working directory, as in Slurm. */

@@ -50,6 +50,12 @@ import java.util.Map;
  * @param priorityClass a priority class of the tenancy file (Slurm's {@code --qos}); it sets the
  *     job's priority and whether it may be preempted; default: the queue's default class, else none
  *     (the job keeps {@code priority})
+ * @param ntasks Slurm's {@code --ntasks}: how many processes the job starts in all; default one per
+ *     node, or {@code ntasksPerNode} on each
+ * @param ntasksPerNode Slurm's {@code --ntasks-per-node}: processes on each node; each gets its own
+ *     RANK, LOCAL_RANK, SLURM_PROCID and SLURM_LOCALID; default 1
+ * @param gpusPerTask Slurm's {@code --gpus-per-task}: each process sees this many of its node's
+ *     GPUs (by local rank); default: every process sees all of them
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobSubmission(
@@ -77,7 +83,101 @@ public record JobSubmission(
     String output,
     String error,
     String account,
-    String priorityClass) {
+    String priorityClass,
+    Integer ntasks,
+    Integer ntasksPerNode,
+    Integer gpusPerTask) {
+
+  /** A submission with one process per node (no {@code ntasks}, {@code ntasksPerNode}, ...). */
+  public JobSubmission(
+      String name,
+      List<String> command,
+      Map<String, String> env,
+      String workdir,
+      Integer gpus,
+      Integer gpusPerNode,
+      Integer cpus,
+      Long memoryMb,
+      String timeLimit,
+      String queue,
+      Integer priority,
+      String gpuModel,
+      String user,
+      String killSignal,
+      String gracePeriod,
+      String warnSignal,
+      String checkpointDir,
+      Integer maxRestarts,
+      List<String> excludeNodes,
+      String array,
+      String dependency,
+      String output,
+      String error,
+      String account,
+      String priorityClass) {
+    this(
+        name,
+        command,
+        env,
+        workdir,
+        gpus,
+        gpusPerNode,
+        cpus,
+        memoryMb,
+        timeLimit,
+        queue,
+        priority,
+        gpuModel,
+        user,
+        killSignal,
+        gracePeriod,
+        warnSignal,
+        checkpointDir,
+        maxRestarts,
+        excludeNodes,
+        array,
+        dependency,
+        output,
+        error,
+        account,
+        priorityClass,
+        null,
+        null,
+        null);
+  }
+
+  /** This submission with Slurm's task options in place of its own. */
+  public JobSubmission withTasks(Integer ntasks, Integer ntasksPerNode, Integer gpusPerTask) {
+    return new JobSubmission(
+        name,
+        command,
+        env,
+        workdir,
+        gpus,
+        gpusPerNode,
+        cpus,
+        memoryMb,
+        timeLimit,
+        queue,
+        priority,
+        gpuModel,
+        user,
+        killSignal,
+        gracePeriod,
+        warnSignal,
+        checkpointDir,
+        maxRestarts,
+        excludeNodes,
+        array,
+        dependency,
+        output,
+        error,
+        account,
+        priorityClass,
+        ntasks,
+        ntasksPerNode,
+        gpusPerTask);
+  }
 
   /** A submission without account or priority class. */
   public JobSubmission(

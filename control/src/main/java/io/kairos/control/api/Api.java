@@ -41,6 +41,7 @@ public final class Api {
           config.routes.before(Api::refuseDeclaredOversizeBody);
           config.routes.before("/api/v1/*", ctx -> authenticate(ctx, auth));
           JobRoutes.register(config, services);
+          StepRoutes.register(config, services);
           NodeRoutes.register(config, services);
           AgentRoutes.register(config, services);
           SystemRoutes.register(config, services);
@@ -170,6 +171,15 @@ public final class Api {
                     sent == null
                         ? ApiError.unauthorized("this endpoint needs a bearer token")
                         : ApiError.unauthorized("the bearer token is not valid"));
+    if (!io.kairos.control.auth.JobScope.allows(who, ctx.method().name(), ctx.path())) {
+      throw ApiError.forbidden(
+          "a job's step credential reaches only job "
+              + who.scopedJob()
+              + "'s steps and logs, not "
+              + ctx.method()
+              + " "
+              + ctx.path());
+    }
     ctx.attribute(PRINCIPAL, who);
   }
 

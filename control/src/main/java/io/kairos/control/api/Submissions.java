@@ -265,7 +265,10 @@ public final class Submissions {
             output,
             error,
             account,
-            priorityClass);
+            priorityClass,
+            null,
+            TaskOptions.layout(
+                s, perNode == 0 ? 1 : gpus / perNode, perNode == 0 ? gpus : perNode, prefix));
     return tenancy == null ? withoutTenancy(request, prefix) : resolve(request, tenancy, prefix);
   }
 

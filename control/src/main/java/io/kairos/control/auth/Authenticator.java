@@ -32,6 +32,6 @@ public final class Authenticator {
     if (record == null) {
       record = stateMachine.read(s -> s.token(hash)).orElse(null);
     }
-    return Optional.ofNullable(record).map(r -> new Principal(r.user(), r.role()));
+    return Optional.ofNullable(record).map(r -> new Principal(r.user(), r.role(), r.scope()));
   }
 }

@@ -16,6 +16,7 @@ import io.kairos.protocol.TaskPlacement;
 import io.kairos.protocol.agent.Registration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -262,7 +263,10 @@ final class CoreBridge {
 
   /** The core's spec of a request, kept away from {@code avoidNodes} and {@code alsoExcluded}. */
   static JobSpec spec(JobRequest r, List<String> avoidNodes, Set<String> alsoExcluded) {
-    var shape = new TaskShape(r.gpusPerTask(), r.cpus(), r.memoryMb() * MIB);
+    // Several processes per node (--ntasks-per-node): cpus is per process, so the node's share
+    // is the most processes any node runs times it; memory stays per node, as Slurm's --mem.
+    int cpus = r.layout() == null ? r.cpus() : r.cpus() * Collections.max(r.tasksPerNode());
+    var shape = new TaskShape(r.gpusPerTask(), cpus, r.memoryMb() * MIB);
     var gang = new GangSpec(r.tasks(), shape, true);
     // A GPU model binds only tasks that take GPUs (as in the store and the placer): a CPU-only
     // job that names one may run on any node, so a rebuild must not find it unplaceable.

@@ -202,6 +202,7 @@ final class JobLifecycle {
       victim.preemptedBy = preemptor.id;
       victim.lastPreemptedBy = preemptor.id;
       victim.stopGraceSec = Math.max(0, c.graceSec());
+      JobSteps.jobStopped(victim, "the job was preempted by job " + preemptor.id);
       victim.requeueing = true;
       victim.requeues++;
       victim.message =
@@ -288,10 +289,16 @@ final class JobLifecycle {
     return ControlResult.OK;
   }
 
-  /** Every task exited 0. */
+  /** Every task exited 0 (its steps may still be stopping: it keeps its GPUs until they have). */
   private void succeed(JobRecord job, long atMs) {
-    finishInStore(job, atMs);
+    boolean stepsStopped = job.allStopped();
+    if (stepsStopped) {
+      finishInStore(job, atMs);
+    }
     end(job, JobState.SUCCEEDED, atMs, 0, "all " + job.taskExits.size() + " tasks exited 0");
+    if (!stepsStopped) {
+      holdUntilStopped(job, atMs);
+    }
     // It failed on some nodes and succeeded elsewhere: evidence against those nodes.
     suspects.succeeded(job, atMs);
   }
@@ -344,6 +351,7 @@ final class JobLifecycle {
    * {@code failedNode} (none when null).
    */
   void requeue(JobRecord job, long atMs, long safeAfterMs, String why, String failedNode) {
+    JobSteps.jobStopped(job, "the job was requeued: " + why);
     job.requeueing = true;
     job.requeues++;
     job.message = "requeued: " + why;
@@ -355,9 +363,10 @@ final class JobLifecycle {
 
   /** For a requeueing job: once every task has stopped, it is PENDING and queued again. */
   void completeRequeueWhenStopped(JobRecord job, long atMs) {
-    if (job.taskExits.contains(null)) {
+    if (!job.allStopped()) {
       return;
     }
+    records.removeJobTokens(job.id);
     finishInStore(job, atMs);
     job.requeueing = false;
     job.preemptedBy = 0;
@@ -428,7 +437,7 @@ final class JobLifecycle {
    * reported its end, and frees them once all have.
    */
   void holdUntilStopped(JobRecord job, long atMs) {
-    if (job.taskExits.contains(null)) {
+    if (!job.allStopped()) {
       records.setReleasing(job, true);
     } else {
       records.setReleasing(job, false);
@@ -443,6 +452,8 @@ final class JobLifecycle {
   }
 
   private void end(JobRecord job, JobState state, long atMs, Integer exitCode, String message) {
+    JobSteps.jobStopped(job, "the job ended: " + state);
+    records.removeJobTokens(job.id);
     job.requeueing = false;
     job.preemptedBy = 0;
     job.state = state;

@@ -1,6 +1,7 @@
 package io.kairos.control.state;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.kairos.protocol.slurm.TaskLayout;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -30,6 +31,8 @@ import java.util.Objects;
  *     replay does not depend on the table); null in entries written before it, which run as {@code
  *     user} ({@link #unixAccount}), and left out of the log's JSON when null so that they encode as
  *     they did
+ * @param layout Slurm's task options (several processes per node, GPUs per task); null for one
+ *     process per node with all its GPUs ({@link #taskLayout}), and then left out of the log's JSON
  */
 public record JobRequest(
     String name,
@@ -58,7 +61,8 @@ public record JobRequest(
     String error,
     String account,
     String priorityClass,
-    @JsonInclude(JsonInclude.Include.NON_NULL) String runAs) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) String runAs,
+    @JsonInclude(JsonInclude.Include.NON_NULL) TaskLayout layout) {
   public static final String DEFAULT_KILL_SIGNAL = "TERM";
   public static final long DEFAULT_GRACE_SEC = 30;
 
@@ -117,6 +121,7 @@ public record JobRequest(
         error,
         account,
         priorityClass,
+        null,
         null);
   }
 
@@ -319,6 +324,7 @@ public record JobRequest(
 
   public JobRequest {
     // Entries written before these fields existed read them as null or 0.
+    layout = layout == null || layout.isOnePerNode() ? null : layout;
     killSignal = killSignal == null ? DEFAULT_KILL_SIGNAL : killSignal;
     checkpointDir = checkpointDir == null ? "" : checkpointDir;
     output = output == null ? "" : output;
@@ -370,7 +376,8 @@ public record JobRequest(
         error,
         account,
         priorityClass,
-        runAs);
+        runAs,
+        layout);
   }
 
   /** With {@code dependency} in place of this one's (tests and the generator). */
@@ -402,7 +409,8 @@ public record JobRequest(
         error,
         account,
         priorityClass,
-        runAs);
+        runAs,
+        layout);
   }
 
   /** With {@code array} in place of this one's. */
@@ -434,7 +442,8 @@ public record JobRequest(
         error,
         account,
         priorityClass,
-        runAs);
+        runAs,
+        layout);
   }
 
   /**
@@ -468,7 +477,8 @@ public record JobRequest(
         error,
         account,
         priorityClass,
-        runAs);
+        runAs,
+        layout);
   }
 
   /** Running as Unix account {@code runAs} (resolved at submission from the user table). */
@@ -500,7 +510,8 @@ public record JobRequest(
         error,
         account,
         priorityClass,
-        runAs);
+        runAs,
+        layout);
   }
 
   /** The Unix account the tasks run as: the recorded one, else (older entries) the user's name. */
@@ -508,13 +519,23 @@ public record JobRequest(
     return runAs == null ? user : runAs;
   }
 
-  /** How many processes the gang starts: one per node. */
+  /** How many nodes the gang takes (the core's tasks: one placement entry per node). */
   public int tasks() {
     return gpusPerNode == 0 ? 1 : gpus / gpusPerNode;
   }
 
-  /** GPUs each process sees. */
+  /** GPUs each node of the gang gives the job (the core's GPUs per task). */
   public int gpusPerTask() {
     return gpusPerNode == 0 ? gpus : gpusPerNode;
+  }
+
+  /** The processes per node and their GPUs: {@code layout}, else one per node with all. */
+  public TaskLayout taskLayout() {
+    return layout == null ? TaskLayout.ONE_PER_NODE : layout;
+  }
+
+  /** How many processes each node of the gang starts, in node order. */
+  public List<Integer> tasksPerNode() {
+    return taskLayout().perNode(tasks());
   }
 }

@@ -34,6 +34,16 @@ import java.util.Map;
  *     when there is one (as Slurm), else {@code stderr.log} in the task's directory
  * @param runAs the Unix account the task runs as (the job owner's, resolved by the agent through
  *     the node's NSS); null for the agent's own account (controllers before this field)
+ * @param step null for the job's own tasks; else the job step (srun) this launch belongs to, and
+ *     then {@code task} indexes the step's nodes, {@code tasks} counts them and {@code nodes} names
+ *     them (the job's are {@code jobNodes})
+ * @param tasksPerNode how many processes each entry of {@code nodes} starts (ranks count up entry
+ *     by entry: Slurm's block distribution); null for one each
+ * @param gpusPerTask each process sees this many of {@code gpus}, by its local rank; null or 0 for
+ *     all of them
+ * @param jobNodes the job's nodes when {@code nodes} are a step's; null when the same
+ * @param jobToken the job's step credential, handed to its processes so that their {@code srun} may
+ *     start steps in this job (and only this one); null for none. A secret: never logged
  */
 public record TaskAssignment(
     long jobId,
@@ -61,7 +71,115 @@ public record TaskAssignment(
     int restarts,
     String output,
     String error,
-    @JsonInclude(JsonInclude.Include.NON_NULL) String runAs) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) String runAs,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Integer step,
+    @JsonInclude(JsonInclude.Include.NON_NULL) List<Integer> tasksPerNode,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Integer gpusPerTask,
+    @JsonInclude(JsonInclude.Include.NON_NULL) List<String> jobNodes,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String jobToken) {
+
+  /** An assignment of the job's own tasks, one process each (controllers before steps). */
+  public TaskAssignment(
+      long jobId,
+      int attempt,
+      int task,
+      int tasks,
+      List<String> nodes,
+      String name,
+      String user,
+      List<String> command,
+      Map<String, String> env,
+      String workdir,
+      List<Integer> gpus,
+      int cpus,
+      long memoryMb,
+      long timeLimitSec,
+      String masterAddr,
+      List<String> gpuUuids,
+      String killSignal,
+      long graceSec,
+      String warnSignal,
+      long warnBeforeSec,
+      String checkpointDir,
+      boolean barrier,
+      int restarts,
+      String output,
+      String error,
+      String runAs) {
+    this(
+        jobId,
+        attempt,
+        task,
+        tasks,
+        nodes,
+        name,
+        user,
+        command,
+        env,
+        workdir,
+        gpus,
+        cpus,
+        memoryMb,
+        timeLimitSec,
+        masterAddr,
+        gpuUuids,
+        killSignal,
+        graceSec,
+        warnSignal,
+        warnBeforeSec,
+        checkpointDir,
+        barrier,
+        restarts,
+        output,
+        error,
+        runAs,
+        null,
+        null,
+        null,
+        null,
+        null);
+  }
+
+  /** The processes this entry starts: its count in {@code tasksPerNode}, else one. */
+  public int localTasks() {
+    return tasksPerNode == null || task < 0 || task >= tasksPerNode.size()
+        ? 1
+        : tasksPerNode.get(task);
+  }
+
+  /** The global rank of this entry's first process. */
+  public int firstRank() {
+    if (tasksPerNode == null) {
+      return task;
+    }
+    int rank = 0;
+    for (int i = 0; i < task && i < tasksPerNode.size(); i++) {
+      rank += tasksPerNode.get(i);
+    }
+    return rank;
+  }
+
+  /** Every process of the job (or step): the sum of {@code tasksPerNode}, else {@code tasks}. */
+  public int worldSize() {
+    if (tasksPerNode == null) {
+      return tasks;
+    }
+    int sum = 0;
+    for (int n : tasksPerNode) {
+      sum += n;
+    }
+    return sum;
+  }
+
+  /** The job's nodes: {@code jobNodes}, else {@code nodes}. */
+  public List<String> allocation() {
+    return jobNodes != null ? jobNodes : nodes == null ? List.of() : nodes;
+  }
+
+  /** Whether this launches a step's tasks rather than the job's own. */
+  public boolean launchesStep() {
+    return step != null;
+  }
 
   /** An assignment that runs as the agent's own account (controllers before {@code runAs}). */
   public TaskAssignment(
