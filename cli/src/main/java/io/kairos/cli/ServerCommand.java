@@ -3,6 +3,7 @@ package io.kairos.cli;
 import io.kairos.control.Controller;
 import io.kairos.control.ControllerMain;
 import io.kairos.control.NetworkSecurity;
+import io.kairos.control.auth.PrivateData;
 import io.kairos.control.auth.RunAsPolicy;
 import io.kairos.control.health.PhiAccrualDetector;
 import java.nio.charset.StandardCharsets;
@@ -146,6 +147,17 @@ final class ServerCommand implements Callable<Integer> {
   boolean allowRootJobs;
 
   @Option(
+      names = "--private-data",
+      paramLabel = "LEVEL",
+      defaultValue = "owner",
+      description =
+          "Who may read a job's env, command, workdir, output paths, checkpoint directory and"
+              + " logs: owner (its owner and admins; the default), account (also the users under"
+              + " the job's account in the tenancy's account tree) or all (every user). Everything"
+              + " else about a job is shown to all users. Give every replica the same.")
+  String privateData;
+
+  @Option(
       names = "--phi-threshold",
       paramLabel = "PHI",
       defaultValue = "8.0",
@@ -205,9 +217,18 @@ final class ServerCommand implements Callable<Integer> {
               : Files.readString(tlsPasswordFile, StandardCharsets.UTF_8).strip();
       tls = Optional.of(new Controller.Tls(tlsKeystore, password));
     }
+    var level =
+        PrivateData.parse(privateData)
+            .orElseThrow(
+                () ->
+                    new UsageException(
+                        "--private-data "
+                            + privateData
+                            + " is unknown; use owner, account or all"));
     var config =
         ControllerMain.config(dir, listen, peers, policy, tls)
             .withDetection(detection())
+            .withPrivateData(level)
             .withRunAs(runAs(adminRunsAs, allowRootJobs))
             .withSecurity(security());
     var controller =

@@ -4,8 +4,10 @@ import io.javalin.Javalin;
 import io.kairos.config.Tenancy;
 import io.kairos.control.agent.AgentService;
 import io.kairos.control.api.Api;
+import io.kairos.control.api.Safeguards;
 import io.kairos.control.api.Services;
 import io.kairos.control.auth.Authenticator;
+import io.kairos.control.auth.PrivateData;
 import io.kairos.control.auth.RunAsPolicy;
 import io.kairos.control.auth.Tokens;
 import io.kairos.control.dashboard.UtilizationHistory;
@@ -14,20 +16,24 @@ import io.kairos.control.health.PhiAccrualDetector;
 import io.kairos.control.k8s.K8sExtender;
 import io.kairos.control.k8s.KubeApi;
 import io.kairos.control.raft.PeerAddress;
+import io.kairos.control.raft.PrivateFiles;
 import io.kairos.control.raft.RaftReplica;
 import io.kairos.control.raft.SubmitBatcher;
 import io.kairos.control.sched.SchedulerLoop;
 import io.kairos.control.state.ControlCommand.AddToken;
+import io.kairos.control.state.ControlCommand.SetLimits;
+import io.kairos.control.state.Limits;
 import io.kairos.control.state.TokenRecord;
 import io.kairos.core.sched.Policy;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.http.HttpClient;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -60,6 +66,8 @@ public final class Controller implements Closeable {
    * @param kubeApi the API server of the Kubernetes cluster the extender serves, if any
    * @param runAs which Unix account users' jobs run as, and whether root may be one
    * @param security TLS or plain text, the Raft bind address, the cluster CA's origin
+   * @param privateData who may read a job's env, command, paths and logs (give every replica the
+   *     same)
    */
   public record Config(
       Path dataDir,
@@ -71,11 +79,13 @@ public final class Controller implements Closeable {
       Optional<KubeApi> kubeApi,
       Optional<Tenancy> tenancy,
       RunAsPolicy runAs,
-      NetworkSecurity security) {
+      NetworkSecurity security,
+      PrivateData privateData) {
     public Config {
       peers = List.copyOf(peers);
       java.util.Objects.requireNonNull(runAs, "runAs");
       java.util.Objects.requireNonNull(security, "security");
+      java.util.Objects.requireNonNull(privateData, "privateData");
     }
 
     public Config(
@@ -97,7 +107,8 @@ public final class Controller implements Closeable {
           kubeApi,
           tenancy,
           RunAsPolicy.serverDefaults(),
-          NetworkSecurity.DEFAULT);
+          NetworkSecurity.DEFAULT,
+          PrivateData.OWNER);
     }
 
     public Config(
@@ -128,7 +139,8 @@ public final class Controller implements Closeable {
           kubeApi,
           Optional.of(setup),
           runAs,
-          security);
+          security,
+          privateData);
     }
 
     /**
@@ -138,7 +150,23 @@ public final class Controller implements Closeable {
      */
     public Config withRunAs(RunAsPolicy runAs) {
       return new Config(
-          dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, security);
+          dataDir,
+          self,
+          peers,
+          policy,
+          tls,
+          detection,
+          kubeApi,
+          tenancy,
+          runAs,
+          security,
+          privateData);
+    }
+
+    /** Who may read a job's private data ({@code kairos server --private-data}). */
+    public Config withPrivateData(PrivateData level) {
+      return new Config(
+          dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, security, level);
     }
 
     public Config(
@@ -155,12 +183,23 @@ public final class Controller implements Closeable {
 
     public Config withDetection(PhiAccrualDetector.Settings detection) {
       return new Config(
-          dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, security);
+          dataDir,
+          self,
+          peers,
+          policy,
+          tls,
+          detection,
+          kubeApi,
+          tenancy,
+          runAs,
+          security,
+          privateData);
     }
 
     /** TLS or plain text, where Raft binds, the cluster CA's origin ({@link NetworkSecurity}). */
     public Config withSecurity(NetworkSecurity s) {
-      return new Config(dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, s);
+      return new Config(
+          dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, s, privateData);
     }
 
     /**
@@ -169,7 +208,17 @@ public final class Controller implements Closeable {
      */
     public Config withKubeApi(KubeApi api) {
       return new Config(
-          dataDir, self, peers, policy, tls, detection, Optional.of(api), tenancy, runAs, security);
+          dataDir,
+          self,
+          peers,
+          policy,
+          tls,
+          detection,
+          Optional.of(api),
+          tenancy,
+          runAs,
+          security,
+          privateData);
     }
 
     public static Config single(Path dataDir, String host, int port) {
@@ -199,7 +248,7 @@ public final class Controller implements Closeable {
   private final Thread bootstrap;
 
   private Controller(Config config) throws IOException {
-    Files.createDirectories(config.dataDir());
+    keepDataPrivate(config.dataDir());
     List<PeerAddress> peers = config.peers();
     boolean group = !peers.isEmpty();
     var binding = config.security().raftBinding(config.self(), group);
@@ -223,7 +272,8 @@ public final class Controller implements Closeable {
             config.kubeApi(),
             config.tenancy(),
             config.runAs(),
-            config.security());
+            config.security(),
+            config.privateData());
     ensureFree(self.host(), self.httpPort(), "the API (--listen)");
     ensureFree(
         binding.bindHost(),
@@ -269,7 +319,8 @@ public final class Controller implements Closeable {
             new K8sExtender(
                 config.kubeApi().or(() -> KubeApi.fromEnvironment(System.getenv())), clock),
             config.runAs(),
-            exposure.caPem());
+            exposure.caPem(),
+            Safeguards.defaults(config.privateData(), config.tenancy()));
     var auth =
         new Authenticator(
             replica.stateMachine(), Map.of(admin.sha256(), admin, join.sha256(), join));
@@ -283,10 +334,15 @@ public final class Controller implements Closeable {
     scheduler.start();
     agents.start();
     sampler.start();
+    Limits defaults = services.safeguards().heapDefaults();
     bootstrap =
         Thread.ofVirtual()
-            .name("kairos-token-bootstrap")
-            .start(() -> addTokens(List.of(admin, join)));
+            .name("kairos-bootstrap")
+            .start(
+                () -> {
+                  addTokens(List.of(admin, join));
+                  proposeDefaultLimits(defaults);
+                });
     LOG.info("controller {} serving {} (peers {})", self.id(), url(), peers);
     LOG.info(
         "controller {}: jobs run as their users' Unix accounts (the user table, by default the"
@@ -304,6 +360,26 @@ public final class Controller implements Closeable {
         binding.bindHost(),
         self.raftPort(),
         config.security().raftTls() ? "mutual TLS" : "plain text");
+  }
+
+  /**
+   * The data directory and the controller's files in it become the owner's alone (0700 directories,
+   * 0600 files): the log holds job env values, the snapshots the whole state, and the token files
+   * the tokens. Warns once when something was open to others (an older Kairos, or a wide umask). An
+   * agent's directory kept there ({@code kairos up}) is the agent's to set.
+   */
+  private static void keepDataPrivate(Path dataDir) throws IOException {
+    List<String> widened =
+        PrivateFiles.tightenDataDir(dataDir, List.of("raft", "admin.token", "join.token"));
+    if (!widened.isEmpty()) {
+      LOG.warn(
+          "data directory {}: {} path(s) could be read by other accounts, e.g. {}; they are now"
+              + " 0700 (directories) and 0600 (files). Run the controller with umask 077"
+              + " (./kairos does) so new files are too",
+          dataDir,
+          widened.size(),
+          widened.get(0));
+    }
   }
 
   public static Controller start(Config config) throws IOException {
@@ -330,7 +406,40 @@ public final class Controller implements Closeable {
     }
   }
 
+  /**
+   * Once a leader leads and no limits are set, it proposes its heap's defaults (a command that
+   * changes nothing if limits are set meanwhile); every replica watches, and stops once they are.
+   */
+  private void proposeDefaultLimits(Limits defaults) {
+    var watch = replica.stateMachine().watch();
+    while (!Thread.currentThread().isInterrupted()) {
+      long seen = watch.version();
+      if (replica.stateMachine().read(s -> s.limits().isPresent())) {
+        return;
+      }
+      try {
+        if (replica.isLeaderReady()) {
+          var r =
+              replica
+                  .propose(new SetLimits(System.currentTimeMillis(), defaults, true))
+                  .get(10, TimeUnit.SECONDS);
+          if (r.isOk()) {
+            LOG.info("limits set to this heap's defaults: {}", defaults);
+          }
+        } else {
+          watch.awaitChange(seen, 500);
+        }
+      } catch (InterruptedException e) {
+        return;
+      } catch (Exception e) {
+        LOG.debug("default limits not committed yet: {}", e.toString());
+      }
+    }
+  }
+
   private void registerGauges(PrometheusMeterRegistry meters) {
+    new JvmMemoryMetrics().bindTo(meters);
+    new JvmThreadMetrics().bindTo(meters);
     var sm = replica.stateMachine();
     Gauge.builder(
             "kairos.jobs.pending",

@@ -47,6 +47,7 @@ public final class Api {
           SystemRoutes.register(config, services);
           UserRoutes.register(config, services);
           EventRoutes.register(config, services);
+          LimitRoutes.register(config, services);
           Dashboard.configure(config);
           K8sExtenderRoutes.register(config, services);
           config.routes.exception(ApiError.class, (e, ctx) -> problem(ctx, e));
@@ -106,7 +107,8 @@ public final class Api {
               });
           config.routes.error(
               413,
-              ctx ->
+              ctx -> {
+                if (ctx.result() == null || ctx.result().isEmpty()) {
                   problem(
                       ctx,
                       new ApiError(
@@ -114,7 +116,9 @@ public final class Api {
                           "Body too large",
                           "the request body is larger than " + (MAX_BODY_BYTES >> 20) + " MiB",
                           null,
-                          "send fewer jobs per request")));
+                          "send fewer jobs per request"));
+                }
+              });
         });
   }
 
@@ -149,6 +153,7 @@ public final class Api {
       case 404 -> "Not found";
       case 405 -> "Method not allowed";
       case 413 -> "Body too large";
+      case 429 -> "Limit reached";
       default -> "Request refused";
     };
   }
@@ -228,9 +233,14 @@ public final class Api {
                     e.getMessage(),
                     e.field(),
                     e.fix(),
-                    null)));
+                    null,
+                    e.limit(),
+                    e.limitValue())));
     if (e.status() == 401) {
       ctx.header("WWW-Authenticate", "Bearer realm=\"kairos\"");
+    }
+    if (e.retryAfterSec() > 0) {
+      ctx.header("Retry-After", Long.toString(e.retryAfterSec()));
     }
   }
 

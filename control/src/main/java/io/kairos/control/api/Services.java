@@ -21,8 +21,8 @@ import java.util.function.Function;
 
 /**
  * What the routes call: the replica (state and log), the batcher, the scheduler, the agents, the
- * utilization history, the kube-scheduler extender, who users' jobs run as, and the cluster CA's
- * certificates (PEM) when the replica has one.
+ * utilization history, the kube-scheduler extender, who users' jobs run as, the cluster CA's
+ * certificates (PEM) when the replica has one, and the safeguards (privacy, rates, budgets).
  */
 public record Services(
     RaftReplica replica,
@@ -36,7 +36,8 @@ public record Services(
     UtilizationHistory utilization,
     K8sExtender k8s,
     RunAsPolicy runAs,
-    Optional<String> caPem) {
+    Optional<String> caPem,
+    Safeguards safeguards) {
 
   static final long COMMIT_TIMEOUT_SEC = 10;
 
