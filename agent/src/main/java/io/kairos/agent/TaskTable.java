@@ -298,11 +298,10 @@ public final class TaskTable {
     task.started(clock.instant());
     var first = task.procs.getFirst();
     log.info(
-        "{}: started {} ({} process{}){}: {}",
+        "{}: started pid {} ({} process(es)){}: {}",
         key,
-        task.procs.size() == 1 ? "pid " + first.process.pid() : "pids from " + first.process.pid(),
+        first.process.pid(),
         task.procs.size(),
-        task.procs.size() == 1 ? "" : "es",
         first.spec.owner() == null ? "" : " as " + first.spec.owner(),
         task.assignment.command());
     if (failed != null) {
@@ -564,9 +563,11 @@ public final class TaskTable {
     task.message = message;
     task.stopRequestedAt = clock.instant();
     String signal = task.assignment.killSignal();
+    // A step whose srun was signalled: SIGKILL at once, as Slurm's (no stop signal first).
+    boolean now = task.grace.isZero() && task.key.isStep();
     for (HeldTask.Proc p : task.procs) {
       if (p.exit == null) {
-        p.tree = launcher.signal(p.process.toHandle(), signal);
+        p.tree = now ? List.of() : launcher.signal(p.process.toHandle(), signal);
       }
     }
     log.info(

@@ -9,6 +9,10 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -103,6 +107,7 @@ final class Srun {
     private final String base;
     private final Map<String, StringBuilder> partial = new LinkedHashMap<>();
     private final AtomicBoolean finished = new AtomicBoolean();
+    private final CompletableFuture<Integer> exit = new CompletableFuture<>();
     private List<Long> offsets = List.of();
 
     Step(ControllerLink link, long jobId, SrunOptions o) {
@@ -137,15 +142,23 @@ final class Srun {
       var view = map(TinyJson.parse(reply.body()));
       long stepId = number(view.get("step"));
       for (Object w : list(view.get("warnings"))) {
-        err.println("srun: " + w);
+        // srun says nothing when -n came from SLURM_NTASKS (a Slurm 22.05 ran such steps quietly).
+        if (!(o.ntasksFromEnv && w.toString().startsWith("Warning: can't honor"))) {
+          err.println("srun: " + w);
+        }
       }
       String stepPath = base + "/" + stepId;
       Thread hook = Thread.ofPlatform().unstarted(() -> abort(stepPath));
       Runtime.getRuntime().addShutdownHook(hook);
-      Map<String, Object> last = forward(stepPath);
-      finished.set(true);
-      flushPartials();
-      int code = report(last);
+      int code;
+      try {
+        Map<String, Object> last = forward(stepPath);
+        flushPartials();
+        code = report(last);
+      } finally {
+        finished.set(true);
+      }
+      exit.complete(code);
       try {
         Runtime.getRuntime().removeShutdownHook(hook);
       } catch (IllegalStateException e) {
@@ -262,7 +275,10 @@ final class Srun {
       return code == null ? null : StepExit.describe((int) number(code));
     }
 
-    /** Signalled: the tasks get SIGKILL now; wait for the step's end and exit with its code. */
+    /**
+     * Signalled: the tasks get SIGKILL now; the main thread, still forwarding, sees the step end
+     * and reports it; exit with its code (137 when it does not end in time).
+     */
     private void abort(String stepPath) {
       if (finished.get()) {
         return;
@@ -271,19 +287,15 @@ final class Srun {
       int code = 128 + 9;
       try {
         link.post(stepPath + "/cancel?now=true", "{}");
-        var reply = link.get(stepPath + "?waitMs=" + ABORT_WAIT_MS);
-        if (reply.ok()) {
-          var view = map(TinyJson.parse(reply.body()));
-          if (!"RUNNING".equals(view.get("state"))) {
-            flushPartials();
-            code = report(view);
-          } else {
-            err.println("srun: error: Timed out waiting for job step to complete");
-          }
-        }
-      } catch (IOException | RuntimeException e) {
+        code = exit.get(ABORT_WAIT_MS, TimeUnit.MILLISECONDS);
+      } catch (TimeoutException e) {
+        err.println("srun: error: Timed out waiting for job step to complete");
+      } catch (IOException | RuntimeException | ExecutionException e) {
         err.println("srun: error: could not stop the step: " + e.getMessage());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       }
+      out.flush();
       err.flush();
       Runtime.getRuntime().halt(code);
     }

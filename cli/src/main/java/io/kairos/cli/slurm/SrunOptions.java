@@ -86,6 +86,10 @@ final class SrunOptions {
 
   Integer nodes;
   Integer ntasks;
+
+  /** {@code ntasks} came from SLURM_NTASKS (or SLURM_NPROCS), not from {@code -n}. */
+  boolean ntasksFromEnv;
+
   Integer ntasksPerNode;
   Integer gpusPerTask;
   Integer cpusPerTask;
@@ -237,6 +241,7 @@ final class SrunOptions {
       if (ntasks == null) {
         ntasks = envCount(env, "SLURM_NPROCS");
       }
+      ntasksFromEnv = ntasks != null;
     }
     if (ntasksPerNode == null) {
       ntasksPerNode = envCount(env, "SLURM_NTASKS_PER_NODE");
