@@ -92,7 +92,23 @@ class BatchScriptTest {
         ok(
             "one task per node",
             "#SBATCH -N 2 --ntasks-per-node=1 --gres=gpu:8 --ntasks=2",
-            "{'gpus':16,'gpusPerNode':8}"),
+            "{'gpus':16,'gpusPerNode':8,'ntasks':2,'ntasksPerNode':1}"),
+        ok(
+            "one task per GPU (script 16)",
+            "#SBATCH --nodes=2 --ntasks-per-node=4 --gres=gpu:v100:4",
+            "{'gpus':8,'gpusPerNode':4,'gpuModel':'v100','ntasksPerNode':4}"),
+        ok(
+            "gpus per task alone (script 12)",
+            "#SBATCH --nodes=4 --ntasks=4 --gpus-per-task=1",
+            "{'gpus':4,'gpusPerNode':1,'ntasks':4,'gpusPerTask':1}"),
+        ok(
+            "gpus per task with tasks per node",
+            "#SBATCH -N 2 --ntasks-per-node=2 --gpus-per-task=2",
+            "{'gpus':8,'gpusPerNode':4,'ntasksPerNode':2,'gpusPerTask':2}"),
+        bad(
+            "gpus per task over uneven tasks",
+            "#SBATCH -N 2 --ntasks=5 --gpus-per-task=1",
+            "5 tasks do not spread evenly over 2 nodes"),
         ok("gres path form", "#SBATCH --gres=gres/gpu:2", "{'gpus':2}"),
         bad(
             "nodes without GPUs",
@@ -103,10 +119,7 @@ class BatchScriptTest {
             "#SBATCH --nodes=2-4",
             "line 2: #SBATCH --nodes=2-4: Kairos takes an exact node count"),
         bad("zero nodes", "#SBATCH -N 0", "line 2: #SBATCH -N 0: '0' is not a node count"),
-        bad(
-            "ntasks-per-node 2",
-            "#SBATCH --ntasks-per-node=2",
-            "line 2: #SBATCH --ntasks-per-node=2: Kairos runs one process per node"),
+        ok("ntasks-per-node 2", "#SBATCH --ntasks-per-node=2", "{'ntasksPerNode':2}"),
         bad(
             "gpus that do not split",
             "#SBATCH -N 3\n#SBATCH --gpus=8",
@@ -128,11 +141,7 @@ class BatchScriptTest {
             "#SBATCH --gres=gpu:2,nvme:1",
             "{'gpus':2}",
             "#SBATCH --gres=gpu:2,nvme:1 is not supported and was ignored: Kairos knows only the gpu resource; 'nvme:1' was ignored (job.sh line 2)"),
-        warns(
-            "more tasks than nodes",
-            "#SBATCH --ntasks=8",
-            "{}",
-            "#SBATCH --ntasks=8 is not supported and was ignored: Kairos runs one process per node"),
+        ok("more tasks than nodes", "#SBATCH --ntasks=8", "{'ntasks':8}"),
         // time
         ok("time in minutes", "#SBATCH --time=90", "{'timeLimit':'1:30:00'}"),
         ok("time M:S", "#SBATCH -t 5:30", "{'timeLimit':'0:05:30'}"),

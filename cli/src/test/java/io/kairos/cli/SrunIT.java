@@ -254,6 +254,35 @@ class SrunIT {
     assertThat(marker).doesNotExist();
   }
 
+  @Test
+  void cancellingTheJobStopsItsSteps() throws Exception {
+    Path marker = dir.resolve("cancel-marker");
+    var job =
+        job(
+            "srun bash -c 'sleep 60; touch " + marker + "'",
+            dir.resolve("out-cancel"),
+            null,
+            null);
+    long id = cluster.submit(job);
+    cluster.waitState(id, JobState.RUNNING, Duration.ofSeconds(60));
+    long deadline = System.nanoTime() + 60_000_000_000L;
+    while (!cluster.get("/api/v1/jobs/" + id + "/steps").contains("\"RUNNING\"")) {
+      assertThat(System.nanoTime()).as("the step starts").isLessThan(deadline);
+      Thread.sleep(200);
+    }
+    cluster.post("/api/v1/jobs/" + id + "/cancel", "{}");
+    cluster.waitState(id, JobState.CANCELLED, Duration.ofSeconds(60));
+    long stepEnd = System.nanoTime() + 30_000_000_000L;
+    String steps = cluster.get("/api/v1/jobs/" + id + "/steps");
+    while (steps.contains("\"RUNNING\"") && System.nanoTime() < stepEnd) {
+      Thread.sleep(200);
+      steps = cluster.get("/api/v1/jobs/" + id + "/steps");
+    }
+    assertThat(steps).contains("\"CANCELLED\"").contains("the job ended");
+    Thread.sleep(1_000);
+    assertThat(marker).doesNotExist();
+  }
+
   /** srun and scontrol start fast: a batch script calls them often. The figures go to the log. */
   @Test
   void srunAndScontrolStartFast() throws Exception {
