@@ -258,11 +258,7 @@ class SrunIT {
   void cancellingTheJobStopsItsSteps() throws Exception {
     Path marker = dir.resolve("cancel-marker");
     var job =
-        job(
-            "srun bash -c 'sleep 60; touch " + marker + "'",
-            dir.resolve("out-cancel"),
-            null,
-            null);
+        job("srun bash -c 'sleep 60; touch " + marker + "'", dir.resolve("out-cancel"), null, null);
     long id = cluster.submit(job);
     cluster.waitState(id, JobState.RUNNING, Duration.ofSeconds(60));
     long deadline = System.nanoTime() + 60_000_000_000L;
