@@ -40,6 +40,9 @@ import java.util.stream.Collectors;
  *       SLURM_ARRAY_TASK_ID}.
  * </ol>
  *
+ * <p>A batch job's tasks are started as {@link BatchStep} says: the batch step runs the script's
+ * copy with a batch step's environment, and the other tasks only hold their node.
+ *
  * <p>Output goes to {@code stdout.log} and {@code stderr.log} in the task directory, unless the
  * assignment names files ({@code output}, {@code error}: Slurm's {@code --output} and {@code
  * --error}); their patterns are resolved here ({@link #resolve}). With {@code output} alone, stderr
@@ -56,6 +59,8 @@ import java.util.stream.Collectors;
  * @param stderr where its stderr is appended; may equal {@code stdout}
  * @param owner the account the task runs as, whose own shell opens its files ({@link UserLaunch});
  *     null when the agent opens them itself (tests, and tasks started without an owner)
+ * @param script for a batch step ({@link BatchStep}): the script's text, which the task's owner
+ *     writes to {@code argv[0]} (in the task directory) before running it; null for other tasks
  */
 public record LaunchSpec(
     TaskKey key,
@@ -65,7 +70,21 @@ public record LaunchSpec(
     Path taskDir,
     Path stdout,
     Path stderr,
-    Account owner) {
+    Account owner,
+    String script) {
+
+  /** A launch that is not a batch step. */
+  public LaunchSpec(
+      TaskKey key,
+      List<String> argv,
+      Map<String, String> env,
+      Path workdir,
+      Path taskDir,
+      Path stdout,
+      Path stderr,
+      Account owner) {
+    this(key, argv, env, workdir, taskDir, stdout, stderr, owner, null);
+  }
 
   /** A launch whose files the agent opens itself. */
   public LaunchSpec(
@@ -76,7 +95,7 @@ public record LaunchSpec(
       Path taskDir,
       Path stdout,
       Path stderr) {
-    this(key, argv, env, workdir, taskDir, stdout, stderr, null);
+    this(key, argv, env, workdir, taskDir, stdout, stderr, null, null);
   }
 
   /** The first rendezvous port; a job's port is this plus its id modulo 1000. */
@@ -125,6 +144,17 @@ public record LaunchSpec(
     checkSignal(a.killSignal(), "killSignal");
     checkSignal(a.warnSignal(), "warnSignal");
     Path taskDir = taskDir(dataDir, key);
+    if (a.isHolder()) {
+      // Holds the node's share of a batch job's allocation: nothing of the job runs here.
+      return new LaunchSpec(
+          key,
+          BatchStep.HOLDER_ARGV,
+          environment(a, node, agentEnv, taskDir),
+          taskDir,
+          taskDir,
+          taskDir.resolve("stdout.log"),
+          taskDir.resolve("stderr.log"));
+    }
     Path workdir =
         a.workdir() == null || a.workdir().isBlank() ? taskDir : taskDir.resolve(a.workdir());
     Path stdout =
@@ -135,18 +165,36 @@ public record LaunchSpec(
         isSet(a.error())
             ? outputPath(resolve(a.error(), a, node), "error")
             : isSet(a.output()) ? stdout : taskDir.resolve("stderr.log");
+    Map<String, String> env = environment(a, node, agentEnv, workdir);
+    if (a.isBatchStep()) {
+      BatchStep.environment(env, a);
+      argv = BatchStep.argv(a, taskDir);
+    }
     return new LaunchSpec(
-        key, argv, environment(a, node, agentEnv, workdir), workdir, taskDir, stdout, stderr);
+        key,
+        argv,
+        env,
+        workdir,
+        taskDir,
+        stdout,
+        stderr,
+        null,
+        a.isBatchStep() ? a.script() : null);
   }
 
   /** The same launch, starting {@code argv} instead (a wrapper around the task's own). */
   public LaunchSpec withArgv(List<String> argv) {
-    return new LaunchSpec(key, argv, env, workdir, taskDir, stdout, stderr, owner);
+    return new LaunchSpec(key, argv, env, workdir, taskDir, stdout, stderr, owner, script);
   }
 
   /** The same launch, started as {@code owner} with environment {@code env}. */
   public LaunchSpec withOwner(Account owner, List<String> argv, Map<String, String> env) {
-    return new LaunchSpec(key, argv, env, workdir, taskDir, stdout, stderr, owner);
+    return new LaunchSpec(key, argv, env, workdir, taskDir, stdout, stderr, owner, script);
+  }
+
+  /** The batch script's copy in the task directory; null when this is not a batch step. */
+  public Path scriptFile() {
+    return script == null ? null : taskDir.resolve(BatchStep.SCRIPT_FILE);
   }
 
   /** {@code <dataDir>/tasks/<key>.task}: the agent's own record of the task's files and owner. */

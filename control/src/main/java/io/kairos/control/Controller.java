@@ -1,6 +1,7 @@
 package io.kairos.control;
 
 import io.javalin.Javalin;
+import io.kairos.config.SlurmNames;
 import io.kairos.config.Tenancy;
 import io.kairos.control.agent.AgentService;
 import io.kairos.control.api.Api;
@@ -71,11 +72,49 @@ public final class Controller implements Closeable {
       Optional<KubeApi> kubeApi,
       Optional<Tenancy> tenancy,
       RunAsPolicy runAs,
-      NetworkSecurity security) {
+      NetworkSecurity security,
+      SlurmNames slurm) {
     public Config {
       peers = List.copyOf(peers);
       java.util.Objects.requireNonNull(runAs, "runAs");
       java.util.Objects.requireNonNull(security, "security");
+      java.util.Objects.requireNonNull(slurm, "slurm");
+    }
+
+    /** A config with the default Slurm names (no GPU type aliases, partitions are queues). */
+    public Config(
+        Path dataDir,
+        PeerAddress self,
+        List<PeerAddress> peers,
+        Policy policy,
+        Optional<Tls> tls,
+        PhiAccrualDetector.Settings detection,
+        Optional<KubeApi> kubeApi,
+        Optional<Tenancy> tenancy,
+        RunAsPolicy runAs,
+        NetworkSecurity security) {
+      this(
+          dataDir,
+          self,
+          peers,
+          policy,
+          tls,
+          detection,
+          kubeApi,
+          tenancy,
+          runAs,
+          security,
+          SlurmNames.DEFAULTS);
+    }
+
+    /**
+     * The site's Slurm names ({@code kairos server --slurm FILE}): GPU type aliases, partitions as
+     * queues, whether an unknown QOS is an error. Give every replica the same: what they decide at
+     * submission is in the log.
+     */
+    public Config withSlurm(SlurmNames names) {
+      return new Config(
+          dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, security, names);
     }
 
     public Config(
@@ -128,7 +167,8 @@ public final class Controller implements Closeable {
           kubeApi,
           Optional.of(setup),
           runAs,
-          security);
+          security,
+          slurm);
     }
 
     /**
@@ -138,7 +178,7 @@ public final class Controller implements Closeable {
      */
     public Config withRunAs(RunAsPolicy runAs) {
       return new Config(
-          dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, security);
+          dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, security, slurm);
     }
 
     public Config(
@@ -155,12 +195,13 @@ public final class Controller implements Closeable {
 
     public Config withDetection(PhiAccrualDetector.Settings detection) {
       return new Config(
-          dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, security);
+          dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, security, slurm);
     }
 
     /** TLS or plain text, where Raft binds, the cluster CA's origin ({@link NetworkSecurity}). */
     public Config withSecurity(NetworkSecurity s) {
-      return new Config(dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, s);
+      return new Config(
+          dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, s, slurm);
     }
 
     /**
@@ -169,7 +210,17 @@ public final class Controller implements Closeable {
      */
     public Config withKubeApi(KubeApi api) {
       return new Config(
-          dataDir, self, peers, policy, tls, detection, Optional.of(api), tenancy, runAs, security);
+          dataDir,
+          self,
+          peers,
+          policy,
+          tls,
+          detection,
+          Optional.of(api),
+          tenancy,
+          runAs,
+          security,
+          slurm);
     }
 
     public static Config single(Path dataDir, String host, int port) {
@@ -223,7 +274,8 @@ public final class Controller implements Closeable {
             config.kubeApi(),
             config.tenancy(),
             config.runAs(),
-            config.security());
+            config.security(),
+            config.slurm());
     ensureFree(self.host(), self.httpPort(), "the API (--listen)");
     ensureFree(
         binding.bindHost(),
@@ -269,7 +321,8 @@ public final class Controller implements Closeable {
             new K8sExtender(
                 config.kubeApi().or(() -> KubeApi.fromEnvironment(System.getenv())), clock),
             config.runAs(),
-            exposure.caPem());
+            exposure.caPem(),
+            config.slurm());
     var auth =
         new Authenticator(
             replica.stateMachine(), Map.of(admin.sha256(), admin, join.sha256(), join));

@@ -36,6 +36,8 @@ import java.util.Map;
  *     room for); absent when never preempted
  * @param runAs the Unix account its tasks run as (recorded at submission from the user table: by
  *     default the user's own name)
+ * @param scriptBytes for a batch job (one submitted with its script): the script's size in bytes
+ *     (UTF-8); absent for a job whose command runs on every node
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobView(
@@ -76,4 +78,5 @@ public record JobView(
     String priorityClass,
     List<String> preemptedAt,
     Long preemptedBy,
-    String runAs) {}
+    String runAs,
+    Integer scriptBytes) {}

@@ -28,6 +28,9 @@ import java.util.Set;
  *   <li>a reported exit the state has recorded or no longer cares about: tell the agent to forget
  *       it.
  * </ul>
+ *
+ * <p>A batch job's task 0 is its batch step: its assignment carries the script. Its other tasks are
+ * holders of the allocation on their nodes.
  */
 public final class Reconciler {
   /** What to send back, and which exits to commit first. */
@@ -183,6 +186,8 @@ public final class Reconciler {
         job.requeues,
         r.output().isEmpty() ? null : r.output(),
         r.error().isEmpty() ? null : r.error(),
-        r.unixAccount());
+        r.unixAccount(),
+        r.isBatch() && t.task() == 0 ? r.script() : null,
+        r.isBatch() && t.task() > 0 ? Boolean.TRUE : null);
   }
 }

@@ -1,5 +1,6 @@
 package io.kairos.control.api;
 
+import io.kairos.config.SlurmNames;
 import io.kairos.control.agent.AgentService;
 import io.kairos.control.auth.RunAsPolicy;
 import io.kairos.control.dashboard.UtilizationHistory;
@@ -21,8 +22,8 @@ import java.util.function.Function;
 
 /**
  * What the routes call: the replica (state and log), the batcher, the scheduler, the agents, the
- * utilization history, the kube-scheduler extender, who users' jobs run as, and the cluster CA's
- * certificates (PEM) when the replica has one.
+ * utilization history, the kube-scheduler extender, who users' jobs run as, the cluster CA's
+ * certificates (PEM) when the replica has one, and the site's Slurm names.
  */
 public record Services(
     RaftReplica replica,
@@ -36,7 +37,8 @@ public record Services(
     UtilizationHistory utilization,
     K8sExtender k8s,
     RunAsPolicy runAs,
-    Optional<String> caPem) {
+    Optional<String> caPem,
+    SlurmNames slurm) {
 
   static final long COMMIT_TIMEOUT_SEC = 10;
 

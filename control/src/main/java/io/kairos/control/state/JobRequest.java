@@ -1,5 +1,6 @@
 package io.kairos.control.state;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +31,11 @@ import java.util.Objects;
  *     replay does not depend on the table); null in entries written before it, which run as {@code
  *     user} ({@link #unixAccount}), and left out of the log's JSON when null so that they encode as
  *     they did
+ * @param script a batch job's script text (its first task runs it once; the other nodes hold the
+ *     allocation, and the job ends with the script); null for a job whose command runs on every
+ *     node, and then left out of the log's JSON
+ * @param nodes for a job without GPUs per node: how many nodes it spreads over, one task each; 0
+ *     (left out of the log's JSON) for one
  */
 public record JobRequest(
     String name,
@@ -58,7 +64,9 @@ public record JobRequest(
     String error,
     String account,
     String priorityClass,
-    @JsonInclude(JsonInclude.Include.NON_NULL) String runAs) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) String runAs,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String script,
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) int nodes) {
   public static final String DEFAULT_KILL_SIGNAL = "TERM";
   public static final long DEFAULT_GRACE_SEC = 30;
 
@@ -117,7 +125,9 @@ public record JobRequest(
         error,
         account,
         priorityClass,
-        null);
+        null,
+        null,
+        0);
   }
 
   /** A request without account or priority class (entries written before tenancy). */
@@ -370,7 +380,9 @@ public record JobRequest(
         error,
         account,
         priorityClass,
-        runAs);
+        runAs,
+        script,
+        nodes);
   }
 
   /** With {@code dependency} in place of this one's (tests and the generator). */
@@ -402,7 +414,9 @@ public record JobRequest(
         error,
         account,
         priorityClass,
-        runAs);
+        runAs,
+        script,
+        nodes);
   }
 
   /** With {@code array} in place of this one's. */
@@ -434,7 +448,9 @@ public record JobRequest(
         error,
         account,
         priorityClass,
-        runAs);
+        runAs,
+        script,
+        nodes);
   }
 
   /**
@@ -468,7 +484,9 @@ public record JobRequest(
         error,
         account,
         priorityClass,
-        runAs);
+        runAs,
+        script,
+        nodes);
   }
 
   /** Running as Unix account {@code runAs} (resolved at submission from the user table). */
@@ -500,7 +518,9 @@ public record JobRequest(
         error,
         account,
         priorityClass,
-        runAs);
+        runAs,
+        script,
+        nodes);
   }
 
   /** The Unix account the tasks run as: the recorded one, else (older entries) the user's name. */
@@ -510,7 +530,13 @@ public record JobRequest(
 
   /** How many processes the gang starts: one per node. */
   public int tasks() {
-    return gpusPerNode == 0 ? 1 : gpus / gpusPerNode;
+    return gpusPerNode == 0 ? Math.max(1, nodes) : gpus / gpusPerNode;
+  }
+
+  /** Whether it is a batch job: its first task runs the script, the others hold the allocation. */
+  @JsonIgnore
+  public boolean isBatch() {
+    return script != null;
   }
 
   /** GPUs each process sees. */

@@ -1,5 +1,6 @@
 package io.kairos.protocol.agent;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +35,11 @@ import java.util.Map;
  *     when there is one (as Slurm), else {@code stderr.log} in the task's directory
  * @param runAs the Unix account the task runs as (the job owner's, resolved by the agent through
  *     the node's NSS); null for the agent's own account (controllers before this field)
+ * @param script the batch script's text, for the batch step: task 0 of a batch job writes it, as
+ *     its owner, into its task directory and runs that copy with {@code command}'s arguments after
+ *     the first, once, with a batch step's Slurm variables; null for any other task
+ * @param holder for the other tasks of a batch job: the node's share of the allocation, held (GPUs,
+ *     CPUs, memory) until the job ends; no program of the job runs there; null for any other task
  */
 public record TaskAssignment(
     long jobId,
@@ -61,7 +67,80 @@ public record TaskAssignment(
     int restarts,
     String output,
     String error,
-    @JsonInclude(JsonInclude.Include.NON_NULL) String runAs) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) String runAs,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String script,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Boolean holder) {
+
+  /** An assignment of a task that runs its command (no batch step, no holder). */
+  public TaskAssignment(
+      long jobId,
+      int attempt,
+      int task,
+      int tasks,
+      List<String> nodes,
+      String name,
+      String user,
+      List<String> command,
+      Map<String, String> env,
+      String workdir,
+      List<Integer> gpus,
+      int cpus,
+      long memoryMb,
+      long timeLimitSec,
+      String masterAddr,
+      List<String> gpuUuids,
+      String killSignal,
+      long graceSec,
+      String warnSignal,
+      long warnBeforeSec,
+      String checkpointDir,
+      boolean barrier,
+      int restarts,
+      String output,
+      String error,
+      String runAs) {
+    this(
+        jobId,
+        attempt,
+        task,
+        tasks,
+        nodes,
+        name,
+        user,
+        command,
+        env,
+        workdir,
+        gpus,
+        cpus,
+        memoryMb,
+        timeLimitSec,
+        masterAddr,
+        gpuUuids,
+        killSignal,
+        graceSec,
+        warnSignal,
+        warnBeforeSec,
+        checkpointDir,
+        barrier,
+        restarts,
+        output,
+        error,
+        runAs,
+        null,
+        null);
+  }
+
+  /** Whether this task only holds its node's share of a batch job's allocation. */
+  @JsonIgnore
+  public boolean isHolder() {
+    return Boolean.TRUE.equals(holder);
+  }
+
+  /** Whether this is a batch job's batch step: it runs the script. */
+  @JsonIgnore
+  public boolean isBatchStep() {
+    return script != null;
+  }
 
   /** An assignment that runs as the agent's own account (controllers before {@code runAs}). */
   public TaskAssignment(
