@@ -26,6 +26,9 @@ import java.util.TreeMap;
  * files, {@code <dataDir>/spool/<key>/<local>.out} and {@code .err}, which srun reads back through
  * the controller.
  *
+ * <p>A batch job's tasks are started as {@link BatchStep} says: the batch step runs the script's
+ * copy with a batch step's environment, and the other tasks only hold their node.
+ *
  * <p>Example: task 1 of job 42 (attempt 2, 2 tasks on n1 and n2), GPUs 2 and 3, on n2 gives {@code
  * CUDA_VISIBLE_DEVICES=2,3 RANK=1 WORLD_SIZE=2 NODE_RANK=1 KAIROS_NODES=n1,n2 MASTER_PORT=29542},
  * in {@code <dataDir>/tasks/42-2-1/}.
@@ -40,6 +43,8 @@ import java.util.TreeMap;
  * @param local which of the entry's processes this is, from 0
  * @param spooled stdout and stderr are pipes the agent copies to {@code stdout} and {@code stderr}
  *     (a step's tasks), not files the process opens
+ * @param script for a batch step ({@link BatchStep}): the script's text, which the task's owner
+ *     writes to {@code argv[0]} (in the task directory) before running it; null for other tasks
  */
 public record LaunchSpec(
     TaskKey key,
@@ -51,9 +56,10 @@ public record LaunchSpec(
     Path stderr,
     Account owner,
     int local,
-    boolean spooled) {
+    boolean spooled,
+    String script) {
 
-  /** The only process of its task, its files opened as {@code owner}. */
+  /** The only process of its task, not a batch step, its files opened as {@code owner}. */
   public LaunchSpec(
       TaskKey key,
       List<String> argv,
@@ -63,7 +69,7 @@ public record LaunchSpec(
       Path stdout,
       Path stderr,
       Account owner) {
-    this(key, argv, env, workdir, taskDir, stdout, stderr, owner, 0, false);
+    this(key, argv, env, workdir, taskDir, stdout, stderr, owner, 0, false, null);
   }
 
   /** A launch whose files the agent opens itself. */
@@ -75,7 +81,7 @@ public record LaunchSpec(
       Path taskDir,
       Path stdout,
       Path stderr) {
-    this(key, argv, env, workdir, taskDir, stdout, stderr, null);
+    this(key, argv, env, workdir, taskDir, stdout, stderr, (Account) null);
   }
 
   /** The first rendezvous port; a job's port is this plus its id modulo 1000. */
@@ -145,6 +151,17 @@ public record LaunchSpec(
     checkSignal(a.warnSignal(), "warnSignal");
     checkLayout(a, local);
     Path taskDir = taskDir(dataDir, key);
+    if (a.isHolder()) {
+      // Holds the node's share of a batch job's allocation: nothing of the job runs here.
+      return new LaunchSpec(
+          key,
+          BatchStep.HOLDER_ARGV,
+          TaskEnvironment.of(a, node, agentEnv, kairosEnv, taskDir, 0),
+          taskDir,
+          taskDir,
+          taskDir.resolve("stdout.log"),
+          taskDir.resolve("stderr.log"));
+    }
     Path workdir =
         a.workdir() == null || a.workdir().isBlank() ? taskDir : taskDir.resolve(a.workdir());
     int rank = a.firstRank() + local;
@@ -165,8 +182,22 @@ public record LaunchSpec(
               : isSet(a.output()) ? stdout : taskDir.resolve("stderr.log");
     }
     var env = TaskEnvironment.of(a, node, agentEnv, kairosEnv, workdir, local);
+    if (a.isBatchStep()) {
+      BatchStep.environment(env, a);
+      argv = BatchStep.argv(a, taskDir);
+    }
     return new LaunchSpec(
-        key, argv, env, workdir, taskDir, stdout, stderr, null, local, key.isStep());
+        key,
+        argv,
+        env,
+        workdir,
+        taskDir,
+        stdout,
+        stderr,
+        null,
+        local,
+        key.isStep(),
+        a.isBatchStep() ? a.script() : null);
   }
 
   /** One launch per process of {@code a}'s entry, started as {@code owner} when there is one. */
@@ -230,12 +261,19 @@ public record LaunchSpec(
 
   /** The same launch, starting {@code argv} instead (a wrapper around the task's own). */
   public LaunchSpec withArgv(List<String> argv) {
-    return new LaunchSpec(key, argv, env, workdir, taskDir, stdout, stderr, owner, local, spooled);
+    return new LaunchSpec(
+        key, argv, env, workdir, taskDir, stdout, stderr, owner, local, spooled, script);
   }
 
   /** The same launch, started as {@code owner} with environment {@code env}. */
   public LaunchSpec withOwner(Account owner, List<String> argv, Map<String, String> env) {
-    return new LaunchSpec(key, argv, env, workdir, taskDir, stdout, stderr, owner, local, spooled);
+    return new LaunchSpec(
+        key, argv, env, workdir, taskDir, stdout, stderr, owner, local, spooled, script);
+  }
+
+  /** The batch script's copy in the task directory; null when this is not a batch step. */
+  public Path scriptFile() {
+    return script == null ? null : taskDir.resolve(BatchStep.SCRIPT_FILE);
   }
 
   /** {@code <dataDir>/tasks/<key>.task}: the agent's own record of the task's files and owner. */

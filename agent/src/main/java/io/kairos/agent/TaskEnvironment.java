@@ -97,7 +97,7 @@ final class TaskEnvironment {
   /** This process's GPUs: all of the entry's, or its own {@code gpusPerTask} by local rank. */
   static List<Integer> gpus(TaskAssignment a, int local) {
     List<Integer> all = a.gpus() == null ? List.of() : a.gpus();
-    int per = a.gpusPerTask() == null ? 0 : a.gpusPerTask();
+    int per = a.gpusPerTask() == null || a.isBatchStep() ? 0 : a.gpusPerTask();
     return per <= 0 ? all : all.subList(local * per, (local + 1) * per);
   }
 
@@ -105,7 +105,7 @@ final class TaskEnvironment {
     List<Integer> mine = gpus(a, local);
     String indexes = mine.stream().map(String::valueOf).collect(Collectors.joining(","));
     List<String> uuids = a.gpuUuids();
-    int per = a.gpusPerTask() == null ? 0 : a.gpusPerTask();
+    int per = a.gpusPerTask() == null || a.isBatchStep() ? 0 : a.gpusPerTask();
     if (uuids != null && a.gpus() != null && uuids.size() == a.gpus().size() && per > 0) {
       uuids = uuids.subList(local * per, (local + 1) * per);
     }

@@ -40,7 +40,8 @@ final class SbatchOptions {
           new Spec("requeue", (char) 0, false),
           new Spec("no-requeue", (char) 0, false),
           new Spec("account", 'A', true),
-          new Spec("qos", 'q', true));
+          new Spec("qos", 'q', true),
+          new Spec("export", (char) 0, true));
 
   /** Slurm options that take no value, so the next word is not theirs. */
   private static final Set<String> FLAGS =
@@ -72,7 +73,10 @@ final class SbatchOptions {
           "requeue",
           "nice",
           "kill-on-invalid-dep",
-          "disable-stdout-job-summary");
+          "disable-stdout-job-summary",
+          "usage",
+          "help",
+          "version");
 
   private final String fileName;
 
@@ -102,7 +106,8 @@ final class SbatchOptions {
   private String error;
   private String workdir;
   private String account;
-  private String priorityClass;
+  private String qos;
+  private String export;
 
   SbatchOptions(String fileName) {
     this.fileName = fileName;
@@ -117,7 +122,7 @@ final class SbatchOptions {
       boolean attached = false;
       if (word.startsWith("--") && word.length() > 2) {
         int eq = word.indexOf('=');
-        key = eq < 0 ? word.substring(2) : word.substring(2, eq);
+        key = longName(eq < 0 ? word.substring(2) : word.substring(2, eq), line, word);
         if (eq >= 0) {
           value = word.substring(eq + 1);
           attached = true;
@@ -165,6 +170,35 @@ final class SbatchOptions {
       }
       set(spec.name(), value, d, warnings);
     }
+  }
+
+  /** Whether sbatch's option {@code key} (a resolved long name, or a letter) takes a value. */
+  static boolean takesValue(String key) {
+    Spec spec = spec(key);
+    return spec != null ? spec.takesValue() : !FLAGS.contains(key);
+  }
+
+  /**
+   * The long option {@code key} names: itself, or the one option it is an unambiguous prefix of (as
+   * sbatch's getopt reads it); an unknown name is kept (and warned about as unsupported).
+   */
+  private String longName(String key, int line, String word) {
+    if (SbatchLongOptions.NAMES.contains(key)
+        || SPECS.stream().anyMatch(o -> o.name().equals(key))) {
+      return key.equals("tasks-per-node") ? "ntasks-per-node" : key;
+    }
+    List<String> matches = SbatchLongOptions.NAMES.stream().filter(o -> o.startsWith(key)).toList();
+    if (matches.size() == 1) {
+      return matches.getFirst().equals("tasks-per-node") ? "ntasks-per-node" : matches.getFirst();
+    }
+    if (matches.size() > 1) {
+      throw new Directive(fileName, line, word)
+          .fail(
+              "the option is ambiguous (as in sbatch): it may be --"
+                  + String.join(", --", matches)
+                  + "; write the option's whole name");
+    }
+    return key;
   }
 
   private static Spec spec(String key) {
@@ -242,8 +276,9 @@ final class SbatchOptions {
                     ": Kairos always requeues a job whose node is lost (a failed exit restarts only"
                         + " with #KAIROS --max-restarts)"));
         case "account" -> account = value;
-        // A QOS is a priority class in Kairos (the controller's tenancy file names them).
-        case "qos" -> priorityClass = value;
+        // A QOS is a priority class in Kairos, when the controller has one of that name.
+        case "qos" -> qos = value;
+        case "export" -> export = value;
         default -> throw new IllegalStateException("option " + option + " has no handler");
       }
     } catch (IllegalArgumentException e) {
@@ -413,13 +448,8 @@ final class SbatchOptions {
       gpus = gpusTotal;
       perNode = n > 1 ? gpusTotal / n : null;
     }
-    if (n > 1 && (gpus == null || gpus == 0)) {
-      throw new Directive(fileName, nodesLine, "--nodes=" + n)
-          .fail(
-              "Kairos spreads a job over several nodes by its GPUs, and this job asks for none;"
-                  + " ask for GPUs per node (--gres=gpu:N or --gpus-per-node=N), or submit one job"
-                  + " per node");
-    }
+    // Without GPUs, the node count itself spreads the job (one task per node).
+    Integer nodeCount = n > 1 && (gpus == null || gpus == 0) ? n : null;
     return new JobSubmission(
             name,
             null,
@@ -445,17 +475,31 @@ final class SbatchOptions {
             output,
             error,
             account,
-            priorityClass)
+            null,
+            null,
+            nodeCount,
+            qos)
         .withTasks(ntasks, ntasksPerNode, gpusPerTask);
+  }
+
+  /** The {@code --export} value given, or null: ALL, NONE, or names and NAME=VALUE pairs. */
+  String export() {
+    return export;
   }
 
   /** Where one option came from, for messages: file, line and the option as written. */
   record Directive(String file, int line, String text) {
     UsageException fail(String problem) {
+      if (line == COMMAND_LINE) {
+        return new UsageException(text + ": " + problem);
+      }
       return new UsageException(file + " line " + line + ": #SBATCH " + text + ": " + problem);
     }
 
     String unsupported(String why) {
+      if (line == COMMAND_LINE) {
+        return text + " is not supported and was ignored" + why;
+      }
       return "#SBATCH "
           + text
           + " is not supported and was ignored"
@@ -467,4 +511,7 @@ final class SbatchOptions {
           + ")";
     }
   }
+
+  /** The line number of options given on sbatch's command line, not in the script. */
+  static final int COMMAND_LINE = 0;
 }

@@ -230,11 +230,32 @@ final class SubmitCommand extends ApiCommand {
   String account;
 
   @Option(
-      names = {"--priority-class", "--qos"},
+      names = "--priority-class",
       paramLabel = "CLASS",
       description =
-          "A priority class of the controller's tenancy file, like Slurm's --qos: it sets the priority and whether the job may be preempted (default: the queue's default class).")
+          "A priority class of the controller's tenancy file: it sets the priority and whether the job may be preempted (default: the queue's default class).")
   String priorityClass;
+
+  @Option(
+      names = "--qos",
+      paramLabel = "QOS",
+      description =
+          "Like Slurm's --qos: the priority class of that name when there is one; else the job runs without one and the controller warns (unless the site makes it an error).")
+  String qos;
+
+  @Option(
+      names = "--nodes",
+      paramLabel = "N",
+      description =
+          "For a job without GPUs: spread it over N nodes, one process each (with GPUs, use --gpus-per-node).")
+  Integer nodes;
+
+  @Option(
+      names = "--export",
+      paramLabel = "ALL|NONE|VARS",
+      description =
+          "Like Slurm's --export: which of this shell's variables the job gets: ALL, NONE, or names and NAME=VALUE pairs (default: ALL for a script, as sbatch; NONE for a program after --).")
+  String export;
 
   /** Warnings about the script's directives, printed before the job is sent. */
   final List<String> warnings = new ArrayList<>();
@@ -304,6 +325,14 @@ final class SubmitCommand extends ApiCommand {
    */
   JobSubmission submission() {
     JobSubmission job = over(base(), flags());
+    return resolvePaths(job);
+  }
+
+  /**
+   * {@code job} with its working directory absolute (default: the current directory, as sbatch's
+   * --chdir) and relative output patterns in it.
+   */
+  static JobSubmission resolvePaths(JobSubmission job) {
     String dir =
         job.workdir() != null ? absolute(job.workdir()) : Environment.workingDirectory.toString();
     return new JobSubmission(
@@ -331,7 +360,10 @@ final class SubmitCommand extends ApiCommand {
             inDirectory(job.output(), dir),
             inDirectory(job.error(), dir),
             job.account(),
-            job.priorityClass())
+            job.priorityClass(),
+            job.script(),
+            job.nodes(),
+            job.qos())
         .withTasks(job.ntasks(), job.ntasksPerNode(), job.gpusPerTask());
   }
 
@@ -362,7 +394,10 @@ final class SubmitCommand extends ApiCommand {
             stdoutPattern,
             stderrPattern,
             account,
-            priorityClass)
+            priorityClass,
+            null,
+            nodes,
+            qos)
         .withTasks(ntasks, ntasksPerNode, gpusPerTask);
   }
 
@@ -401,7 +436,10 @@ final class SubmitCommand extends ApiCommand {
             or(top.output(), under.output()),
             or(top.error(), under.error()),
             or(top.account(), under.account()),
-            or(top.priorityClass(), under.priorityClass()))
+            or(top.priorityClass(), under.priorityClass()),
+            or(top.script(), under.script()),
+            or(top.nodes(), under.nodes()),
+            or(top.qos(), under.qos()))
         .withTasks(
             or(top.ntasks(), under.ntasks()),
             or(top.ntasksPerNode(), under.ntasksPerNode()),
@@ -423,7 +461,7 @@ final class SubmitCommand extends ApiCommand {
               + " a script or a job file (kairos submit job.yaml)");
     }
     if (spec.commandLine().getParseResult().originalArgs().contains("--")) {
-      return command(List.copyOf(args), null);
+      return export == null ? command(List.copyOf(args), null) : exported(command(args, null));
     }
     Path file = Environment.workingDirectory.resolve(args.getFirst());
     if (!Files.isRegularFile(file)) {
@@ -438,17 +476,19 @@ final class SubmitCommand extends ApiCommand {
     boolean shebang = JobFile.isScript(file);
     String text = null;
     if (shebang || BatchScript.isShellScript(file, text = BatchScript.text(file))) {
-      var command = new ArrayList<String>();
+      String script = text != null ? text : BatchScript.text(file);
+      // Stored with the job, as sbatch stores it; a shell script without #! runs with /bin/sh.
       if (!shebang) {
-        command.add("/bin/sh");
+        script = "#!/bin/sh\n" + script;
       }
-      command.add(file.toAbsolutePath().normalize().toString());
-      command.addAll(args.subList(1, args.size()));
-      String fileName = file.getFileName().toString();
-      var directives =
-          BatchScript.parse(args.getFirst(), text != null ? text : BatchScript.text(file));
-      warnings.addAll(directives.warnings());
-      return over(over(command(command, fileName), directives.sbatch()), directives.kairos());
+      return ScriptJob.of(
+          file.toAbsolutePath().normalize().toString(),
+          file.getFileName().toString(),
+          script,
+          args.subList(1, args.size()),
+          List.of(),
+          export,
+          warnings);
     }
     if (args.size() > 1) {
       throw new UsageException(
@@ -462,6 +502,20 @@ final class SubmitCommand extends ApiCommand {
           args.getFirst() + ": no command; add e.g. command: [python, train.py]");
     }
     return fromFile;
+  }
+
+  /** A program's job with the environment {@code --export} names. */
+  private JobSubmission exported(JobSubmission job) {
+    Map<String, String> env;
+    try {
+      env = SlurmExport.variables(export, Environment.allVariables.get());
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("--export=" + export + ": " + e.getMessage());
+    }
+    return over(
+        job,
+        new JobSubmission(
+            null, null, env, null, null, null, null, null, null, null, null, null, null));
   }
 
   private static JobSubmission command(List<String> command, String name) {

@@ -110,10 +110,20 @@ class BatchScriptTest {
             "#SBATCH -N 2 --ntasks=5 --gpus-per-task=1",
             "5 tasks do not spread evenly over 2 nodes"),
         ok("gres path form", "#SBATCH --gres=gres/gpu:2", "{'gpus':2}"),
+        ok("nodes without GPUs", "#SBATCH --nodes=2", "{'nodes':2}"),
+        ok(
+            "unambiguous prefix",
+            "#SBATCH --out=/l/x.out --parti=gpu",
+            "{'output':'/l/x.out','queue':'gpu'}"),
+        ok(
+            "tasks-per-node is ntasks-per-node",
+            "#SBATCH --tasks-per-node=1",
+            "{'ntasksPerNode':1}"),
         bad(
-            "nodes without GPUs",
-            "#SBATCH -N 2",
-            "job.sh line 2: #SBATCH --nodes=2: Kairos spreads a job over several nodes by its GPUs"),
+            "ambiguous prefix",
+            "#SBATCH --o=/l/x.out",
+            "job.sh line 2: #SBATCH --o=/l/x.out: the option is ambiguous (as in sbatch): it may be"
+                + " --open-mode, --output, --overcommit, --oversubscribe"),
         bad(
             "a node range",
             "#SBATCH --nodes=2-4",
@@ -238,8 +248,8 @@ class BatchScriptTest {
         bad("requeue with a value", "#SBATCH --requeue=yes", "takes no value"),
         ok("account", "#SBATCH -A physics", "{'account':'physics'}"),
         ok("account long", "#SBATCH --account=physics", "{'account':'physics'}"),
-        ok("qos is a priority class", "#SBATCH --qos=high", "{'priorityClass':'high'}"),
-        ok("qos short", "#SBATCH -q low", "{'priorityClass':'low'}"),
+        ok("qos goes as qos", "#SBATCH --qos=high", "{'qos':'high'}"),
+        ok("qos short", "#SBATCH -q low", "{'qos':'low'}"),
         warns(
             "mail type",
             "#SBATCH --mail-type=END",
@@ -347,8 +357,8 @@ class BatchScriptTest {
         .containsExactly(
             "#SBATCH on line 6 of job.sh comes after the first command and was ignored (as sbatch"
                 + " does); move it above the first command",
-            "job.sh line 7 runs srun, which Kairos does not have: the script already runs once on"
-                + " each of the job's nodes; run the program directly");
+            "job.sh line 7 runs srun, which this Kairos does not have yet: the script runs once, on"
+                + " the job's first node; start the program there directly (e.g. with torchrun)");
   }
 
   @Test

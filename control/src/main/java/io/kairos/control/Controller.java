@@ -1,6 +1,7 @@
 package io.kairos.control;
 
 import io.javalin.Javalin;
+import io.kairos.config.SlurmNames;
 import io.kairos.config.Tenancy;
 import io.kairos.control.agent.AgentService;
 import io.kairos.control.api.Api;
@@ -68,6 +69,7 @@ public final class Controller implements Closeable {
    * @param security TLS or plain text, the Raft bind address, the cluster CA's origin
    * @param privateData who may read a job's env, command, paths and logs (give every replica the
    *     same)
+   * @param slurm the site's Slurm names: GPU type aliases, partitions as queues, strict QOS
    */
   public record Config(
       Path dataDir,
@@ -80,12 +82,62 @@ public final class Controller implements Closeable {
       Optional<Tenancy> tenancy,
       RunAsPolicy runAs,
       NetworkSecurity security,
-      PrivateData privateData) {
+      PrivateData privateData,
+      SlurmNames slurm) {
     public Config {
       peers = List.copyOf(peers);
       java.util.Objects.requireNonNull(runAs, "runAs");
       java.util.Objects.requireNonNull(security, "security");
       java.util.Objects.requireNonNull(privateData, "privateData");
+      java.util.Objects.requireNonNull(slurm, "slurm");
+    }
+
+    /** A config with the default Slurm names (no GPU type aliases, partitions are queues). */
+    public Config(
+        Path dataDir,
+        PeerAddress self,
+        List<PeerAddress> peers,
+        Policy policy,
+        Optional<Tls> tls,
+        PhiAccrualDetector.Settings detection,
+        Optional<KubeApi> kubeApi,
+        Optional<Tenancy> tenancy,
+        RunAsPolicy runAs,
+        NetworkSecurity security) {
+      this(
+          dataDir,
+          self,
+          peers,
+          policy,
+          tls,
+          detection,
+          kubeApi,
+          tenancy,
+          runAs,
+          security,
+          PrivateData.OWNER,
+          SlurmNames.DEFAULTS);
+    }
+
+    /**
+     * The site's Slurm names ({@code kairos server --slurm FILE}): GPU type aliases, partitions as
+     * queues, whether an unknown QOS is an error. Give every replica the same: what they decide at
+     * submission is in the log.
+     */
+    public Config withSlurm(SlurmNames names) {
+      return new Config(
+          dataDir,
+          self,
+          peers,
+          policy,
+          tls,
+          detection,
+          kubeApi,
+          tenancy,
+          runAs,
+          security,
+          privateData,
+          names);
     }
 
     public Config(
@@ -108,7 +160,8 @@ public final class Controller implements Closeable {
           tenancy,
           RunAsPolicy.serverDefaults(),
           NetworkSecurity.DEFAULT,
-          PrivateData.OWNER);
+          PrivateData.OWNER,
+          SlurmNames.DEFAULTS);
     }
 
     public Config(
@@ -140,7 +193,8 @@ public final class Controller implements Closeable {
           Optional.of(setup),
           runAs,
           security,
-          privateData);
+          privateData,
+          slurm);
     }
 
     /**
@@ -160,13 +214,15 @@ public final class Controller implements Closeable {
           tenancy,
           runAs,
           security,
-          privateData);
+          privateData,
+          slurm);
     }
 
     /** Who may read a job's private data ({@code kairos server --private-data}). */
     public Config withPrivateData(PrivateData level) {
       return new Config(
-          dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, security, level);
+          dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, security, level,
+          slurm);
     }
 
     public Config(
@@ -193,13 +249,25 @@ public final class Controller implements Closeable {
           tenancy,
           runAs,
           security,
-          privateData);
+          privateData,
+          slurm);
     }
 
     /** TLS or plain text, where Raft binds, the cluster CA's origin ({@link NetworkSecurity}). */
     public Config withSecurity(NetworkSecurity s) {
       return new Config(
-          dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, s, privateData);
+          dataDir,
+          self,
+          peers,
+          policy,
+          tls,
+          detection,
+          kubeApi,
+          tenancy,
+          runAs,
+          s,
+          privateData,
+          slurm);
     }
 
     /**
@@ -218,7 +286,8 @@ public final class Controller implements Closeable {
           tenancy,
           runAs,
           security,
-          privateData);
+          privateData,
+          slurm);
     }
 
     public static Config single(Path dataDir, String host, int port) {
@@ -273,7 +342,8 @@ public final class Controller implements Closeable {
             config.tenancy(),
             config.runAs(),
             config.security(),
-            config.privateData());
+            config.privateData(),
+            config.slurm());
     ensureFree(self.host(), self.httpPort(), "the API (--listen)");
     ensureFree(
         binding.bindHost(),
@@ -320,7 +390,8 @@ public final class Controller implements Closeable {
                 config.kubeApi().or(() -> KubeApi.fromEnvironment(System.getenv())), clock),
             config.runAs(),
             exposure.caPem(),
-            Safeguards.defaults(config.privateData(), config.tenancy()));
+            Safeguards.defaults(config.privateData(), config.tenancy()),
+            config.slurm());
     var auth =
         new Authenticator(
             replica.stateMachine(), Map.of(admin.sha256(), admin, join.sha256(), join));

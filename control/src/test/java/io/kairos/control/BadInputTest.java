@@ -164,7 +164,7 @@ class BadInputTest {
             "{\"command\":[\"" + "a".repeat(9_000) + "\"]}",
             "command[0]"),
         job("name of 200 characters", "{" + CMD + ",\"name\":\"" + "n".repeat(200) + "\"}", "name"),
-        job("env of 300 entries", "{" + CMD + ",\"env\":{" + envEntries(300) + "}}", "env"),
+        job("env of 1100 entries", "{" + CMD + ",\"env\":{" + envEntries(1100) + "}}", "env"),
         job("a string of 2 MiB", "{" + CMD + ",\"name\":\"" + "n".repeat(2 << 20) + "\"}", null),
         // bad values
         job("command empty", "{\"command\":[]}", "command"),

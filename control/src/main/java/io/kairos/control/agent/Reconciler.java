@@ -37,6 +37,9 @@ import java.util.function.Function;
  * is killed alone ({@link TaskKill#step}; at once when srun was signalled), and its end is
  * recorded. A launch carries the job's step credential when {@code tokens} has one for the job's
  * attempt ({@link AgentService} mints it).
+ *
+ * <p>A batch job's task 0 is its batch step: its assignment carries the script. Its other tasks are
+ * holders of the allocation on their nodes.
  */
 public final class Reconciler {
   /** What to send back, and which exits to commit first. */
@@ -328,6 +331,8 @@ public final class Reconciler {
             ? null
             : r.taskLayout().gpusPerTask(),
         null,
-        token);
+        token,
+        r.isBatch() && t.task() == 0 ? r.script() : null,
+        r.isBatch() && t.task() > 0 ? Boolean.TRUE : null);
   }
 }

@@ -1,5 +1,6 @@
 package io.kairos.control.api;
 
+import io.kairos.config.SlurmNames;
 import io.kairos.control.agent.AgentService;
 import io.kairos.control.auth.RunAsPolicy;
 import io.kairos.control.dashboard.UtilizationHistory;
@@ -22,7 +23,8 @@ import java.util.function.Function;
 /**
  * What the routes call: the replica (state and log), the batcher, the scheduler, the agents, the
  * utilization history, the kube-scheduler extender, who users' jobs run as, the cluster CA's
- * certificates (PEM) when the replica has one, and the safeguards (privacy, rates, budgets).
+ * certificates (PEM) when the replica has one, the safeguards (privacy, rates, budgets), and the
+ * site's Slurm names.
  */
 public record Services(
     RaftReplica replica,
@@ -37,7 +39,8 @@ public record Services(
     K8sExtender k8s,
     RunAsPolicy runAs,
     Optional<String> caPem,
-    Safeguards safeguards) {
+    Safeguards safeguards,
+    SlurmNames slurm) {
 
   static final long COMMIT_TIMEOUT_SEC = 10;
 

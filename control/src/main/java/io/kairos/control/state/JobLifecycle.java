@@ -20,10 +20,11 @@ import java.util.TreeSet;
 /**
  * A job's life from submit to its end: submitted (and admitted, or held at a {@link QueueGates
  * gate}), started, preempted, its tasks' ends, requeued with backoff and restarted, and ended
- * (SUCCEEDED, FAILED or CANCELLED). Owns the transitions of {@link JobRecord}s and the rule that a
- * job keeps its GPUs until every task has stopped ({@link #holdUntilStopped}, {@link
- * #completeRequeueWhenStopped}); the node registry uses the same rules when a node's tasks are
- * lost.
+ * (SUCCEEDED, FAILED or CANCELLED); a batch job ends when its batch step (task 0) ends, and its
+ * other tasks, which only hold the allocation, are then stopped. Owns the transitions of {@link
+ * JobRecord}s and the rule that a job keeps its GPUs until every task has stopped ({@link
+ * #holdUntilStopped}, {@link #completeRequeueWhenStopped}); the node registry uses the same rules
+ * when a node's tasks are lost.
  */
 final class JobLifecycle {
   static final long BACKOFF_BASE_MS = 2_000;
@@ -321,6 +322,11 @@ final class JobLifecycle {
     if (!failed) {
       if (!job.taskExits.contains(null)) {
         succeed(job, c.atMs());
+      } else if (job.request.isBatch() && c.task() == 0) {
+        // The batch step is the job: it ended well, so the holders of the allocation stop.
+        end(job, JobState.SUCCEEDED, c.atMs(), 0, "the batch script exited 0");
+        suspects.succeeded(job, c.atMs());
+        holdUntilStopped(job, c.atMs());
       }
       return ControlResult.OK;
     }

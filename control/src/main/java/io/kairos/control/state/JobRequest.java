@@ -1,5 +1,6 @@
 package io.kairos.control.state;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.kairos.protocol.slurm.TaskLayout;
 import java.util.List;
@@ -33,6 +34,11 @@ import java.util.Objects;
  *     they did
  * @param layout Slurm's task options (several processes per node, GPUs per task); null for one
  *     process per node with all its GPUs ({@link #taskLayout}), and then left out of the log's JSON
+ * @param script a batch job's script text (its first task runs it once; the other nodes hold the
+ *     allocation, and the job ends with the script); null for a job whose command runs on every
+ *     node, and then left out of the log's JSON
+ * @param nodes for a job without GPUs per node: how many nodes it spreads over, one task each; 0
+ *     (left out of the log's JSON) for one
  */
 public record JobRequest(
     String name,
@@ -62,7 +68,9 @@ public record JobRequest(
     String account,
     String priorityClass,
     @JsonInclude(JsonInclude.Include.NON_NULL) String runAs,
-    @JsonInclude(JsonInclude.Include.NON_NULL) TaskLayout layout) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) TaskLayout layout,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String script,
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) int nodes) {
   public static final String DEFAULT_KILL_SIGNAL = "TERM";
   public static final long DEFAULT_GRACE_SEC = 30;
 
@@ -122,7 +130,9 @@ public record JobRequest(
         account,
         priorityClass,
         null,
-        null);
+        null,
+        null,
+        0);
   }
 
   /** A request without account or priority class (entries written before tenancy). */
@@ -377,7 +387,9 @@ public record JobRequest(
         account,
         priorityClass,
         runAs,
-        layout);
+        layout,
+        script,
+        nodes);
   }
 
   /** With {@code dependency} in place of this one's (tests and the generator). */
@@ -410,7 +422,9 @@ public record JobRequest(
         account,
         priorityClass,
         runAs,
-        layout);
+        layout,
+        script,
+        nodes);
   }
 
   /** With {@code array} in place of this one's. */
@@ -443,7 +457,9 @@ public record JobRequest(
         account,
         priorityClass,
         runAs,
-        layout);
+        layout,
+        script,
+        nodes);
   }
 
   /**
@@ -478,7 +494,9 @@ public record JobRequest(
         account,
         priorityClass,
         runAs,
-        layout);
+        layout,
+        script,
+        nodes);
   }
 
   /** Running as Unix account {@code runAs} (resolved at submission from the user table). */
@@ -511,7 +529,9 @@ public record JobRequest(
         account,
         priorityClass,
         runAs,
-        layout);
+        layout,
+        script,
+        nodes);
   }
 
   /** The Unix account the tasks run as: the recorded one, else (older entries) the user's name. */
@@ -521,7 +541,13 @@ public record JobRequest(
 
   /** How many nodes the gang takes (the core's tasks: one placement entry per node). */
   public int tasks() {
-    return gpusPerNode == 0 ? 1 : gpus / gpusPerNode;
+    return gpusPerNode == 0 ? Math.max(1, nodes) : gpus / gpusPerNode;
+  }
+
+  /** Whether it is a batch job: its first task runs the script, the others hold the allocation. */
+  @JsonIgnore
+  public boolean isBatch() {
+    return script != null;
   }
 
   /** GPUs each node of the gang gives the job (the core's GPUs per task). */

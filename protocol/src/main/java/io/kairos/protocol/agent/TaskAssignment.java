@@ -1,5 +1,6 @@
 package io.kairos.protocol.agent;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
 import java.util.Map;
@@ -42,6 +43,11 @@ import java.util.Map;
  * @param gpusPerTask each process sees this many of {@code gpus}, by its local rank; null or 0 for
  *     all of them
  * @param jobNodes the job's nodes when {@code nodes} are a step's; null when the same
+ * @param script the batch script's text, for the batch step: task 0 of a batch job writes it, as
+ *     its owner, into its task directory and runs that copy with {@code command}'s arguments after
+ *     the first, once, with a batch step's Slurm variables; null for any other task
+ * @param holder for the other tasks of a batch job: the node's share of the allocation, held (GPUs,
+ *     CPUs, memory) until the job ends; no program of the job runs there; null for any other task
  * @param jobToken the job's step credential, handed to its processes so that their {@code srun} may
  *     start steps in this job (and only this one); null for none. A secret: never logged
  */
@@ -76,7 +82,9 @@ public record TaskAssignment(
     @JsonInclude(JsonInclude.Include.NON_NULL) List<Integer> tasksPerNode,
     @JsonInclude(JsonInclude.Include.NON_NULL) Integer gpusPerTask,
     @JsonInclude(JsonInclude.Include.NON_NULL) List<String> jobNodes,
-    @JsonInclude(JsonInclude.Include.NON_NULL) String jobToken) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) String jobToken,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String script,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Boolean holder) {
 
   /** An assignment of the job's own tasks, one process each (controllers before steps). */
   public TaskAssignment(
@@ -137,12 +145,165 @@ public record TaskAssignment(
         null,
         null,
         null,
+        null,
+        null,
         null);
+  }
+
+  /** An assignment with tasks per node, a step or a credential (not a batch step or holder). */
+  public TaskAssignment(
+      long jobId,
+      int attempt,
+      int task,
+      int tasks,
+      List<String> nodes,
+      String name,
+      String user,
+      List<String> command,
+      Map<String, String> env,
+      String workdir,
+      List<Integer> gpus,
+      int cpus,
+      long memoryMb,
+      long timeLimitSec,
+      String masterAddr,
+      List<String> gpuUuids,
+      String killSignal,
+      long graceSec,
+      String warnSignal,
+      long warnBeforeSec,
+      String checkpointDir,
+      boolean barrier,
+      int restarts,
+      String output,
+      String error,
+      String runAs,
+      Integer step,
+      List<Integer> tasksPerNode,
+      Integer gpusPerTask,
+      List<String> jobNodes,
+      String jobToken) {
+    this(
+        jobId,
+        attempt,
+        task,
+        tasks,
+        nodes,
+        name,
+        user,
+        command,
+        env,
+        workdir,
+        gpus,
+        cpus,
+        memoryMb,
+        timeLimitSec,
+        masterAddr,
+        gpuUuids,
+        killSignal,
+        graceSec,
+        warnSignal,
+        warnBeforeSec,
+        checkpointDir,
+        barrier,
+        restarts,
+        output,
+        error,
+        runAs,
+        step,
+        tasksPerNode,
+        gpusPerTask,
+        jobNodes,
+        jobToken,
+        null,
+        null);
+  }
+
+  /** A batch job's task: its batch step ({@code script}) or a holder. */
+  public TaskAssignment(
+      long jobId,
+      int attempt,
+      int task,
+      int tasks,
+      List<String> nodes,
+      String name,
+      String user,
+      List<String> command,
+      Map<String, String> env,
+      String workdir,
+      List<Integer> gpus,
+      int cpus,
+      long memoryMb,
+      long timeLimitSec,
+      String masterAddr,
+      List<String> gpuUuids,
+      String killSignal,
+      long graceSec,
+      String warnSignal,
+      long warnBeforeSec,
+      String checkpointDir,
+      boolean barrier,
+      int restarts,
+      String output,
+      String error,
+      String runAs,
+      String script,
+      Boolean holder) {
+    this(
+        jobId,
+        attempt,
+        task,
+        tasks,
+        nodes,
+        name,
+        user,
+        command,
+        env,
+        workdir,
+        gpus,
+        cpus,
+        memoryMb,
+        timeLimitSec,
+        masterAddr,
+        gpuUuids,
+        killSignal,
+        graceSec,
+        warnSignal,
+        warnBeforeSec,
+        checkpointDir,
+        barrier,
+        restarts,
+        output,
+        error,
+        runAs,
+        null,
+        null,
+        null,
+        null,
+        null,
+        script,
+        holder);
+  }
+
+  /** Whether this task only holds its node's share of a batch job's allocation. */
+  @JsonIgnore
+  public boolean isHolder() {
+    return Boolean.TRUE.equals(holder);
+  }
+
+  /** Whether this is a batch job's batch step: it runs the script. */
+  @JsonIgnore
+  public boolean isBatchStep() {
+    return script != null;
   }
 
   /** The processes this entry starts: its count in {@code tasksPerNode}, else one. */
   public int localTasks() {
-    return tasksPerNode == null || task < 0 || task >= tasksPerNode.size()
+    return script != null
+            || isHolder()
+            || tasksPerNode == null
+            || task < 0
+            || task >= tasksPerNode.size()
         ? 1
         : tasksPerNode.get(task);
   }
