@@ -26,14 +26,10 @@ import io.kairos.control.state.ControlCommand.SetLimits;
 import io.kairos.control.state.Limits;
 import io.kairos.control.state.TokenRecord;
 import io.kairos.core.sched.Policy;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.Closeable;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.http.HttpClient;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -324,8 +320,8 @@ public final class Controller implements Closeable {
     PeerAddress self = binding.self();
     if (!group) {
       if (self.httpPort() == 0 || self.raftPort() == 0) {
-        int http = self.httpPort() == 0 ? freePort() : self.httpPort();
-        int raft = self.raftPort() == 0 ? freePort() : self.raftPort();
+        int http = self.httpPort() == 0 ? ControllerMetrics.freePort() : self.httpPort();
+        int raft = self.raftPort() == 0 ? ControllerMetrics.freePort() : self.raftPort();
         self = new PeerAddress(self.host(), http, raft, self.raftHost());
       }
       peers = List.of(self);
@@ -344,8 +340,8 @@ public final class Controller implements Closeable {
             config.security(),
             config.privateData(),
             config.slurm());
-    ensureFree(self.host(), self.httpPort(), "the API (--listen)");
-    ensureFree(
+    ControllerMetrics.ensureFree(self.host(), self.httpPort(), "the API (--listen)");
+    ControllerMetrics.ensureFree(
         binding.bindHost(),
         self.raftPort(),
         "the Raft transport (--raft-listen, or --listen port + "
@@ -374,7 +370,7 @@ public final class Controller implements Closeable {
     var utilization = new UtilizationHistory();
     sampler =
         new UtilizationSampler(replica, utilization, clock, UtilizationSampler.DEFAULT_INTERVAL);
-    registerGauges(meters);
+    ControllerMetrics.registerGauges(replica, meters);
     var services =
         new Services(
             replica,
@@ -505,72 +501,6 @@ public final class Controller implements Closeable {
       } catch (Exception e) {
         LOG.debug("default limits not committed yet: {}", e.toString());
       }
-    }
-  }
-
-  private void registerGauges(PrometheusMeterRegistry meters) {
-    new JvmMemoryMetrics().bindTo(meters);
-    new JvmThreadMetrics().bindTo(meters);
-    var sm = replica.stateMachine();
-    Gauge.builder(
-            "kairos.jobs.pending",
-            sm,
-            m -> m.read(s -> countJobs(s, io.kairos.protocol.JobState.PENDING)))
-        .description("jobs waiting (queue depth)")
-        .register(meters);
-    Gauge.builder(
-            "kairos.jobs.running",
-            sm,
-            m -> m.read(s -> countJobs(s, io.kairos.protocol.JobState.RUNNING)))
-        .description("jobs running")
-        .register(meters);
-    Gauge.builder("kairos.nodes", sm, m -> m.read(s -> (double) s.nodes().size()))
-        .description("registered nodes")
-        .register(meters);
-    Gauge.builder("kairos.raft.applied.index", replica, r -> (double) r.appliedIndex())
-        .description("the last log index applied on this replica (commits)")
-        .register(meters);
-    Gauge.builder("kairos.raft.leader", replica, r -> r.isLeader() ? 1 : 0)
-        .description("1 on the leader")
-        .register(meters);
-  }
-
-  private static double countJobs(
-      io.kairos.control.state.ControlState s, io.kairos.protocol.JobState state) {
-    long n = 0;
-    for (var j : s.activeJobs()) {
-      if (j.state == state) {
-        n++;
-      }
-    }
-    return n;
-  }
-
-  /**
-   * Fails with a message naming the port when something already listens there (often another
-   * Kairos): Ratis would otherwise stop the JVM with its own exit on a failed bind.
-   */
-  private static void ensureFree(String host, int port, String what) {
-    try (var socket = new ServerSocket()) {
-      socket.setReuseAddress(true);
-      socket.bind(new java.net.InetSocketAddress(host, port));
-    } catch (IOException e) {
-      throw new IllegalArgumentException(
-          "port "
-              + port
-              + " on "
-              + host
-              + " for "
-              + what
-              + " is in use (another Kairos running?);"
-              + " stop it, or choose another port with --listen HOST:PORT");
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (var socket = new ServerSocket(0)) {
-      socket.setReuseAddress(true);
-      return socket.getLocalPort();
     }
   }
 
