@@ -81,6 +81,9 @@ class SlurmScriptsIT {
     var cpus = Map.of("JAVA_TOOL_OPTIONS", "-XX:ActiveProcessorCount=64");
     cluster.agent("gpu001", 2, "8xA100-SXM4-80GB", cpus);
     cluster.agent("gpu002", 3, "8xA100-SXM4-80GB", cpus);
+    // 12 asks for four nodes.
+    cluster.agent("gpu003", 4, "8xA100-SXM4-80GB", cpus);
+    cluster.agent("gpu004", 5, "8xA100-SXM4-80GB", cpus);
   }
 
   @AfterAll
@@ -328,6 +331,107 @@ class SlurmScriptsIT {
     assertThat(job.placement()).hasSize(2);
     ranOnTheFirstNode(seen, job);
     assertThat(job.exitCode()).isZero();
+  }
+
+  /**
+   * What a step's task sees under Slurm, with the rank variables Kairos adds for torch (RANK,
+   * LOCAL_RANK, WORLD_SIZE; Slurm leaves them unset): {@code rank} on node {@code node}, {@code
+   * local} there, of {@code world}.
+   */
+  static Probe stepTask(
+      String cmd, int rank, int local, int node, int world, int gpus, int nodes, String args) {
+    return new Probe(
+        cmd,
+        Integer.toString(rank),
+        Integer.toString(local),
+        Integer.toString(node),
+        Integer.toString(rank),
+        Integer.toString(local),
+        Integer.toString(world),
+        gpus,
+        Integer.toString(nodes),
+        args);
+  }
+
+  /** The probe lines of {@code cmd}, by rank. */
+  static List<Probe> tasks(List<Seen> seen, String cmd) {
+    return seen.stream()
+        .map(Seen::probe)
+        .filter(p -> p.cmd().equals(cmd))
+        .sorted(Comparator.comparingInt((Probe p) -> Integer.parseInt(p.procId())))
+        .toList();
+  }
+
+  @Test
+  void script10SrunStartsEightTasksOnItsNodeEachSeeingTheEightGpus() throws Exception {
+    Path run = committed("10");
+    // As on Slurm 22.05, whose nodes have 64 CPUs: 8 tasks x 12 CPUs do not fit, 8 x 8 do.
+    JobView job =
+        ended(submitted(sbatch(run, null, "--cpus-per-task=8", "job.sh")), JobState.SUCCEEDED);
+
+    var seen = probeLines(run);
+    // Slurm 22.05 (-p gpu --cpus-per-task=8): 8 lines cmd=python SLURM_PROCID=0..7
+    // SLURM_LOCALID=0..7 SLURM_NODEID=0 GPUS=0,1,2,3,4,5,6,7 NNODES=1 args=train.py
+    var expected = new ArrayList<Probe>();
+    for (int r = 0; r < 8; r++) {
+      expected.add(stepTask("python", r, r, 0, 8, 8, 1, "train.py"));
+    }
+    assertThat(tasks(seen, "python")).containsExactlyElementsOf(expected);
+    assertThat(seen).allSatisfy(s -> assertThat(s.node()).isEqualTo(job.placement().get(0).node()));
+  }
+
+  @Test
+  void script12ExpandsItsNodesAndRunsTorchrunOncePerNodeWithOneGpuEach() throws Exception {
+    Path run = committed("12");
+    JobView job = ended(submitted(sbatch(run, null, "job.sh")), JobState.SUCCEEDED);
+
+    var seen = probeLines(run);
+    List<String> nodes = job.placement().stream().map(p -> p.node()).toList();
+    assertThat(nodes).hasSize(4);
+    // Slurm 22.05: 4 lines cmd=torchrun SLURM_PROCID=N SLURM_LOCALID=0 SLURM_NODEID=N GPUS=0
+    // NNODES=4, the rendezvous endpoint the head node's address (srun -w head hostname).
+    var torchrun = tasks(seen, "torchrun");
+    assertThat(torchrun).hasSize(4);
+    for (int r = 0; r < 4; r++) {
+      Probe p = torchrun.get(r);
+      assertThat(p)
+          .usingRecursiveComparison()
+          .ignoringFields("args")
+          .isEqualTo(stepTask("torchrun", r, 0, r, 4, 1, 4, ""));
+      assertThat(p.args())
+          .startsWith("--nnodes 4 --nproc_per_node 1 --rdzv_id 2024 --rdzv_backend c10d")
+          .matches(".*--rdzv_endpoint [0-9a-f.:]+:29500 .*")
+          .endsWith("/shared/examples/multinode_torchrun.py 50 10");
+    }
+    for (Seen s : seen) {
+      assertThat(s.node()).isEqualTo(nodes.get(Integer.parseInt(s.probe().nodeId())));
+      assertThat(s.nodeList()).isEqualTo(HostList.compress(nodes));
+    }
+  }
+
+  @Test
+  void script16RunsFourTasksPerNodeOnTwoNodesAfterItsModuleLinesOnce() throws Exception {
+    Path run = committed("16");
+    // As on Slurm 22.05, whose GPUs have no type: --gres=gpu:4 in place of gpu:v100:4.
+    JobView job = ended(submitted(sbatch(run, null, "--gres=gpu:4", "job.sh")), JobState.SUCCEEDED);
+
+    var seen = probeLines(run);
+    // Slurm 22.05 (-p gpu --gres=gpu:4): module purge, module load pytorch once (batch step);
+    // 8 lines cmd=python3 SLURM_PROCID=0..7, SLURM_LOCALID=0..3 on each node, SLURM_NODEID=0,1,
+    // GPUS=0,1,2,3 (every task sees its node's four), NNODES=2
+    assertThat(tasks(seen, "module"))
+        .containsExactlyInAnyOrder(
+            batchStep("module", 4, 2, "purge"), batchStep("module", 4, 2, "load pytorch"));
+    String args = "mnist_deepspeed.py --epochs=100 --deepspeed --deepspeed_config ds_config.json";
+    var expected = new ArrayList<Probe>();
+    for (int r = 0; r < 8; r++) {
+      expected.add(stepTask("python3", r, r % 4, r / 4, 8, 4, 2, args));
+    }
+    assertThat(tasks(seen, "python3")).containsExactlyElementsOf(expected);
+    List<String> nodes = job.placement().stream().map(p -> p.node()).toList();
+    for (Seen s : seen) {
+      assertThat(s.node()).isEqualTo(nodes.get(Integer.parseInt(s.probe().nodeId())));
+    }
   }
 
   @Test
