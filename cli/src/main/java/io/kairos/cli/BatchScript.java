@@ -45,7 +45,6 @@ final class BatchScript {
   private static final Set<String> CLIENT_OPTIONS =
       Set.of("--server", "--token", "--output", "--wait", "--help", "--version");
 
-  private static final Pattern SRUN = Pattern.compile("^\\s*(?:exec\\s+)?srun(?:\\s|$)");
 
   private static final Pattern DIRECTIVE = Pattern.compile("#(SBATCH|KAIROS)(\\s.*)?");
 
@@ -134,17 +133,6 @@ final class BatchScript {
     }
     if (!commandLine.isEmpty()) {
       sbatch.apply(SbatchOptions.COMMAND_LINE, commandLine, warnings);
-    }
-    for (int i = blockEnd; i < lines.size(); i++) {
-      if (SRUN.matcher(lines.get(i)).find()) {
-        warnings.add(
-            fileName
-                + " line "
-                + (i + 1)
-                + " runs srun, which this Kairos does not have yet: the script runs once, on the"
-                + " job's first node; start the program there directly (e.g. with torchrun)");
-        break;
-      }
     }
     JobSubmission kairos = kairosTokens.isEmpty() ? null : kairosLayer(kairosTokens, null);
     JobSubmission fromSbatch = sbatch.build(warnings);

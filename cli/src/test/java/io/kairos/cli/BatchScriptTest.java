@@ -356,9 +356,7 @@ class BatchScriptTest {
     assertThat(d.warnings())
         .containsExactly(
             "#SBATCH on line 6 of job.sh comes after the first command and was ignored (as sbatch"
-                + " does); move it above the first command",
-            "job.sh line 7 runs srun, which this Kairos does not have yet: the script runs once, on"
-                + " the job's first node; start the program there directly (e.g. with torchrun)");
+                + " does); move it above the first command");
   }
 
   @Test
