@@ -26,6 +26,10 @@ function notice(j) {
   return [];
 }
 
+/** The controller withheld the job's private data (env, command, paths, output) from this reader. */
+const isPrivate = (j) => Array.isArray(j.redacted) && j.redacted.length > 0;
+const PRIVATE = '(private)';
+
 export const job = {
   mount(root, idText) {
     const id = Number(idText);
@@ -73,6 +77,11 @@ export const job = {
         logState, logs));
 
     async function readLogs() {
+      if (current && isPrivate(current)) {
+        logState.textContent = 'The output is private: only the job\u2019s owner and admins read it.';
+        done = true;
+        return;
+      }
       if (!current || current.attempt === 0 || !current.placement) {
         logState.textContent = 'No output: the job has not started.';
         return;
@@ -121,7 +130,7 @@ export const job = {
         ...row('Account', j.account, 'account'),
         ...row('Priority class', j.priorityClass, 'priority-class'),
         ...row('Priority', String(j.priority), 'priority'),
-        ...row('Command', (j.command || []).join(' ')),
+        ...row('Command', isPrivate(j) ? PRIVATE : (j.command || []).join(' '), 'command'),
         ...row('GPUs', `${j.gpus}${j.gpuModel ? ` ${j.gpuModel}` : ''} in ${j.tasks} task${j.tasks === 1 ? '' : 's'}`),
         ...row('Time limit', `${j.timeLimitSec}s`),
         ...row('Attempt', `${j.attempt} (requeued ${j.requeues} time${j.requeues === 1 ? '' : 's'})`),

@@ -30,6 +30,7 @@ import picocli.CommandLine.Command;
       LogsCommand.class,
       HistoryCommand.class,
       NodesCommand.class,
+      LimitsCommand.class,
       TokenCommand.class,
       UsersCommand.class,
       TlsCommand.class,

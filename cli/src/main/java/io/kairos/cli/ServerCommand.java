@@ -1,8 +1,12 @@
 package io.kairos.cli;
 
+import io.kairos.config.SlurmNames;
+import io.kairos.config.SlurmNamesYaml;
+import io.kairos.config.TenancyYaml;
 import io.kairos.control.Controller;
 import io.kairos.control.ControllerMain;
 import io.kairos.control.NetworkSecurity;
+import io.kairos.control.auth.PrivateData;
 import io.kairos.control.auth.RunAsPolicy;
 import io.kairos.control.health.PhiAccrualDetector;
 import java.nio.charset.StandardCharsets;
@@ -130,6 +134,15 @@ final class ServerCommand implements Callable<Integer> {
   Path tenancy;
 
   @Option(
+      names = "--slurm-names",
+      paramLabel = "FILE",
+      description =
+          "The site's Slurm names (docs/slurm.md): GPU types as the agents' models, partitions as"
+              + " queues, and whether an unknown --qos is refused (strictQos). Give every replica"
+              + " the same file.")
+  Path slurmNames;
+
+  @Option(
       names = "--admin-runs-as",
       paramLabel = "ACCOUNT",
       description =
@@ -144,6 +157,17 @@ final class ServerCommand implements Callable<Integer> {
           "Accept jobs that run as root. Off by default: a submission whose account is root is"
               + " refused. For a single-user machine whose user is root, never a shared cluster.")
   boolean allowRootJobs;
+
+  @Option(
+      names = "--private-data",
+      paramLabel = "LEVEL",
+      defaultValue = "owner",
+      description =
+          "Who may read a job's env, command, workdir, output paths, checkpoint directory and"
+              + " logs: owner (its owner and admins; the default), account (also the users under"
+              + " the job's account in the tenancy's account tree) or all (every user). Everything"
+              + " else about a job is shown to all users. Give every replica the same.")
+  String privateData;
 
   @Option(
       names = "--phi-threshold",
@@ -197,6 +221,7 @@ final class ServerCommand implements Callable<Integer> {
     ServerLogging.configure();
     Path dir = DataDir.resolve(data);
     var tenancySetup = tenancy == null ? null : TenancyFile.read(tenancy);
+    var names = slurmNames == null ? SlurmNames.DEFAULTS : readSlurmNames(slurmNames);
     Optional<Controller.Tls> tls = Optional.empty();
     if (tlsKeystore != null) {
       String password =
@@ -205,17 +230,36 @@ final class ServerCommand implements Callable<Integer> {
               : Files.readString(tlsPasswordFile, StandardCharsets.UTF_8).strip();
       tls = Optional.of(new Controller.Tls(tlsKeystore, password));
     }
+    var level =
+        PrivateData.parse(privateData)
+            .orElseThrow(
+                () ->
+                    new UsageException(
+                        "--private-data "
+                            + privateData
+                            + " is unknown; use owner, account or all"));
     var config =
         ControllerMain.config(dir, listen, peers, policy, tls)
             .withDetection(detection())
+            .withPrivateData(level)
             .withRunAs(runAs(adminRunsAs, allowRootJobs))
-            .withSecurity(security());
+            .withSecurity(security())
+            .withSlurm(names);
     var controller =
         Controller.start(tenancySetup == null ? config : config.withTenancy(tenancySetup));
     System.err.println("kairos: controller serving " + controller.url() + " (data " + dir + ")");
     joinHint(controller, dir).forEach(System.err::println);
     awaitShutdown(controller::close);
     return 0;
+  }
+
+  /** The site's Slurm names file, read and checked; every problem at once (exit code 2). */
+  static SlurmNames readSlurmNames(Path file) {
+    try {
+      return SlurmNamesYaml.read(file);
+    } catch (TenancyYaml.InvalidConfig e) {
+      throw new UsageException("--slurm-names: the file is not valid:\n" + e.getMessage());
+    }
   }
 
   /** Who jobs run as: {@code adminRunsAs} null for the account this process runs as. */

@@ -24,6 +24,12 @@ import picocli.CommandLine.Parameters;
       ""
     })
 final class ShowCommand extends ApiCommand {
+  /**
+   * What a field the controller withheld shows: the job's private data (its env, command, paths),
+   * which only its owner and admins see unless the controller's --private-data widens it.
+   */
+  static final String PRIVATE = "(private)";
+
   @Parameters(paramLabel = "ID", description = "The job id.")
   long id;
 
@@ -63,10 +69,13 @@ final class ShowCommand extends ApiCommand {
               "reason",
               j.pendingReason() + (j.pendingDetail() == null ? "" : ": " + j.pendingDetail())));
     }
-    rows.add(row("command", JobText.commandLine(j.command())));
-    rows.add(row("workdir", j.workdir() == null ? "-" : j.workdir()));
+    boolean hidden = j.redacted() != null && !j.redacted().isEmpty();
+    rows.add(row("command", hidden ? PRIVATE : JobText.commandLine(j.command())));
+    rows.add(row("workdir", hidden ? PRIVATE : j.workdir() == null ? "-" : j.workdir()));
     Map<String, String> env = j.env();
-    if (env != null && !env.isEmpty()) {
+    if (hidden) {
+      rows.add(row("env", PRIVATE));
+    } else if (env != null && !env.isEmpty()) {
       rows.add(
           row(
               "env",
@@ -97,7 +106,9 @@ final class ShowCommand extends ApiCommand {
               "eligible",
               TimeFormat.full(j.eligibleTime(), Environment.zone) + " (requeue backoff)"));
     }
-    if (j.checkpointDir() != null) {
+    if (hidden) {
+      rows.add(row("checkpoints", PRIVATE));
+    } else if (j.checkpointDir() != null) {
       rows.add(row("checkpoints", j.checkpointDir()));
     }
     if (j.excludeNodes() != null && !j.excludeNodes().isEmpty()) {

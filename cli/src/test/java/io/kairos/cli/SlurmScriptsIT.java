@@ -135,6 +135,11 @@ class SlurmScriptsIT {
 
   /** {@code sbatch ARGS} in {@code submitDir}, from a shell whose PATH starts with the probes. */
   static Run sbatch(Path submitDir, String stdin, String... args) {
+    return slurm("sbatch", submitDir, stdin, args);
+  }
+
+  /** Slurm's command {@code name} (kairos NAME) with {@code args}, as {@link #sbatch} runs it. */
+  static Run slurm(String name, Path submitDir, String stdin, String... args) {
     var env = new TreeMap<String, String>();
     env.put("KAIROS_SERVER", cluster.url);
     env.put("KAIROS_TOKEN", cluster.adminToken);
@@ -149,7 +154,7 @@ class SlurmScriptsIT {
     }
     var out = new ByteArrayOutputStream();
     var err = new ByteArrayOutputStream();
-    var all = new ArrayList<String>(List.of("sbatch"));
+    var all = new ArrayList<String>(List.of(name));
     all.addAll(List.of(args));
     int code;
     try (var o = new PrintWriter(out, true, StandardCharsets.UTF_8);
@@ -364,6 +369,49 @@ class SlurmScriptsIT {
 
     ended(id, JobState.SUCCEEDED);
     assertThat(Files.readString(run.resolve("slurm-" + id + ".out"))).isEqualTo("[unset]\n");
+  }
+
+  /**
+   * squeue, sinfo, scancel and sacct on a running two-node job; the formats as Slurm 22.05 printed
+   * them for such a job on the peer: {@code squeue -o "%i %j %T" -h} is "23 sleeper RUNNING",
+   * {@code sinfo -N -h -o "%N %T"} "gpu001 mixed".
+   */
+  @Test
+  void theFrontEndsShowCancelAndAccountForAJobAsSlurmsDo() throws Exception {
+    Path run = Files.createDirectories(dir.resolve("run-frontends"));
+    Files.writeString(run.resolve("sleeper.sh"), "#!/bin/sh\nsleep 120\n");
+    Run submit =
+        sbatch(run, null, "-J", "sleeper", "-N", "2", "--gres=gpu:2", "--qos=normal", "sleeper.sh");
+    long id = submitted(submit);
+    assertThat(submit.err())
+        .contains(
+            "sbatch: warning: --qos=normal was ignored: this controller has no priority"
+                + " classes");
+    cluster.waitState(id, JobState.RUNNING, Duration.ofSeconds(60));
+
+    Run squeue = slurm("squeue", run, null, "-j", Long.toString(id), "-o", "%i %j %T", "-h");
+    assertThat(squeue.out()).isEqualTo(id + " sleeper RUNNING\n");
+    Run mine = slurm("squeue", run, null, "-u", "root", "-h", "-o", "%i %D %t");
+    assertThat(mine.out()).contains(id + " 2 R\n");
+    Run sinfo = slurm("sinfo", run, null, "-N", "-h", "-o", "%N %T");
+    assertThat(sinfo.out()).isEqualTo("gpu001 mixed\ngpu002 mixed\n");
+
+    Run scancel = slurm("scancel", run, null, Long.toString(id));
+    assertThat(scancel.code()).as(scancel.err()).isZero();
+    ended(id, JobState.CANCELLED);
+    Run sacct =
+        slurm(
+            "sacct",
+            run,
+            null,
+            "-j",
+            Long.toString(id),
+            "-X",
+            "-n",
+            "-P",
+            "-o",
+            "JobID,JobName,State");
+    assertThat(sacct.out()).startsWith(id + "|sleeper|CANCELLED");
   }
 
   @Test

@@ -35,6 +35,7 @@ final class TestCluster implements AutoCloseable {
 
   final Path dir;
   final String url;
+  final int port;
   final String adminToken;
 
   /**
@@ -49,9 +50,11 @@ final class TestCluster implements AutoCloseable {
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-  private TestCluster(Path dir, String url, Process server, String adminToken, boolean singleUser) {
+  private TestCluster(
+      Path dir, String url, int port, Process server, String adminToken, boolean singleUser) {
     this.dir = dir;
     this.url = url;
+    this.port = port;
     this.server = server;
     this.adminToken = adminToken;
     this.singleUser = singleUser;
@@ -67,19 +70,30 @@ final class TestCluster implements AutoCloseable {
    * single-user cluster (root jobs allowed).
    */
   static TestCluster start(Path dir, String... serverArgs) throws Exception {
-    var args = new ArrayList<>(Arrays.asList(serverArgs));
-    args.add("--allow-root-jobs");
-    return start(dir, true, args.toArray(String[]::new));
+    return start(dir, true, freePort(), withRootJobs(serverArgs));
   }
 
   /** Starts a shared cluster's controller: jobs run as their users, root jobs refused. */
   static TestCluster startShared(Path dir, String... serverArgs) throws Exception {
-    return start(dir, false, serverArgs);
+    return start(dir, false, freePort(), serverArgs);
   }
 
-  private static TestCluster start(Path dir, boolean singleUser, String... serverArgs)
+  /**
+   * As {@link #start(Path, String...)} on {@code port}: a controller restarted on the data of an
+   * earlier one must listen where it did (its Raft identity is its address).
+   */
+  static TestCluster start(Path dir, int port, String... serverArgs) throws Exception {
+    return start(dir, true, port, withRootJobs(serverArgs));
+  }
+
+  private static String[] withRootJobs(String... serverArgs) {
+    var args = new ArrayList<>(Arrays.asList(serverArgs));
+    args.add("--allow-root-jobs");
+    return args.toArray(String[]::new);
+  }
+
+  private static TestCluster start(Path dir, boolean singleUser, int port, String... serverArgs)
       throws Exception {
-    int port = freePort();
     var args =
         new ArrayList<>(
             List.of(
@@ -97,7 +111,8 @@ final class TestCluster implements AutoCloseable {
         Duration.ofSeconds(60),
         () -> Files.exists(token) && readQuietly(token).strip().length() > 10,
         () -> readQuietly(dir.resolve("server.log")));
-    var cluster = new TestCluster(dir, url, server, Files.readString(token).strip(), singleUser);
+    var cluster =
+        new TestCluster(dir, url, port, server, Files.readString(token).strip(), singleUser);
     waitFor(
         "the controller serves",
         Duration.ofSeconds(60),
@@ -149,6 +164,10 @@ final class TestCluster implements AutoCloseable {
         () -> node(name).map(n -> n.state() == io.kairos.protocol.NodeState.UP).orElse(false),
         () -> agentLog(name));
     return p;
+  }
+
+  Process serverProcess() {
+    return server;
   }
 
   Process agentProcess(String name) {
@@ -363,8 +382,12 @@ final class TestCluster implements AutoCloseable {
     return java(log, args, Map.of());
   }
 
+  /**
+   * A {@code kairos} process from the test's class path, started as {@code ./kairos} starts its
+   * services: {@code umask 077} and {@code -XX:+ExitOnOutOfMemoryError}.
+   */
   static Process java(Path log, List<String> args, Map<String, String> env) throws IOException {
-    var cmd = new ArrayList<String>();
+    var cmd = new ArrayList<String>(List.of("sh", "-c", "umask 077 && exec \"$@\"", "sh"));
     cmd.add(ProcessHandle.current().info().command().orElse("java"));
     cmd.addAll(
         List.of(
@@ -372,6 +395,7 @@ final class TestCluster implements AutoCloseable {
             "--enable-native-access=ALL-UNNAMED",
             "-Xmx256m",
             "-XX:+UseSerialGC",
+            "-XX:+ExitOnOutOfMemoryError",
             "-XX:TieredStopAtLevel=1",
             "-cp",
             System.getProperty("java.class.path"),

@@ -82,7 +82,10 @@ class TlsAttackTest {
   }
 
   private Controller.Config config(boolean rotate) {
+    // One root user, as the tests run: the admin's jobs run as root.
     return Controller.Config.single(dir.resolve("ctl"), "127.0.0.1", port)
+        .withRunAs(
+            new io.kairos.control.auth.RunAsPolicy(io.kairos.control.auth.RunAsPolicy.ROOT, true))
         .withSecurity(
             new NetworkSecurity(
                 NetworkSecurity.Mode.TLS,
@@ -245,6 +248,7 @@ class TlsAttackTest {
             .gpus("1")
             .cgroups(false)
             .fenceWatchdog(false)
+            .allowRootJobs(true)
             .caFile(ca)
             .build();
     var a = new Agent(config, InstantSource.system(), new Random(1));

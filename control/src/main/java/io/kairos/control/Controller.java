@@ -5,8 +5,10 @@ import io.kairos.config.SlurmNames;
 import io.kairos.config.Tenancy;
 import io.kairos.control.agent.AgentService;
 import io.kairos.control.api.Api;
+import io.kairos.control.api.Safeguards;
 import io.kairos.control.api.Services;
 import io.kairos.control.auth.Authenticator;
+import io.kairos.control.auth.PrivateData;
 import io.kairos.control.auth.RunAsPolicy;
 import io.kairos.control.auth.Tokens;
 import io.kairos.control.dashboard.UtilizationHistory;
@@ -15,20 +17,23 @@ import io.kairos.control.health.PhiAccrualDetector;
 import io.kairos.control.k8s.K8sExtender;
 import io.kairos.control.k8s.KubeApi;
 import io.kairos.control.raft.PeerAddress;
+import io.kairos.control.raft.PrivateFiles;
 import io.kairos.control.raft.RaftReplica;
 import io.kairos.control.raft.SubmitBatcher;
 import io.kairos.control.sched.SchedulerLoop;
 import io.kairos.control.state.ControlCommand.AddToken;
+import io.kairos.control.state.ControlCommand.SetLimits;
+import io.kairos.control.state.Limits;
 import io.kairos.control.state.TokenRecord;
 import io.kairos.core.sched.Policy;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.Closeable;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.http.HttpClient;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -61,6 +66,10 @@ public final class Controller implements Closeable {
    * @param kubeApi the API server of the Kubernetes cluster the extender serves, if any
    * @param runAs which Unix account users' jobs run as, and whether root may be one
    * @param security TLS or plain text, the Raft bind address, the cluster CA's origin
+   * @param privateData who may read a job's env, command, paths and logs (give every replica the
+   *     same)
+   * @param slurm the site's Slurm names: GPU type aliases, partitions as queues, whether an unknown
+   *     QOS is an error (give every replica the same)
    */
   public record Config(
       Path dataDir,
@@ -73,27 +82,19 @@ public final class Controller implements Closeable {
       Optional<Tenancy> tenancy,
       RunAsPolicy runAs,
       NetworkSecurity security,
+      PrivateData privateData,
       SlurmNames slurm) {
     public Config {
       peers = List.copyOf(peers);
       java.util.Objects.requireNonNull(runAs, "runAs");
       java.util.Objects.requireNonNull(security, "security");
+      java.util.Objects.requireNonNull(privateData, "privateData");
       java.util.Objects.requireNonNull(slurm, "slurm");
     }
 
-    /** A config with the default Slurm names (no GPU type aliases, partitions are queues). */
-    public Config(
-        Path dataDir,
-        PeerAddress self,
-        List<PeerAddress> peers,
-        Policy policy,
-        Optional<Tls> tls,
-        PhiAccrualDetector.Settings detection,
-        Optional<KubeApi> kubeApi,
-        Optional<Tenancy> tenancy,
-        RunAsPolicy runAs,
-        NetworkSecurity security) {
-      this(
+    /** The site's Slurm names ({@code kairos server --slurm-names FILE}); see {@link #slurm}. */
+    public Config withSlurm(SlurmNames names) {
+      return new Config(
           dataDir,
           self,
           peers,
@@ -104,17 +105,8 @@ public final class Controller implements Closeable {
           tenancy,
           runAs,
           security,
-          SlurmNames.DEFAULTS);
-    }
-
-    /**
-     * The site's Slurm names ({@code kairos server --slurm FILE}): GPU type aliases, partitions as
-     * queues, whether an unknown QOS is an error. Give every replica the same: what they decide at
-     * submission is in the log.
-     */
-    public Config withSlurm(SlurmNames names) {
-      return new Config(
-          dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, security, names);
+          privateData,
+          names);
     }
 
     public Config(
@@ -136,7 +128,9 @@ public final class Controller implements Closeable {
           kubeApi,
           tenancy,
           RunAsPolicy.serverDefaults(),
-          NetworkSecurity.DEFAULT);
+          NetworkSecurity.DEFAULT,
+          PrivateData.OWNER,
+          SlurmNames.DEFAULTS);
     }
 
     public Config(
@@ -168,6 +162,7 @@ public final class Controller implements Closeable {
           Optional.of(setup),
           runAs,
           security,
+          privateData,
           slurm);
     }
 
@@ -178,7 +173,25 @@ public final class Controller implements Closeable {
      */
     public Config withRunAs(RunAsPolicy runAs) {
       return new Config(
-          dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, security, slurm);
+          dataDir,
+          self,
+          peers,
+          policy,
+          tls,
+          detection,
+          kubeApi,
+          tenancy,
+          runAs,
+          security,
+          privateData,
+          slurm);
+    }
+
+    /** Who may read a job's private data ({@code kairos server --private-data}). */
+    public Config withPrivateData(PrivateData level) {
+      return new Config(
+          dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, security, level,
+          slurm);
     }
 
     public Config(
@@ -195,13 +208,35 @@ public final class Controller implements Closeable {
 
     public Config withDetection(PhiAccrualDetector.Settings detection) {
       return new Config(
-          dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, security, slurm);
+          dataDir,
+          self,
+          peers,
+          policy,
+          tls,
+          detection,
+          kubeApi,
+          tenancy,
+          runAs,
+          security,
+          privateData,
+          slurm);
     }
 
     /** TLS or plain text, where Raft binds, the cluster CA's origin ({@link NetworkSecurity}). */
     public Config withSecurity(NetworkSecurity s) {
       return new Config(
-          dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, s, slurm);
+          dataDir,
+          self,
+          peers,
+          policy,
+          tls,
+          detection,
+          kubeApi,
+          tenancy,
+          runAs,
+          s,
+          privateData,
+          slurm);
     }
 
     /**
@@ -220,6 +255,7 @@ public final class Controller implements Closeable {
           tenancy,
           runAs,
           security,
+          privateData,
           slurm);
     }
 
@@ -250,15 +286,15 @@ public final class Controller implements Closeable {
   private final Thread bootstrap;
 
   private Controller(Config config) throws IOException {
-    Files.createDirectories(config.dataDir());
+    keepDataPrivate(config.dataDir());
     List<PeerAddress> peers = config.peers();
     boolean group = !peers.isEmpty();
     var binding = config.security().raftBinding(config.self(), group);
     PeerAddress self = binding.self();
     if (!group) {
       if (self.httpPort() == 0 || self.raftPort() == 0) {
-        int http = self.httpPort() == 0 ? freePort() : self.httpPort();
-        int raft = self.raftPort() == 0 ? freePort() : self.raftPort();
+        int http = self.httpPort() == 0 ? Ports.freePort() : self.httpPort();
+        int raft = self.raftPort() == 0 ? Ports.freePort() : self.raftPort();
         self = new PeerAddress(self.host(), http, raft, self.raftHost());
       }
       peers = List.of(self);
@@ -275,9 +311,10 @@ public final class Controller implements Closeable {
             config.tenancy(),
             config.runAs(),
             config.security(),
+            config.privateData(),
             config.slurm());
-    ensureFree(self.host(), self.httpPort(), "the API (--listen)");
-    ensureFree(
+    Ports.ensureFree(self.host(), self.httpPort(), "the API (--listen)");
+    Ports.ensureFree(
         binding.bindHost(),
         self.raftPort(),
         "the Raft transport (--raft-listen, or --listen port + "
@@ -322,6 +359,7 @@ public final class Controller implements Closeable {
                 config.kubeApi().or(() -> KubeApi.fromEnvironment(System.getenv())), clock),
             config.runAs(),
             exposure.caPem(),
+            Safeguards.defaults(config.privateData(), config.tenancy()),
             config.slurm());
     var auth =
         new Authenticator(
@@ -336,10 +374,15 @@ public final class Controller implements Closeable {
     scheduler.start();
     agents.start();
     sampler.start();
+    Limits defaults = services.safeguards().heapDefaults();
     bootstrap =
         Thread.ofVirtual()
-            .name("kairos-token-bootstrap")
-            .start(() -> addTokens(List.of(admin, join)));
+            .name("kairos-bootstrap")
+            .start(
+                () -> {
+                  addTokens(List.of(admin, join));
+                  proposeDefaultLimits(defaults);
+                });
     LOG.info("controller {} serving {} (peers {})", self.id(), url(), peers);
     LOG.info(
         "controller {}: jobs run as their users' Unix accounts (the user table, by default the"
@@ -357,6 +400,26 @@ public final class Controller implements Closeable {
         binding.bindHost(),
         self.raftPort(),
         config.security().raftTls() ? "mutual TLS" : "plain text");
+  }
+
+  /**
+   * The data directory and the controller's files in it become the owner's alone (0700 directories,
+   * 0600 files): the log holds job env values, the snapshots the whole state, and the token files
+   * the tokens. Warns once when something was open to others (an older Kairos, or a wide umask). An
+   * agent's directory kept there ({@code kairos up}) is the agent's to set.
+   */
+  private static void keepDataPrivate(Path dataDir) throws IOException {
+    List<String> widened =
+        PrivateFiles.tightenDataDir(dataDir, List.of("raft", "admin.token", "join.token"));
+    if (!widened.isEmpty()) {
+      LOG.warn(
+          "data directory {}: {} path(s) could be read by other accounts, e.g. {}; they are now"
+              + " 0700 (directories) and 0600 (files). Run the controller with umask 077"
+              + " (./kairos does) so new files are too",
+          dataDir,
+          widened.size(),
+          widened.get(0));
+    }
   }
 
   public static Controller start(Config config) throws IOException {
@@ -383,7 +446,40 @@ public final class Controller implements Closeable {
     }
   }
 
+  /**
+   * Once a leader leads and no limits are set, it proposes its heap's defaults (a command that
+   * changes nothing if limits are set meanwhile); every replica watches, and stops once they are.
+   */
+  private void proposeDefaultLimits(Limits defaults) {
+    var watch = replica.stateMachine().watch();
+    while (!Thread.currentThread().isInterrupted()) {
+      long seen = watch.version();
+      if (replica.stateMachine().read(s -> s.limits().isPresent())) {
+        return;
+      }
+      try {
+        if (replica.isLeaderReady()) {
+          var r =
+              replica
+                  .propose(new SetLimits(System.currentTimeMillis(), defaults, true))
+                  .get(10, TimeUnit.SECONDS);
+          if (r.isOk()) {
+            LOG.info("limits set to this heap's defaults: {}", defaults);
+          }
+        } else {
+          watch.awaitChange(seen, 500);
+        }
+      } catch (InterruptedException e) {
+        return;
+      } catch (Exception e) {
+        LOG.debug("default limits not committed yet: {}", e.toString());
+      }
+    }
+  }
+
   private void registerGauges(PrometheusMeterRegistry meters) {
+    new JvmMemoryMetrics().bindTo(meters);
+    new JvmThreadMetrics().bindTo(meters);
     var sm = replica.stateMachine();
     Gauge.builder(
             "kairos.jobs.pending",
@@ -417,34 +513,6 @@ public final class Controller implements Closeable {
       }
     }
     return n;
-  }
-
-  /**
-   * Fails with a message naming the port when something already listens there (often another
-   * Kairos): Ratis would otherwise stop the JVM with its own exit on a failed bind.
-   */
-  private static void ensureFree(String host, int port, String what) {
-    try (var socket = new ServerSocket()) {
-      socket.setReuseAddress(true);
-      socket.bind(new java.net.InetSocketAddress(host, port));
-    } catch (IOException e) {
-      throw new IllegalArgumentException(
-          "port "
-              + port
-              + " on "
-              + host
-              + " for "
-              + what
-              + " is in use (another Kairos running?);"
-              + " stop it, or choose another port with --listen HOST:PORT");
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (var socket = new ServerSocket(0)) {
-      socket.setReuseAddress(true);
-      return socket.getLocalPort();
-    }
   }
 
   public int port() {

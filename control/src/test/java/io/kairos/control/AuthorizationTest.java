@@ -148,10 +148,15 @@ class AuthorizationTest {
     user(
         rows, post("submit a batch", () -> "/api/v1/jobs", () -> "[" + JOB + "," + JOB + "]"), 201);
     user(rows, get("show alice's job", () -> "/api/v1/jobs/" + jobOf(alice)), 200);
-    user(
+    // Logs are private: bob's own (not started yet: 409) and the admin's; alice gets 403.
+    table(
         rows,
-        get("logs of a job that has not started", () -> "/api/v1/jobs/" + jobOf(bob) + "/logs"),
-        409);
+        get("logs of bob's job that has not started", () -> "/api/v1/jobs/" + jobOf(bob) + "/logs"),
+        403,
+        409,
+        409,
+        403);
+    user(rows, get("read the limits", () -> "/api/v1/limits"), 200);
     user(rows, get("list nodes", () -> "/api/v1/nodes"), 200);
     user(rows, get("list queues", () -> "/api/v1/queues"), 200);
     user(rows, get("list accounts", () -> "/api/v1/accounts"), 200);
@@ -202,6 +207,13 @@ class AuthorizationTest {
     table(
         rows,
         put("map a user", () -> "/api/v1/users/erin", () -> "{\"unixUser\":\"erin\"}"),
+        403,
+        403,
+        200,
+        403);
+    table(
+        rows,
+        put("set the limits", () -> "/api/v1/limits", () -> "{\"submitBurst\":10000}"),
         403,
         403,
         200,
@@ -432,6 +444,7 @@ class AuthorizationTest {
             s -> {
               var sb = new StringBuilder();
               sb.append(s.nextJobId()).append('/').append(s.tokenCount()).append('/');
+              sb.append(s.limits()).append('/');
               s.activeJobs().forEach(j -> sb.append(j.id).append(j.state).append(','));
               s.nodes().forEach(n -> sb.append(n.name).append(n.epoch).append(n.state).append(','));
               s.users().forEach(u -> sb.append(u).append(','));

@@ -69,6 +69,7 @@ final class ControllerProcess implements AutoCloseable {
                 "--enable-native-access=ALL-UNNAMED",
                 "-Xmx512m",
                 "-XX:+UseSerialGC",
+                "-XX:+ExitOnOutOfMemoryError",
                 // C1 only: a replica that lives seconds starts faster and leaves the CPUs to the
                 // others.
                 "-XX:TieredStopAtLevel=1",

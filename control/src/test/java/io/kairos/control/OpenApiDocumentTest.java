@@ -58,9 +58,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 class OpenApiDocumentTest {
   /**
    * Every route the api package registers, as "METHOD path", taken from JobRoutes, NodeRoutes,
-   * AgentRoutes, SystemRoutes, UserRoutes, EventRoutes and K8sExtenderRoutes. A new route must be
-   * added here AND to openapi.json: the tests below compare this list with both the document and
-   * the routes {@link Api#create} registers.
+   * AgentRoutes, SystemRoutes, UserRoutes, EventRoutes, LimitRoutes and K8sExtenderRoutes. A new
+   * route must be added here AND to openapi.json: the tests below compare this list with both the
+   * document and the routes {@link Api#create} registers.
    */
   static final List<String> ROUTES =
       List.of(
@@ -86,6 +86,8 @@ class OpenApiDocumentTest {
           "POST /api/v1/tokens",
           "GET /api/v1/users",
           "PUT /api/v1/users/{name}",
+          "GET /api/v1/limits",
+          "PUT /api/v1/limits",
           "GET /api/v1/stats/utilization",
           "GET /api/v1/events",
           "POST /api/v1/k8s-extender/filter",
@@ -287,7 +289,10 @@ class OpenApiDocumentTest {
         Arguments.of("UtilizationView", UtilizationView.class),
         Arguments.of("UtilizationPoint", UtilizationPoint.class),
         Arguments.of("UserView", io.kairos.protocol.UserView.class),
-        Arguments.of("UserUpdate", io.kairos.protocol.UserUpdate.class));
+        Arguments.of("UserUpdate", io.kairos.protocol.UserUpdate.class),
+        Arguments.of("LimitsView", io.kairos.protocol.LimitsView.class),
+        Arguments.of("LimitsUpdate", io.kairos.protocol.LimitsUpdate.class),
+        Arguments.of("UserLimits", io.kairos.protocol.LimitsView.UserLimits.class));
   }
 
   /**
@@ -368,6 +373,8 @@ class OpenApiDocumentTest {
     } else if (type == double.class || type == Double.class) {
       expected = "number";
       format = "double";
+    } else if (type == Number.class) {
+      expected = "number";
     } else if (type == boolean.class || type == Boolean.class) {
       expected = "boolean";
     } else if (type == String.class) {

@@ -31,6 +31,11 @@ public final class TestApi {
     this.token = token;
   }
 
+  /** The bearer token this client sends (null for none). */
+  public String token() {
+    return token;
+  }
+
   public TestApi as(String otherToken) {
     return new TestApi(base, otherToken);
   }

@@ -36,8 +36,13 @@ import java.util.Map;
  *     room for); absent when never preempted
  * @param runAs the Unix account its tasks run as (recorded at submission from the user table: by
  *     default the user's own name)
+ * @param redacted the fields withheld from this reader because they are the job's private data
+ *     ({@code command}, {@code env}, {@code workdir}, {@code checkpointDir}; its output paths and
+ *     logs are private too), shown only to its owner and admins unless the controller's {@code
+ *     --private-data} setting widens it; absent when the reader sees everything
  * @param scriptBytes for a batch job (one submitted with its script): the script's size in bytes
- *     (UTF-8); absent for a job whose command runs on every node
+ *     (UTF-8); absent for a job whose command runs on every node. The script's text is private
+ *     data, never shown
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobView(
@@ -79,4 +84,9 @@ public record JobView(
     List<String> preemptedAt,
     Long preemptedBy,
     String runAs,
-    Integer scriptBytes) {}
+    List<String> redacted,
+    Integer scriptBytes) {
+  /** The fields {@link #redacted} names when a job's private data is withheld. */
+  public static final List<String> PRIVATE_FIELDS =
+      List.of("command", "env", "workdir", "checkpointDir");
+}

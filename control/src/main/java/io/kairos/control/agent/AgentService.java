@@ -1,5 +1,6 @@
 package io.kairos.control.agent;
 
+import io.kairos.control.Fatal;
 import io.kairos.control.api.ApiError;
 import io.kairos.control.health.FailureDetectors;
 import io.kairos.control.health.PhiAccrualDetector;
@@ -116,7 +117,12 @@ public final class AgentService implements AutoCloseable {
     this.detectors =
         new FailureDetectors(
             detection, Math.min(FailureDetectors.DEFAULT_SUSPECT_THRESHOLD, detection.threshold()));
-    this.monitor = Thread.ofPlatform().name("kairos-liveness").daemon().unstarted(this::monitor);
+    this.monitor =
+        Thread.ofPlatform()
+            .name("kairos-liveness")
+            .daemon()
+            .uncaughtExceptionHandler(Fatal.EXIT)
+            .unstarted(this::monitor);
   }
 
   /** Starts the liveness monitor. */

@@ -46,6 +46,7 @@ public final class Api {
           SystemRoutes.register(config, services);
           UserRoutes.register(config, services);
           EventRoutes.register(config, services);
+          LimitRoutes.register(config, services);
           Dashboard.configure(config);
           K8sExtenderRoutes.register(config, services);
           config.routes.exception(ApiError.class, (e, ctx) -> problem(ctx, e));
@@ -105,7 +106,8 @@ public final class Api {
               });
           config.routes.error(
               413,
-              ctx ->
+              ctx -> {
+                if (ctx.result() == null || ctx.result().isEmpty()) {
                   problem(
                       ctx,
                       new ApiError(
@@ -113,7 +115,9 @@ public final class Api {
                           "Body too large",
                           "the request body is larger than " + (MAX_BODY_BYTES >> 20) + " MiB",
                           null,
-                          "send fewer jobs per request")));
+                          "send fewer jobs per request"));
+                }
+              });
         });
   }
 
@@ -148,6 +152,7 @@ public final class Api {
       case 404 -> "Not found";
       case 405 -> "Method not allowed";
       case 413 -> "Body too large";
+      case 429 -> "Limit reached";
       default -> "Request refused";
     };
   }
@@ -218,9 +223,14 @@ public final class Api {
                     e.getMessage(),
                     e.field(),
                     e.fix(),
-                    null)));
+                    null,
+                    e.limit(),
+                    e.limitValue())));
     if (e.status() == 401) {
       ctx.header("WWW-Authenticate", "Bearer realm=\"kairos\"");
+    }
+    if (e.retryAfterSec() > 0) {
+      ctx.header("Retry-After", Long.toString(e.retryAfterSec()));
     }
   }
 

@@ -4,9 +4,13 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.kairos.control.auth.Principal;
+import io.kairos.control.raft.SubmitBatcher;
 import io.kairos.control.state.ControlCommand.CancelJob;
+import io.kairos.control.state.ControlState;
 import io.kairos.control.state.JobRecord;
 import io.kairos.control.state.JobRequest;
+import io.kairos.control.state.JobSize;
+import io.kairos.control.state.Limits;
 import io.kairos.protocol.JobState;
 import io.kairos.protocol.JobSubmission;
 import io.kairos.protocol.JobView;
@@ -29,6 +33,12 @@ final class JobRoutes {
   static final int MAX_BATCH = 10_000;
   static final int DEFAULT_LIMIT = 10_000;
 
+  /** Heap one job's view takes while a list is built and written (its strings are shared). */
+  static final long VIEW_BYTES = 1024;
+
+  /** The most an agent answers to one log read (its LogServer's default). */
+  static final long LOG_CHUNK_BYTES = 1 << 20;
+
   private JobRoutes() {}
 
   static void register(JavalinConfig config, Services s) {
@@ -37,10 +47,10 @@ final class JobRoutes {
     config.routes.get(
         "/api/v1/jobs/{id}",
         ctx -> {
-          Api.user(ctx);
+          Principal who = Api.user(ctx);
           long id = id(ctx);
           ctx.json(
-              s.read(st -> st.job(id).map(j -> Views.job(st, j, s.scheduler())))
+              s.read(st -> st.job(id).map(j -> view(s, st, j, who)))
                   .orElseThrow(() -> ApiError.notFound("no job " + id)));
         });
     config.routes.post("/api/v1/jobs/{id}/cancel", ctx -> cancel(ctx, s));
@@ -49,8 +59,39 @@ final class JobRoutes {
 
   private static void submit(Context ctx, Services s) throws InterruptedException {
     Principal who = Api.user(ctx);
+    try {
+      s.read(
+          st -> {
+            SubmitChecks.early(s.safeguards(), who, st);
+            return null;
+          });
+    } catch (ApiError refused) {
+      discardBody(ctx);
+      throw refused;
+    }
+    // A body of unknown length (chunked) takes the whole budget until it is read and measured.
+    var budget = s.safeguards().budget();
+    long declared = ctx.req().getContentLengthLong();
+    String fix = "send fewer jobs per request";
+    try (var _ =
+        budget.reserve(
+            declared < 0 ? budget.capacityBytes() : declared * RequestBudget.SUBMIT_EXPANSION,
+            "this submit",
+            fix)) {
+      byte[] body = ctx.bodyAsBytes();
+      budget.checkFits((long) body.length * RequestBudget.SUBMIT_EXPANSION, "this submit", fix);
+      submit(ctx, s, who, body);
+    }
+  }
+
+  /**
+   * Parses and validates the jobs, checks them against the limits (each job's size, the user's
+   * rate, and the counts as they stand), and hands them to the batcher; the state machine checks
+   * the counts again when it applies them and may refuse the whole submit.
+   */
+  private static void submit(Context ctx, Services s, Principal who, byte[] body)
+      throws InterruptedException {
     var tenancy = s.scheduler().tenancy().orElse(null);
-    byte[] body = ctx.bodyAsBytes();
     boolean batch = firstNonSpace(body) == '[';
     List<JobRequest> requests = new ArrayList<>();
     List<List<String>> warnings = new ArrayList<>();
@@ -79,6 +120,10 @@ final class JobRoutes {
           "a submit makes at most " + MAX_BATCH + " jobs, this one " + jobs,
           "split it into several requests");
     }
+    Limits limits = s.read(st -> s.safeguards().limits(st));
+    SubmitChecks.size(requests, limits, batch);
+    SubmitChecks.rate(
+        s.safeguards(), who, requests.stream().mapToLong(JobSize::totalWeight).sum(), limits);
     s.read(
         st -> {
           for (int i = 0; i < requests.size(); i++) {
@@ -86,12 +131,18 @@ final class JobRoutes {
             Submissions.checkDependencyJobs(requests.get(i), id -> st.job(id).isPresent(), prefix);
             requests.set(i, UserRoutes.withRunAs(st, s.runAs(), requests.get(i), prefix));
           }
+          st.limits().ifPresent(l -> SubmitChecks.counts(st, l, requests));
           return null;
         });
     List<Long> ids;
     try {
       ids = s.batcher().submit(requests).get(Services.COMMIT_TIMEOUT_SEC, TimeUnit.SECONDS);
-    } catch (ExecutionException | TimeoutException e) {
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof SubmitBatcher.Refused refused) {
+        throw SubmitChecks.refused(refused.refusal());
+      }
+      throw ApiError.unavailable("the submission was not committed (no leader reachable?)");
+    } catch (TimeoutException e) {
       throw ApiError.unavailable("the submission was not committed (no leader reachable?)");
     }
     // One result per submission: its first id, and for an array how many jobs it made.
@@ -112,6 +163,28 @@ final class JobRoutes {
     }
   }
 
+  /** The job as {@code who} may see it (its private data only when allowed). */
+  static JobView view(Services s, ControlState st, JobRecord j, Principal who) {
+    return Views.job(st, j, s.scheduler(), s.safeguards().mayRead(who, j.request));
+  }
+
+  /**
+   * Reads and drops a body the reply does not need (at most {@link Api#MAX_BODY_BYTES}, never
+   * kept), so that the client, still sending it, gets the reply rather than a reset connection.
+   */
+  private static void discardBody(Context ctx) {
+    try (var in = ctx.req().getInputStream()) {
+      byte[] scrap = new byte[64 << 10];
+      long left = Api.MAX_BODY_BYTES;
+      int n;
+      while (left > 0 && (n = in.read(scrap, 0, (int) Math.min(scrap.length, left))) > 0) {
+        left -= n;
+      }
+    } catch (java.io.IOException e) {
+      // the client went away: nothing to answer anyway
+    }
+  }
+
   private static int firstNonSpace(byte[] body) {
     for (byte b : body) {
       if (b != ' ' && b != '\n' && b != '\r' && b != '\t') {
@@ -121,31 +194,52 @@ final class JobRoutes {
     return -1;
   }
 
-  private static void list(Context ctx, Services s) {
-    Api.user(ctx);
+  private static void list(Context ctx, Services s) throws InterruptedException {
+    Principal who = Api.user(ctx);
     Set<JobState> states = states(ctx.queryParam("state"));
     String user = ctx.queryParam("user");
     String queue = ctx.queryParam("queue");
     int limit = intParam(ctx, "limit", DEFAULT_LIMIT, 1, 1_000_000);
     boolean activeOnly = !states.isEmpty() && states.stream().noneMatch(JobState::isFinal);
-    List<JobView> views =
-        s.read(
-            st -> {
-              var picked = new ArrayDeque<JobRecord>();
-              var source = activeOnly ? st.activeJobs() : st.jobs();
-              for (JobRecord j : source) {
-                if ((states.isEmpty() || states.contains(j.state))
-                    && (user == null || user.equals(j.request.user()))
-                    && (queue == null || queue.equals(j.request.queue()))) {
-                  picked.addLast(j);
-                  if (picked.size() > limit) {
-                    picked.removeFirst(); // keep the most recent
-                  }
-                }
+    int expected =
+        s.read(st -> Math.min(limit, activeOnly ? st.activeJobs().size() : st.jobCount()));
+    List<JobView> views;
+    try (var _ =
+        s.safeguards()
+            .budget()
+            .reserve(
+                (long) expected * VIEW_BYTES,
+                "a list of " + expected + " jobs",
+                "ask for fewer (limit=N) or filter by state or user")) {
+      views = listViews(s, who, states, user, queue, limit, activeOnly);
+      ctx.json(views);
+    }
+  }
+
+  private static List<JobView> listViews(
+      Services s,
+      Principal who,
+      Set<JobState> states,
+      String user,
+      String queue,
+      int limit,
+      boolean activeOnly) {
+    return s.read(
+        st -> {
+          var picked = new ArrayDeque<JobRecord>();
+          var source = activeOnly ? st.activeJobs() : st.jobs();
+          for (JobRecord j : source) {
+            if ((states.isEmpty() || states.contains(j.state))
+                && (user == null || user.equals(j.request.user()))
+                && (queue == null || queue.equals(j.request.queue()))) {
+              picked.addLast(j);
+              if (picked.size() > limit) {
+                picked.removeFirst(); // keep the most recent
               }
-              return picked.stream().map(j -> Views.job(st, j, s.scheduler())).toList();
-            });
-    ctx.json(views);
+            }
+          }
+          return picked.stream().map(j -> view(s, st, j, who)).toList();
+        });
   }
 
   private static Set<JobState> states(String param) {
@@ -177,11 +271,11 @@ final class JobRoutes {
           "job " + id + " belongs to " + owner + "; only they or an admin may cancel it");
     }
     Services.check(s.commit(new CancelJob(s.clock().millis(), id, who.user())));
-    ctx.json(s.read(st -> Views.job(st, st.job(id).orElseThrow(), s.scheduler())));
+    ctx.json(s.read(st -> view(s, st, st.job(id).orElseThrow(), who)));
   }
 
   private static void logs(Context ctx, Services s) throws InterruptedException {
-    Api.user(ctx);
+    Principal who = Api.user(ctx);
     long id = id(ctx);
     int task = intParam(ctx, "task", 0, 0, 1 << 20);
     long offset = longParam(ctx, "offset", 0);
@@ -194,6 +288,16 @@ final class JobRoutes {
         s.read(
             st -> {
               JobRecord j = st.job(id).orElseThrow(() -> ApiError.notFound("no job " + id));
+              if (!s.safeguards().mayRead(who, j.request)) {
+                throw ApiError.forbidden(
+                    "job "
+                        + id
+                        + "'s output is private to its owner ("
+                        + j.request.user()
+                        + ") and admins (this controller's --private-data is "
+                        + s.safeguards().privateData()
+                        + ")");
+              }
               if (j.attempt == 0 || j.placement.isEmpty()) {
                 throw ApiError.conflict("job " + id + " has not started yet: no logs");
               }
@@ -224,7 +328,8 @@ final class JobRoutes {
                 + "&offset="
                 + offset);
     HttpResponse<byte[]> reply;
-    try {
+    try (var _ =
+        s.safeguards().budget().reserve(2L * LOG_CHUNK_BYTES, "a log read", "retry in a moment")) {
       reply =
           s.http()
               .send(

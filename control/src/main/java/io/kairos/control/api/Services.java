@@ -23,7 +23,8 @@ import java.util.function.Function;
 /**
  * What the routes call: the replica (state and log), the batcher, the scheduler, the agents, the
  * utilization history, the kube-scheduler extender, who users' jobs run as, the cluster CA's
- * certificates (PEM) when the replica has one, and the site's Slurm names.
+ * certificates (PEM) when the replica has one, the safeguards (privacy, rates, budgets), and the
+ * site's Slurm names.
  */
 public record Services(
     RaftReplica replica,
@@ -38,6 +39,7 @@ public record Services(
     K8sExtender k8s,
     RunAsPolicy runAs,
     Optional<String> caPem,
+    Safeguards safeguards,
     SlurmNames slurm) {
 
   static final long COMMIT_TIMEOUT_SEC = 10;

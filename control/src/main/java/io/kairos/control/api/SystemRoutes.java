@@ -27,10 +27,10 @@ final class SystemRoutes {
     config.routes.get(
         "/readyz",
         ctx -> {
-          boolean ready = s.replica().leaderUrl().isPresent();
-          ctx.status(ready ? 200 : 503)
+          var why = s.replica().notReady();
+          ctx.status(why.isEmpty() ? 200 : 503)
               .contentType("text/plain")
-              .result(ready ? "ready\n" : "not ready: no leader known yet\n");
+              .result(why.map(w -> "not ready: " + w + "\n").orElse("ready\n"));
         });
     config.routes.get(
         "/metrics",

@@ -18,7 +18,12 @@ import java.util.Optional;
 final class Views {
   private Views() {}
 
-  static JobView job(ControlState state, JobRecord j, SchedulerLoop scheduler) {
+  /**
+   * The job as {@code showPrivate} allows: without it, its private data (command, env, workdir,
+   * checkpoint directory) is left out and {@code redacted} names what was.
+   */
+  static JobView job(
+      ControlState state, JobRecord j, SchedulerLoop scheduler, boolean showPrivate) {
     var r = j.request;
     String reason = null;
     String detail = null;
@@ -75,9 +80,9 @@ final class Views {
         r.queue(),
         r.priority(),
         j.state,
-        r.command(),
-        r.env(),
-        r.workdir().isEmpty() ? null : r.workdir(),
+        showPrivate ? r.command() : null,
+        showPrivate ? r.env() : null,
+        !showPrivate || r.workdir().isEmpty() ? null : r.workdir(),
         r.gpus(),
         r.gpusPerNode() == 0 ? null : r.gpusPerNode(),
         r.tasks(),
@@ -96,7 +101,7 @@ final class Views {
         j.message,
         j.placement.isEmpty() ? null : j.placement,
         j.state == JobState.PENDING && j.eligibleMs > 0 ? time(j.eligibleMs) : null,
-        r.checkpointDir().isEmpty() ? null : r.checkpointDir(),
+        !showPrivate || r.checkpointDir().isEmpty() ? null : r.checkpointDir(),
         excluded(r.excludeNodes(), j.avoidNodes),
         predictedStart,
         j.array == null ? null : j.array.arrayJobId(),
@@ -109,6 +114,7 @@ final class Views {
             : j.preemptedAtSec.stream().map(t -> Instant.ofEpochSecond(t).toString()).toList(),
         j.lastPreemptedBy == 0 ? null : j.lastPreemptedBy,
         r.unixAccount(),
+        showPrivate ? null : JobView.PRIVATE_FIELDS,
         r.isBatch() ? utf8Length(r.script()) : null);
   }
 

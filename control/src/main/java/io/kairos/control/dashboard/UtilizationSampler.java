@@ -1,5 +1,6 @@
 package io.kairos.control.dashboard;
 
+import io.kairos.control.Fatal;
 import io.kairos.control.raft.RaftReplica;
 import io.kairos.control.state.ControlState;
 import io.kairos.control.state.JobRecord;
@@ -45,7 +46,12 @@ public final class UtilizationSampler implements Closeable {
   }
 
   public void start() {
-    thread = Thread.ofPlatform().daemon().name("kairos-utilization-sampler").start(this::loop);
+    thread =
+        Thread.ofPlatform()
+            .daemon()
+            .name("kairos-utilization-sampler")
+            .uncaughtExceptionHandler(Fatal.EXIT)
+            .start(this::loop);
   }
 
   private void loop() {

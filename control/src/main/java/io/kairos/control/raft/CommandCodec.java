@@ -76,6 +76,10 @@ public final class CommandCodec {
         g.writeFieldName("users");
         JSON.writeValue(g, image.users());
       }
+      if (image.limits() != null) {
+        g.writeFieldName("limits");
+        JSON.writeValue(g, image.limits());
+      }
       g.writeEndObject();
     }
   }

@@ -1,11 +1,11 @@
 package io.kairos.control.raft;
 
+import io.kairos.control.Fatal;
 import io.kairos.control.state.ControlCommand;
 import io.kairos.control.state.ControlResult;
 import io.kairos.control.state.ControlState;
 import io.kairos.control.state.StateImage;
 import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Function;
@@ -56,13 +57,30 @@ public final class KairosStateMachine extends BaseStateMachine {
   /** Written by the apply thread only. */
   private java.util.concurrent.Future<Void> writing;
 
+  /** What a failed apply does: stop the process ({@link Fatal#exit}); tests record it instead. */
+  private final java.util.function.BiConsumer<String, Throwable> onFatal;
+
+  public KairosStateMachine() {
+    this(Fatal::exit);
+  }
+
+  KairosStateMachine(java.util.function.BiConsumer<String, Throwable> onFatal) {
+    this.onFatal = onFatal;
+  }
+
   private volatile long durableIndex = RaftLog.INVALID_LOG_INDEX;
+
+  /** This group's directory under DATA/raft: its files are tightened after each snapshot. */
+  private volatile Path filesRoot;
+
+  private volatile boolean warnedWideFiles;
 
   @Override
   public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage)
       throws IOException {
     super.initialize(server, groupId, raftStorage);
     storage.init(raftStorage);
+    filesRoot = raftStorage.getStorageDir().getRoot().toPath();
     load(storage.getLatestSnapshot());
   }
 
@@ -90,9 +108,22 @@ public final class KairosStateMachine extends BaseStateMachine {
     return watch;
   }
 
+  /**
+   * Applies one entry. Anything thrown here is a bug or a corrupt log: the process exits ({@link
+   * Fatal}) rather than leave a replica that serves reads but never applies again.
+   */
   @Override
   public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
     LogEntryProto entry = trx.getLogEntry();
+    try {
+      return CompletableFuture.completedFuture(apply(entry));
+    } catch (Throwable e) {
+      onFatal.accept("applying log entry " + entry.getIndex() + " failed", e);
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  private Message apply(LogEntryProto entry) {
     ControlCommand command =
         CommandCodec.decode(entry.getStateMachineLogEntry().getLogData().toByteArray());
     ControlResult result;
@@ -104,8 +135,7 @@ public final class KairosStateMachine extends BaseStateMachine {
       lock.writeLock().unlock();
     }
     watch.changed();
-    return CompletableFuture.completedFuture(
-        Message.valueOf(ByteString.copyFrom(CommandCodec.encodeResult(result))));
+    return Message.valueOf(ByteString.copyFrom(CommandCodec.encodeResult(result)));
   }
 
   /**
@@ -168,15 +198,45 @@ public final class KairosStateMachine extends BaseStateMachine {
     }
   }
 
+  /**
+   * Encodes the image straight into the temp file (never whole in memory: a large state's snapshot
+   * would otherwise need twice its size of heap at once), then fsync and rename.
+   */
   private void writeSnapshot(StateImage copy, TermIndex last) throws IOException {
-    var bytes = new ByteArrayOutputStream(1 << 16);
-    CommandCodec.writeImage(copy, bytes, KairosStateMachine::pace);
     File target = storage.getSnapshotFile(last.getTerm(), last.getIndex());
-    writeAtomically(target.toPath(), bytes.toByteArray());
+    writeAtomically(
+        target.toPath(), out -> CommandCodec.writeImage(copy, out, KairosStateMachine::pace));
     var md5 = MD5FileUtil.computeAndSaveMd5ForFile(target);
     storage.updateLatestSnapshot(
         new SingleFileSnapshotInfo(new FileInfo(target.toPath(), md5), last));
     durableIndex = last.getIndex();
+    keepPrivate();
+  }
+
+  /**
+   * Sets the log and snapshot files Ratis created since the last call to 0600 (it creates them with
+   * the process umask); warns once when there were some, as the umask is then too wide.
+   */
+  private void keepPrivate() {
+    Path root = filesRoot;
+    if (root == null) {
+      return;
+    }
+    List<String> widened;
+    try {
+      widened = PrivateFiles.tighten(root);
+    } catch (IOException e) {
+      // The snapshot is durable all the same; the next one tries again.
+      LOG.warn("could not make the Raft files under {} private: {}", root, e.toString());
+      return;
+    }
+    if (!widened.isEmpty() && !warnedWideFiles) {
+      warnedWideFiles = true;
+      LOG.warn(
+          "the process umask let other accounts read new Raft files ({}): they are 0600 now, but"
+              + " run the controller with umask 077 (./kairos does) so they never are",
+          widened.get(0));
+    }
   }
 
   /** Between chunks of a snapshot: a short sleep, so encoding takes at most about half a core. */
@@ -201,20 +261,46 @@ public final class KairosStateMachine extends BaseStateMachine {
     }
   }
 
-  /** Temp file, fsync, atomic rename, fsync of the directory. Every failure propagates. */
-  static void writeAtomically(Path target, byte[] bytes) throws IOException {
+  /** {@code out}, except that closing it only flushes (the channel stays open for its fsync). */
+  private static java.io.OutputStream unclosable(java.io.OutputStream out) {
+    return new java.io.FilterOutputStream(out) {
+      @Override
+      public void write(byte[] b, int off, int len) throws IOException {
+        out.write(b, off, len);
+      }
+
+      @Override
+      public void close() throws IOException {
+        out.flush();
+      }
+    };
+  }
+
+  /** What writes a file's content. */
+  interface Content {
+    void writeTo(java.io.OutputStream out) throws IOException;
+  }
+
+  /**
+   * Temp file (created 0600), its content, fsync, atomic rename, fsync of the directory. Every
+   * failure propagates.
+   */
+  static void writeAtomically(Path target, Content content) throws IOException {
     Path dir = target.getParent();
     Path tmp = dir.resolve(target.getFileName() + ".tmp");
+    Files.deleteIfExists(tmp);
+    var options = java.util.Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     try (FileChannel ch =
-        FileChannel.open(
-            tmp,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.TRUNCATE_EXISTING,
-            StandardOpenOption.WRITE)) {
-      var buffer = java.nio.ByteBuffer.wrap(bytes);
-      while (buffer.hasRemaining()) {
-        ch.write(buffer);
-      }
+        PrivateFiles.supported()
+            ? FileChannel.open(
+                tmp,
+                options,
+                java.nio.file.attribute.PosixFilePermissions.asFileAttribute(PrivateFiles.FILE))
+            : FileChannel.open(tmp, options)) {
+      var out =
+          new java.io.BufferedOutputStream(java.nio.channels.Channels.newOutputStream(ch), 1 << 16);
+      content.writeTo(unclosable(out));
+      out.flush();
       ch.force(true);
     }
     Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -69,6 +70,7 @@ public final class RaftReplica implements Closeable {
   private volatile RaftClient client;
 
   private volatile boolean closed;
+  private final Readiness readiness = new Readiness(Readiness.STUCK_AFTER, System::nanoTime);
   private final org.apache.ratis.protocol.ClientId localClientId =
       org.apache.ratis.protocol.ClientId.randomId();
   private final java.util.concurrent.atomic.AtomicLong localCallIds =
@@ -159,6 +161,14 @@ public final class RaftReplica implements Closeable {
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, 20_000);
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
     RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf("32MB"));
+    // Memory: the log's cache and the queues of entries not yet written are bounded by the heap
+    // (a sixteenth each, 16 to 64 MiB), so a burst of large submits cannot fill it (Ratis' own
+    // defaults, 200 MiB of cache and 64 MiB per queue, exceed a small controller's heap).
+    long queue = Math.clamp(Runtime.getRuntime().maxMemory() / 16, 16L << 20, 64L << 20);
+    RaftServerConfigKeys.Log.setSegmentCacheNumMax(p, 2);
+    RaftServerConfigKeys.Log.setSegmentCacheSizeMax(p, SizeInBytes.valueOf(queue));
+    RaftServerConfigKeys.Log.setQueueByteLimit(p, SizeInBytes.valueOf(queue));
+    RaftServerConfigKeys.Write.setByteLimit(p, SizeInBytes.valueOf(queue));
     RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, SizeInBytes.valueOf("8MB"));
     RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf("9MB"));
     GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf("16MB"));
@@ -316,6 +326,58 @@ public final class RaftReplica implements Closeable {
 
   public long appliedIndex() {
     return division().map(d -> d.getInfo().getLastAppliedIndex()).orElse(-1L);
+  }
+
+  /**
+   * Asks this replica to take a snapshot now (it takes them by itself every 20,000 entries). The
+   * snapshot is written in the background: this returns once it is under way.
+   */
+  public void requestSnapshot(Duration timeout) throws IOException {
+    var reply =
+        client
+            .getSnapshotManagementApi(RaftPeerId.valueOf(self.id()))
+            .create(true, timeout.toMillis());
+    if (!reply.isSuccess()) {
+      throw new IOException("snapshot not taken: " + reply.getException());
+    }
+  }
+
+  /** Why this replica cannot do its work now ({@link Readiness}); empty when it can. */
+  public Optional<String> notReady() {
+    return readiness.judge(observe(readiness.stuckAfterMs()));
+  }
+
+  private Readiness.Observation observe(long withinMs) {
+    var division = division().orElse(null);
+    if (division == null || !division.getInfo().isAlive()) {
+      return new Readiness.Observation(false, false, false, false, peers.size(), 0, -1, 0, 0, 0);
+    }
+    var info = division.getInfo();
+    var log = division.getRaftLog();
+    var role = info.getRoleInfoProto();
+    int heard = 0;
+    long leaderSilentMs = -1;
+    if (info.isLeader()) {
+      heard = 1;
+      for (var f : role.getLeaderInfo().getFollowerInfoList()) {
+        if (f.getLastRpcElapsedTimeMs() <= withinMs) {
+          heard++;
+        }
+      }
+    } else if (role.hasFollowerInfo()) {
+      leaderSilentMs = role.getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs();
+    }
+    return new Readiness.Observation(
+        true,
+        info.getLeaderId() != null,
+        info.isLeader(),
+        info.isLeaderReady(),
+        peers.size(),
+        heard,
+        leaderSilentMs,
+        log.getNextIndex() - 1,
+        log.getLastCommittedIndex(),
+        info.getLastAppliedIndex());
   }
 
   @Override

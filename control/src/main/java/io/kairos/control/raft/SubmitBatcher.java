@@ -1,5 +1,6 @@
 package io.kairos.control.raft;
 
+import io.kairos.control.Fatal;
 import io.kairos.control.state.ControlCommand.SubmitJobs;
 import io.kairos.control.state.ControlResult;
 import io.kairos.control.state.JobRequest;
@@ -22,12 +23,31 @@ import java.util.concurrent.TimeUnit;
  * {@link #MAX_IN_FLIGHT} entries are in flight. Under light load each submit is its own entry and
  * waits for nothing; under heavy load entries grow. Each caller's future completes with its own ids
  * once the entry is committed and applied.
+ *
+ * <p>Each caller's jobs are one group of the entry ({@link SubmitJobs#groups}): the state machine
+ * admits or refuses them as a whole against the limits, and a refused caller's future fails with
+ * {@link Refused}.
  */
 public final class SubmitBatcher implements Closeable {
   static final int MAX_JOBS_PER_ENTRY = 2_000;
   static final int MAX_IN_FLIGHT = 8;
 
   private record Pending(List<JobRequest> jobs, CompletableFuture<List<Long>> done) {}
+
+  /** A limit refused the submit as a whole: no job was made. */
+  public static final class Refused extends Exception {
+    private static final long serialVersionUID = 1L;
+    private final transient ControlResult.Refusal refusal;
+
+    Refused(ControlResult.Refusal refusal) {
+      super(refusal.limit() + " " + refusal.value(), null, false, false);
+      this.refusal = refusal;
+    }
+
+    public ControlResult.Refusal refusal() {
+      return refusal;
+    }
+  }
 
   private final RaftReplica replica;
   private final InstantSource clock;
@@ -39,7 +59,12 @@ public final class SubmitBatcher implements Closeable {
   public SubmitBatcher(RaftReplica replica, InstantSource clock) {
     this.replica = replica;
     this.clock = clock;
-    this.drainer = Thread.ofPlatform().name("kairos-submit-batcher").daemon().start(this::drain);
+    this.drainer =
+        Thread.ofPlatform()
+            .name("kairos-submit-batcher")
+            .daemon()
+            .uncaughtExceptionHandler(Fatal.EXIT)
+            .start(this::drain);
   }
 
   /** Queues jobs for the next entry; completes with their ids, in order. */
@@ -80,11 +105,13 @@ public final class SubmitBatcher implements Closeable {
 
   private void propose(List<Pending> batch, int jobCount) {
     var all = new ArrayList<JobRequest>(jobCount);
+    var groups = new ArrayList<Integer>(batch.size());
     for (Pending p : batch) {
       all.addAll(p.jobs());
+      groups.add(p.jobs().size());
     }
     replica
-        .propose(new SubmitJobs(clock.millis(), all))
+        .propose(new SubmitJobs(clock.millis(), all, groups))
         .whenComplete(
             (result, error) -> {
               inFlight.release();
@@ -97,8 +124,18 @@ public final class SubmitBatcher implements Closeable {
   }
 
   private static void distribute(List<Pending> batch, ControlResult result) {
+    var refused = new java.util.HashMap<Integer, ControlResult.Refusal>();
+    for (ControlResult.Refusal r : result.refused()) {
+      refused.put(r.group(), r);
+    }
     int at = 0;
-    for (Pending p : batch) {
+    for (int g = 0; g < batch.size(); g++) {
+      Pending p = batch.get(g);
+      ControlResult.Refusal refusal = refused.get(g);
+      if (refusal != null) {
+        p.done().completeExceptionally(new Refused(refusal));
+        continue;
+      }
       int n = p.jobs().stream().mapToInt(JobRequest::jobCount).sum();
       p.done().complete(List.copyOf(result.ids().subList(at, at + n)));
       at += n;

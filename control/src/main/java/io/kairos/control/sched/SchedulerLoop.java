@@ -1,6 +1,7 @@
 package io.kairos.control.sched;
 
 import io.kairos.config.Tenancy;
+import io.kairos.control.Fatal;
 import io.kairos.control.raft.RaftReplica;
 import io.kairos.control.state.ControlCommand.PreemptJobs;
 import io.kairos.control.state.ControlCommand.Preemption;
@@ -137,7 +138,12 @@ public final class SchedulerLoop implements Closeable {
             .tag("decision", "preempt")
             .description("running jobs the scheduler decided to preempt")
             .register(meters);
-    this.thread = Thread.ofPlatform().name("kairos-scheduler").daemon().unstarted(this::loop);
+    this.thread =
+        Thread.ofPlatform()
+            .name("kairos-scheduler")
+            .daemon()
+            .uncaughtExceptionHandler(Fatal.EXIT)
+            .unstarted(this::loop);
   }
 
   public SchedulerLoop start() {

@@ -1,5 +1,6 @@
 package io.kairos.control.state;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import io.kairos.protocol.TaskPlacement;
@@ -25,14 +26,30 @@ import java.util.List;
   @JsonSubTypes.Type(value = ControlCommand.NodeDown.class, name = "nodeDown"),
   @JsonSubTypes.Type(value = ControlCommand.PreemptJobs.class, name = "preempt"),
   @JsonSubTypes.Type(value = ControlCommand.SetUser.class, name = "setUser"),
+  @JsonSubTypes.Type(value = ControlCommand.SetLimits.class, name = "setLimits"),
 })
 public sealed interface ControlCommand {
   long atMs();
 
-  /** New jobs, in order; each gets the next id. One log entry for a whole batch. */
-  record SubmitJobs(long atMs, List<JobRequest> jobs) implements ControlCommand {
+  /**
+   * New jobs, in order; each gets the next id. One log entry for a whole batch.
+   *
+   * @param groups how many consecutive requests each submit (one API request) holds: each group is
+   *     admitted against the {@link Limits} as a whole or refused as a whole; null (entries written
+   *     before limits existed): each request is a group of its own
+   */
+  record SubmitJobs(
+      long atMs,
+      List<JobRequest> jobs,
+      @JsonInclude(JsonInclude.Include.NON_NULL) List<Integer> groups)
+      implements ControlCommand {
     public SubmitJobs {
       jobs = List.copyOf(jobs);
+      groups = groups == null ? null : List.copyOf(groups);
+    }
+
+    public SubmitJobs(long atMs, List<JobRequest> jobs) {
+      this(atMs, jobs, null);
     }
   }
 
@@ -135,4 +152,10 @@ public sealed interface ControlCommand {
    * submitted from then on record it as their {@code runAs}; jobs already submitted keep theirs.
    */
   record SetUser(long atMs, UserRecord user) implements ControlCommand {}
+
+  /**
+   * An admin sets the limits, or the leader proposes its heap's defaults ({@code onlyIfUnset}: then
+   * it changes nothing once limits are set, so two leaders proposing defaults agree).
+   */
+  record SetLimits(long atMs, Limits limits, boolean onlyIfUnset) implements ControlCommand {}
 }

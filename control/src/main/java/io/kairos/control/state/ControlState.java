@@ -7,6 +7,7 @@ import io.kairos.control.state.ControlCommand.NodeDown;
 import io.kairos.control.state.ControlCommand.PreemptJobs;
 import io.kairos.control.state.ControlCommand.RegisterNode;
 import io.kairos.control.state.ControlCommand.ResumeNode;
+import io.kairos.control.state.ControlCommand.SetLimits;
 import io.kairos.control.state.ControlCommand.SetUser;
 import io.kairos.control.state.ControlCommand.StartJobs;
 import io.kairos.control.state.ControlCommand.SubmitJobs;
@@ -82,9 +83,31 @@ public final class ControlState {
             records.setUser(c.user());
             yield ControlResult.OK;
           }
+          case SetLimits c -> setLimits(c);
         };
     lifecycle.settleDependencies(command.atMs());
+    forgetEndedBeyondLimit();
     return result;
+  }
+
+  private ControlResult setLimits(SetLimits c) {
+    if (c.onlyIfUnset() && records.limits() != null) {
+      return ControlResult.conflict("limits are set already");
+    }
+    records.setLimits(c.limits());
+    return ControlResult.OK;
+  }
+
+  /**
+   * Forgets the oldest-ended jobs beyond {@link Limits#maxEndedJobs}, except those a waiting job's
+   * dependency names (directly or through their array): its verdict must not change because a job
+   * it looks at was forgotten.
+   */
+  private void forgetEndedBeyondLimit() {
+    Limits limits = records.limits();
+    if (limits != null && records.endedWeight() > limits.maxEndedJobs()) {
+      records.evictEnded(limits.maxEndedJobs(), gates::isNamedByWaitingJob);
+    }
   }
 
   /** The store from the records: running jobs first (with their placements), then pending. */
@@ -116,6 +139,11 @@ public final class ControlState {
   /** Every job, by id. */
   public Collection<JobRecord> jobs() {
     return records.jobs();
+  }
+
+  /** How many jobs the state keeps (active and ended). */
+  public int jobCount() {
+    return records.jobs().size();
   }
 
   /** Jobs holding GPUs: running, and ended ones whose tasks are still stopping; by id. */
@@ -203,6 +231,31 @@ public final class ControlState {
 
   public long nextJobId() {
     return records.nextJobId();
+  }
+
+  /** The limits in force; empty until set (then nothing is limited). */
+  public Optional<Limits> limits() {
+    return Optional.ofNullable(records.limits());
+  }
+
+  /** What counts against {@link Limits#maxLiveJobs}: the weight of all pending and running jobs. */
+  public long liveWeight() {
+    return records.activeWeight();
+  }
+
+  /** What counts against {@code user}'s {@link Limits#maxJobsOf}. */
+  public long liveWeightOf(String user) {
+    return records.activeWeightOf(user);
+  }
+
+  /** Whether an ended job is kept beyond {@link Limits#maxEndedJobs} for a waiting dependency. */
+  boolean isKeptForDependency(JobRecord job) {
+    return gates.isNamedByWaitingJob(job);
+  }
+
+  /** What counts against {@link Limits#maxEndedJobs}: the weight of the ended jobs kept. */
+  public long endedWeight() {
+    return records.endedWeight();
   }
 
   // --- snapshots ---

@@ -44,12 +44,17 @@ final class DependencyWaits {
     long next;
     String never;
 
-    ClauseState(Dependency.Clause clause, long self, long[] from, long[] to) {
+    /** A rebuild's clause: a job no longer kept held already (see {@link #open}). */
+    final boolean forgottenHold;
+
+    ClauseState(
+        Dependency.Clause clause, long self, long[] from, long[] to, boolean forgottenHold) {
       this.clause = clause;
       this.self = self;
       this.from = from;
       this.to = to;
       this.next = from[0];
+      this.forgottenHold = forgottenHold;
     }
 
     boolean covers(long id) {
@@ -87,12 +92,30 @@ final class DependencyWaits {
     return waiting.size();
   }
 
+  /** Whether a clause of a waiting job names {@code jobId} (a job, or an array's id). */
+  boolean names(long jobId) {
+    return dependents.containsKey(jobId);
+  }
+
   /**
    * Looks at a pending job's dependency from scratch. When it waits, the job is kept here;
-   * otherwise nothing is kept, unless {@code keepNever} (a rebuild, which must not change the
+   * otherwise nothing is kept, unless {@code rebuilding} (a rebuild, which must not change the
    * records) and it can never hold.
+   *
+   * <p>When {@code rebuilding}, a named job the records no longer hold (an earlier id, so it
+   * existed) counts as holding: ended jobs are forgotten only when no waiting job names them, so a
+   * pending job naming one is one whose dependency held already (it was queued, or ran and was
+   * requeued), as the live state, which never looks at it again, has it.
    */
-  Outcome open(JobRecord job, boolean keepNever) {
+  Outcome open(JobRecord job, boolean rebuilding) {
+    boolean keepNever = rebuilding;
+    if (!rebuilding) {
+      String gone = forgottenName(job);
+      if (gone != null) {
+        // Never admit a job naming a forgotten one: a rebuild counts those as held (see above).
+        return new Outcome(Verdict.NEVER, gone);
+      }
+    }
     var clauses = new ArrayList<ClauseState>();
     for (Dependency.Clause c : job.request.dependency().clauses()) {
       var from = new long[c.jobs().size()];
@@ -106,7 +129,7 @@ final class DependencyWaits {
                 ? named.array.lastJobId()
                 : id;
       }
-      var cs = new ClauseState(c, job.id, from, to);
+      var cs = new ClauseState(c, job.id, from, to, rebuilding);
       // Any job that can never satisfy the clause, wherever it is in the list.
       for (int i = 0; i < from.length && cs.never == null; i++) {
         for (long id = from[i]; id <= to[i] && cs.never == null; id++) {
@@ -126,6 +149,35 @@ final class DependencyWaits {
       }
     }
     return outcome;
+  }
+
+  /**
+   * Why a new job's dependency names a job the records no longer hold (it ended and was forgotten,
+   * or it is an element of a named array that was), or null when it names none. Only earlier ids: a
+   * later one never existed when the job was submitted.
+   */
+  private String forgottenName(JobRecord job) {
+    for (long id : job.request.dependency().jobs()) {
+      if (id >= job.id) {
+        continue;
+      }
+      JobRecord named = jobs.apply(id);
+      if (named == null) {
+        return "job " + id + " ended long ago and is forgotten (maxEndedJobs)";
+      }
+      if (named.array != null && named.array.arrayJobId() == id) {
+        for (long e = id + 1; e <= named.array.lastJobId() && e < job.id; e++) {
+          if (jobs.apply(e) == null) {
+            return "job "
+                + e
+                + " of array "
+                + id
+                + " ended long ago and is forgotten (maxEndedJobs)";
+          }
+        }
+      }
+    }
+    return null;
   }
 
   /**
@@ -245,7 +297,10 @@ final class DependencyWaits {
         continue;
       }
       JobRecord d = cs.next >= cs.self ? null : jobs.apply(cs.next);
-      Verdict v = d == null ? Verdict.NEVER : status(cs.clause.kind(), d.state, d.attempt);
+      Verdict v =
+          d == null
+              ? (cs.forgottenHold && cs.next < cs.self ? Verdict.HOLDS : Verdict.NEVER)
+              : status(cs.clause.kind(), d.state, d.attempt);
       if (v == Verdict.NEVER) {
         cs.never = neverWhy(cs, cs.next);
         return Verdict.NEVER;
@@ -266,7 +321,7 @@ final class DependencyWaits {
     }
     JobRecord d = jobs.apply(id);
     if (d == null) {
-      return cs.clause + ": job " + id + " does not exist";
+      return cs.forgottenHold ? null : cs.clause + ": job " + id + " does not exist";
     }
     return status(cs.clause.kind(), d.state, d.attempt) == Verdict.NEVER
         ? cs.clause + ": job " + id + " " + d.state

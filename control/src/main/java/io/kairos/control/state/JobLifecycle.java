@@ -51,27 +51,79 @@ final class JobLifecycle {
 
   // --- submit ---
 
+  /**
+   * Adds the submit's jobs, group by group: a group that would take its users past {@link
+   * Limits#maxJobsOf} or the cluster past {@link Limits#maxLiveJobs} is refused as a whole (no job,
+   * no id), the others are added in order.
+   */
   ControlResult submit(SubmitJobs c) {
     var ids = new ArrayList<Long>(c.jobs().size());
-    for (JobRequest request : c.jobs()) {
-      JobArray array = request.array();
-      if (array == null) {
-        ids.add(add(request, null, c.atMs()));
+    var refused = new ArrayList<ControlResult.Refusal>();
+    List<Integer> groups = c.groups();
+    int groupCount = groups == null ? c.jobs().size() : groups.size();
+    int at = 0;
+    for (int g = 0; g < groupCount; g++) {
+      int size = groups == null ? 1 : groups.get(g);
+      List<JobRequest> group = c.jobs().subList(at, Math.min(c.jobs().size(), at + size));
+      at += size;
+      ControlResult.Refusal refusal = admission(g, group);
+      if (refusal != null) {
+        refused.add(refusal);
         continue;
       }
-      // One record per element, sharing one request; ids are consecutive from the first.
-      JobRequest element = request.element();
-      long first = records.nextJobId();
-      int count = array.taskIds().size();
-      for (int taskId : array.taskIds()) {
-        ids.add(
-            add(
-                element,
-                new ArrayElement(first, taskId, count, array.min(), array.max(), array.limit()),
-                c.atMs()));
+      for (JobRequest request : group) {
+        addRequest(request, c.atMs(), ids);
       }
     }
-    return ControlResult.ok(ids);
+    return new ControlResult(200, null, ids, refused);
+  }
+
+  /** The limit a group of requests would pass, or null when it fits (or nothing is limited). */
+  private ControlResult.Refusal admission(int group, List<JobRequest> requests) {
+    Limits limits = records.limits();
+    if (limits == null) {
+      return null;
+    }
+    var byUser = new java.util.TreeMap<String, Long>();
+    long total = 0;
+    for (JobRequest r : requests) {
+      long w = JobSize.totalWeight(r);
+      byUser.merge(r.user(), w, Long::sum);
+      total += w;
+    }
+    for (var e : byUser.entrySet()) {
+      long used = records.activeWeightOf(e.getKey());
+      long max = limits.maxJobsOf(e.getKey());
+      if (used + e.getValue() > max) {
+        return new ControlResult.Refusal(
+            group, "maxJobsPerUser", max, e.getKey(), used, e.getValue());
+      }
+    }
+    long live = records.activeWeight();
+    if (live + total > limits.maxLiveJobs()) {
+      return new ControlResult.Refusal(
+          group, "maxLiveJobs", limits.maxLiveJobs(), null, live, total);
+    }
+    return null;
+  }
+
+  private void addRequest(JobRequest request, long atMs, List<Long> ids) {
+    JobArray array = request.array();
+    if (array == null) {
+      ids.add(add(request, null, atMs));
+      return;
+    }
+    // One record per element, sharing one request; ids are consecutive from the first.
+    JobRequest element = request.element();
+    long first = records.nextJobId();
+    int count = array.taskIds().size();
+    for (int taskId : array.taskIds()) {
+      ids.add(
+          add(
+              element,
+              new ArrayElement(first, taskId, count, array.min(), array.max(), array.limit()),
+              atMs));
+    }
   }
 
   private long add(JobRequest request, ArrayElement array, long atMs) {

@@ -190,6 +190,14 @@ final class QueueGates {
 
   // --- reads ---
 
+  /**
+   * Whether a waiting job's dependency names {@code job}, or the array it belongs to: such a job is
+   * kept when ended jobs are forgotten.
+   */
+  boolean isNamedByWaitingJob(JobRecord job) {
+    return waits.names(job.id) || (job.array != null && waits.names(job.array.arrayJobId()));
+  }
+
   boolean isUnplaceable(long jobId) {
     return unplaceable.containsKey(jobId);
   }

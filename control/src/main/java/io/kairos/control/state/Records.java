@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.Iterator;
 import java.util.List;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -16,8 +17,16 @@ import java.util.TreeSet;
  * (active, releasing, holding GPUs by node). It decides nothing: the parts of {@link ControlState}
  * change the records and keep the indexes in step through these methods. Everything else in the
  * state (the core's store, the queue gates) is derived from these records and rebuilt from them.
+ *
+ * <p>It also keeps the {@link Limits} and what counts against them: the weight ({@link
+ * JobSize#weight}) of the active jobs, in all and per user, and of the ended jobs kept, with the
+ * ended jobs that no longer hold GPUs in the order they ended (oldest first), for eviction.
  */
 final class Records {
+  /** Oldest-ended first, then by id: the order in which ended jobs are forgotten. */
+  private static final Comparator<JobRecord> BY_END =
+      Comparator.comparingLong((JobRecord j) -> j.endMs).thenComparingLong(j -> j.id);
+
   private long nextJobId = 1;
   private long nextEpoch = 1;
 
@@ -37,6 +46,20 @@ final class Records {
   private final TreeMap<String, TokenRecord> tokens = new TreeMap<>();
   private final TreeMap<String, UserRecord> users = new TreeMap<>();
 
+  /** Null until set: nothing is limited. */
+  private Limits limits;
+
+  /** Derived: the weight of the active jobs, in all and per user (users with none left out). */
+  private long activeWeight;
+
+  private final TreeMap<String, Long> activeWeightByUser = new TreeMap<>();
+
+  /** Derived: the weight of the ended jobs kept. */
+  private long endedWeight;
+
+  /** Derived: ended jobs that hold no GPUs (so may be forgotten), oldest-ended first. */
+  private final TreeSet<JobRecord> retired = new TreeSet<>(BY_END);
+
   // --- jobs ---
 
   /** A new job with the next id, PENDING and active. */
@@ -45,6 +68,7 @@ final class Records {
     job.array = array;
     jobs.put(job.id, job);
     active.put(job.id, job);
+    countActive(job, 1);
     return job;
   }
 
@@ -58,9 +82,16 @@ final class Records {
     return nextQueueSeq++;
   }
 
-  /** A job left PENDING and RUNNING for good. */
+  /** A job left PENDING and RUNNING for good (its end time set). */
   void ended(JobRecord job) {
-    active.remove(job.id);
+    if (active.remove(job.id) == null) {
+      return;
+    }
+    countActive(job, -1);
+    endedWeight += JobSize.weight(job.request);
+    if (!job.releasing) {
+      retired.add(job);
+    }
   }
 
   /** An ended job keeps its GPUs while its tasks stop ({@code true}), or lets go of them. */
@@ -68,9 +99,73 @@ final class Records {
     job.releasing = stillStopping;
     if (stillStopping) {
       releasing.put(job.id, job);
+      retired.remove(job);
     } else {
       releasing.remove(job.id);
+      if (job.state.isFinal()) {
+        retired.add(job);
+      }
     }
+  }
+
+  private void countActive(JobRecord job, int sign) {
+    long w = sign * JobSize.weight(job.request);
+    activeWeight += w;
+    long left = activeWeightByUser.getOrDefault(job.request.user(), 0L) + w;
+    if (left == 0) {
+      activeWeightByUser.remove(job.request.user());
+    } else {
+      activeWeightByUser.put(job.request.user(), left);
+    }
+  }
+
+  // --- limits ---
+
+  /** The limits; null while none are set. */
+  Limits limits() {
+    return limits;
+  }
+
+  void setLimits(Limits limits) {
+    this.limits = limits;
+  }
+
+  /** The weight of all pending and running jobs. */
+  long activeWeight() {
+    return activeWeight;
+  }
+
+  /** The weight of {@code user}'s pending and running jobs. */
+  long activeWeightOf(String user) {
+    return activeWeightByUser.getOrDefault(user, 0L);
+  }
+
+  /** The weight of the ended jobs kept. */
+  long endedWeight() {
+    return endedWeight;
+  }
+
+  /**
+   * Forgets ended jobs, oldest-ended first, until the ended jobs kept weigh at most {@code max};
+   * jobs that still hold GPUs, and those {@code pinned} says must stay, are kept and passed over.
+   * Deterministic: the order is the records' own (end time, then id). Cost: the jobs forgotten plus
+   * the pinned ones passed over.
+   *
+   * @return how many jobs it forgot
+   */
+  int evictEnded(long max, java.util.function.Predicate<JobRecord> pinned) {
+    int evicted = 0;
+    for (Iterator<JobRecord> it = retired.iterator(); endedWeight > max && it.hasNext(); ) {
+      JobRecord j = it.next();
+      if (pinned.test(j)) {
+        continue;
+      }
+      it.remove();
+      jobs.remove(j.id);
+      endedWeight -= JobSize.weight(j.request);
+      evicted++;
+    }
+    return evicted;
   }
 
   /** The job's current placement now holds GPUs on its nodes. */
@@ -218,7 +313,8 @@ final class Records {
         jobCopies,
         nodeCopies,
         List.copyOf(tokens.values()),
-        List.copyOf(users.values()));
+        List.copyOf(users.values()),
+        limits);
   }
 
   /** The records of a snapshot; the holding index is left to the rebuild that follows. */
@@ -229,11 +325,18 @@ final class Records {
     var r = new Records();
     r.nextJobId = image.nextJobId();
     r.nextEpoch = image.nextEpoch();
+    r.limits = image.limits();
     for (JobRecord job : image.jobs()) {
       r.nextQueueSeq = Math.max(r.nextQueueSeq, job.queuedSeq + 1);
       r.jobs.put(job.id, job);
       if (job.isActive()) {
         r.active.put(job.id, job);
+        r.countActive(job, 1);
+      } else {
+        r.endedWeight += JobSize.weight(job.request);
+        if (!job.releasing) {
+          r.retired.add(job);
+        }
       }
       if (job.releasing) {
         r.releasing.put(job.id, job);

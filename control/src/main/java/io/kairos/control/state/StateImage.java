@@ -7,6 +7,7 @@ import java.util.List;
  *
  * @param users the user table, by name; empty (and left out of the snapshot) when no admin has set
  *     a row, so snapshots from before the table read and write the same bytes
+ * @param limits null until limits are set (and in snapshots written before they existed)
  */
 public record StateImage(
     int version,
@@ -15,14 +16,15 @@ public record StateImage(
     List<JobRecord> jobs,
     List<NodeRecord> nodes,
     List<TokenRecord> tokens,
-    List<UserRecord> users) {
+    List<UserRecord> users,
+    Limits limits) {
   public static final int VERSION = 1;
 
   public StateImage {
     users = users == null ? List.of() : List.copyOf(users);
   }
 
-  /** An image without a user table (snapshots from before it). */
+  /** An image without a user table or limits (snapshots from before them). */
   public StateImage(
       int version,
       long nextJobId,
@@ -30,6 +32,6 @@ public record StateImage(
       List<JobRecord> jobs,
       List<NodeRecord> nodes,
       List<TokenRecord> tokens) {
-    this(version, nextJobId, nextEpoch, jobs, nodes, tokens, List.of());
+    this(version, nextJobId, nextEpoch, jobs, nodes, tokens, List.of(), null);
   }
 }

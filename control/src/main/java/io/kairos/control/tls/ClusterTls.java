@@ -111,9 +111,16 @@ public final class ClusterTls implements AutoCloseable {
       InstantSource clock)
       throws IOException {
     CertificateAuthority ca = ensureCa(dataDir, caFrom, group, clock.instant());
+    // Inside the data directory every file is private (0600, directories 0700), certificates
+    // included: the CA certificate is served to whoever asks at /api/v1/ca.pem, not from here.
+    Files.setPosixFilePermissions(
+        dataDir.resolve(CertificateAuthority.CERT_FILE),
+        java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
     var request = new CertificateAuthority.Request(name, Role.REPLICA, hosts, REPLICA_VALIDITY);
     Path dir = dataDir.resolve(DIR);
     Files.createDirectories(dir);
+    Files.setPosixFilePermissions(
+        dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
     Optional<CertificateAuthority.Issued> current = readReplica(dir);
     Optional<String> reason =
         rotate
@@ -180,7 +187,7 @@ public final class ClusterTls implements AutoCloseable {
       Pem.writeSecret(
           dataDir.resolve(CertificateAuthority.KEY_FILE),
           Files.readString(from.resolve(CertificateAuthority.KEY_FILE)));
-      Pem.writePublic(
+      Pem.writeSecret(
           dataDir.resolve(CertificateAuthority.CERT_FILE),
           Files.readString(from.resolve(CertificateAuthority.CERT_FILE)));
       return CertificateAuthority.load(dataDir);
@@ -272,7 +279,7 @@ public final class ClusterTls implements AutoCloseable {
       throws IOException {
     CertificateAuthority.Issued issued = ca.issue(request, now);
     Pem.writeSecret(dir.resolve(KEY_FILE), Pem.encode(issued.key()));
-    Pem.writePublic(dir.resolve(CERT_FILE), Pem.encode(chain(issued.certificate(), ca)));
+    Pem.writeSecret(dir.resolve(CERT_FILE), Pem.encode(chain(issued.certificate(), ca)));
     return issued;
   }
 

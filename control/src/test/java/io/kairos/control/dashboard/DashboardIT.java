@@ -537,4 +537,35 @@ class DashboardIT {
     // 8. Nothing went wrong in the page.
     assertThat(severe()).as("browser console errors").isEmpty();
   }
+
+  /**
+   * Another user's job: its details show, its private data (command, output) reads "(private)", and
+   * the page asks for no log it may not read (no error in the console).
+   */
+  @Test
+  void anotherUsersJobShowsItsPrivateDataAsPrivate() throws Exception {
+    var created = api.post("/api/v1/tokens", Map.of("user", "alice"));
+    assertThat(created.status()).as(created.body()).isEqualTo(201);
+    String alice = created.as(io.kairos.protocol.TokenCreated.class).token();
+    driver.get(controller.url() + "/");
+    ((JavascriptExecutor) driver).executeScript("sessionStorage.clear();");
+    driver.navigate().refresh();
+    wait.until(d -> d.findElement(By.id("token")).isDisplayed());
+    driver.findElement(By.id("token")).sendKeys(alice);
+    driver.findElement(By.cssSelector("#login-form button[type=submit]")).click();
+    wait.until(d -> d.findElement(By.id("logout")).isDisplayed());
+    severe(); // drop what came before
+
+    driver.get(controller.url() + "/#/jobs/" + succeeded);
+    wait.until(d -> d.findElement(By.id("job-facts")).getText().contains("Command"));
+    assertThat(text("#job-facts dd[data-fact='command']")).isEqualTo("(private)");
+    assertThat(text("#job-facts")).contains("admin").contains("SUCCEEDED");
+    wait.until(d -> d.findElement(By.id("log-state")).getText().contains("private"));
+    assertThat(text("#job-logs")).isEmpty();
+    shot("job-private");
+    assertThat(severe()).as("browser console errors").isEmpty();
+
+    ((JavascriptExecutor) driver).executeScript("sessionStorage.clear();");
+    driver.navigate().refresh();
+  }
 }

@@ -142,6 +142,7 @@ final class StateInvariants {
         }
       }
     }
+    limitCounters(s, out);
     // The store agrees with the records.
     var store = s.store();
     if (store == null) {
@@ -289,9 +290,12 @@ final class StateInvariants {
       if (j.state != JobState.PENDING) {
         continue;
       }
+      boolean waiting = s.isWaitingOnDependency(j.id);
+      if (!waiting && j.request.dependency() != null && namesForgotten(s, j.request.dependency())) {
+        continue; // its dependency held, and some job it named has ended and been forgotten since
+      }
       String verdict =
           j.request.dependency() == null ? "HOLDS" : verdict(s, j.id, j.request.dependency());
-      boolean waiting = s.isWaitingOnDependency(j.id);
       if (verdict.equals("NEVER")) {
         out.add(
             "pending job "
@@ -313,6 +317,27 @@ final class StateInvariants {
       }
     }
     return out;
+  }
+
+  /** Whether a job {@code d} names (or an element of an array it names) is no longer kept. */
+  private static boolean namesForgotten(ControlState s, Dependency d) {
+    for (long named : d.jobs()) {
+      if (named >= s.nextJobId()) {
+        continue;
+      }
+      var r = s.job(named).orElse(null);
+      if (r == null) {
+        return true;
+      }
+      if (r.array != null && r.array.arrayJobId() == named) {
+        for (long id = named; id <= r.array.lastJobId(); id++) {
+          if (s.job(id).isEmpty()) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
   }
 
   private static String verdict(ControlState s, long self, Dependency d) {
@@ -364,7 +389,8 @@ final class StateInvariants {
           .add(j.id);
     }
     for (var e : admitted.entrySet()) {
-      int limit = s.job(e.getKey()).orElseThrow().array.limit();
+      // Any element's (the array's first may have ended and been forgotten).
+      int limit = s.job(e.getValue().getFirst()).orElseThrow().array.limit();
       if (e.getValue().size() > limit) {
         out.add(
             "array "
@@ -386,7 +412,8 @@ final class StateInvariants {
     }
     for (var e : held.entrySet()) {
       var in = admitted.getOrDefault(e.getKey(), List.of());
-      int limit = s.job(e.getKey()).orElseThrow().array.limit();
+      // Any element's (the array's first may have ended and been forgotten).
+      int limit = s.job(e.getValue().getFirst()).orElseThrow().array.limit();
       if (in.size() < limit) {
         out.add(
             "array "
@@ -429,5 +456,54 @@ final class StateInvariants {
       i++;
     }
     return Placement.of(nodes, counts, masks);
+  }
+
+  /**
+   * What counts against the limits equals what the records say; and beyond {@code maxEndedJobs}
+   * only ended jobs that must stay are kept (still stopping, or named by a waiting dependency).
+   */
+  static void limitCounters(ControlState s, List<String> out) {
+    long live = 0;
+    long ended = 0;
+    var byUser = new TreeMap<String, Long>();
+    for (JobRecord j : s.jobs()) {
+      long w = JobSize.weight(j.request);
+      if (j.isActive()) {
+        live += w;
+        byUser.merge(j.request.user(), w, Long::sum);
+      } else {
+        ended += w;
+      }
+    }
+    if (live != s.liveWeight()) {
+      out.add("live weight counted " + s.liveWeight() + ", records say " + live);
+    }
+    for (var e : byUser.entrySet()) {
+      if (s.liveWeightOf(e.getKey()) != e.getValue()) {
+        out.add(
+            e.getKey()
+                + "'s live weight "
+                + s.liveWeightOf(e.getKey())
+                + ", records say "
+                + e.getValue());
+      }
+    }
+    if (ended != s.endedWeight()) {
+      out.add("ended weight counted " + s.endedWeight() + ", records say " + ended);
+    }
+    var limits = s.limits().orElse(null);
+    if (limits != null && s.endedWeight() > limits.maxEndedJobs()) {
+      for (JobRecord j : s.jobs()) {
+        if (j.state.isFinal() && !j.releasing && !s.isKeptForDependency(j)) {
+          out.add(
+              "ended job "
+                  + j.id
+                  + " is kept though ended jobs weigh "
+                  + s.endedWeight()
+                  + " > maxEndedJobs "
+                  + limits.maxEndedJobs());
+        }
+      }
+    }
   }
 }
