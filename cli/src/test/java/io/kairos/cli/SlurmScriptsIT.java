@@ -350,13 +350,18 @@ class SlurmScriptsIT {
     assertThat(Files.readString(run.resolve("slurm-" + id + ".out"))).isEqualTo("original\n");
   }
 
+  /** Also: a lower-case GPU type (as gres.conf names it) runs on nodes reporting "A100-SXM4". */
   @Test
   void aScriptOnStdinRunsAndItsEnvironmentIsTheSubmittingShells() throws Exception {
     Path run = Files.createDirectories(dir.resolve("run-stdin"));
-    String script = "#!/bin/bash\necho \"$PROBE_LOG $SLURM_JOB_NAME $SLURM_SUBMIT_DIR\"\n";
+    String script =
+        "#!/bin/bash\n#SBATCH --gres=gpu:a100:1\n"
+            + "echo \"$PROBE_LOG $SLURM_JOB_NAME $SLURM_SUBMIT_DIR\"\n";
     long id = submitted(sbatch(run, script));
 
-    ended(id, JobState.SUCCEEDED);
+    JobView job = ended(id, JobState.SUCCEEDED);
+    assertThat(job.gpuModel()).isEqualTo("a100");
+    assertThat(job.placement().get(0).gpus()).hasSize(1);
     assertThat(Files.readString(run.resolve("slurm-" + id + ".out")))
         .isEqualTo(run.resolve("probe.log") + " sbatch " + run + "\n");
   }
