@@ -25,7 +25,7 @@ class SlurmNamesYamlTest {
     assertThat(names.gpuModel("AMPERE")).isEqualTo("a100");
     assertThat(names.gpuModel("v100")).isEqualTo("v100");
     assertThat(names.queue("hopper-prod")).isEqualTo("research");
-    assertThat(names.queue("Other")).isEqualTo("Other");
+    assertThat(names.queue("Other")).isEqualTo("other");
     assertThat(names.strictQos()).isTrue();
   }
 

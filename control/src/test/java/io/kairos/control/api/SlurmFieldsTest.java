@@ -67,10 +67,10 @@ class SlurmFieldsTest {
     assertThat(apply("\"queue\":\"b\"", SITE, TENANCY).submission().queue()).isEqualTo("b");
     assertThat(apply("\"queue\":\"HOPPER-prod\"", SITE, TENANCY).submission().queue())
         .isEqualTo("b");
-    // Unknown: left as written, for the tenancy to refuse with its list of queues.
-    assertThat(apply("\"queue\":\"Defq\"", SITE, TENANCY).submission().queue()).isEqualTo("Defq");
-    // Without a tenancy, a queue is a name only: as written.
-    assertThat(apply("\"queue\":\"Defq\"", SITE, null).submission().queue()).isEqualTo("Defq");
+    // Unknown: in lower case, for the tenancy to refuse with its list of queues.
+    assertThat(apply("\"queue\":\"Defq\"", SITE, TENANCY).submission().queue()).isEqualTo("defq");
+    // Without a tenancy, a queue is a name only, and queue names are lower case.
+    assertThat(apply("\"queue\":\"Defq\"", SITE, null).submission().queue()).isEqualTo("defq");
   }
 
   @Test
