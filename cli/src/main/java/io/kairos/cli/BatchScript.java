@@ -45,7 +45,6 @@ final class BatchScript {
   private static final Set<String> CLIENT_OPTIONS =
       Set.of("--server", "--token", "--output", "--wait", "--help", "--version");
 
-
   private static final Pattern DIRECTIVE = Pattern.compile("#(SBATCH|KAIROS)(\\s.*)?");
 
   /**

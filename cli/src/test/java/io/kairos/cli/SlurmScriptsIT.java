@@ -138,6 +138,11 @@ class SlurmScriptsIT {
 
   /** {@code sbatch ARGS} in {@code submitDir}, from a shell whose PATH starts with the probes. */
   static Run sbatch(Path submitDir, String stdin, String... args) {
+    return slurm("sbatch", submitDir, stdin, args);
+  }
+
+  /** Slurm's command {@code name} (kairos NAME) with {@code args}, as {@link #sbatch} runs it. */
+  static Run slurm(String name, Path submitDir, String stdin, String... args) {
     var env = new TreeMap<String, String>();
     env.put("KAIROS_SERVER", cluster.url);
     env.put("KAIROS_TOKEN", cluster.adminToken);
@@ -152,7 +157,7 @@ class SlurmScriptsIT {
     }
     var out = new ByteArrayOutputStream();
     var err = new ByteArrayOutputStream();
-    var all = new ArrayList<String>(List.of("sbatch"));
+    var all = new ArrayList<String>(List.of(name));
     all.addAll(List.of(args));
     int code;
     try (var o = new PrintWriter(out, true, StandardCharsets.UTF_8);
@@ -412,8 +417,11 @@ class SlurmScriptsIT {
   @Test
   void script16RunsFourTasksPerNodeOnTwoNodesAfterItsModuleLinesOnce() throws Exception {
     Path run = committed("16");
-    // As on Slurm 22.05, whose GPUs have no type: --gres=gpu:4 in place of gpu:v100:4.
-    JobView job = ended(submitted(sbatch(run, null, "--gres=gpu:4", "job.sh")), JobState.SUCCEEDED);
+    // Slurm 22.05's GPUs have no type, so it ran with --gres=gpu:4 in place of gpu:v100:4; these
+    // agents' are A100s (a command-line --gres keeps the script's type here: Kairos merges the
+    // layers field by field, where sbatch replaces the whole --gres).
+    JobView job =
+        ended(submitted(sbatch(run, null, "--gres=gpu:a100:4", "job.sh")), JobState.SUCCEEDED);
 
     var seen = probeLines(run);
     // Slurm 22.05 (-p gpu --gres=gpu:4): module purge, module load pytorch once (batch step);
@@ -449,13 +457,18 @@ class SlurmScriptsIT {
     assertThat(Files.readString(run.resolve("slurm-" + id + ".out"))).isEqualTo("original\n");
   }
 
+  /** Also: a lower-case GPU type (as gres.conf names it) runs on nodes reporting "A100-SXM4". */
   @Test
   void aScriptOnStdinRunsAndItsEnvironmentIsTheSubmittingShells() throws Exception {
     Path run = Files.createDirectories(dir.resolve("run-stdin"));
-    String script = "#!/bin/bash\necho \"$PROBE_LOG $SLURM_JOB_NAME $SLURM_SUBMIT_DIR\"\n";
+    String script =
+        "#!/bin/bash\n#SBATCH --gres=gpu:a100:1\n"
+            + "echo \"$PROBE_LOG $SLURM_JOB_NAME $SLURM_SUBMIT_DIR\"\n";
     long id = submitted(sbatch(run, script));
 
-    ended(id, JobState.SUCCEEDED);
+    JobView job = ended(id, JobState.SUCCEEDED);
+    assertThat(job.gpuModel()).isEqualTo("a100");
+    assertThat(job.placement().get(0).gpus()).hasSize(1);
     assertThat(Files.readString(run.resolve("slurm-" + id + ".out")))
         .isEqualTo(run.resolve("probe.log") + " sbatch " + run + "\n");
   }
@@ -468,6 +481,49 @@ class SlurmScriptsIT {
 
     ended(id, JobState.SUCCEEDED);
     assertThat(Files.readString(run.resolve("slurm-" + id + ".out"))).isEqualTo("[unset]\n");
+  }
+
+  /**
+   * squeue, sinfo, scancel and sacct on a running two-node job; the formats as Slurm 22.05 printed
+   * them for such a job on the peer: {@code squeue -o "%i %j %T" -h} is "23 sleeper RUNNING",
+   * {@code sinfo -N -h -o "%N %T"} "gpu001 mixed".
+   */
+  @Test
+  void theFrontEndsShowCancelAndAccountForAJobAsSlurmsDo() throws Exception {
+    Path run = Files.createDirectories(dir.resolve("run-frontends"));
+    Files.writeString(run.resolve("sleeper.sh"), "#!/bin/sh\nsleep 120\n");
+    Run submit =
+        sbatch(run, null, "-J", "sleeper", "-N", "2", "--gres=gpu:2", "--qos=normal", "sleeper.sh");
+    long id = submitted(submit);
+    assertThat(submit.err())
+        .contains(
+            "sbatch: warning: --qos=normal was ignored: this controller has no priority"
+                + " classes");
+    cluster.waitState(id, JobState.RUNNING, Duration.ofSeconds(60));
+
+    Run squeue = slurm("squeue", run, null, "-j", Long.toString(id), "-o", "%i %j %T", "-h");
+    assertThat(squeue.out()).isEqualTo(id + " sleeper RUNNING\n");
+    Run mine = slurm("squeue", run, null, "-u", "root", "-h", "-o", "%i %D %t");
+    assertThat(mine.out()).contains(id + " 2 R\n");
+    Run sinfo = slurm("sinfo", run, null, "-N", "-h", "-o", "%N %T");
+    assertThat(sinfo.out()).isEqualTo("gpu001 mixed\ngpu002 mixed\n");
+
+    Run scancel = slurm("scancel", run, null, Long.toString(id));
+    assertThat(scancel.code()).as(scancel.err()).isZero();
+    ended(id, JobState.CANCELLED);
+    Run sacct =
+        slurm(
+            "sacct",
+            run,
+            null,
+            "-j",
+            Long.toString(id),
+            "-X",
+            "-n",
+            "-P",
+            "-o",
+            "JobID,JobName,State");
+    assertThat(sacct.out()).startsWith(id + "|sleeper|CANCELLED");
   }
 
   @Test

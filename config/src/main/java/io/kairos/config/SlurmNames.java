@@ -15,7 +15,7 @@ import java.util.TreeMap;
  *     same key ({@code io.kairos.protocol.names.GpuModels}); types not listed are matched by that
  *     key alone
  * @param partitions a partition name (lower case) to the queue it is; partitions not listed are the
- *     queue of the same name in any case
+ *     queue of the same name in lower case (queue names are lower case)
  * @param strictQos true: a {@code --qos} that names no priority class is refused, as Slurm refuses
  *     an unknown QOS; false (the default): it is ignored with a warning, for scripts written for
  *     another site
@@ -42,10 +42,11 @@ public record SlurmNames(
   }
 
   /**
-   * The queue a partition is: the site's mapping for it (in any case), else the name as written;
-   * the controller then matches it to its queues case-insensitively.
+   * The queue a partition is: the site's mapping for it (in any case), else the name in lower case
+   * (queue names are lower case).
    */
   public String queue(String partition) {
-    return partitions.getOrDefault(partition.toLowerCase(Locale.ROOT), partition);
+    String lower = partition.toLowerCase(Locale.ROOT);
+    return partitions.getOrDefault(lower, lower);
   }
 }

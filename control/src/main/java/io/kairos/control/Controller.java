@@ -26,6 +26,9 @@ import io.kairos.control.state.ControlCommand.SetLimits;
 import io.kairos.control.state.Limits;
 import io.kairos.control.state.TokenRecord;
 import io.kairos.core.sched.Policy;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.Closeable;
@@ -65,7 +68,8 @@ public final class Controller implements Closeable {
    * @param security TLS or plain text, the Raft bind address, the cluster CA's origin
    * @param privateData who may read a job's env, command, paths and logs (give every replica the
    *     same)
-   * @param slurm the site's Slurm names: GPU type aliases, partitions as queues, strict QOS
+   * @param slurm the site's Slurm names: GPU type aliases, partitions as queues, whether an unknown
+   *     QOS is an error (give every replica the same)
    */
   public record Config(
       Path dataDir,
@@ -88,38 +92,7 @@ public final class Controller implements Closeable {
       java.util.Objects.requireNonNull(slurm, "slurm");
     }
 
-    /** A config with the default Slurm names (no GPU type aliases, partitions are queues). */
-    public Config(
-        Path dataDir,
-        PeerAddress self,
-        List<PeerAddress> peers,
-        Policy policy,
-        Optional<Tls> tls,
-        PhiAccrualDetector.Settings detection,
-        Optional<KubeApi> kubeApi,
-        Optional<Tenancy> tenancy,
-        RunAsPolicy runAs,
-        NetworkSecurity security) {
-      this(
-          dataDir,
-          self,
-          peers,
-          policy,
-          tls,
-          detection,
-          kubeApi,
-          tenancy,
-          runAs,
-          security,
-          PrivateData.OWNER,
-          SlurmNames.DEFAULTS);
-    }
-
-    /**
-     * The site's Slurm names ({@code kairos server --slurm FILE}): GPU type aliases, partitions as
-     * queues, whether an unknown QOS is an error. Give every replica the same: what they decide at
-     * submission is in the log.
-     */
+    /** The site's Slurm names ({@code kairos server --slurm-names FILE}); see {@link #slurm}. */
     public Config withSlurm(SlurmNames names) {
       return new Config(
           dataDir,
@@ -320,8 +293,8 @@ public final class Controller implements Closeable {
     PeerAddress self = binding.self();
     if (!group) {
       if (self.httpPort() == 0 || self.raftPort() == 0) {
-        int http = self.httpPort() == 0 ? ControllerMetrics.freePort() : self.httpPort();
-        int raft = self.raftPort() == 0 ? ControllerMetrics.freePort() : self.raftPort();
+        int http = self.httpPort() == 0 ? Ports.freePort() : self.httpPort();
+        int raft = self.raftPort() == 0 ? Ports.freePort() : self.raftPort();
         self = new PeerAddress(self.host(), http, raft, self.raftHost());
       }
       peers = List.of(self);
@@ -340,8 +313,8 @@ public final class Controller implements Closeable {
             config.security(),
             config.privateData(),
             config.slurm());
-    ControllerMetrics.ensureFree(self.host(), self.httpPort(), "the API (--listen)");
-    ControllerMetrics.ensureFree(
+    Ports.ensureFree(self.host(), self.httpPort(), "the API (--listen)");
+    Ports.ensureFree(
         binding.bindHost(),
         self.raftPort(),
         "the Raft transport (--raft-listen, or --listen port + "
@@ -370,7 +343,7 @@ public final class Controller implements Closeable {
     var utilization = new UtilizationHistory();
     sampler =
         new UtilizationSampler(replica, utilization, clock, UtilizationSampler.DEFAULT_INTERVAL);
-    ControllerMetrics.registerGauges(replica, meters);
+    registerGauges(meters);
     var services =
         new Services(
             replica,
@@ -502,6 +475,44 @@ public final class Controller implements Closeable {
         LOG.debug("default limits not committed yet: {}", e.toString());
       }
     }
+  }
+
+  private void registerGauges(PrometheusMeterRegistry meters) {
+    new JvmMemoryMetrics().bindTo(meters);
+    new JvmThreadMetrics().bindTo(meters);
+    var sm = replica.stateMachine();
+    Gauge.builder(
+            "kairos.jobs.pending",
+            sm,
+            m -> m.read(s -> countJobs(s, io.kairos.protocol.JobState.PENDING)))
+        .description("jobs waiting (queue depth)")
+        .register(meters);
+    Gauge.builder(
+            "kairos.jobs.running",
+            sm,
+            m -> m.read(s -> countJobs(s, io.kairos.protocol.JobState.RUNNING)))
+        .description("jobs running")
+        .register(meters);
+    Gauge.builder("kairos.nodes", sm, m -> m.read(s -> (double) s.nodes().size()))
+        .description("registered nodes")
+        .register(meters);
+    Gauge.builder("kairos.raft.applied.index", replica, r -> (double) r.appliedIndex())
+        .description("the last log index applied on this replica (commits)")
+        .register(meters);
+    Gauge.builder("kairos.raft.leader", replica, r -> r.isLeader() ? 1 : 0)
+        .description("1 on the leader")
+        .register(meters);
+  }
+
+  private static double countJobs(
+      io.kairos.control.state.ControlState s, io.kairos.protocol.JobState state) {
+    long n = 0;
+    for (var j : s.activeJobs()) {
+      if (j.state == state) {
+        n++;
+      }
+    }
+    return n;
   }
 
   public int port() {

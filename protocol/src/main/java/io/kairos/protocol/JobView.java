@@ -41,7 +41,8 @@ import java.util.Map;
  *     logs are private too), shown only to its owner and admins unless the controller's {@code
  *     --private-data} setting widens it; absent when the reader sees everything
  * @param scriptBytes for a batch job (one submitted with its script): the script's size in bytes
- *     (UTF-8); absent for a job whose command runs on every node
+ *     (UTF-8); absent for a job whose command runs on every node. The script's text is private
+ *     data, never shown
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobView(

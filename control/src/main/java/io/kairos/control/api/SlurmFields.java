@@ -134,7 +134,7 @@ final class SlurmFields {
   /**
    * The tenancy's queue of that name, matched case-insensitively as Slurm users write partitions
    * (an exact match first); the name as given when there is none (the tenancy then refuses it) or
-   * no tenancy (queues are names only).
+   * no tenancy (queues are names only). {@link SlurmNames#queue} has made it lower case already.
    */
   private static String queue(String name, Tenancy tenancy) {
     if (tenancy == null) {
