@@ -81,9 +81,9 @@ class SlurmScriptsIT {
     var cpus = Map.of("JAVA_TOOL_OPTIONS", "-XX:ActiveProcessorCount=64");
     cluster.agent("gpu001", 2, "8xA100-SXM4-80GB", cpus);
     cluster.agent("gpu002", 3, "8xA100-SXM4-80GB", cpus);
-    // 12 asks for four nodes.
-    cluster.agent("gpu003", 4, "8xA100-SXM4-80GB", cpus);
-    cluster.agent("gpu004", 5, "8xA100-SXM4-80GB", cpus);
+    // 12 asks for four nodes; 16 for V100s.
+    cluster.agent("gpu003", 4, "8xV100-SXM2-32GB", cpus);
+    cluster.agent("gpu004", 5, "8xV100-SXM2-32GB", cpus);
   }
 
   @AfterAll
@@ -417,11 +417,9 @@ class SlurmScriptsIT {
   @Test
   void script16RunsFourTasksPerNodeOnTwoNodesAfterItsModuleLinesOnce() throws Exception {
     Path run = committed("16");
-    // Slurm 22.05's GPUs have no type, so it ran with --gres=gpu:4 in place of gpu:v100:4; these
-    // agents' are A100s (a command-line --gres keeps the script's type here: Kairos merges the
-    // layers field by field, where sbatch replaces the whole --gres).
-    JobView job =
-        ended(submitted(sbatch(run, null, "--gres=gpu:a100:4", "job.sh")), JobState.SUCCEEDED);
+    // As committed (gpu:v100:4: gpu003 and gpu004 report V100-SXM2). Slurm 22.05's GPUs have no
+    // type, so it ran with --gres=gpu:4 in place of gpu:v100:4.
+    JobView job = ended(submitted(sbatch(run, null, "job.sh")), JobState.SUCCEEDED);
 
     var seen = probeLines(run);
     // Slurm 22.05 (-p gpu --gres=gpu:4): module purge, module load pytorch once (batch step);
@@ -506,7 +504,12 @@ class SlurmScriptsIT {
     Run mine = slurm("squeue", run, null, "-u", "root", "-h", "-o", "%i %D %t");
     assertThat(mine.out()).contains(id + " 2 R\n");
     Run sinfo = slurm("sinfo", run, null, "-N", "-h", "-o", "%N %T");
-    assertThat(sinfo.out()).isEqualTo("gpu001 mixed\ngpu002 mixed\n");
+    var placed = cluster.job(id).placement().stream().map(p -> p.node()).toList();
+    var nodeStates = new StringBuilder();
+    for (String n : List.of("gpu001", "gpu002", "gpu003", "gpu004")) {
+      nodeStates.append(n).append(placed.contains(n) ? " mixed\n" : " idle\n");
+    }
+    assertThat(sinfo.out()).isEqualTo(nodeStates.toString());
 
     Run scancel = slurm("scancel", run, null, Long.toString(id));
     assertThat(scancel.code()).as(scancel.err()).isZero();
