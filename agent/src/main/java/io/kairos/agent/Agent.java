@@ -120,6 +120,7 @@ public final class Agent implements AutoCloseable {
             Duration.ofMillis(config.killGraceMs()),
             config.maxTaskOutputBytes(),
             System.getenv(),
+            slurmBin(config),
             new ProcessLauncher(),
             clock,
             wakeup::signal,
@@ -129,6 +130,24 @@ public final class Agent implements AutoCloseable {
   /** Whether {@code dataDir} holds a node's own credential, so its agent needs no join token. */
   public static boolean holdsCredential(java.nio.file.Path dataDir) {
     return NodeKeys.existIn(dataDir);
+  }
+
+  /**
+   * Installs srun and scontrol for the tasks ({@link SlurmBin}) and returns what tasks are told
+   * about them; empty (tasks then have no srun) when the directory cannot be written.
+   */
+  private static java.util.Map<String, String> slurmBin(AgentConfig config) {
+    try {
+      return SlurmBin.install(
+          config.dataDir(), config.controllers(), java.util.Optional.ofNullable(config.caFile()));
+    } catch (IOException | RuntimeException e) {
+      log.warn(
+          "agent {}: could not install srun and scontrol in {}/bin: {}; tasks will not find them",
+          config.nodeName(),
+          config.dataDir(),
+          e.toString());
+      return java.util.Map.of();
+    }
   }
 
   /**

@@ -39,6 +39,11 @@ final class ForwardingHooks implements TaskHooks {
   }
 
   @Override
+  public void started(TaskKey key, int local, Process process) {
+    target.get().started(key, local, process);
+  }
+
+  @Override
   public void forceKilled(TaskKey key) {
     target.get().forceKilled(key);
   }

@@ -4,6 +4,7 @@ import io.kairos.protocol.agent.ExitReason;
 import io.kairos.protocol.agent.TaskAssignment;
 import io.kairos.protocol.agent.TaskReport;
 import io.kairos.protocol.agent.TaskStatus;
+import io.kairos.protocol.slurm.StepExit;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -11,9 +12,20 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
-/** One task the {@link TaskTable} holds, and its supervision state. Guarded by the table's lock. */
+/**
+ * One task the {@link TaskTable} holds, and its supervision state. Guarded by the table's lock.
+ *
+ * <p>A task is one entry of a job's (or step's) placement: its node's share, which may be several
+ * processes ({@code tasksPerNode}), each a {@link Proc}. It is RUNNING once they have started and
+ * EXITED once every one has exited, with their codes combined by Slurm's rule ({@link StepExit}):
+ * one process's own code, or for several, 128 + the highest signal if any was killed by one, else
+ * the highest exit code.
+ */
 final class HeldTask {
   final TaskKey key;
   final TaskAssignment assignment;
@@ -28,8 +40,13 @@ final class HeldTask {
   TaskStatus status = TaskStatus.STARTING;
   Instant warnAt;
   boolean warned;
-  LaunchSpec spec;
-  Process process;
+
+  /** One launch per process, prepared before the start (the barrier waits with them). */
+  List<LaunchSpec> specs = List.of();
+
+  /** The processes started, by local rank. */
+  final List<Proc> procs = new ArrayList<>();
+
   Instant deadline;
   Instant startedAt;
   Instant endedAt;
@@ -37,9 +54,26 @@ final class HeldTask {
   ExitReason reason;
   String message;
   Instant stopRequestedAt;
-  List<ProcessHandle> tree = List.of();
   boolean forced;
   long outputAtStart;
+
+  /** One process of the task. */
+  static final class Proc {
+    final int local;
+    final LaunchSpec spec;
+    final Process process;
+    final OutputSpool spool;
+    Integer exit;
+    String setup = "";
+    List<ProcessHandle> tree = List.of();
+
+    Proc(int local, LaunchSpec spec, Process process, OutputSpool spool) {
+      this.local = local;
+      this.spec = spec;
+      this.process = process;
+      this.spool = spool;
+    }
+  }
 
   HeldTask(TaskKey key, TaskAssignment assignment, Duration agentGrace) {
     this.key = key;
@@ -48,10 +82,14 @@ final class HeldTask {
     this.grace = assignment.graceSec() > 0 ? Duration.ofSeconds(assignment.graceSec()) : agentGrace;
   }
 
-  void started(LaunchSpec spec, Process process, Instant at) {
-    this.spec = spec;
-    this.outputAtStart = spec.isRedirected() ? outputSize(spec) : 0;
-    this.process = process;
+  /** Whether any process has started. */
+  boolean hasProcesses() {
+    return !procs.isEmpty();
+  }
+
+  /** The processes started so far are running; called once every one has started. */
+  void started(Instant at) {
+    this.outputAtStart = outputSize();
     this.status = TaskStatus.RUNNING;
     this.startedAt = at;
     this.deadline = timeLimitSec > 0 ? at.plusSeconds(timeLimitSec) : null;
@@ -69,10 +107,29 @@ final class HeldTask {
     this.endedAt = at;
   }
 
-  void exited(int exitCode, Instant at) {
+  /** Whether every process started has exited. */
+  boolean allExited() {
+    for (Proc p : procs) {
+      if (p.exit == null) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Every process has exited: the task ends with their combined code. */
+  void exited(Instant at) {
     this.status = TaskStatus.EXITED;
-    this.exitCode = exitCode;
+    this.exitCode = procs.size() == 1 ? procs.getFirst().exit : StepExit.of(exitCodes());
     this.endedAt = at;
+  }
+
+  private List<Integer> exitCodes() {
+    var codes = new ArrayList<Integer>(procs.size());
+    for (Proc p : procs) {
+      codes.add(p.exit);
+    }
+    return codes;
   }
 
   TaskReport report() {
@@ -86,28 +143,40 @@ final class HeldTask {
         exited ? reason : null,
         exited ? message : null,
         startedAt == null ? null : startedAt.toEpochMilli(),
-        endedAt == null ? null : endedAt.toEpochMilli());
+        endedAt == null ? null : endedAt.toEpochMilli(),
+        key.stepOrNull(),
+        exited && procs.size() > 1 ? exitCodes() : null);
   }
 
   /** What the task wrote: files it shares or appends to count from their size at its start. */
   long outputBytes() {
-    return Math.max(0, outputSize(spec) - outputAtStart);
+    return Math.max(0, outputSize() - outputAtStart);
   }
 
-  /** The output files' sizes, not following a symbolic link (whoever planted it). */
-  private static long outputSize(LaunchSpec spec) {
+  private long outputSize() {
     long size = 0;
-    for (Path file :
-        spec.stderr().equals(spec.stdout())
-            ? List.of(spec.stdout())
-            : List.of(spec.stdout(), spec.stderr())) {
-      try {
-        size +=
-            Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).size();
-      } catch (IOException e) {
-        // not created yet
+    Set<Path> files = new LinkedHashSet<>();
+    for (Proc p : procs) {
+      if (p.spool != null) {
+        size += p.spool.bytes();
+      } else {
+        files.add(p.spec.stdout());
+        files.add(p.spec.stderr());
       }
     }
+    for (Path file : files) {
+      size += size(file);
+    }
     return size;
+  }
+
+  /** A file's size, not following a symbolic link (whoever planted it); 0 when missing. */
+  private static long size(Path file) {
+    try {
+      return Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+          .size();
+    } catch (IOException e) {
+      return 0; // not created yet
+    }
   }
 }

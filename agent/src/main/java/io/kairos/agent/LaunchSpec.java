@@ -8,42 +8,26 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
-import java.util.stream.Collectors;
 
 /**
- * How to start one task: the program and its arguments (no shell), the full environment, the
- * working directory and where stdout and stderr go. Built from an assignment by {@link #of}, a pure
- * function: it touches no file and reads no environment of its own.
+ * How to start one process of a task: the program and its arguments (no shell), the full
+ * environment, the working directory and where stdout and stderr go. Built from an assignment by
+ * {@link #of}, a pure function: it touches no file and reads no environment of its own.
  *
- * <p>The environment is built in layers, later layers winning:
+ * <p>An assignment may start several processes on its node ({@code tasksPerNode}: Slurm's {@code
+ * --ntasks-per-node}); {@code local} picks one, and its rank is the entry's first rank plus {@code
+ * local}. Its environment is {@link TaskEnvironment}'s.
  *
- * <ol>
- *   <li>the agent's own environment, less its {@code KAIROS_*} variables (which may hold the join
- *       token) and any {@code SLURM_*} and {@code SLURMD_*} ones (an agent started inside a Slurm
- *       job must not hand its own identity on);
- *   <li>the rendezvous address: {@code MASTER_ADDR}, {@code MASTER_PORT};
- *   <li>the job's own {@code env} (so a job may choose its rendezvous address);
- *   <li>what the task is and may use, which the job cannot override: {@code CUDA_VISIBLE_DEVICES}
- *       and {@code NVIDIA_VISIBLE_DEVICES} (GPU UUIDs when the node reported them, else indexes),
- *       {@code KAIROS_*} (including {@code KAIROS_GPUS}, the indexes, {@code KAIROS_RESTART_COUNT}
- *       and {@code KAIROS_CHECKPOINT_DIR}), {@code RANK}, {@code WORLD_SIZE}, {@code LOCAL_RANK},
- *       {@code LOCAL_WORLD_SIZE}, {@code NODE_RANK}, and Slurm's names for the same things, so that
- *       scripts written for Slurm run unchanged: {@code SLURM_JOB_ID} and {@code SLURM_JOBID},
- *       {@code SLURM_JOB_NAME}, {@code SLURM_PROCID} (= RANK), {@code SLURM_NTASKS} and {@code
- *       SLURM_NPROCS} (= WORLD_SIZE), {@code SLURM_NNODES} and {@code SLURM_JOB_NUM_NODES}, {@code
- *       SLURM_NODEID} (= NODE_RANK), {@code SLURM_LOCALID} (= LOCAL_RANK), {@code
- *       SLURM_JOB_NODELIST} and {@code SLURM_NODELIST} (the gang's nodes, comma-separated, not
- *       compressed to n[1-2]), {@code SLURMD_NODENAME}, {@code SLURM_GPUS_ON_NODE}, {@code
- *       SLURM_CPUS_PER_TASK} (when the job asked for CPUs), {@code SLURM_RESTART_COUNT} (=
- *       KAIROS_RESTART_COUNT), {@code SLURM_SUBMIT_DIR} (the working directory) and, for an array
- *       job ({@code KAIROS_ARRAY_*} in the job's env), {@code SLURM_ARRAY_JOB_ID} and {@code
- *       SLURM_ARRAY_TASK_ID}.
- * </ol>
+ * <p>Output goes to {@code stdout.log} and {@code stderr.log} in the task directory, shared by the
+ * entry's processes, unless the assignment names files ({@code output}, {@code error}: Slurm's
+ * {@code --output} and {@code --error}); their patterns are resolved here ({@link #resolve}), with
+ * {@code %t} the process's rank. With {@code output} alone, stderr goes to the same file, as in
+ * Slurm. A step's processes ({@code spooled}) write to pipes the agent reads into its own spool
+ * files, {@code <dataDir>/spool/<key>/<local>.out} and {@code .err}, which srun reads back through
+ * the controller.
  *
- * <p>Output goes to {@code stdout.log} and {@code stderr.log} in the task directory, unless the
- * assignment names files ({@code output}, {@code error}: Slurm's {@code --output} and {@code
- * --error}); their patterns are resolved here ({@link #resolve}). With {@code output} alone, stderr
- * goes to the same file, as in Slurm.
+ * <p>A batch job's tasks are started as {@link BatchStep} says: the batch step runs the script's
+ * copy with a batch step's environment, and the other tasks only hold their node.
  *
  * <p>Example: task 1 of job 42 (attempt 2, 2 tasks on n1 and n2), GPUs 2 and 3, on n2 gives {@code
  * CUDA_VISIBLE_DEVICES=2,3 RANK=1 WORLD_SIZE=2 NODE_RANK=1 KAIROS_NODES=n1,n2 MASTER_PORT=29542},
@@ -56,6 +40,11 @@ import java.util.stream.Collectors;
  * @param stderr where its stderr is appended; may equal {@code stdout}
  * @param owner the account the task runs as, whose own shell opens its files ({@link UserLaunch});
  *     null when the agent opens them itself (tests, and tasks started without an owner)
+ * @param local which of the entry's processes this is, from 0
+ * @param spooled stdout and stderr are pipes the agent copies to {@code stdout} and {@code stderr}
+ *     (a step's tasks), not files the process opens
+ * @param script for a batch step ({@link BatchStep}): the script's text, which the task's owner
+ *     writes to {@code argv[0]} (in the task directory) before running it; null for other tasks
  */
 public record LaunchSpec(
     TaskKey key,
@@ -65,7 +54,23 @@ public record LaunchSpec(
     Path taskDir,
     Path stdout,
     Path stderr,
-    Account owner) {
+    Account owner,
+    int local,
+    boolean spooled,
+    String script) {
+
+  /** The only process of its task, not a batch step, its files opened as {@code owner}. */
+  public LaunchSpec(
+      TaskKey key,
+      List<String> argv,
+      Map<String, String> env,
+      Path workdir,
+      Path taskDir,
+      Path stdout,
+      Path stderr,
+      Account owner) {
+    this(key, argv, env, workdir, taskDir, stdout, stderr, owner, 0, false, null);
+  }
 
   /** A launch whose files the agent opens itself. */
   public LaunchSpec(
@@ -76,7 +81,7 @@ public record LaunchSpec(
       Path taskDir,
       Path stdout,
       Path stderr) {
-    this(key, argv, env, workdir, taskDir, stdout, stderr, null);
+    this(key, argv, env, workdir, taskDir, stdout, stderr, (Account) null);
   }
 
   /** The first rendezvous port; a job's port is this plus its id modulo 1000. */
@@ -108,6 +113,26 @@ public record LaunchSpec(
    */
   public static LaunchSpec of(
       TaskAssignment a, String node, Path dataDir, Map<String, String> agentEnv) {
+    return of(a, node, dataDir, agentEnv, Map.of(), 0);
+  }
+
+  /**
+   * The launch of process {@code local} of {@code a} on node {@code node}.
+   *
+   * @param agentEnv the agent's own environment ({@code System.getenv()} in production)
+   * @param kairosEnv what the agent tells every task about Kairos ({@link TaskEnvironment#SERVER},
+   *     {@link TaskEnvironment#CA}, {@link TaskEnvironment#BIN}); empty for nothing
+   * @throws IllegalArgumentException when the assignment cannot be launched (no command, a rank
+   *     outside the gang, processes or GPUs per task that do not fit, a kill or warning signal not
+   *     in {@link ProcessLauncher#SIGNALS}), naming the field
+   */
+  public static LaunchSpec of(
+      TaskAssignment a,
+      String node,
+      Path dataDir,
+      Map<String, String> agentEnv,
+      Map<String, String> kairosEnv,
+      int local) {
     TaskKey key = TaskKey.of(a);
     List<String> argv = a.command() == null ? List.of() : a.command();
     if (argv.isEmpty() || argv.getFirst() == null || argv.getFirst().isBlank()) {
@@ -124,29 +149,131 @@ public record LaunchSpec(
     // and abort a killAll or killAllNow half way, with the other tasks still running too.
     checkSignal(a.killSignal(), "killSignal");
     checkSignal(a.warnSignal(), "warnSignal");
+    checkLayout(a, local);
     Path taskDir = taskDir(dataDir, key);
+    if (a.isHolder()) {
+      // Holds the node's share of a batch job's allocation: nothing of the job runs here.
+      return new LaunchSpec(
+          key,
+          BatchStep.HOLDER_ARGV,
+          TaskEnvironment.of(a, node, agentEnv, kairosEnv, taskDir, 0),
+          taskDir,
+          taskDir,
+          taskDir.resolve("stdout.log"),
+          taskDir.resolve("stderr.log"));
+    }
     Path workdir =
         a.workdir() == null || a.workdir().isBlank() ? taskDir : taskDir.resolve(a.workdir());
-    Path stdout =
-        isSet(a.output())
-            ? outputPath(resolve(a.output(), a, node), "output")
-            : taskDir.resolve("stdout.log");
-    Path stderr =
-        isSet(a.error())
-            ? outputPath(resolve(a.error(), a, node), "error")
-            : isSet(a.output()) ? stdout : taskDir.resolve("stderr.log");
+    int rank = a.firstRank() + local;
+    Path stdout;
+    Path stderr;
+    if (key.isStep()) {
+      Path spool = spoolDir(dataDir, key);
+      stdout = spool.resolve(local + ".out");
+      stderr = spool.resolve(local + ".err");
+    } else {
+      stdout =
+          isSet(a.output())
+              ? outputPath(resolve(a.output(), a, node, rank), "output")
+              : taskDir.resolve("stdout.log");
+      stderr =
+          isSet(a.error())
+              ? outputPath(resolve(a.error(), a, node, rank), "error")
+              : isSet(a.output()) ? stdout : taskDir.resolve("stderr.log");
+    }
+    var env = TaskEnvironment.of(a, node, agentEnv, kairosEnv, workdir, local);
+    if (a.isBatchStep()) {
+      BatchStep.environment(env, a);
+      argv = BatchStep.argv(a, taskDir);
+    }
     return new LaunchSpec(
-        key, argv, environment(a, node, agentEnv, workdir), workdir, taskDir, stdout, stderr);
+        key,
+        argv,
+        env,
+        workdir,
+        taskDir,
+        stdout,
+        stderr,
+        null,
+        local,
+        key.isStep(),
+        a.isBatchStep() ? a.script() : null);
+  }
+
+  /** One launch per process of {@code a}'s entry, started as {@code owner} when there is one. */
+  static List<LaunchSpec> all(
+      TaskAssignment a,
+      String node,
+      Path dataDir,
+      Map<String, String> agentEnv,
+      Map<String, String> kairosEnv,
+      Account owner) {
+    var out = new java.util.ArrayList<LaunchSpec>(a.localTasks());
+    for (int local = 0; local < Math.max(1, a.localTasks()); local++) {
+      LaunchSpec spec = of(a, node, dataDir, agentEnv, kairosEnv, local);
+      out.add(owner == null ? spec : UserLaunch.wrap(spec, owner, a.env()));
+    }
+    return List.copyOf(out);
+  }
+
+  /** Refuses a process outside its entry, or processes and GPUs per task that do not fit. */
+  private static void checkLayout(TaskAssignment a, int local) {
+    if (a.tasksPerNode() != null) {
+      if (a.tasksPerNode().size() != a.tasks()) {
+        throw new IllegalArgumentException(
+            "tasksPerNode must have one count per node ("
+                + a.tasks()
+                + "), got "
+                + a.tasksPerNode());
+      }
+      for (Integer n : a.tasksPerNode()) {
+        if (n == null || n < 1 || n > io.kairos.protocol.slurm.TaskLayout.MAX_PER_NODE) {
+          throw new IllegalArgumentException(
+              "tasksPerNode counts must be between 1 and "
+                  + io.kairos.protocol.slurm.TaskLayout.MAX_PER_NODE
+                  + ", got "
+                  + a.tasksPerNode());
+        }
+      }
+    }
+    if (local < 0 || local >= a.localTasks()) {
+      throw new IllegalArgumentException(
+          "process " + local + " is outside the node's " + a.localTasks());
+    }
+    int perTask = a.gpusPerTask() == null ? 0 : a.gpusPerTask();
+    int gpus = a.gpus() == null ? 0 : a.gpus().size();
+    if (perTask < 0 || perTask * a.localTasks() > gpus) {
+      throw new IllegalArgumentException(
+          "gpusPerTask "
+              + perTask
+              + " x "
+              + a.localTasks()
+              + " processes is more than the node's "
+              + gpus
+              + " GPUs");
+    }
+  }
+
+  /** {@code <dataDir>/spool/<key>}: where the agent keeps a step's output (agent-owned, 0700). */
+  public static Path spoolDir(Path dataDir, TaskKey key) {
+    return dataDir.resolve("spool").resolve(key.dirName());
   }
 
   /** The same launch, starting {@code argv} instead (a wrapper around the task's own). */
   public LaunchSpec withArgv(List<String> argv) {
-    return new LaunchSpec(key, argv, env, workdir, taskDir, stdout, stderr, owner);
+    return new LaunchSpec(
+        key, argv, env, workdir, taskDir, stdout, stderr, owner, local, spooled, script);
   }
 
   /** The same launch, started as {@code owner} with environment {@code env}. */
   public LaunchSpec withOwner(Account owner, List<String> argv, Map<String, String> env) {
-    return new LaunchSpec(key, argv, env, workdir, taskDir, stdout, stderr, owner);
+    return new LaunchSpec(
+        key, argv, env, workdir, taskDir, stdout, stderr, owner, local, spooled, script);
+  }
+
+  /** The batch script's copy in the task directory; null when this is not a batch step. */
+  public Path scriptFile() {
+    return script == null ? null : taskDir.resolve(BatchStep.SCRIPT_FILE);
   }
 
   /** {@code <dataDir>/tasks/<key>.task}: the agent's own record of the task's files and owner. */
@@ -182,6 +309,11 @@ public record LaunchSpec(
    * <p>Example: "/logs/%x-%j.%t.out" for rank 1 of job 42 "train" gives "/logs/train-42.1.out".
    */
   public static String resolve(String pattern, TaskAssignment a, String node) {
+    return resolve(pattern, a, node, a.task());
+  }
+
+  /** As {@link #resolve(String, TaskAssignment, String)}, with {@code %t} the given rank. */
+  public static String resolve(String pattern, TaskAssignment a, String node, int rank) {
     Map<String, String> jobEnv = a.env() == null ? Map.of() : a.env();
     String jobId = Long.toString(a.jobId());
     var out = new StringBuilder(pattern.length() + 16);
@@ -196,7 +328,7 @@ public record LaunchSpec(
         case 'j' -> out.append(jobId);
         case 'A' -> out.append(orElse(jobEnv.get("KAIROS_ARRAY_JOB_ID"), jobId));
         case 'a' -> out.append(orElse(jobEnv.get("KAIROS_ARRAY_TASK_ID"), NO_ARRAY_INDEX));
-        case 't' -> out.append(a.task());
+        case 't' -> out.append(rank);
         case 'N' -> out.append(node);
         case 'u' -> out.append(Objects.requireNonNullElse(a.user(), ""));
         // A name may hold '/': it must not open a directory of its own.
@@ -222,105 +354,5 @@ public record LaunchSpec(
   /** {@code <dataDir>/tasks/<job>-<attempt>-<task>}. */
   public static Path taskDir(Path dataDir, TaskKey key) {
     return dataDir.resolve("tasks").resolve(key.dirName());
-  }
-
-  private static Map<String, String> environment(
-      TaskAssignment a, String node, Map<String, String> agentEnv, Path workdir) {
-    var env = new TreeMap<String, String>();
-    // 1. The agent's environment, without its own settings.
-    agentEnv.forEach(
-        (k, v) -> {
-          if (!k.startsWith("KAIROS_") && !k.startsWith("SLURM_") && !k.startsWith("SLURMD_")) {
-            env.put(k, v);
-          }
-        });
-    // 2. Rendezvous address, which a job may override.
-    env.put(
-        "MASTER_ADDR",
-        a.masterAddr() == null || a.masterAddr().isBlank() ? UNKNOWN_MASTER_ADDR : a.masterAddr());
-    env.put("MASTER_PORT", Integer.toString(MASTER_PORT_BASE + (int) (a.jobId() % 1000)));
-    // 3. The job's own variables.
-    if (a.env() != null) {
-      a.env().forEach((k, v) -> env.put(k, v == null ? "" : v));
-    }
-    // 4. Identity and devices, which it may not.
-    String indexes =
-        a.gpus() == null
-            ? ""
-            : a.gpus().stream().map(String::valueOf).collect(Collectors.joining(","));
-    // By UUID when known: CUDA renumbers the visible devices from 0, and a UUID names the same
-    // device whatever the enumeration order (CUDA_DEVICE_ORDER) or a GPU falling off the bus.
-    // Emulated GPUs keep their indexes: their made-up UUIDs would mean nothing to CUDA.
-    String gpus =
-        a.gpuUuids() != null
-                && a.gpus() != null
-                && a.gpuUuids().size() == a.gpus().size()
-                && a.gpuUuids().stream().noneMatch(EmulatedGpus::isEmulated)
-            ? String.join(",", a.gpuUuids())
-            : indexes;
-    env.put("CUDA_VISIBLE_DEVICES", gpus);
-    env.put("NVIDIA_VISIBLE_DEVICES", gpus);
-    env.put("KAIROS_GPUS", indexes);
-    env.put("KAIROS_RESTART_COUNT", Integer.toString(a.restarts()));
-    if (a.checkpointDir() != null && !a.checkpointDir().isBlank()) {
-      env.put("KAIROS_CHECKPOINT_DIR", a.checkpointDir());
-    } else {
-      env.remove("KAIROS_CHECKPOINT_DIR");
-    }
-    List<String> nodes = a.nodes() == null ? List.of() : a.nodes();
-    env.put("KAIROS_JOB_ID", Long.toString(a.jobId()));
-    env.put("KAIROS_JOB_NAME", Objects.requireNonNullElse(a.name(), ""));
-    env.put("KAIROS_ATTEMPT", Integer.toString(a.attempt()));
-    env.put("KAIROS_TASK", Integer.toString(a.task()));
-    env.put("KAIROS_TASKS", Integer.toString(a.tasks()));
-    env.put("KAIROS_NODE", node);
-    env.put("KAIROS_NODES", String.join(",", nodes));
-    env.put("KAIROS_USER", Objects.requireNonNullElse(a.user(), ""));
-    env.put("RANK", Integer.toString(a.task()));
-    env.put("WORLD_SIZE", Integer.toString(a.tasks()));
-    env.put("LOCAL_RANK", "0");
-    env.put("LOCAL_WORLD_SIZE", "1");
-    env.put("NODE_RANK", Integer.toString(a.task()));
-    slurm(env, a, node, nodes, workdir);
-    return env;
-  }
-
-  /** Slurm's names for what the task is, so that scripts written for Slurm run unchanged. */
-  private static void slurm(
-      Map<String, String> env, TaskAssignment a, String node, List<String> nodes, Path workdir) {
-    String jobId = Long.toString(a.jobId());
-    String tasks = Integer.toString(a.tasks());
-    String nodeList = String.join(",", nodes);
-    env.put("SLURM_JOB_ID", jobId);
-    env.put("SLURM_JOBID", jobId);
-    env.put("SLURM_JOB_NAME", Objects.requireNonNullElse(a.name(), ""));
-    env.put("SLURM_PROCID", Integer.toString(a.task()));
-    env.put("SLURM_NTASKS", tasks);
-    env.put("SLURM_NPROCS", tasks);
-    // One task per node: the gang's size is its node count.
-    env.put("SLURM_NNODES", tasks);
-    env.put("SLURM_JOB_NUM_NODES", tasks);
-    env.put("SLURM_NODEID", Integer.toString(a.task()));
-    env.put("SLURM_LOCALID", "0");
-    env.put("SLURM_JOB_NODELIST", nodeList);
-    env.put("SLURM_NODELIST", nodeList);
-    env.put("SLURMD_NODENAME", node);
-    env.put("SLURM_GPUS_ON_NODE", Integer.toString(a.gpus() == null ? 0 : a.gpus().size()));
-    if (a.cpus() > 0) {
-      env.put("SLURM_CPUS_PER_TASK", Integer.toString(a.cpus()));
-    } else {
-      env.remove("SLURM_CPUS_PER_TASK");
-    }
-    env.put("SLURM_RESTART_COUNT", Integer.toString(a.restarts()));
-    env.put("SLURM_SUBMIT_DIR", workdir.toString());
-    Map<String, String> jobEnv = a.env() == null ? Map.of() : a.env();
-    String arrayTask = jobEnv.get("KAIROS_ARRAY_TASK_ID");
-    if (arrayTask != null && !arrayTask.isBlank()) {
-      env.put("SLURM_ARRAY_TASK_ID", arrayTask);
-      env.put("SLURM_ARRAY_JOB_ID", orElse(jobEnv.get("KAIROS_ARRAY_JOB_ID"), jobId));
-    } else {
-      env.remove("SLURM_ARRAY_TASK_ID");
-      env.remove("SLURM_ARRAY_JOB_ID");
-    }
   }
 }

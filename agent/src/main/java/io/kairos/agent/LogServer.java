@@ -8,6 +8,7 @@ import com.sun.net.httpserver.HttpsServer;
 import io.kairos.agent.account.Account;
 import io.kairos.agent.account.OwnerReads;
 import io.kairos.agent.account.TaskOwners;
+import io.kairos.protocol.StepOutput;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -17,7 +18,10 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
@@ -50,6 +54,12 @@ import javax.net.ssl.SSLParameters;
  *       account than the agent's is read with that account's rights, and never through a symbolic
  *       link in the file's name ({@link OwnerReads}): 403 for a file its owner may not read, a
  *       link, or anything but a regular file.
+ *   <li>{@code GET /steps/{jobId}/{attempt}/{step}/{task}?offsets=O0,E0,O1,E1,...}, same rule: what
+ *       a step's processes on this node wrote since the given offsets (stdout, stderr for each
+ *       local rank; missing ones are 0), as {@link StepOutput} JSON: the chunks (base64, rank =
+ *       local rank), the new offsets, and {@code done} once the task has exited and every stream
+ *       was read to its end. Read from the agent's own spool ({@link OutputSpool}); 404 when the
+ *       step never ran here or its spool is gone.
  *   <li>{@code GET /healthz}: 200 {@code ok}, no token needed.
  * </ul>
  *
@@ -59,6 +69,12 @@ public final class LogServer implements AutoCloseable {
   public static final int DEFAULT_LIMIT = 1 << 20;
   public static final String OFFSET_HEADER = "Kairos-Log-Offset";
   public static final String DONE_HEADER = "Kairos-Log-Done";
+
+  /** The most bytes of one stream in one {@code /steps} reply. */
+  static final int STEP_CHUNK = 256 * 1024;
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      com.fasterxml.jackson.databind.json.JsonMapper.builder().build();
   private static final int THREADS = 4;
 
   private final HttpServer server;
@@ -114,6 +130,7 @@ public final class LogServer implements AutoCloseable {
     server.setExecutor(executor);
     server.createContext("/healthz", this::health);
     server.createContext("/logs/", this::logs);
+    server.createContext("/steps/", this::steps);
     server.start();
   }
 
@@ -138,18 +155,102 @@ public final class LogServer implements AutoCloseable {
     }
   }
 
-  private void logs(HttpExchange exchange) throws IOException {
+  /**
+   * Whether the request may read output: GET, with the log secret over plain HTTP; else answered.
+   */
+  private boolean allowed(HttpExchange exchange) throws IOException {
+    if (!exchange.getRequestMethod().equals("GET")) {
+      send(exchange, 405, "method not allowed: use GET");
+      return false;
+    }
+    String auth = exchange.getRequestHeaders().getFirst("Authorization");
+    if (logAuthorization != null
+        && (auth == null
+            || !MessageDigest.isEqual(auth.getBytes(StandardCharsets.UTF_8), logAuthorization))) {
+      exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer");
+      send(exchange, 401, "missing or wrong bearer token");
+      return false;
+    }
+    return true;
+  }
+
+  private void steps(HttpExchange exchange) throws IOException {
     try (exchange) {
-      if (!exchange.getRequestMethod().equals("GET")) {
-        send(exchange, 405, "method not allowed: use GET");
+      if (!allowed(exchange)) {
         return;
       }
-      String auth = exchange.getRequestHeaders().getFirst("Authorization");
-      if (logAuthorization != null
-          && (auth == null
-              || !MessageDigest.isEqual(auth.getBytes(StandardCharsets.UTF_8), logAuthorization))) {
-        exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer");
-        send(exchange, 401, "missing or wrong bearer token");
+      StepRequest request;
+      try {
+        request = StepRequest.parse(exchange.getRequestURI().getPath(), query(exchange));
+      } catch (IllegalArgumentException e) {
+        send(exchange, 400, e.getMessage());
+        return;
+      }
+      Path spool = LaunchSpec.spoolDir(dataDir, request.key());
+      // Whether it still runs is read before the files: once exited, what is read is final.
+      boolean active = table.isActive(request.key());
+      int processes = Math.max(table.processes(request.key()), spooled(spool));
+      if (processes == 0) {
+        send(exchange, 404, "no output for " + request.key() + " on this node");
+        return;
+      }
+      var chunks = new ArrayList<StepOutput.Chunk>();
+      var offsets = new ArrayList<Long>();
+      boolean atEnd = true;
+      int budget = DEFAULT_LIMIT;
+      for (int local = 0; local < processes; local++) {
+        for (String stream : List.of("stdout", "stderr")) {
+          int i = 2 * local + (stream.equals("stdout") ? 0 : 1);
+          long offset = i < request.offsets().size() ? request.offsets().get(i) : 0;
+          Path file = spool.resolve(local + (stream.equals("stdout") ? ".out" : ".err"));
+          byte[] data =
+              OutputSpool.read(file, offset, Math.max(0, Math.min(STEP_CHUNK, budget)))
+                  .orElse(new byte[0]);
+          budget -= data.length;
+          if (data.length > 0) {
+            chunks.add(
+                new StepOutput.Chunk(local, stream, Base64.getEncoder().encodeToString(data)));
+          }
+          offsets.add(offset + data.length);
+          if (OutputSpool.read(file, offset + data.length, 1)
+              .map(b -> b.length > 0)
+              .orElse(false)) {
+            atEnd = false;
+          }
+        }
+      }
+      byte[] body = JSON.writeValueAsBytes(new StepOutput(chunks, offsets, !active && atEnd, null));
+      exchange.getResponseHeaders().set("Content-Type", "application/json");
+      exchange.sendResponseHeaders(200, body.length);
+      try (OutputStream out = exchange.getResponseBody()) {
+        out.write(body);
+      }
+    }
+  }
+
+  /** How many processes left output in {@code spool}: one past the highest local rank there. */
+  private static int spooled(Path spool) {
+    if (!Files.isDirectory(spool, LinkOption.NOFOLLOW_LINKS)) {
+      return 0;
+    }
+    int most = 0;
+    try (var files = Files.list(spool)) {
+      for (Path f : files.toList()) {
+        String name = f.getFileName().toString();
+        int dot = name.indexOf('.');
+        if (dot > 0 && name.substring(0, dot).matches("\\d{1,6}")) {
+          most = Math.max(most, Integer.parseInt(name.substring(0, dot)) + 1);
+        }
+      }
+    } catch (IOException e) {
+      return 0;
+    }
+    return most;
+  }
+
+  private void logs(HttpExchange exchange) throws IOException {
+    try (exchange) {
+      if (!allowed(exchange)) {
         return;
       }
       LogRequest request;
@@ -257,6 +358,33 @@ public final class LogServer implements AutoCloseable {
     }
   }
 
+  /** A parsed {@code /steps/...} request. */
+  record StepRequest(TaskKey key, List<Long> offsets) {
+    static StepRequest parse(String path, Map<String, String> query) {
+      String[] parts = path.split("/", -1);
+      // "", "steps", jobId, attempt, step, task
+      if (parts.length != 6) {
+        throw new IllegalArgumentException("path must be /steps/{jobId}/{attempt}/{step}/{task}");
+      }
+      long jobId = LogRequest.number(parts[2], "jobId");
+      int attempt = (int) Math.min(LogRequest.number(parts[3], "attempt"), Integer.MAX_VALUE);
+      int step = (int) Math.min(LogRequest.number(parts[4], "step"), Integer.MAX_VALUE);
+      int task = (int) Math.min(LogRequest.number(parts[5], "task"), Integer.MAX_VALUE);
+      var offsets = new ArrayList<Long>();
+      String raw = query.getOrDefault("offsets", "");
+      if (!raw.isBlank()) {
+        String[] words = raw.split(",");
+        if (words.length > 2 * io.kairos.protocol.slurm.TaskLayout.MAX_PER_NODE) {
+          throw new IllegalArgumentException("too many offsets: " + words.length);
+        }
+        for (String word : words) {
+          offsets.add(LogRequest.number(word.strip(), "offsets"));
+        }
+      }
+      return new StepRequest(new TaskKey(jobId, attempt, step, task), List.copyOf(offsets));
+    }
+  }
+
   /** A parsed {@code /logs/...} request. */
   record LogRequest(TaskKey key, String stream, long offset, int limit) {
     static LogRequest parse(String path, Map<String, String> query) {
@@ -281,7 +409,7 @@ public final class LogServer implements AutoCloseable {
       return new LogRequest(key, stream, offset, (int) Math.min(limit, DEFAULT_LIMIT));
     }
 
-    private static long number(String text, String field) {
+    static long number(String text, String field) {
       try {
         long value = Long.parseLong(text);
         if (value < 0) {

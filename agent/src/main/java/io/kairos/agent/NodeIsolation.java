@@ -44,6 +44,9 @@ final class NodeIsolation implements TaskHooks, AutoCloseable {
   private final TaskOwners owners;
   private final Map<TaskKey, TaskCgroup> groups = new ConcurrentHashMap<>();
 
+  /** How many processes each task registered with the watchdog. */
+  private final Map<TaskKey, Integer> registered = new ConcurrentHashMap<>();
+
   private NodeIsolation(
       AgentConfig config,
       NodeHealth health,
@@ -134,8 +137,18 @@ final class NodeIsolation implements TaskHooks, AutoCloseable {
     if (cgroups == null || !cgroups.enforcing()) {
       return spec;
     }
+    TaskCgroup existing = groups.get(spec.key());
+    if (existing != null) {
+      return spec.withArgv(existing.wrap(spec.argv())); // another process of the same task
+    }
+    // One cgroup for the task's processes on this node: their CPUs and memory add up.
+    int processes = Math.max(1, a.localTasks());
     var limits =
-        new TaskLimits(a.cpus(), a.memoryMb() * MIB, 0, a.gpus() == null ? List.of() : a.gpus());
+        new TaskLimits(
+            a.cpus() * processes,
+            a.memoryMb() * MIB * processes,
+            0,
+            a.gpus() == null ? List.of() : a.gpus());
     Optional<TaskCgroup> group = cgroups.create(spec.key(), limits);
     if (group.isEmpty()) {
       return spec;
@@ -159,11 +172,17 @@ final class NodeIsolation implements TaskHooks, AutoCloseable {
 
   @Override
   public void started(TaskKey key, Process process) {
+    started(key, 0, process);
+  }
+
+  @Override
+  public void started(TaskKey key, int local, Process process) {
     if (lease == null) {
       return;
     }
+    registered.merge(key, local + 1, Math::max);
     try {
-      lease.register(key, process.toHandle(), Optional.ofNullable(groups.get(key)));
+      lease.register(key, local, process.toHandle(), Optional.ofNullable(groups.get(key)));
     } catch (IOException e) {
       log.warn("{}: not registered with the fence watchdog: {}", key, e.getMessage());
     }
@@ -181,7 +200,8 @@ final class NodeIsolation implements TaskHooks, AutoCloseable {
   public void ended(TaskKey key) {
     if (lease != null) {
       try {
-        lease.unregister(key);
+        Integer processes = registered.remove(key);
+        lease.unregister(key, processes == null ? 1 : processes);
       } catch (IOException e) {
         log.warn("{}: could not unregister from the fence watchdog: {}", key, e.getMessage());
       }

@@ -4,7 +4,9 @@ import io.kairos.agent.account.Account;
 import java.io.File;
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -63,17 +65,32 @@ public final class ProcessLauncher {
    */
   public Process start(LaunchSpec spec) throws IOException {
     taskDirectory(spec);
-    TaskFiles.of(spec).write(spec.filesRecord());
+    if (spec.spooled()) {
+      return startPiped(spec);
+    }
+    if (spec.local() == 0) {
+      TaskFiles.of(spec).write(spec.filesRecord());
+    }
     if (spec.owner() != null) {
       var builder =
           new ProcessBuilder(spec.argv())
               .directory(new File("/"))
-              .redirectInput(ProcessBuilder.Redirect.from(NULL_DEVICE))
+              .redirectInput(
+                  spec.script() == null
+                      ? ProcessBuilder.Redirect.from(NULL_DEVICE)
+                      : ProcessBuilder.Redirect.PIPE)
               .redirectOutput(ProcessBuilder.Redirect.DISCARD)
               .redirectError(ProcessBuilder.Redirect.PIPE);
       builder.environment().clear();
       builder.environment().putAll(spec.env());
-      return builder.start();
+      Process process = builder.start();
+      if (spec.script() != null) {
+        sendScript(process, spec.script());
+      }
+      return process;
+    }
+    if (spec.script() != null) {
+      writeScript(spec.scriptFile(), spec.script());
     }
     for (Path file : List.of(spec.stdout(), spec.stderr())) {
       Path parent = file.getParent();
@@ -100,6 +117,60 @@ public final class ProcessLauncher {
     builder.environment().clear();
     builder.environment().putAll(spec.env());
     return builder.start();
+  }
+
+  /**
+   * A step's process: stdout and stderr are pipes the agent reads ({@link OutputSpool}) into its
+   * spool directory ({@code <dataDir>/spool/}, 0700, the agent's own), created here.
+   */
+  private static Process startPiped(LaunchSpec spec) throws IOException {
+    Path spool = spec.stdout().getParent();
+    Path spools = spool.getParent();
+    Files.createDirectories(spools);
+    Files.setPosixFilePermissions(spools, PosixFilePermissions.fromString("rwx------"));
+    if (!Files.isDirectory(spool, LinkOption.NOFOLLOW_LINKS)) {
+      Files.createDirectory(spool);
+    }
+    Files.setPosixFilePermissions(spool, PosixFilePermissions.fromString("rwx------"));
+    if (spec.owner() == null && !Files.isDirectory(spec.workdir())) {
+      throw new FileNotFoundException("workdir " + spec.workdir() + " is not a directory");
+    }
+    var builder =
+        new ProcessBuilder(spec.argv())
+            .directory(spec.owner() != null ? new File("/") : spec.workdir().toFile())
+            .redirectInput(ProcessBuilder.Redirect.from(NULL_DEVICE))
+            .redirectOutput(ProcessBuilder.Redirect.PIPE)
+            .redirectError(ProcessBuilder.Redirect.PIPE);
+    builder.environment().clear();
+    builder.environment().putAll(spec.env());
+    return builder.start();
+  }
+
+  /**
+   * Hands a batch step's script to its owner's shell, which writes it into the task directory
+   * ({@link UserLaunch}): on its stdin, from a thread of its own (a script may pass the pipe's
+   * buffer). A shell that failed before reading it closes the pipe; that failure is its own.
+   */
+  private static void sendScript(Process process, String script) {
+    byte[] bytes = script.getBytes(StandardCharsets.UTF_8);
+    Thread.ofVirtual()
+        .name("kairos-batch-script-" + process.pid())
+        .start(
+            () -> {
+              try (OutputStream in = process.getOutputStream()) {
+                in.write(bytes);
+              } catch (IOException e) {
+                // The shell is gone or did not read it: it says why on its setup pipe.
+              }
+            });
+  }
+
+  /** A batch step's script, written by the agent itself (a task without an owner), mode 0700. */
+  private static void writeScript(Path file, String script) throws IOException {
+    Files.deleteIfExists(file);
+    Files.createFile(
+        file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+    Files.writeString(file, script, StandardCharsets.UTF_8);
   }
 
   /**

@@ -45,6 +45,16 @@ public interface TaskHooks {
   /** The process started. */
   default void started(TaskKey key, Process process) {}
 
+  /**
+   * Process {@code local} of a task that runs several (tasks per node) started; by default the
+   * first is {@link #started(TaskKey, Process)} and the others are not registered.
+   */
+  default void started(TaskKey key, int local, Process process) {
+    if (local == 0) {
+      started(key, process);
+    }
+  }
+
   /** The grace ran out and the task's tree got SIGKILL: kill what escaped the tree too. */
   default void forceKilled(TaskKey key) {}
 

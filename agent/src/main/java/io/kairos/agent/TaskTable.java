@@ -51,11 +51,18 @@ public final class TaskTable {
   /** How many forgotten keys are remembered, so a late repeated launch is still ignored. */
   static final int FORGOTTEN_KEPT = 10_000;
 
+  /** How long a step's spooled output outlives the step's end being recorded: srun's last read. */
+  static final Duration SPOOL_KEPT = Duration.ofMinutes(2);
+
+  /** How long an exit waits for a step process's pipes to drain (a child may hold them open). */
+  static final Duration SPOOL_DRAIN = Duration.ofSeconds(2);
+
   private final String node;
   private final Path dataDir;
   private final Duration killGrace;
   private final long maxOutputBytes;
   private final Map<String, String> agentEnv;
+  private final Map<String, String> kairosEnv;
   private final ProcessLauncher launcher;
   private final InstantSource clock;
   private final Runnable onChange;
@@ -63,6 +70,8 @@ public final class TaskTable {
 
   private final TreeMap<TaskKey, HeldTask> tasks = new TreeMap<>();
   private final SequencedSet<TaskKey> forgotten = new LinkedHashSet<>();
+  // Spool directories of forgotten steps, and when they may go.
+  private final Map<Path, Instant> spoolsToDelete = new TreeMap<>();
   private long version;
 
   /**
@@ -106,6 +115,35 @@ public final class TaskTable {
       InstantSource clock,
       Runnable onChange,
       TaskHooks hooks) {
+    this(
+        node,
+        dataDir,
+        killGrace,
+        maxOutputBytes,
+        agentEnv,
+        Map.of(),
+        launcher,
+        clock,
+        onChange,
+        hooks);
+  }
+
+  /**
+   * @param kairosEnv what every task is told about Kairos: the controllers' URLs, the CA, the bin
+   *     directory of srun and scontrol ({@link TaskEnvironment})
+   */
+  public TaskTable(
+      String node,
+      Path dataDir,
+      Duration killGrace,
+      long maxOutputBytes,
+      Map<String, String> agentEnv,
+      Map<String, String> kairosEnv,
+      ProcessLauncher launcher,
+      InstantSource clock,
+      Runnable onChange,
+      TaskHooks hooks) {
+    this.kairosEnv = Map.copyOf(kairosEnv);
     this.hooks = Objects.requireNonNull(hooks, "hooks");
     this.node = Objects.requireNonNull(node, "node");
     this.dataDir = Objects.requireNonNull(dataDir, "dataDir");
@@ -164,10 +202,7 @@ public final class TaskTable {
         if (refused != null) {
           throw new IllegalArgumentException(refused);
         }
-        task.spec = LaunchSpec.of(assignment, node, dataDir, agentEnv);
-        if (owner != null) {
-          task.spec = UserLaunch.wrap(task.spec, owner, assignment.env());
-        }
+        task.specs = LaunchSpec.all(assignment, node, dataDir, agentEnv, kairosEnv, owner);
       } catch (IllegalArgumentException e) {
         task.refused(ExitReason.LAUNCH_FAILED, String.valueOf(e.getMessage()), clock.instant());
         log.warn("{}: launch failed: {}", key, e.getMessage());
@@ -216,38 +251,62 @@ public final class TaskTable {
     return true;
   }
 
-  /** Starts the task's process; called under the lock. */
+  /**
+   * Starts the task's processes; called under the lock. When one cannot start, those already
+   * started are stopped and the task ends LAUNCH_FAILED once they have exited.
+   */
   private void startProcess(HeldTask task) {
     TaskKey key = task.key;
     boolean isolated = false;
+    String failed = null;
     try {
-      LaunchSpec spec = hooks.isolate(task.spec, task.assignment);
-      isolated = true;
-      Process process = launcher.start(spec);
-      task.started(spec, process, clock.instant());
-      hooks.started(key, process);
-      log.info(
-          "{}: started pid {}{}: {}",
-          key,
-          process.pid(),
-          spec.owner() == null ? "" : " as " + spec.owner(),
-          task.assignment.command());
-      // A waiting thread of its own rather than onExit(), which completes on the common pool.
-      boolean setupPipe = spec.owner() != null;
-      Thread.ofVirtual()
-          .name("kairos-task-" + key.dirName())
-          .start(() -> awaitExit(key, process, setupPipe));
+      for (int local = 0; local < task.specs.size(); local++) {
+        LaunchSpec spec = hooks.isolate(task.specs.get(local), task.assignment);
+        isolated = true;
+        Process process = launcher.start(spec);
+        OutputSpool spool =
+            spec.spooled()
+                ? OutputSpool.start(
+                    process, spec.stdout(), spec.stderr(), "kairos-spool-" + key.dirName())
+                : null;
+        var proc = new HeldTask.Proc(local, spec, process, spool);
+        task.procs.add(proc);
+        hooks.started(key, local, process);
+        // A waiting thread of its own rather than onExit(), which completes on the common pool.
+        boolean setupPipe = spec.owner() != null && !spec.spooled();
+        Thread.ofVirtual()
+            .name("kairos-task-" + key.dirName() + "-" + local)
+            .start(() -> awaitExit(key, proc, setupPipe));
+      }
     } catch (IllegalArgumentException | IOException e) {
-      task.refused(ExitReason.LAUNCH_FAILED, String.valueOf(e.getMessage()), clock.instant());
+      failed = String.valueOf(e.getMessage());
       log.warn("{}: launch failed: {}", key, e.getMessage());
     } catch (RuntimeException e) {
       // A bug here must still end as a report, not as a task stuck in STARTING.
-      task.refused(ExitReason.LAUNCH_FAILED, "agent error: " + e, clock.instant());
+      failed = "agent error: " + e;
       log.error("{}: launch failed", key, e);
     }
-    if (isolated && task.status == TaskStatus.EXITED) {
-      // Isolated but never started: its cgroup must still be removed.
-      hooks.ended(key);
+    if (!task.hasProcesses()) {
+      task.refused(ExitReason.LAUNCH_FAILED, failed, clock.instant());
+      if (isolated) {
+        // Isolated but never started: its cgroup must still be removed.
+        hooks.ended(key);
+      }
+      changed();
+      return;
+    }
+    task.started(clock.instant());
+    var first = task.procs.getFirst();
+    log.info(
+        "{}: started pid {} ({} process(es)){}: {}",
+        key,
+        first.process.pid(),
+        task.procs.size(),
+        first.spec.owner() == null ? "" : " as " + first.spec.owner(),
+        task.assignment.command());
+    if (failed != null) {
+      task.specs = List.copyOf(task.specs.subList(0, task.procs.size()));
+      stop(task, ExitReason.LAUNCH_FAILED, failed);
     }
     changed();
   }
@@ -263,7 +322,9 @@ public final class TaskTable {
         "killed by the controller" + (kill.reason() == null ? "" : ": " + kill.reason());
     int stopped = 0;
     for (HeldTask task : tasks.values()) {
-      if (task.key.jobId() == kill.jobId() && task.key.attempt() == kill.attempt()) {
+      if (task.key.jobId() == kill.jobId()
+          && task.key.attempt() == kill.attempt()
+          && (kill.step() == null || kill.step() == task.key.step())) {
         if (kill.graceSec() != null && kill.graceSec() >= 0 && task.stopRequestedAt == null) {
           // A preemption's grace (the tenancy's), in place of the job's own for this stop.
           task.grace = Duration.ofSeconds(kill.graceSec());
@@ -288,7 +349,7 @@ public final class TaskTable {
   public synchronized void killAllNow(ExitReason reason, String message) {
     for (HeldTask task : tasks.values()) {
       stop(task, reason, message);
-      if (task.process != null && task.status != TaskStatus.EXITED && !task.forced) {
+      if (task.hasProcesses() && task.status != TaskStatus.EXITED && !task.forced) {
         forceKill(task);
       }
     }
@@ -307,6 +368,9 @@ public final class TaskTable {
     }
     tasks.remove(key);
     forgotten.add(key);
+    if (key.isStep()) {
+      spoolsToDelete.put(LaunchSpec.spoolDir(dataDir, key), clock.instant().plus(SPOOL_KEPT));
+    }
     if (forgotten.size() > FORGOTTEN_KEPT) {
       forgotten.removeFirst();
     }
@@ -319,8 +383,9 @@ public final class TaskTable {
    */
   public synchronized void tick() {
     Instant now = clock.instant();
+    deleteSpools(now);
     for (HeldTask task : tasks.values()) {
-      if (task.process == null) {
+      if (!task.hasProcesses()) {
         continue;
       }
       if (task.status == TaskStatus.RUNNING && task.stopRequestedAt == null) {
@@ -331,7 +396,11 @@ public final class TaskTable {
               task.key,
               task.assignment.warnSignal(),
               task.assignment.warnBeforeSec());
-          launcher.signal(task.process.toHandle(), task.assignment.warnSignal());
+          for (HeldTask.Proc p : task.procs) {
+            if (p.exit == null) {
+              launcher.signal(p.process.toHandle(), task.assignment.warnSignal());
+            }
+          }
         }
         if (task.deadline != null && !now.isBefore(task.deadline)) {
           stop(task, ExitReason.TIME_LIMIT, "time limit " + task.timeLimitSec + "s reached");
@@ -375,6 +444,12 @@ public final class TaskTable {
     return task != null && task.status != TaskStatus.EXITED;
   }
 
+  /** How many processes the task runs (or ran); 0 when it is not held. */
+  public synchronized int processes(TaskKey key) {
+    HeldTask task = tasks.get(key);
+    return task == null ? 0 : Math.max(task.specs.size(), task.procs.size());
+  }
+
   /** Whether the task has been sent SIGTERM and has not exited yet. */
   synchronized boolean isStopping(TaskKey key) {
     HeldTask task = tasks.get(key);
@@ -411,16 +486,27 @@ public final class TaskTable {
     return true;
   }
 
+  /** Removes the spool directories of forgotten steps whose time has come; under the lock. */
+  private void deleteSpools(Instant now) {
+    spoolsToDelete
+        .entrySet()
+        .removeIf(e -> !now.isBefore(e.getValue()) && OutputSpool.delete(e.getKey()));
+  }
+
   /**
-   * Waits for the process; with {@code setupPipe}, first reads what its owner's shell said before
-   * the task's program ran (its stderr until the program gets its own: {@link UserLaunch}).
+   * Waits for one process; with {@code setupPipe}, first reads what its owner's shell said before
+   * the task's program ran (its stderr until the program gets its own: {@link UserLaunch}). A
+   * step's process also waits, a bounded time, for its output to be copied.
    */
-  private void awaitExit(TaskKey key, Process process, boolean setupPipe) {
-    String setup = setupPipe ? UserLaunch.setupErrors(process) : "";
+  private void awaitExit(TaskKey key, HeldTask.Proc proc, boolean setupPipe) {
+    String setup = setupPipe ? UserLaunch.setupErrors(proc.process) : "";
     while (true) {
       try {
-        process.waitFor();
-        exited(key, process, setup);
+        proc.process.waitFor();
+        if (proc.spool != null) {
+          proc.spool.awaitDrained(SPOOL_DRAIN);
+        }
+        exited(key, proc, setup);
         return;
       } catch (InterruptedException e) {
         // Nobody interrupts these threads; keep waiting: the exit must be recorded.
@@ -428,16 +514,26 @@ public final class TaskTable {
     }
   }
 
-  private synchronized void exited(TaskKey key, Process process, String setup) {
+  private synchronized void exited(TaskKey key, HeldTask.Proc proc, String setup) {
     HeldTask task = tasks.get(key);
-    if (task == null || task.process != process || task.status == TaskStatus.EXITED) {
+    if (task == null
+        || !task.procs.contains(proc)
+        || proc.exit != null
+        || task.status == TaskStatus.EXITED) {
       return;
     }
-    task.exited(process.exitValue(), clock.instant());
-    if (!setup.isBlank() && task.exitCode != 0 && task.reason == null) {
-      // It never ran: the owner could not enter its directory or open its output.
-      task.reason = ExitReason.LAUNCH_FAILED;
-      task.message = setup.strip();
+    proc.exit = proc.process.exitValue();
+    proc.setup = setup;
+    if (!task.allExited() || task.procs.size() < task.specs.size()) {
+      return; // others of the entry still run
+    }
+    task.exited(clock.instant());
+    for (HeldTask.Proc p : task.procs) {
+      if (!p.setup.isBlank() && p.exit != 0 && task.reason == null) {
+        // It never ran: the owner could not enter its directory or open its output.
+        task.reason = ExitReason.LAUNCH_FAILED;
+        task.message = p.setup.strip();
+      }
     }
     hooks.ended(key);
     log.info(
@@ -467,7 +563,13 @@ public final class TaskTable {
     task.message = message;
     task.stopRequestedAt = clock.instant();
     String signal = task.assignment.killSignal();
-    task.tree = launcher.signal(task.process.toHandle(), signal);
+    // A step whose srun was signalled: SIGKILL at once, as Slurm's (no stop signal first).
+    boolean now = task.grace.isZero() && task.key.isStep();
+    for (HeldTask.Proc p : task.procs) {
+      if (p.exit == null) {
+        p.tree = now ? List.of() : launcher.signal(p.process.toHandle(), signal);
+      }
+    }
     log.info(
         "{}: SIG{} ({}: {}); SIGKILL in {} ms",
         task.key,
@@ -483,7 +585,9 @@ public final class TaskTable {
 
   private void forceKill(HeldTask task) {
     log.info("{}: sending SIGKILL to its process tree", task.key);
-    launcher.forceKill(task.process.toHandle(), task.tree);
+    for (HeldTask.Proc p : task.procs) {
+      launcher.forceKill(p.process.toHandle(), p.tree);
+    }
     hooks.forceKilled(task.key);
     task.forced = true;
   }

@@ -274,6 +274,39 @@ final class Assignments {
         runAs);
   }
 
+  /** {@code a} as a batch job's batch step: it runs {@code script}'s text with its arguments. */
+  static TaskAssignment asBatchStep(TaskAssignment a, String script) {
+    return new TaskAssignment(
+        a.jobId(),
+        a.attempt(),
+        a.task(),
+        a.tasks(),
+        a.nodes(),
+        a.name(),
+        a.user(),
+        a.command(),
+        a.env(),
+        a.workdir(),
+        a.gpus(),
+        a.cpus(),
+        a.memoryMb(),
+        a.timeLimitSec(),
+        a.masterAddr(),
+        a.gpuUuids(),
+        a.killSignal(),
+        a.graceSec(),
+        a.warnSignal(),
+        a.warnBeforeSec(),
+        a.checkpointDir(),
+        a.barrier(),
+        a.restarts(),
+        a.output(),
+        a.error(),
+        a.runAs(),
+        script,
+        null);
+  }
+
   static TaskAssignment withName(TaskAssignment a, String name) {
     return new TaskAssignment(
         a.jobId(),

@@ -163,6 +163,24 @@ class RunAsOwnerTest {
   }
 
   @Test
+  void aBatchStepsScriptIsWrittenByItsOwnerPrivatelyAndRunWithItsArguments() throws Exception {
+    String text = "#!/bin/sh\necho \"$0 $1 $2\"; id -u\nexit 7\n";
+    var report =
+        run(
+            Assignments.asBatchStep(
+                withRunAs(Assignments.assignment(11, "/home/x/job.sh", "a", "b"), UnixUsers.ALICE),
+                text));
+
+    assertThat(report.exitCode()).as(String.valueOf(report.message())).isEqualTo(7);
+    Path copy = taskDir(11).resolve(BatchStep.SCRIPT_FILE);
+    assertThat(Files.readAllLines(taskDir(11).resolve("stdout.log")))
+        .containsExactly(copy + " a b", Integer.toString(alice.uid()));
+    assertThat(Files.readString(copy)).isEqualTo(text);
+    assertThat(owner(copy)).isEqualTo(alice.uid());
+    assertThat(mode(copy)).isEqualTo("rwx------");
+  }
+
+  @Test
   void aTaskCannotWriteEtcNorReachTheAgentsFilesNorAnotherJobs() throws Exception {
     assertThat(run(withRunAs(script(2, "echo bob-private > mine.txt"), UnixUsers.BOB)).exitCode())
         .isZero();

@@ -43,6 +43,7 @@ class UserLaunchTest {
             taskDir.resolve("stdout.log").toString(),
             taskDir.resolve("stderr.log").toString(),
             taskDir.toString(),
+            "",
             "python3",
             "train.py",
             "--out",

@@ -45,8 +45,6 @@ final class BatchScript {
   private static final Set<String> CLIENT_OPTIONS =
       Set.of("--server", "--token", "--output", "--wait", "--help", "--version");
 
-  private static final Pattern SRUN = Pattern.compile("^\\s*(?:exec\\s+)?srun(?:\\s|$)");
-
   private static final Pattern DIRECTIVE = Pattern.compile("#(SBATCH|KAIROS)(\\s.*)?");
 
   /**
@@ -55,8 +53,10 @@ final class BatchScript {
    * @param sbatch the {@code #SBATCH} lines as a partial submission (no command)
    * @param kairos the {@code #KAIROS} lines as a partial submission (no command)
    * @param warnings one line each, without the {@code kairos: } prefix
+   * @param export the {@code --export} asked for (script or command line); null when none
    */
-  record Directives(JobSubmission sbatch, JobSubmission kairos, List<String> warnings) {}
+  record Directives(
+      JobSubmission sbatch, JobSubmission kairos, List<String> warnings, String export) {}
 
   /**
    * True when a file without {@code #!} is still a script: named *.sh or *.bash, or with a
@@ -86,6 +86,14 @@ final class BatchScript {
 
   /** The directives of the script {@code text}; {@code fileName} names it in messages. */
   static Directives parse(String fileName, String text) {
+    return parse(fileName, text, List.of());
+  }
+
+  /**
+   * The directives of the script {@code text}, with sbatch's own options from its command line
+   * ({@code commandLine}, in Slurm's words) over its {@code #SBATCH} lines, as sbatch reads them.
+   */
+  static Directives parse(String fileName, String text, List<String> commandLine) {
     List<String> lines = text.lines().toList();
     int blockEnd = leadingBlock(lines).size();
     var sbatch = new SbatchOptions(fileName);
@@ -122,21 +130,12 @@ final class BatchScript {
         kairosTokens.addAll(tokens);
       }
     }
-    for (int i = blockEnd; i < lines.size(); i++) {
-      if (SRUN.matcher(lines.get(i)).find()) {
-        warnings.add(
-            fileName
-                + " line "
-                + (i + 1)
-                + " runs srun, which Kairos does not have:"
-                + " the script already runs once on each of the job's nodes; run the program"
-                + " directly");
-        break;
-      }
+    if (!commandLine.isEmpty()) {
+      sbatch.apply(SbatchOptions.COMMAND_LINE, commandLine, warnings);
     }
     JobSubmission kairos = kairosTokens.isEmpty() ? null : kairosLayer(kairosTokens, null);
     JobSubmission fromSbatch = sbatch.build(warnings);
-    return new Directives(fromSbatch, kairos, List.copyOf(warnings));
+    return new Directives(fromSbatch, kairos, List.copyOf(warnings), sbatch.export());
   }
 
   /**

@@ -17,6 +17,12 @@ import picocli.CommandLine.Command;
       AgentCommand.class,
       SimulateCommand.class,
       SubmitCommand.class,
+      SbatchCommand.class,
+      SqueueCommand.class,
+      ScancelCommand.class,
+      SinfoCommand.class,
+      SacctCommand.class,
+      InstallSlurmCommandsCommand.class,
       QueueCommand.class,
       QueuesCommand.class,
       CancelCommand.class,
@@ -53,6 +59,10 @@ public final class Main implements Runnable {
 
   private static CommandLine newCommandLine() {
     var cli = new CommandLine(new Main());
+    // Slurm's front-ends read their flags themselves, in Slurm's words (SlurmArgs).
+    for (String name : InstallSlurmCommandsCommand.COMMANDS) {
+      cli.getSubcommands().get(name).setUnmatchedOptionsArePositionalParams(true);
+    }
     cli.setExecutionExceptionHandler(
         (e, cmd, parsed) -> {
           if (e instanceof UsageException

@@ -40,7 +40,8 @@ final class SbatchOptions {
           new Spec("requeue", (char) 0, false),
           new Spec("no-requeue", (char) 0, false),
           new Spec("account", 'A', true),
-          new Spec("qos", 'q', true));
+          new Spec("qos", 'q', true),
+          new Spec("export", (char) 0, true));
 
   /** Slurm options that take no value, so the next word is not theirs. */
   private static final Set<String> FLAGS =
@@ -72,7 +73,10 @@ final class SbatchOptions {
           "requeue",
           "nice",
           "kill-on-invalid-dep",
-          "disable-stdout-job-summary");
+          "disable-stdout-job-summary",
+          "usage",
+          "help",
+          "version");
 
   private final String fileName;
 
@@ -80,7 +84,9 @@ final class SbatchOptions {
   private Integer nodes;
   private int nodesLine;
   private Integer ntasks;
-  private int ntasksLine;
+  private Integer ntasksPerNode;
+  private Integer gpusPerTask;
+  private int gpusPerTaskLine;
   private Integer gpusPerNode;
   private int gpusPerNodeLine;
   private String gpusPerNodeText;
@@ -100,7 +106,8 @@ final class SbatchOptions {
   private String error;
   private String workdir;
   private String account;
-  private String priorityClass;
+  private String qos;
+  private String export;
 
   SbatchOptions(String fileName) {
     this.fileName = fileName;
@@ -115,7 +122,7 @@ final class SbatchOptions {
       boolean attached = false;
       if (word.startsWith("--") && word.length() > 2) {
         int eq = word.indexOf('=');
-        key = eq < 0 ? word.substring(2) : word.substring(2, eq);
+        key = longName(eq < 0 ? word.substring(2) : word.substring(2, eq), line, word);
         if (eq >= 0) {
           value = word.substring(eq + 1);
           attached = true;
@@ -165,6 +172,35 @@ final class SbatchOptions {
     }
   }
 
+  /** Whether sbatch's option {@code key} (a resolved long name, or a letter) takes a value. */
+  static boolean takesValue(String key) {
+    Spec spec = spec(key);
+    return spec != null ? spec.takesValue() : !FLAGS.contains(key);
+  }
+
+  /**
+   * The long option {@code key} names: itself, or the one option it is an unambiguous prefix of (as
+   * sbatch's getopt reads it); an unknown name is kept (and warned about as unsupported).
+   */
+  private String longName(String key, int line, String word) {
+    if (SbatchLongOptions.NAMES.contains(key)
+        || SPECS.stream().anyMatch(o -> o.name().equals(key))) {
+      return key.equals("tasks-per-node") ? "ntasks-per-node" : key;
+    }
+    List<String> matches = SbatchLongOptions.NAMES.stream().filter(o -> o.startsWith(key)).toList();
+    if (matches.size() == 1) {
+      return matches.getFirst().equals("tasks-per-node") ? "ntasks-per-node" : matches.getFirst();
+    }
+    if (matches.size() > 1) {
+      throw new Directive(fileName, line, word)
+          .fail(
+              "the option is ambiguous (as in sbatch): it may be --"
+                  + String.join(", --", matches)
+                  + "; write the option's whole name");
+    }
+    return key;
+  }
+
   private static Spec spec(String key) {
     for (Spec s : SPECS) {
       if (s.name().equals(key) || (key.length() == 1 && s.letter() == key.charAt(0))) {
@@ -186,20 +222,14 @@ final class SbatchOptions {
           nodes = count(value, 1, "a node count");
           nodesLine = d.line();
         }
-        case "ntasks" -> {
-          ntasks = count(value, 1, "a task count");
-          ntasksLine = d.line();
-        }
-        case "ntasks-per-node" -> {
-          if (count(value, 1, "a task count") != 1) {
-            throw new IllegalArgumentException(
-                "Kairos runs one process per node; remove it (or write --ntasks-per-node=1) and"
-                    + " start more processes per node from the script, e.g. with torchrun"
-                    + " --nproc-per-node");
-          }
-        }
+        case "ntasks" -> ntasks = count(value, 1, "a task count");
+        case "ntasks-per-node" -> ntasksPerNode = count(value, 1, "a task count");
         case "gres" -> gres(value, d, warnings);
-        case "gpus-per-node", "gpus-per-task" -> {
+        case "gpus-per-task" -> {
+          gpusPerTask = gpuCount(value);
+          gpusPerTaskLine = d.line();
+        }
+        case "gpus-per-node" -> {
           gpusPerNode = gpuCount(value);
           gpusPerNodeLine = d.line();
           gpusPerNodeText = d.text();
@@ -246,8 +276,9 @@ final class SbatchOptions {
                     ": Kairos always requeues a job whose node is lost (a failed exit restarts only"
                         + " with #KAIROS --max-restarts)"));
         case "account" -> account = value;
-        // A QOS is a priority class in Kairos (the controller's tenancy file names them).
-        case "qos" -> priorityClass = value;
+        // A QOS is a priority class in Kairos, when the controller has one of that name.
+        case "qos" -> qos = value;
+        case "export" -> export = value;
         default -> throw new IllegalStateException("option " + option + " has no handler");
       }
     } catch (IllegalArgumentException e) {
@@ -368,14 +399,20 @@ final class SbatchOptions {
   /** The gathered options: nodes and GPUs resolved. */
   JobSubmission build(List<String> warnings) {
     int n = nodes == null ? 1 : nodes;
-    if (ntasks != null && ntasks != n) {
-      warnings.add(
-          new Directive(fileName, ntasksLine, "--ntasks=" + ntasks)
-              .unsupported(
-                  ": Kairos runs one process per node ("
-                      + n
-                      + " here); start more from the script,"
-                      + " e.g. with torchrun --nproc-per-node"));
+    if (gpusPerTask != null && gpusPerTask > 0 && gpusPerNode == null && gpusTotal == null) {
+      // --gpus-per-task alone: each node's GPUs are its tasks' (--ntasks=4 on 4 nodes: 1 each).
+      int perNode = ntasksPerNode != null ? ntasksPerNode : ntasks != null ? ntasks / n : 1;
+      if (ntasksPerNode == null && ntasks != null && ntasks % n != 0) {
+        throw new Directive(fileName, gpusPerTaskLine, "--gpus-per-task=" + gpusPerTask)
+            .fail(
+                ntasks
+                    + " tasks do not spread evenly over "
+                    + n
+                    + " nodes, so their GPUs do not either; ask for --ntasks-per-node");
+      }
+      gpusPerNode = perNode * gpusPerTask;
+      gpusPerNodeLine = gpusPerTaskLine;
+      gpusPerNodeText = "--gpus-per-task=" + gpusPerTask;
     }
     Integer gpus = null;
     Integer perNode = null;
@@ -411,48 +448,58 @@ final class SbatchOptions {
       gpus = gpusTotal;
       perNode = n > 1 ? gpusTotal / n : null;
     }
-    if (n > 1 && (gpus == null || gpus == 0)) {
-      throw new Directive(fileName, nodesLine, "--nodes=" + n)
-          .fail(
-              "Kairos spreads a job over several nodes by its GPUs, and this job asks for none;"
-                  + " ask for GPUs per node (--gres=gpu:N or --gpus-per-node=N), or submit one job"
-                  + " per node");
-    }
+    // Without GPUs, the node count itself spreads the job (one task per node).
+    Integer nodeCount = n > 1 && (gpus == null || gpus == 0) ? n : null;
     return new JobSubmission(
-        name,
-        null,
-        null,
-        workdir,
-        gpus,
-        perNode,
-        cpus,
-        memoryMb,
-        timeLimit,
-        queue,
-        null,
-        gpuModel,
-        null,
-        null,
-        null,
-        warnSignal,
-        null,
-        null,
-        exclude,
-        array,
-        dependency,
-        output,
-        error,
-        account,
-        priorityClass);
+            name,
+            null,
+            null,
+            workdir,
+            gpus,
+            perNode,
+            cpus,
+            memoryMb,
+            timeLimit,
+            queue,
+            null,
+            gpuModel,
+            null,
+            null,
+            null,
+            warnSignal,
+            null,
+            null,
+            exclude,
+            array,
+            dependency,
+            output,
+            error,
+            account,
+            null,
+            null,
+            nodeCount,
+            qos)
+        .withTasks(ntasks, ntasksPerNode, gpusPerTask);
+  }
+
+  /** The {@code --export} value given, or null: ALL, NONE, or names and NAME=VALUE pairs. */
+  String export() {
+    return export;
   }
 
   /** Where one option came from, for messages: file, line and the option as written. */
   record Directive(String file, int line, String text) {
     UsageException fail(String problem) {
+      if (line == COMMAND_LINE) {
+        return new UsageException(text + ": " + problem);
+      }
       return new UsageException(file + " line " + line + ": #SBATCH " + text + ": " + problem);
     }
 
     String unsupported(String why) {
+      if (line == COMMAND_LINE) {
+        return text + " is not supported and was ignored" + why;
+      }
       return "#SBATCH "
           + text
           + " is not supported and was ignored"
@@ -464,4 +511,7 @@ final class SbatchOptions {
           + ")";
     }
   }
+
+  /** The line number of options given on sbatch's command line, not in the script. */
+  static final int COMMAND_LINE = 0;
 }

@@ -1,5 +1,8 @@
 package io.kairos.cli;
 
+import io.kairos.config.SlurmNames;
+import io.kairos.config.SlurmNamesYaml;
+import io.kairos.config.TenancyYaml;
 import io.kairos.control.Controller;
 import io.kairos.control.ControllerMain;
 import io.kairos.control.NetworkSecurity;
@@ -131,6 +134,15 @@ final class ServerCommand implements Callable<Integer> {
   Path tenancy;
 
   @Option(
+      names = "--slurm-names",
+      paramLabel = "FILE",
+      description =
+          "The site's Slurm names (docs/slurm.md): GPU types as the agents' models, partitions as"
+              + " queues, and whether an unknown --qos is refused (strictQos). Give every replica"
+              + " the same file.")
+  Path slurmNames;
+
+  @Option(
       names = "--admin-runs-as",
       paramLabel = "ACCOUNT",
       description =
@@ -209,6 +221,7 @@ final class ServerCommand implements Callable<Integer> {
     ServerLogging.configure();
     Path dir = DataDir.resolve(data);
     var tenancySetup = tenancy == null ? null : TenancyFile.read(tenancy);
+    var names = slurmNames == null ? SlurmNames.DEFAULTS : readSlurmNames(slurmNames);
     Optional<Controller.Tls> tls = Optional.empty();
     if (tlsKeystore != null) {
       String password =
@@ -230,13 +243,23 @@ final class ServerCommand implements Callable<Integer> {
             .withDetection(detection())
             .withPrivateData(level)
             .withRunAs(runAs(adminRunsAs, allowRootJobs))
-            .withSecurity(security());
+            .withSecurity(security())
+            .withSlurm(names);
     var controller =
         Controller.start(tenancySetup == null ? config : config.withTenancy(tenancySetup));
     System.err.println("kairos: controller serving " + controller.url() + " (data " + dir + ")");
     joinHint(controller, dir).forEach(System.err::println);
     awaitShutdown(controller::close);
     return 0;
+  }
+
+  /** The site's Slurm names file, read and checked; every problem at once (exit code 2). */
+  static SlurmNames readSlurmNames(Path file) {
+    try {
+      return SlurmNamesYaml.read(file);
+    } catch (TenancyYaml.InvalidConfig e) {
+      throw new UsageException("--slurm-names: the file is not valid:\n" + e.getMessage());
+    }
   }
 
   /** Who jobs run as: {@code adminRunsAs} null for the account this process runs as. */

@@ -1,6 +1,6 @@
 package io.kairos.cli;
 
-import java.util.ArrayList;
+import io.kairos.protocol.names.HostList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -14,9 +14,6 @@ import java.util.regex.Pattern;
  */
 final class SlurmSyntax {
   private SlurmSyntax() {}
-
-  /** The most names a host list may expand to (the controller's limit on excluded nodes). */
-  static final int MAX_HOSTS = 4096;
 
   private static final long MAX_TIME_LIMIT_SEC = 365L * 24 * 3600;
 
@@ -80,90 +77,14 @@ final class SlurmSyntax {
   }
 
   /**
-   * A Slurm host list, expanded: "n[1-3,7],gpu[08-10]" → n1, n2, n3, n7, gpu08, gpu09, gpu10.
-   * Zero-padded ranges keep their width; several brackets in one name multiply out.
+   * A Slurm host list, expanded: "n[1-3,7],gpu[08-10]" → n1, n2, n3, n7, gpu08, gpu09, gpu10
+   * ({@link HostList#expand}).
    */
   static List<String> hostList(String text) {
-    var out = new ArrayList<String>();
-    for (String part : splitTopLevel(text.strip())) {
-      if (part.isEmpty()) {
-        throw new IllegalArgumentException(
-            "an empty node name in '" + text + "'; separate node names with one comma");
-      }
-      expand(part, "", out, text);
+    if (text.isBlank()) {
+      throw new IllegalArgumentException("an empty node list; name nodes such as n1,n[3-5,8]");
     }
-    return out;
-  }
-
-  private static List<String> splitTopLevel(String text) {
-    var parts = new ArrayList<String>();
-    int depth = 0;
-    int start = 0;
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      if (c == '[') {
-        depth++;
-      } else if (c == ']') {
-        depth--;
-      } else if (c == ',' && depth == 0) {
-        parts.add(text.substring(start, i));
-        start = i + 1;
-      }
-    }
-    parts.add(text.substring(start));
-    return parts;
-  }
-
-  private static void expand(String rest, String prefix, List<String> out, String whole) {
-    int open = rest.indexOf('[');
-    if (open < 0) {
-      if (rest.indexOf(']') >= 0) {
-        throw badHostList(whole, "a ']' without its '['");
-      }
-      out.add(prefix + rest);
-      if (out.size() > MAX_HOSTS) {
-        throw new IllegalArgumentException(
-            "'" + whole + "' names more than " + MAX_HOSTS + " nodes; exclude fewer");
-      }
-      return;
-    }
-    int close = rest.indexOf(']', open);
-    if (close < 0) {
-      throw badHostList(whole, "a '[' without its ']'");
-    }
-    String head = prefix + rest.substring(0, open);
-    String tail = rest.substring(close + 1);
-    for (String range : rest.substring(open + 1, close).split(",", -1)) {
-      int dash = range.indexOf('-');
-      String lo = dash < 0 ? range : range.substring(0, dash);
-      String hi = dash < 0 ? range : range.substring(dash + 1);
-      if (!lo.matches("\\d{1,9}") || !hi.matches("\\d{1,9}")) {
-        throw badHostList(whole, "'" + range + "' is not a number or a range such as 1-4");
-      }
-      long from = Long.parseLong(lo);
-      long to = Long.parseLong(hi);
-      if (to < from) {
-        throw badHostList(whole, "the range " + range + " runs backwards");
-      }
-      if (to - from >= MAX_HOSTS) {
-        throw new IllegalArgumentException(
-            "'" + whole + "' names more than " + MAX_HOSTS + " nodes; exclude fewer");
-      }
-      int width = lo.length();
-      for (long n = from; n <= to; n++) {
-        String number = String.format(Locale.ROOT, "%0" + width + "d", n);
-        expand(tail, head + number, out, whole);
-      }
-    }
-  }
-
-  private static IllegalArgumentException badHostList(String whole, String problem) {
-    return new IllegalArgumentException(
-        "cannot read the node list '"
-            + whole
-            + "': "
-            + problem
-            + "; write names and ranges such as n1,n[3-5,8]");
+    return HostList.expand(text);
   }
 
   /** A signal by name (USR1, SIGUSR1) or by Linux number (10), as its name without SIG. */

@@ -83,6 +83,24 @@ final class SubmitCommand extends ApiCommand {
   Integer gpusPerNode;
 
   @Option(
+      names = "--ntasks",
+      paramLabel = "N",
+      description = "Processes in all (Slurm's --ntasks; default one per node).")
+  Integer ntasks;
+
+  @Option(
+      names = "--ntasks-per-node",
+      paramLabel = "N",
+      description = "Processes on each node, each with its own RANK and LOCAL_RANK (default 1).")
+  Integer ntasksPerNode;
+
+  @Option(
+      names = "--gpus-per-task",
+      paramLabel = "N",
+      description = "GPUs each process sees, its own (default: all of its node's).")
+  Integer gpusPerTask;
+
+  @Option(
       names = "--cpus",
       paramLabel = "N",
       description = "CPUs reserved per process (default 1 for a CPU-only job, 0 for a GPU job).")
@@ -212,11 +230,32 @@ final class SubmitCommand extends ApiCommand {
   String account;
 
   @Option(
-      names = {"--priority-class", "--qos"},
+      names = "--priority-class",
       paramLabel = "CLASS",
       description =
-          "A priority class of the controller's tenancy file, like Slurm's --qos: it sets the priority and whether the job may be preempted (default: the queue's default class).")
+          "A priority class of the controller's tenancy file: it sets the priority and whether the job may be preempted (default: the queue's default class).")
   String priorityClass;
+
+  @Option(
+      names = "--qos",
+      paramLabel = "QOS",
+      description =
+          "Like Slurm's --qos: the priority class of that name when there is one; else the job runs without one and the controller warns (unless the site makes it an error).")
+  String qos;
+
+  @Option(
+      names = "--nodes",
+      paramLabel = "N",
+      description =
+          "For a job without GPUs: spread it over N nodes, one process each (with GPUs, use --gpus-per-node).")
+  Integer nodes;
+
+  @Option(
+      names = "--export",
+      paramLabel = "ALL|NONE|VARS",
+      description =
+          "Like Slurm's --export: which of this shell's variables the job gets: ALL, NONE, or names and NAME=VALUE pairs (default: ALL for a script, as sbatch; NONE for a program after --).")
+  String export;
 
   /** Warnings about the script's directives, printed before the job is sent. */
   final List<String> warnings = new ArrayList<>();
@@ -286,64 +325,80 @@ final class SubmitCommand extends ApiCommand {
    */
   JobSubmission submission() {
     JobSubmission job = over(base(), flags());
+    return resolvePaths(job);
+  }
+
+  /**
+   * {@code job} with its working directory absolute (default: the current directory, as sbatch's
+   * --chdir) and relative output patterns in it.
+   */
+  static JobSubmission resolvePaths(JobSubmission job) {
     String dir =
         job.workdir() != null ? absolute(job.workdir()) : Environment.workingDirectory.toString();
     return new JobSubmission(
-        job.name(),
-        job.command(),
-        job.env(),
-        dir,
-        job.gpus(),
-        job.gpusPerNode(),
-        job.cpus(),
-        job.memoryMb(),
-        job.timeLimit(),
-        job.queue(),
-        job.priority(),
-        job.gpuModel(),
-        job.user(),
-        job.killSignal(),
-        job.gracePeriod(),
-        job.warnSignal(),
-        job.checkpointDir(),
-        job.maxRestarts(),
-        job.excludeNodes(),
-        job.array(),
-        job.dependency(),
-        inDirectory(job.output(), dir),
-        inDirectory(job.error(), dir),
-        job.account(),
-        job.priorityClass());
+            job.name(),
+            job.command(),
+            job.env(),
+            dir,
+            job.gpus(),
+            job.gpusPerNode(),
+            job.cpus(),
+            job.memoryMb(),
+            job.timeLimit(),
+            job.queue(),
+            job.priority(),
+            job.gpuModel(),
+            job.user(),
+            job.killSignal(),
+            job.gracePeriod(),
+            job.warnSignal(),
+            job.checkpointDir(),
+            job.maxRestarts(),
+            job.excludeNodes(),
+            job.array(),
+            job.dependency(),
+            inDirectory(job.output(), dir),
+            inDirectory(job.error(), dir),
+            job.account(),
+            job.priorityClass(),
+            job.script(),
+            job.nodes(),
+            job.qos())
+        .withTasks(job.ntasks(), job.ntasksPerNode(), job.gpusPerTask());
   }
 
   /** The options given, as a submission without a command; unset options are null. */
   JobSubmission flags() {
     return new JobSubmission(
-        name,
-        null,
-        env == null || env.isEmpty() ? null : new LinkedHashMap<>(env),
-        workdir == null ? null : absolute(workdir.toString()),
-        gpus,
-        gpusPerNode,
-        cpus,
-        memory == null ? null : Long.valueOf(memoryMb(memory)),
-        timeLimit,
-        queue,
-        priority,
-        gpuModel,
-        user,
-        killSignal,
-        grace,
-        warnSignal,
-        checkpointDir == null ? null : absolute(checkpointDir.toString()),
-        maxRestarts,
-        exclude,
-        array,
-        dependency,
-        stdoutPattern,
-        stderrPattern,
-        account,
-        priorityClass);
+            name,
+            null,
+            env == null || env.isEmpty() ? null : new LinkedHashMap<>(env),
+            workdir == null ? null : absolute(workdir.toString()),
+            gpus,
+            gpusPerNode,
+            cpus,
+            memory == null ? null : Long.valueOf(memoryMb(memory)),
+            timeLimit,
+            queue,
+            priority,
+            gpuModel,
+            user,
+            killSignal,
+            grace,
+            warnSignal,
+            checkpointDir == null ? null : absolute(checkpointDir.toString()),
+            maxRestarts,
+            exclude,
+            array,
+            dependency,
+            stdoutPattern,
+            stderrPattern,
+            account,
+            priorityClass,
+            null,
+            nodes,
+            qos)
+        .withTasks(ntasks, ntasksPerNode, gpusPerTask);
   }
 
   /** {@code top}'s fields where set, else {@code under}'s; the env maps are merged. */
@@ -357,31 +412,38 @@ final class SubmitCommand extends ApiCommand {
       env.putAll(top.env());
     }
     return new JobSubmission(
-        or(top.name(), under.name()),
-        or(top.command(), under.command()),
-        env,
-        or(top.workdir(), under.workdir()),
-        or(top.gpus(), under.gpus()),
-        or(top.gpusPerNode(), under.gpusPerNode()),
-        or(top.cpus(), under.cpus()),
-        or(top.memoryMb(), under.memoryMb()),
-        or(top.timeLimit(), under.timeLimit()),
-        or(top.queue(), under.queue()),
-        or(top.priority(), under.priority()),
-        or(top.gpuModel(), under.gpuModel()),
-        or(top.user(), under.user()),
-        or(top.killSignal(), under.killSignal()),
-        or(top.gracePeriod(), under.gracePeriod()),
-        or(top.warnSignal(), under.warnSignal()),
-        or(top.checkpointDir(), under.checkpointDir()),
-        or(top.maxRestarts(), under.maxRestarts()),
-        or(top.excludeNodes(), under.excludeNodes()),
-        or(top.array(), under.array()),
-        or(top.dependency(), under.dependency()),
-        or(top.output(), under.output()),
-        or(top.error(), under.error()),
-        or(top.account(), under.account()),
-        or(top.priorityClass(), under.priorityClass()));
+            or(top.name(), under.name()),
+            or(top.command(), under.command()),
+            env,
+            or(top.workdir(), under.workdir()),
+            or(top.gpus(), under.gpus()),
+            or(top.gpusPerNode(), under.gpusPerNode()),
+            or(top.cpus(), under.cpus()),
+            or(top.memoryMb(), under.memoryMb()),
+            or(top.timeLimit(), under.timeLimit()),
+            or(top.queue(), under.queue()),
+            or(top.priority(), under.priority()),
+            or(top.gpuModel(), under.gpuModel()),
+            or(top.user(), under.user()),
+            or(top.killSignal(), under.killSignal()),
+            or(top.gracePeriod(), under.gracePeriod()),
+            or(top.warnSignal(), under.warnSignal()),
+            or(top.checkpointDir(), under.checkpointDir()),
+            or(top.maxRestarts(), under.maxRestarts()),
+            or(top.excludeNodes(), under.excludeNodes()),
+            or(top.array(), under.array()),
+            or(top.dependency(), under.dependency()),
+            or(top.output(), under.output()),
+            or(top.error(), under.error()),
+            or(top.account(), under.account()),
+            or(top.priorityClass(), under.priorityClass()),
+            or(top.script(), under.script()),
+            or(top.nodes(), under.nodes()),
+            or(top.qos(), under.qos()))
+        .withTasks(
+            or(top.ntasks(), under.ntasks()),
+            or(top.ntasksPerNode(), under.ntasksPerNode()),
+            or(top.gpusPerTask(), under.gpusPerTask()));
   }
 
   /** A relative output pattern is relative to the job's working directory, as in Slurm. */
@@ -399,7 +461,7 @@ final class SubmitCommand extends ApiCommand {
               + " a script or a job file (kairos submit job.yaml)");
     }
     if (spec.commandLine().getParseResult().originalArgs().contains("--")) {
-      return command(List.copyOf(args), null);
+      return export == null ? command(List.copyOf(args), null) : exported(command(args, null));
     }
     Path file = Environment.workingDirectory.resolve(args.getFirst());
     if (!Files.isRegularFile(file)) {
@@ -414,17 +476,19 @@ final class SubmitCommand extends ApiCommand {
     boolean shebang = JobFile.isScript(file);
     String text = null;
     if (shebang || BatchScript.isShellScript(file, text = BatchScript.text(file))) {
-      var command = new ArrayList<String>();
+      String script = text != null ? text : BatchScript.text(file);
+      // Stored with the job, as sbatch stores it; a shell script without #! runs with /bin/sh.
       if (!shebang) {
-        command.add("/bin/sh");
+        script = "#!/bin/sh\n" + script;
       }
-      command.add(file.toAbsolutePath().normalize().toString());
-      command.addAll(args.subList(1, args.size()));
-      String fileName = file.getFileName().toString();
-      var directives =
-          BatchScript.parse(args.getFirst(), text != null ? text : BatchScript.text(file));
-      warnings.addAll(directives.warnings());
-      return over(over(command(command, fileName), directives.sbatch()), directives.kairos());
+      return ScriptJob.of(
+          file.toAbsolutePath().normalize().toString(),
+          file.getFileName().toString(),
+          script,
+          args.subList(1, args.size()),
+          List.of(),
+          export,
+          warnings);
     }
     if (args.size() > 1) {
       throw new UsageException(
@@ -438,6 +502,20 @@ final class SubmitCommand extends ApiCommand {
           args.getFirst() + ": no command; add e.g. command: [python, train.py]");
     }
     return fromFile;
+  }
+
+  /** A program's job with the environment {@code --export} names. */
+  private JobSubmission exported(JobSubmission job) {
+    Map<String, String> env;
+    try {
+      env = SlurmExport.variables(export, Environment.allVariables.get());
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("--export=" + export + ": " + e.getMessage());
+    }
+    return over(
+        job,
+        new JobSubmission(
+            null, null, env, null, null, null, null, null, null, null, null, null, null));
   }
 
   private static JobSubmission command(List<String> command, String name) {

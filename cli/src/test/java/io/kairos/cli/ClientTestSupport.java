@@ -38,6 +38,7 @@ abstract class ClientTestSupport {
     env.put("KAIROS_SERVER", server.url());
     env.put("KAIROS_TOKEN", TOKEN);
     Environment.variables = env::get;
+    Environment.allVariables = () -> Map.copyOf(env);
     Environment.clock = InstantSource.fixed(NOW);
     Environment.zone = ZoneOffset.UTC;
     Environment.workingDirectory = dir;

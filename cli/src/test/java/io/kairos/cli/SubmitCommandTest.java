@@ -214,12 +214,13 @@ class SubmitCommandTest extends ClientTestSupport {
   }
 
   @Test
-  void aScriptIsRunByItsAbsolutePath() throws IOException {
+  void aScriptIsSentWithItsTextAndNamedByItsAbsolutePath() throws IOException {
     var script = write("train.sh", "#!/bin/bash\npython train.py\n");
     kairos("submit", "--gpus", "1", "train.sh", "arg1").assertOk();
     assertSent(
         """
-        {"name":"train.sh","command":["%s","arg1"],"gpus":1,"workdir":"%s"}"""
+        {"name":"train.sh","command":["%s","arg1"],"gpus":1,"workdir":"%s",
+         "script":"#!/bin/bash\\npython train.py\\n"}"""
             .formatted(script.toAbsolutePath(), dir));
   }
 
@@ -301,8 +302,12 @@ class SubmitCommandTest extends ClientTestSupport {
         {"name":"llama","command":["%s","lr=0.1"],"workdir":"%s","gpus":16,"gpusPerNode":8,
          "cpus":16,"memoryMb":262144,"timeLimit":"36:00:00","queue":"research","gpuModel":"h100",
          "warnSignal":"USR1@120","checkpointDir":"/ckpt/llama","maxRestarts":2,
-         "excludeNodes":["gpu03","gpu04"],"output":"%s"}"""
-            .formatted(script.toAbsolutePath(), dir, dir.resolve("logs/%x-%j.%t.out")));
+         "excludeNodes":["gpu03","gpu04"],"output":"%s","script":%s}"""
+            .formatted(
+                script.toAbsolutePath(),
+                dir,
+                dir.resolve("logs/%x-%j.%t.out"),
+                JSON.writeValueAsString(Files.readString(script))));
   }
 
   @Test
@@ -336,8 +341,10 @@ class SubmitCommandTest extends ClientTestSupport {
     assertSent(
         """
         {"name":"b","command":["%s"],"workdir":"/w","gpus":4,"timeLimit":"2h","queue":"fast",
-         "priority":7,"output":"/l/b.out"}"""
-            .formatted(dir.resolve("train.sh")));
+         "priority":7,"output":"/l/b.out","script":%s}"""
+            .formatted(
+                dir.resolve("train.sh"),
+                JSON.writeValueAsString(Files.readString(dir.resolve("train.sh")))));
   }
 
   @Test
@@ -347,7 +354,8 @@ class SubmitCommandTest extends ClientTestSupport {
     assertSent(
         """
         {"name":"job.sh","command":["%s"],"workdir":"/scratch/run",
-         "output":"/scratch/run/out/%%j.log","error":"/scratch/run/err.log"}"""
+         "output":"/scratch/run/out/%%j.log","error":"/scratch/run/err.log",
+         "script":"#!/bin/sh\\n#SBATCH -D /scratch/run -o out/%%j.log -e err.log\\ntrue\\n"}"""
             .formatted(dir.resolve("job.sh")));
   }
 
@@ -366,7 +374,8 @@ class SubmitCommandTest extends ClientTestSupport {
             + "\"],"
             + "\"workdir\":\""
             + dir
-            + "\",\"account\":\"physics\"}");
+            + "\",\"account\":\"physics\","
+            + "\"script\":\"#!/bin/sh\\n#SBATCH --mail-type=END\\n#SBATCH -A physics\\ntrue\\n\"}");
   }
 
   @Test
@@ -379,7 +388,8 @@ class SubmitCommandTest extends ClientTestSupport {
             + "\"],"
             + "\"workdir\":\""
             + dir
-            + "\",\"account\":\"vision\",\"priorityClass\":\"high\"}");
+            + "\",\"account\":\"vision\",\"priorityClass\":\"high\",\"qos\":\"low\","
+            + "\"script\":\"#!/bin/sh\\n#SBATCH -A physics\\n#SBATCH --qos=low\\ntrue\\n\"}");
   }
 
   @Test
@@ -393,12 +403,13 @@ class SubmitCommandTest extends ClientTestSupport {
   }
 
   @Test
-  void aScriptWithoutShebangRunsWithTheShell() throws IOException {
+  void aScriptWithoutShebangIsStoredWithOne() throws IOException {
     write("job.sh", "#SBATCH -G 1\npython train.py\n");
     kairos("submit", "job.sh").assertOk();
     assertSent(
         """
-        {"name":"job.sh","command":["/bin/sh","%s"],"workdir":"%s","gpus":1}"""
+        {"name":"job.sh","command":["%s"],"workdir":"%s","gpus":1,
+         "script":"#!/bin/sh\\n#SBATCH -G 1\\npython train.py\\n"}"""
             .formatted(dir.resolve("job.sh"), dir));
   }
 

@@ -1,6 +1,7 @@
 package io.kairos.control;
 
 import io.javalin.Javalin;
+import io.kairos.config.SlurmNames;
 import io.kairos.config.Tenancy;
 import io.kairos.control.agent.AgentLogs;
 import io.kairos.control.agent.AgentService;
@@ -36,7 +37,6 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.Closeable;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -70,6 +70,8 @@ public final class Controller implements Closeable {
    * @param security TLS or plain text, the Raft bind address, the cluster CA's origin
    * @param privateData who may read a job's env, command, paths and logs (give every replica the
    *     same)
+   * @param slurm the site's Slurm names: GPU type aliases, partitions as queues, whether an unknown
+   *     QOS is an error (give every replica the same)
    */
   public record Config(
       Path dataDir,
@@ -82,12 +84,31 @@ public final class Controller implements Closeable {
       Optional<Tenancy> tenancy,
       RunAsPolicy runAs,
       NetworkSecurity security,
-      PrivateData privateData) {
+      PrivateData privateData,
+      SlurmNames slurm) {
     public Config {
       peers = List.copyOf(peers);
       java.util.Objects.requireNonNull(runAs, "runAs");
       java.util.Objects.requireNonNull(security, "security");
       java.util.Objects.requireNonNull(privateData, "privateData");
+      java.util.Objects.requireNonNull(slurm, "slurm");
+    }
+
+    /** The site's Slurm names ({@code kairos server --slurm-names FILE}); see {@link #slurm}. */
+    public Config withSlurm(SlurmNames names) {
+      return new Config(
+          dataDir,
+          self,
+          peers,
+          policy,
+          tls,
+          detection,
+          kubeApi,
+          tenancy,
+          runAs,
+          security,
+          privateData,
+          names);
     }
 
     public Config(
@@ -110,7 +131,8 @@ public final class Controller implements Closeable {
           tenancy,
           RunAsPolicy.serverDefaults(),
           NetworkSecurity.DEFAULT,
-          PrivateData.OWNER);
+          PrivateData.OWNER,
+          SlurmNames.DEFAULTS);
     }
 
     public Config(
@@ -142,7 +164,8 @@ public final class Controller implements Closeable {
           Optional.of(setup),
           runAs,
           security,
-          privateData);
+          privateData,
+          slurm);
     }
 
     /**
@@ -162,13 +185,15 @@ public final class Controller implements Closeable {
           tenancy,
           runAs,
           security,
-          privateData);
+          privateData,
+          slurm);
     }
 
     /** Who may read a job's private data ({@code kairos server --private-data}). */
     public Config withPrivateData(PrivateData level) {
       return new Config(
-          dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, security, level);
+          dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, security, level,
+          slurm);
     }
 
     public Config(
@@ -195,13 +220,25 @@ public final class Controller implements Closeable {
           tenancy,
           runAs,
           security,
-          privateData);
+          privateData,
+          slurm);
     }
 
     /** TLS or plain text, where Raft binds, the cluster CA's origin ({@link NetworkSecurity}). */
     public Config withSecurity(NetworkSecurity s) {
       return new Config(
-          dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, s, privateData);
+          dataDir,
+          self,
+          peers,
+          policy,
+          tls,
+          detection,
+          kubeApi,
+          tenancy,
+          runAs,
+          s,
+          privateData,
+          slurm);
     }
 
     /**
@@ -220,7 +257,8 @@ public final class Controller implements Closeable {
           tenancy,
           runAs,
           security,
-          privateData);
+          privateData,
+          slurm);
     }
 
     public static Config single(Path dataDir, String host, int port) {
@@ -258,8 +296,8 @@ public final class Controller implements Closeable {
     PeerAddress self = binding.self();
     if (!group) {
       if (self.httpPort() == 0 || self.raftPort() == 0) {
-        int http = self.httpPort() == 0 ? freePort() : self.httpPort();
-        int raft = self.raftPort() == 0 ? freePort() : self.raftPort();
+        int http = self.httpPort() == 0 ? Ports.freePort() : self.httpPort();
+        int raft = self.raftPort() == 0 ? Ports.freePort() : self.raftPort();
         self = new PeerAddress(self.host(), http, raft, self.raftHost());
       }
       peers = List.of(self);
@@ -276,9 +314,10 @@ public final class Controller implements Closeable {
             config.tenancy(),
             config.runAs(),
             config.security(),
-            config.privateData());
-    ensureFree(self.host(), self.httpPort(), "the API (--listen)");
-    ensureFree(
+            config.privateData(),
+            config.slurm());
+    Ports.ensureFree(self.host(), self.httpPort(), "the API (--listen)");
+    Ports.ensureFree(
         binding.bindHost(),
         self.raftPort(),
         "the Raft transport (--raft-listen, or --listen port + "
@@ -329,7 +368,8 @@ public final class Controller implements Closeable {
             exposure.caPem(),
             Safeguards.defaults(config.privateData(), config.tenancy()),
             exposure.clusterTls(),
-            tokenUses);
+            tokenUses,
+            config.slurm());
     var auth =
         new Authenticator(
             replica.stateMachine(),
@@ -487,34 +527,6 @@ public final class Controller implements Closeable {
       }
     }
     return n;
-  }
-
-  /**
-   * Fails with a message naming the port when something already listens there (often another
-   * Kairos): Ratis would otherwise stop the JVM with its own exit on a failed bind.
-   */
-  private static void ensureFree(String host, int port, String what) {
-    try (var socket = new ServerSocket()) {
-      socket.setReuseAddress(true);
-      socket.bind(new java.net.InetSocketAddress(host, port));
-    } catch (IOException e) {
-      throw new IllegalArgumentException(
-          "port "
-              + port
-              + " on "
-              + host
-              + " for "
-              + what
-              + " is in use (another Kairos running?);"
-              + " stop it, or choose another port with --listen HOST:PORT");
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (var socket = new ServerSocket(0)) {
-      socket.setReuseAddress(true);
-      return socket.getLocalPort();
-    }
   }
 
   public int port() {

@@ -164,8 +164,26 @@ class BadInputTest {
             "{\"command\":[\"" + "a".repeat(9_000) + "\"]}",
             "command[0]"),
         job("name of 200 characters", "{" + CMD + ",\"name\":\"" + "n".repeat(200) + "\"}", "name"),
-        job("env of 300 entries", "{" + CMD + ",\"env\":{" + envEntries(300) + "}}", "env"),
+        job("env of 1100 entries", "{" + CMD + ",\"env\":{" + envEntries(1100) + "}}", "env"),
         job("a string of 2 MiB", "{" + CMD + ",\"name\":\"" + "n".repeat(2 << 20) + "\"}", null),
+        // Slurm's fields: a batch script, a node count, a QOS
+        job("script without #!", "{" + CMD + ",\"script\":\"echo hi\\n\"}", "script"),
+        job("script with NUL", "{" + CMD + ",\"script\":\"#!/bin/sh\\u0000\"}", "script"),
+        new Case(
+            "script of 5 MiB",
+            "POST",
+            "/api/v1/jobs",
+            ("{" + CMD + ",\"script\":\"#!/bin/sh\\n" + "x".repeat(5 << 20) + "\"}")
+                .getBytes(UTF_8),
+            false,
+            413,
+            "script"),
+        job("nodes 0", "{" + CMD + ",\"nodes\":0}", "nodes"),
+        job("nodes that do not split the GPUs", "{" + CMD + ",\"gpus\":3,\"nodes\":2}", "nodes"),
+        job(
+            "nodes disagreeing with gpusPerNode",
+            "{" + CMD + ",\"gpus\":4,\"gpusPerNode\":2,\"nodes\":3}",
+            "nodes"),
         // bad values
         job("command empty", "{\"command\":[]}", "command"),
         job("program blank", "{\"command\":[\" \"]}", "command[0]"),

@@ -50,6 +50,22 @@ import java.util.Map;
  * @param priorityClass a priority class of the tenancy file (Slurm's {@code --qos}); it sets the
  *     job's priority and whether it may be preempted; default: the queue's default class, else none
  *     (the job keeps {@code priority})
+ * @param script a batch script's text (Slurm's sbatch): the job's first task runs this copy, with
+ *     {@code command}'s arguments after the first, once, on the first node of the allocation; the
+ *     other nodes hold their resources until it ends, and the job ends with it. It must start with
+ *     {@code #!}; at most {@value #MAX_SCRIPT_BYTES} bytes as UTF-8. Absent for a job whose command
+ *     runs on every node
+ * @param nodes how many nodes a job without GPUs spreads over, one task on each (Slurm's {@code
+ *     --nodes}); a job with {@code gpusPerNode} has {@code gpus / gpusPerNode}; default 1
+ * @param ntasks Slurm's {@code --ntasks}: how many processes the job starts in all; default one per
+ *     node, or {@code ntasksPerNode} on each
+ * @param ntasksPerNode Slurm's {@code --ntasks-per-node}: processes on each node; each gets its own
+ *     RANK, LOCAL_RANK, SLURM_PROCID and SLURM_LOCALID; default 1
+ * @param gpusPerTask Slurm's {@code --gpus-per-task}: each process sees this many of its node's
+ *     GPUs (by local rank); default: every process sees all of them
+ * @param qos Slurm's {@code --qos}: the priority class of that name when the controller has one
+ *     (unless {@code priorityClass} names one); else the job is accepted without it and the reply
+ *     warns, unless the site makes an unknown QOS an error ({@code strictQos})
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobSubmission(
@@ -77,7 +93,241 @@ public record JobSubmission(
     String output,
     String error,
     String account,
-    String priorityClass) {
+    String priorityClass,
+    Integer ntasks,
+    Integer ntasksPerNode,
+    Integer gpusPerTask,
+    String script,
+    Integer nodes,
+    String qos) {
+
+  /** The longest batch script, as Slurm's default {@code max_script_size}: 4 MiB. */
+  public static final int MAX_SCRIPT_BYTES = 4 << 20;
+
+  /** A submission without a batch script, node count or QOS. */
+  public JobSubmission(
+      String name,
+      List<String> command,
+      Map<String, String> env,
+      String workdir,
+      Integer gpus,
+      Integer gpusPerNode,
+      Integer cpus,
+      Long memoryMb,
+      String timeLimit,
+      String queue,
+      Integer priority,
+      String gpuModel,
+      String user,
+      String killSignal,
+      String gracePeriod,
+      String warnSignal,
+      String checkpointDir,
+      Integer maxRestarts,
+      List<String> excludeNodes,
+      String array,
+      String dependency,
+      String output,
+      String error,
+      String account,
+      String priorityClass) {
+    this(
+        name,
+        command,
+        env,
+        workdir,
+        gpus,
+        gpusPerNode,
+        cpus,
+        memoryMb,
+        timeLimit,
+        queue,
+        priority,
+        gpuModel,
+        user,
+        killSignal,
+        gracePeriod,
+        warnSignal,
+        checkpointDir,
+        maxRestarts,
+        excludeNodes,
+        array,
+        dependency,
+        output,
+        error,
+        account,
+        priorityClass,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null);
+  }
+
+  /** A submission with Slurm's task options, without a batch script, node count or QOS. */
+  public JobSubmission(
+      String name,
+      List<String> command,
+      Map<String, String> env,
+      String workdir,
+      Integer gpus,
+      Integer gpusPerNode,
+      Integer cpus,
+      Long memoryMb,
+      String timeLimit,
+      String queue,
+      Integer priority,
+      String gpuModel,
+      String user,
+      String killSignal,
+      String gracePeriod,
+      String warnSignal,
+      String checkpointDir,
+      Integer maxRestarts,
+      List<String> excludeNodes,
+      String array,
+      String dependency,
+      String output,
+      String error,
+      String account,
+      String priorityClass,
+      Integer ntasks,
+      Integer ntasksPerNode,
+      Integer gpusPerTask) {
+    this(
+        name,
+        command,
+        env,
+        workdir,
+        gpus,
+        gpusPerNode,
+        cpus,
+        memoryMb,
+        timeLimit,
+        queue,
+        priority,
+        gpuModel,
+        user,
+        killSignal,
+        gracePeriod,
+        warnSignal,
+        checkpointDir,
+        maxRestarts,
+        excludeNodes,
+        array,
+        dependency,
+        output,
+        error,
+        account,
+        priorityClass,
+        ntasks,
+        ntasksPerNode,
+        gpusPerTask,
+        null,
+        null,
+        null);
+  }
+
+  /** A batch submission (script, node count, QOS) without Slurm's task options. */
+  public JobSubmission(
+      String name,
+      List<String> command,
+      Map<String, String> env,
+      String workdir,
+      Integer gpus,
+      Integer gpusPerNode,
+      Integer cpus,
+      Long memoryMb,
+      String timeLimit,
+      String queue,
+      Integer priority,
+      String gpuModel,
+      String user,
+      String killSignal,
+      String gracePeriod,
+      String warnSignal,
+      String checkpointDir,
+      Integer maxRestarts,
+      List<String> excludeNodes,
+      String array,
+      String dependency,
+      String output,
+      String error,
+      String account,
+      String priorityClass,
+      String script,
+      Integer nodes,
+      String qos) {
+    this(
+        name,
+        command,
+        env,
+        workdir,
+        gpus,
+        gpusPerNode,
+        cpus,
+        memoryMb,
+        timeLimit,
+        queue,
+        priority,
+        gpuModel,
+        user,
+        killSignal,
+        gracePeriod,
+        warnSignal,
+        checkpointDir,
+        maxRestarts,
+        excludeNodes,
+        array,
+        dependency,
+        output,
+        error,
+        account,
+        priorityClass,
+        null,
+        null,
+        null,
+        script,
+        nodes,
+        qos);
+  }
+
+  /** This submission with Slurm's task options in place of its own. */
+  public JobSubmission withTasks(Integer ntasks, Integer ntasksPerNode, Integer gpusPerTask) {
+    return new JobSubmission(
+        name,
+        command,
+        env,
+        workdir,
+        gpus,
+        gpusPerNode,
+        cpus,
+        memoryMb,
+        timeLimit,
+        queue,
+        priority,
+        gpuModel,
+        user,
+        killSignal,
+        gracePeriod,
+        warnSignal,
+        checkpointDir,
+        maxRestarts,
+        excludeNodes,
+        array,
+        dependency,
+        output,
+        error,
+        account,
+        priorityClass,
+        ntasks,
+        ntasksPerNode,
+        gpusPerTask,
+        script,
+        nodes,
+        qos);
+  }
 
   /** A submission without account or priority class. */
   public JobSubmission(

@@ -40,6 +40,9 @@ import java.util.Map;
  *     ({@code command}, {@code env}, {@code workdir}, {@code checkpointDir}; its output paths and
  *     logs are private too), shown only to its owner and admins unless the controller's {@code
  *     --private-data} setting widens it; absent when the reader sees everything
+ * @param scriptBytes for a batch job (one submitted with its script): the script's size in bytes
+ *     (UTF-8); absent for a job whose command runs on every node. The script's text is private
+ *     data, never shown
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobView(
@@ -81,7 +84,8 @@ public record JobView(
     List<String> preemptedAt,
     Long preemptedBy,
     String runAs,
-    List<String> redacted) {
+    List<String> redacted,
+    Integer scriptBytes) {
   /** The fields {@link #redacted} names when a job's private data is withheld. */
   public static final List<String> PRIVATE_FIELDS =
       List.of("command", "env", "workdir", "checkpointDir");

@@ -71,15 +71,35 @@ public final class LeaseFile {
    */
   public void register(TaskKey key, ProcessHandle process, Optional<TaskCgroup> cgroup)
       throws IOException {
+    register(key, 0, process, cgroup);
+  }
+
+  /**
+   * Registers process {@code local} of a task that runs several (tasks per node): each has its own
+   * registration, {@code <key>} for the first and {@code <key>+<local>} for the others.
+   */
+  public void register(TaskKey key, int local, ProcessHandle process, Optional<TaskCgroup> cgroup)
+      throws IOException {
     ProcessRef ref =
         ProcessRef.of(process)
             .orElseThrow(() -> new IOException(key + ": process " + process.pid() + " is gone"));
     List<Path> dirs = cgroup.map(TaskCgroup::dirs).orElse(List.of());
-    FenceFiles.writeRegistration(dataDir, new FenceFiles.Registration(key.dirName(), ref, dirs));
+    FenceFiles.writeRegistration(dataDir, new FenceFiles.Registration(name(key, local), ref, dirs));
   }
 
   public void unregister(TaskKey key) throws IOException {
-    Files.deleteIfExists(FenceFiles.tasksDir(dataDir).resolve(key.dirName()));
+    unregister(key, 1);
+  }
+
+  /** Forgets the registrations of the task's {@code processes} processes. */
+  public void unregister(TaskKey key, int processes) throws IOException {
+    for (int local = 0; local < processes; local++) {
+      Files.deleteIfExists(FenceFiles.tasksDir(dataDir).resolve(name(key, local)));
+    }
+  }
+
+  private static String name(TaskKey key, int local) {
+    return local == 0 ? key.dirName() : key.dirName() + "+" + local;
   }
 
   public Path dataDir() {

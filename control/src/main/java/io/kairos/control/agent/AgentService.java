@@ -3,22 +3,27 @@ package io.kairos.control.agent;
 import io.kairos.control.Fatal;
 import io.kairos.control.api.ApiError;
 import io.kairos.control.auth.Principal;
+import io.kairos.control.auth.Tokens;
 import io.kairos.control.health.FailureDetectors;
 import io.kairos.control.health.PhiAccrualDetector;
 import io.kairos.control.raft.RaftReplica;
 import io.kairos.control.state.ControlCommand;
+import io.kairos.control.state.ControlCommand.AddToken;
 import io.kairos.control.state.ControlCommand.DrainNode;
 import io.kairos.control.state.ControlCommand.NodeDown;
 import io.kairos.control.state.ControlCommand.RegisterNode;
 import io.kairos.control.state.ControlCommand.ResetNode;
 import io.kairos.control.state.ControlCommand.TaskEnded;
 import io.kairos.control.state.ControlResult;
+import io.kairos.control.state.JobRecord;
+import io.kairos.control.state.TokenRecord;
 import io.kairos.protocol.JobState;
 import io.kairos.protocol.NodeState;
 import io.kairos.protocol.agent.Heartbeat;
 import io.kairos.protocol.agent.HeartbeatReply;
 import io.kairos.protocol.agent.Registered;
 import io.kairos.protocol.agent.Registration;
+import io.kairos.protocol.agent.TaskAssignment;
 import io.kairos.protocol.agent.TaskRef;
 import io.kairos.protocol.agent.TaskReport;
 import io.kairos.protocol.agent.TaskStatus;
@@ -60,6 +65,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Health.</b> A heartbeat that carries problems (a failed GPU health check) drains its node
  * through the log, with the problems as the reason, and requeues the jobs running there.
+ *
+ * <p><b>Step credentials.</b> Every task of a job gets the job's step credential, so that its
+ * {@code srun} may start steps in that job and no other: a bearer token whose scope is "job N's
+ * steps, while attempt A runs" ({@link TokenRecord#jobScope}). The leader mints one when it first
+ * launches a task of the attempt, commits only its hash (an {@code AddToken}, refused once the
+ * attempt has stopped), and keeps the token itself in memory to hand to the attempt's later
+ * launches; the state drops the hash when the attempt stops. A new leader mints another for the
+ * launches it makes: the ones already handed out stay valid.
  */
 public final class AgentService implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(AgentService.class);
@@ -88,6 +101,11 @@ public final class AgentService implements AutoCloseable {
   private final NodeIdentity identity;
   private final Map<String, Long> lastSeenMs = new ConcurrentHashMap<>();
   private final FailureDetectors detectors;
+
+  /** Step credentials this leader minted, by job and attempt ({@code id:attempt}). Secrets. */
+  private final Map<String, String> jobTokens = new ConcurrentHashMap<>();
+
+  private final Object minting = new Object();
 
   /** Ready tasks of barrier gangs, by job; the attempt they belong to is kept with them. */
   private final Map<Long, Ready> ready = new ConcurrentHashMap<>();
@@ -219,12 +237,15 @@ public final class AgentService implements AutoCloseable {
           drainUnhealthy(hb);
         }
       }
-      var plan = replica.stateMachine().read(s -> Reconciler.plan(s, hb));
+      var plan = replica.stateMachine().read(s -> Reconciler.plan(s, hb, this::tokenOf));
       if (!plan.toRecord().isEmpty()) {
         for (TaskReport r : plan.toRecord()) {
           commit(ended(hb, r));
         }
-        plan = replica.stateMachine().read(s -> Reconciler.plan(s, hb));
+        plan = replica.stateMachine().read(s -> Reconciler.plan(s, hb, this::tokenOf));
+      }
+      if (mintTokens(plan.launch())) {
+        plan = replica.stateMachine().read(s -> Reconciler.plan(s, hb, this::tokenOf));
       }
       List<TaskRef> go = barrier(hb);
       long left = (deadline - System.nanoTime()) / 1_000_000L;
@@ -237,6 +258,63 @@ public final class AgentService implements AutoCloseable {
       }
       watch.awaitChange(seen, left);
     }
+  }
+
+  private String tokenOf(JobRecord job) {
+    return jobTokens.get(job.id + ":" + job.attempt);
+  }
+
+  /**
+   * Mints the step credential of each job attempt launched without one; true when it minted any
+   * (the plan must be made again to carry them).
+   */
+  private boolean mintTokens(List<TaskAssignment> launches) throws InterruptedException {
+    boolean minted = false;
+    for (TaskAssignment a : launches) {
+      if (a.jobToken() != null) {
+        continue;
+      }
+      String key = a.jobId() + ":" + a.attempt();
+      synchronized (minting) {
+        if (jobTokens.containsKey(key)) {
+          minted = true;
+          continue;
+        }
+        String token = Tokens.generate("kstep");
+        var record =
+            TokenRecord.stepCredential(
+                Tokens.hash(token),
+                a.user(),
+                clock.millis(),
+                TokenRecord.jobScope(a.jobId(), a.attempt()));
+        if (commit(new AddToken(clock.millis(), record)).isOk()) {
+          jobTokens.put(key, token);
+          minted = true;
+        }
+      }
+    }
+    return minted;
+  }
+
+  /** Forgets the credentials of attempts that no longer run (the state dropped their hashes). */
+  private void pruneTokens() {
+    if (jobTokens.isEmpty()) {
+      return;
+    }
+    jobTokens
+        .keySet()
+        .removeIf(
+            key -> {
+              long id = Long.parseLong(key.substring(0, key.indexOf(':')));
+              int attempt = Integer.parseInt(key.substring(key.indexOf(':') + 1));
+              return replica
+                  .stateMachine()
+                  .read(
+                      s ->
+                          s.job(id)
+                              .map(j -> j.state != JobState.RUNNING || j.attempt != attempt)
+                              .orElse(true));
+            });
   }
 
   private void arrived(String node) {
@@ -265,7 +343,7 @@ public final class AgentService implements AutoCloseable {
     List<TaskRef> go = null;
     boolean completed = false;
     for (TaskReport r : hb.tasks()) {
-      if (r.status() != TaskStatus.READY) {
+      if (r.status() != TaskStatus.READY || r.step() != null) {
         continue;
       }
       // Only a task of the current attempt placed on this node counts: a rank outside the gang
@@ -327,7 +405,9 @@ public final class AgentService implements AutoCloseable {
         r.task(),
         r.exitCode() == null ? -1 : r.exitCode(),
         r.reason(),
-        r.message());
+        r.message(),
+        r.step(),
+        r.exitCodes());
   }
 
   private ControlResult commit(ControlCommand c) throws InterruptedException {
@@ -402,6 +482,7 @@ public final class AgentService implements AutoCloseable {
       }
     }
     pruneReady();
+    pruneTokens();
   }
 
   /** A new leader watches every live node as if it had just heard from it. */

@@ -2,6 +2,8 @@ package io.kairos.control.agent;
 
 import io.kairos.control.state.ControlState;
 import io.kairos.control.state.JobRecord;
+import io.kairos.control.state.StepRecord;
+import io.kairos.control.state.StepRequest;
 import io.kairos.protocol.JobState;
 import io.kairos.protocol.TaskPlacement;
 import io.kairos.protocol.agent.Heartbeat;
@@ -14,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * Compares what an agent reports with what the state says should run on its node. Pure: reads the
@@ -28,6 +31,15 @@ import java.util.Set;
  *   <li>a reported exit the state has recorded or no longer cares about: tell the agent to forget
  *       it.
  * </ul>
+ *
+ * <p>The same for job steps (srun): each live step's entries on this node are launched (no barrier:
+ * srun waits for them), a step's task still running once the step was cancelled or the job stopped
+ * is killed alone ({@link TaskKill#step}; at once when srun was signalled), and its end is
+ * recorded. A launch carries the job's step credential when {@code tokens} has one for the job's
+ * attempt ({@link AgentService} mints it).
+ *
+ * <p>A batch job's task 0 is its batch step: its assignment carries the script. Its other tasks are
+ * holders of the allocation on their nodes.
  */
 public final class Reconciler {
   /** What to send back, and which exits to commit first. */
@@ -44,6 +56,14 @@ public final class Reconciler {
   private Reconciler() {}
 
   public static Plan plan(ControlState state, Heartbeat hb) {
+    return plan(state, hb, job -> null);
+  }
+
+  /**
+   * As {@link #plan(ControlState, Heartbeat)}, with each launch carrying the step credential that
+   * {@code tokens} gives for its job's current attempt (null: none yet).
+   */
+  public static Plan plan(ControlState state, Heartbeat hb, Function<JobRecord, String> tokens) {
     var launch = new ArrayList<TaskAssignment>();
     var kill = new ArrayList<TaskKill>();
     var forget = new ArrayList<TaskRef>();
@@ -51,9 +71,13 @@ public final class Reconciler {
     Set<TaskRef> held = new HashSet<>();
     List<TaskReport> reports = hb.tasks() == null ? List.of() : hb.tasks();
     for (TaskReport r : reports) {
-      var ref = new TaskRef(r.jobId(), r.attempt(), r.task());
+      var ref = r.ref();
       held.add(ref);
       JobRecord job = state.job(r.jobId()).orElse(null);
+      if (r.step() != null) {
+        step(job, r, hb.node(), kill, forget, toRecord);
+        continue;
+      }
       // A task the state still waits on: of the current attempt, here, of a job that holds GPUs.
       boolean awaited =
           isTracked(job, r.attempt(), r.task(), hb.node()) && job.taskExits.get(r.task()) == null;
@@ -76,11 +100,71 @@ public final class Reconciler {
         if (t.node().equals(hb.node())
             && job.taskExits.get(t.task()) == null
             && !held.contains(new TaskRef(job.id, job.attempt, t.task()))) {
-          launch.add(assignment(job, t, masterAddr(state, job), uuids(state, t)));
+          launch.add(
+              assignment(job, t, masterAddr(state, job), uuids(state, t), tokens.apply(job)));
+        }
+      }
+      for (StepRecord step : job.steps) {
+        if (!step.isLive() || step.attempt != job.attempt) {
+          continue;
+        }
+        for (TaskPlacement t : step.placement) {
+          if (t.node().equals(hb.node())
+              && step.entryExits.get(t.task()) == null
+              && !held.contains(new TaskRef(job.id, job.attempt, t.task(), step.id))) {
+            launch.add(
+                stepAssignment(
+                    job, step, t, masterAddr(state, job), uuids(state, t), tokens.apply(job)));
+          }
         }
       }
     }
     return new Plan(launch, kill, forget, toRecord);
+  }
+
+  /** A step task's report: record its end, forget it, or kill it once its step should not run. */
+  private static void step(
+      JobRecord job,
+      TaskReport r,
+      String node,
+      List<TaskKill> kill,
+      List<TaskRef> forget,
+      List<TaskReport> toRecord) {
+    StepRecord step = job == null ? null : state(job, r.step());
+    boolean awaited =
+        step != null
+            && job.holdsGpus()
+            && job.attempt == r.attempt()
+            && step.attempt == r.attempt()
+            && r.task() >= 0
+            && r.task() < step.placement.size()
+            && step.placement.get(r.task()).node().equals(node)
+            && step.entryExits.get(r.task()) == null;
+    if (r.status() == TaskStatus.EXITED) {
+      if (awaited) {
+        toRecord.add(r);
+      } else {
+        forget.add(r.ref());
+      }
+    } else if (!awaited || !step.isLive() || job.state != JobState.RUNNING || job.requeueing) {
+      Long grace = step != null && step.killNow ? Long.valueOf(0) : killGraceSec(job, r.attempt());
+      String why =
+          step == null
+              ? "unknown step"
+              : step.cancelledBy != null
+                  ? "step cancelled by " + step.cancelledBy
+                  : killReason(job);
+      kill.add(new TaskKill(r.jobId(), r.attempt(), why, grace, r.step()));
+    }
+  }
+
+  private static StepRecord state(JobRecord job, int step) {
+    for (StepRecord s : job.steps) {
+      if (s.id == step) {
+        return s;
+      }
+    }
+    return null;
   }
 
   private static boolean isTracked(JobRecord job, int attempt, int task, String node) {
@@ -150,8 +234,65 @@ public final class Reconciler {
     return out;
   }
 
+  /** The launch of a step's entry {@code t}: srun's command and environment, the job's owner. */
+  static TaskAssignment stepAssignment(
+      JobRecord job,
+      StepRecord step,
+      TaskPlacement t,
+      String masterAddr,
+      List<String> gpuUuids,
+      String token) {
+    var r = job.request;
+    var stepNodes = new ArrayList<String>(step.placement.size());
+    for (TaskPlacement p : step.placement) {
+      stepNodes.add(p.node());
+    }
+    var jobNodes = new ArrayList<String>(job.placement.size());
+    for (TaskPlacement p : job.placement) {
+      jobNodes.add(p.node());
+    }
+    StepRequest s = step.request;
+    return new TaskAssignment(
+        job.id,
+        job.attempt,
+        t.task(),
+        step.placement.size(),
+        stepNodes,
+        r.name(),
+        r.user(),
+        s.command(),
+        s.env(),
+        s.workdir(),
+        t.gpus(),
+        s.cpusPerTask(),
+        0,
+        0,
+        masterAddr,
+        gpuUuids,
+        r.killSignal(),
+        r.graceSec(),
+        null,
+        0,
+        r.checkpointDir().isEmpty() ? null : r.checkpointDir(),
+        false,
+        job.requeues,
+        null,
+        null,
+        r.unixAccount(),
+        step.id,
+        step.tasksPerNode,
+        s.gpusPerTask() > 0 ? s.gpusPerTask() : null,
+        jobNodes,
+        token);
+  }
+
   static TaskAssignment assignment(
       JobRecord job, TaskPlacement t, String masterAddr, List<String> gpuUuids) {
+    return assignment(job, t, masterAddr, gpuUuids, null);
+  }
+
+  static TaskAssignment assignment(
+      JobRecord job, TaskPlacement t, String masterAddr, List<String> gpuUuids, String token) {
     var r = job.request;
     var nodes = new ArrayList<String>(job.placement.size());
     for (TaskPlacement p : job.placement) {
@@ -183,6 +324,15 @@ public final class Reconciler {
         job.requeues,
         r.output().isEmpty() ? null : r.output(),
         r.error().isEmpty() ? null : r.error(),
-        r.unixAccount());
+        r.unixAccount(),
+        null,
+        r.layout() == null ? null : r.tasksPerNode(),
+        r.layout() == null || r.taskLayout().gpusPerTask() == 0
+            ? null
+            : r.taskLayout().gpusPerTask(),
+        null,
+        token,
+        r.isBatch() && t.task() == 0 ? r.script() : null,
+        r.isBatch() && t.task() > 0 ? Boolean.TRUE : null);
   }
 }

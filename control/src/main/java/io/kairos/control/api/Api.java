@@ -42,6 +42,7 @@ public final class Api {
           config.routes.before(Api::refuseDeclaredOversizeBody);
           config.routes.before("/api/v1/*", ctx -> authenticate(ctx, auth));
           JobRoutes.register(config, services);
+          StepRoutes.register(config, services);
           NodeRoutes.register(config, services);
           AgentRoutes.register(config, services);
           SystemRoutes.register(config, services);
@@ -178,6 +179,16 @@ public final class Api {
     switch (auth.authenticate(ctx.header("Authorization"), chain)) {
       case Authenticator.Verdict.Accepted(Principal who) -> ctx.attribute(PRINCIPAL, who);
       case Authenticator.Verdict.Refused(String why) -> throw ApiError.unauthorized(why);
+    }
+    Principal who = ctx.attribute(PRINCIPAL);
+    if (!io.kairos.control.auth.JobScope.allows(who, ctx.method().name(), ctx.path())) {
+      throw ApiError.forbidden(
+          "a job's step credential reaches only job "
+              + who.scopedJob()
+              + "'s steps and logs, not "
+              + ctx.method()
+              + " "
+              + ctx.path());
     }
   }
 

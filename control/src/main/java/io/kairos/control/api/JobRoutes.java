@@ -91,6 +91,7 @@ final class JobRoutes {
     var tenancy = s.scheduler().tenancy().orElse(null);
     boolean batch = firstNonSpace(body) == '[';
     List<JobRequest> requests = new ArrayList<>();
+    List<List<String>> warnings = new ArrayList<>();
     if (batch) {
       List<JobSubmission> list = Json.read(body, new TypeReference<List<JobSubmission>>() {});
       if (list.isEmpty() || list.size() > MAX_BATCH) {
@@ -100,10 +101,14 @@ final class JobRoutes {
             "split it into several requests");
       }
       for (int i = 0; i < list.size(); i++) {
-        requests.add(Submissions.validate(list.get(i), who, "[" + i + "].", tenancy));
+        var slurm = SlurmFields.apply(list.get(i), s.slurm(), tenancy, "[" + i + "].");
+        warnings.add(slurm.warnings());
+        requests.add(Submissions.validate(slurm.submission(), who, "[" + i + "].", tenancy));
       }
     } else {
-      requests.add(Submissions.validate(Json.read(body, JobSubmission.class), who, "", tenancy));
+      var slurm = SlurmFields.apply(Json.read(body, JobSubmission.class), s.slurm(), tenancy, "");
+      warnings.add(slurm.warnings());
+      requests.add(Submissions.validate(slurm.submission(), who, "", tenancy));
     }
     int jobs = requests.stream().mapToInt(JobRequest::jobCount).sum();
     if (jobs > MAX_BATCH) {
@@ -140,8 +145,10 @@ final class JobRoutes {
     // One result per submission: its first id, and for an array how many jobs it made.
     var results = new ArrayList<SubmitResult>(requests.size());
     int at = 0;
-    for (JobRequest r : requests) {
-      results.add(new SubmitResult(ids.get(at), r.array() == null ? null : r.jobCount()));
+    for (int i = 0; i < requests.size(); i++) {
+      JobRequest r = requests.get(i);
+      List<String> said = warnings.get(i).isEmpty() ? null : warnings.get(i);
+      results.add(new SubmitResult(ids.get(at), r.array() == null ? null : r.jobCount(), said));
       at += r.jobCount();
     }
     ctx.status(201);

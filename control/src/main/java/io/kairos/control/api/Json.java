@@ -26,7 +26,9 @@ public final class Json {
                   .streamReadConstraints(
                       StreamReadConstraints.builder()
                           .maxNestingDepth(64)
-                          .maxStringLength(1 << 20)
+                          // As long as a body may be: the fields' own limits (a batch script's
+                          // 4 MiB among them) then refuse what is too long, naming the field.
+                          .maxStringLength((int) Api.MAX_BODY_BYTES)
                           .maxNumberLength(40)
                           .build())
                   .build())

@@ -1,5 +1,6 @@
 package io.kairos.control.api;
 
+import io.kairos.config.SlurmNames;
 import io.kairos.control.agent.AgentLogs;
 import io.kairos.control.agent.AgentService;
 import io.kairos.control.auth.RunAsPolicy;
@@ -25,8 +26,8 @@ import java.util.function.Function;
  * What the routes call: the replica (state and log), the batcher, the scheduler, the agents and
  * their logs, the utilization history, the kube-scheduler extender, who users' jobs run as, the
  * cluster CA's certificates (PEM) when the replica has one, the safeguards (privacy, rates,
- * budgets), the cluster CA itself (to certify an extender's key) and the tokens' uses not yet
- * written to the log.
+ * budgets), the cluster CA itself (to certify an extender's key), the tokens' uses not yet written
+ * to the log, and the site's Slurm names.
  */
 public record Services(
     RaftReplica replica,
@@ -42,7 +43,8 @@ public record Services(
     Optional<String> caPem,
     Safeguards safeguards,
     Optional<ClusterTls> clusterTls,
-    TokenUses tokenUses) {
+    TokenUses tokenUses,
+    SlurmNames slurm) {
 
   static final long COMMIT_TIMEOUT_SEC = 10;
 

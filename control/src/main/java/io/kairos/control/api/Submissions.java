@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
 public final class Submissions {
   public static final int MAX_ARGS = 1024;
   public static final int MAX_ARG_CHARS = 8192;
-  public static final int MAX_ENV = 256;
+  public static final int MAX_ENV = 1024;
   public static final int MAX_ENV_VALUE_CHARS = 32_768;
   public static final int MAX_GPUS = 4096;
   public static final int MAX_GPUS_PER_NODE = 64;
@@ -265,7 +265,15 @@ public final class Submissions {
             output,
             error,
             account,
-            priorityClass);
+            priorityClass,
+            null,
+            TaskOptions.layout(
+                s,
+                perNode == 0 ? (s.nodes() == null ? 1 : Math.max(1, s.nodes())) : gpus / perNode,
+                perNode == 0 ? gpus : perNode,
+                prefix),
+            s.script(),
+            s.nodes() == null || s.nodes() <= 1 ? 0 : s.nodes());
     return tenancy == null ? withoutTenancy(request, prefix) : resolve(request, tenancy, prefix);
   }
 

@@ -48,11 +48,14 @@ final class SubmitChecks {
     }
   }
 
-  /** 413 for a job larger than {@code maxJobBytes}, naming its largest part. */
+  /**
+   * 413 for a job larger than {@code maxJobBytes}, naming its largest part; a batch script is not
+   * counted here (its own limit is {@link io.kairos.protocol.JobSubmission#MAX_SCRIPT_BYTES}).
+   */
   static void size(List<JobRequest> requests, Limits limits, boolean batch) {
     for (int i = 0; i < requests.size(); i++) {
       JobRequest r = requests.get(i);
-      long bytes = JobSize.bytes(r);
+      long bytes = JobSize.bytes(r) - JobSize.scriptBytes(r);
       if (bytes <= limits.maxJobBytes()) {
         continue;
       }

@@ -114,7 +114,27 @@ final class Views {
             : j.preemptedAtSec.stream().map(t -> Instant.ofEpochSecond(t).toString()).toList(),
         j.lastPreemptedBy == 0 ? null : j.lastPreemptedBy,
         r.unixAccount(),
-        showPrivate ? null : JobView.PRIVATE_FIELDS);
+        showPrivate ? null : JobView.PRIVATE_FIELDS,
+        r.isBatch() ? utf8Length(r.script()) : null);
+  }
+
+  /** The length of {@code s} in UTF-8, without encoding it. */
+  static int utf8Length(String s) {
+    int bytes = 0;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c < 0x80) {
+        bytes++;
+      } else if (c < 0x800) {
+        bytes += 2;
+      } else if (Character.isHighSurrogate(c) && i + 1 < s.length()) {
+        bytes += 4;
+        i++;
+      } else {
+        bytes += 3;
+      }
+    }
+    return bytes;
   }
 
   private static String describe(SchedulerLoop.Pending p) {

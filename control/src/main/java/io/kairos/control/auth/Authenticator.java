@@ -151,6 +151,6 @@ public final class Authenticator {
               + "; an admin makes a new one with `kairos token create`");
     }
     uses.record(record.sha256(), now);
-    return new Verdict.Accepted(new Principal(record.user(), record.role()));
+    return new Verdict.Accepted(new Principal(record.user(), record.role(), record.scope()));
   }
 }

@@ -28,6 +28,8 @@ import java.util.TreeMap;
   @JsonSubTypes.Type(value = ControlCommand.NodeDown.class, name = "nodeDown"),
   @JsonSubTypes.Type(value = ControlCommand.PreemptJobs.class, name = "preempt"),
   @JsonSubTypes.Type(value = ControlCommand.SetUser.class, name = "setUser"),
+  @JsonSubTypes.Type(value = ControlCommand.StartStep.class, name = "startStep"),
+  @JsonSubTypes.Type(value = ControlCommand.CancelStep.class, name = "cancelStep"),
   @JsonSubTypes.Type(value = ControlCommand.SetLimits.class, name = "setLimits"),
   @JsonSubTypes.Type(value = ControlCommand.ResetNode.class, name = "resetNode"),
   @JsonSubTypes.Type(value = ControlCommand.RevokeToken.class, name = "revokeToken"),
@@ -81,6 +83,9 @@ public sealed interface ControlCommand {
    *
    * @param reason why the agent ended the task; null when it ended on its own (the log holds the
    *     constant's name, as it held the same strings before {@link ExitReason} existed)
+   * @param step null for one of the job's own tasks; else the job step whose entry {@code task}
+   *     ended (left out of the log's JSON when null, so older entries encode as they did)
+   * @param exitCodes for an entry of several processes, each one's code by local rank; null for one
    */
   record TaskEnded(
       long atMs,
@@ -91,7 +96,40 @@ public sealed interface ControlCommand {
       int task,
       int exitCode,
       ExitReason reason,
-      String message)
+      String message,
+      @JsonInclude(JsonInclude.Include.NON_NULL) Integer step,
+      @JsonInclude(JsonInclude.Include.NON_NULL) List<Integer> exitCodes)
+      implements ControlCommand {
+    /** The end of one of the job's own tasks. */
+    public TaskEnded(
+        long atMs,
+        String node,
+        long epoch,
+        long jobId,
+        int attempt,
+        int task,
+        int exitCode,
+        ExitReason reason,
+        String message) {
+      this(atMs, node, epoch, jobId, attempt, task, exitCode, reason, message, null, null);
+    }
+  }
+
+  /**
+   * A job step (srun) starts inside the job's allocation: laid out by srun's rules on the job's
+   * current nodes ({@link JobSteps}), it gets the job's next step id. Refused when the job no
+   * longer runs attempt {@code attempt}, or the layout does not fit.
+   */
+  record StartStep(long atMs, long jobId, int attempt, StepRequest step)
+      implements ControlCommand {}
+
+  /**
+   * A job step's tasks are stopped (its srun was signalled, or a user cancelled it).
+   *
+   * @param killNow SIGKILL at once, as Slurm's srun does when signalled; false: the job's stop
+   *     signal and grace
+   */
+  record CancelStep(long atMs, long jobId, int step, String by, boolean killNow)
       implements ControlCommand {}
 
   /**

@@ -2,6 +2,7 @@ package io.kairos.control.state;
 
 import io.kairos.control.state.ControlCommand.AddToken;
 import io.kairos.control.state.ControlCommand.CancelJob;
+import io.kairos.control.state.ControlCommand.CancelStep;
 import io.kairos.control.state.ControlCommand.DrainNode;
 import io.kairos.control.state.ControlCommand.NodeDown;
 import io.kairos.control.state.ControlCommand.PreemptJobs;
@@ -12,6 +13,7 @@ import io.kairos.control.state.ControlCommand.RevokeToken;
 import io.kairos.control.state.ControlCommand.SetLimits;
 import io.kairos.control.state.ControlCommand.SetUser;
 import io.kairos.control.state.ControlCommand.StartJobs;
+import io.kairos.control.state.ControlCommand.StartStep;
 import io.kairos.control.state.ControlCommand.SubmitJobs;
 import io.kairos.control.state.ControlCommand.TaskEnded;
 import io.kairos.control.state.ControlCommand.TokensUsed;
@@ -48,6 +50,7 @@ public final class ControlState {
   private final CoreBridge core = new CoreBridge();
   private final QueueGates gates;
   private final JobLifecycle lifecycle;
+  private final JobSteps steps;
   private final NodeRegistry nodeRegistry;
   private long version;
 
@@ -60,7 +63,9 @@ public final class ControlState {
     this.gates = new QueueGates(records, core);
     var suspects = new Suspects(records, core);
     this.lifecycle = new JobLifecycle(records, core, gates, suspects);
-    this.nodeRegistry = new NodeRegistry(records, core, lifecycle, suspects, this::rebuildStore);
+    this.steps = new JobSteps(records, lifecycle);
+    this.nodeRegistry =
+        new NodeRegistry(records, core, lifecycle, steps, suspects, this::rebuildStore);
     rebuildStore();
   }
 
@@ -73,16 +78,15 @@ public final class ControlState {
           case CancelJob c -> lifecycle.cancel(c);
           case StartJobs c -> lifecycle.start(c);
           case PreemptJobs c -> lifecycle.preempt(c);
-          case TaskEnded c -> lifecycle.taskEnded(c);
+          case TaskEnded c -> c.step() == null ? lifecycle.taskEnded(c) : steps.taskEnded(c);
+          case StartStep c -> steps.start(c);
+          case CancelStep c -> steps.cancel(c);
           case RegisterNode c -> nodeRegistry.register(c);
           case NodeDown c -> nodeRegistry.nodeDown(c);
           case DrainNode c -> nodeRegistry.drain(c);
           case ResumeNode c -> nodeRegistry.resume(c);
           case ResetNode c -> nodeRegistry.reset(c);
-          case AddToken c -> {
-            records.addToken(c.token());
-            yield ControlResult.OK;
-          }
+          case AddToken c -> addToken(c.token());
           case SetUser c -> {
             records.setUser(c.user());
             yield ControlResult.OK;
@@ -100,6 +104,40 @@ public final class ControlState {
     lifecycle.settleDependencies(command.atMs());
     forgetEndedBeyondLimit();
     return result;
+  }
+
+  /**
+   * Adds a token. A job's step credential only while the attempt it names runs: one minted for an
+   * attempt that has already stopped would outlive the removal that came with its end.
+   */
+  private ControlResult addToken(TokenRecord token) {
+    long jobId = TokenRecord.scopedJob(token.scope());
+    if (jobId > 0) {
+      JobRecord job = records.job(jobId);
+      if (job == null
+          || job.state != io.kairos.protocol.JobState.RUNNING
+          || job.attempt != TokenRecord.scopedAttempt(token.scope())) {
+        return ControlResult.conflict("job " + jobId + " does not run that attempt any more");
+      }
+    }
+    records.addToken(token);
+    return ControlResult.OK;
+  }
+
+  /** A step of a job, if the job keeps it. */
+  public Optional<StepRecord> step(long jobId, int step) {
+    JobRecord job = records.job(jobId);
+    return Optional.ofNullable(job == null ? null : JobSteps.find(job, step));
+  }
+
+  /**
+   * How {@code request} would be laid out in the job's allocation now, or why it cannot: what the
+   * API checks before it proposes the step (the log's apply decides again).
+   *
+   * @throws IllegalArgumentException with Slurm's words
+   */
+  public static io.kairos.protocol.slurm.StepLayout stepLayout(JobRecord job, StepRequest request) {
+    return JobSteps.layout(job, request).layout();
   }
 
   private ControlResult setLimits(SetLimits c) {

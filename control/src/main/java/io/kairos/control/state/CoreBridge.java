@@ -14,8 +14,10 @@ import io.kairos.core.state.Reducer;
 import io.kairos.protocol.NodeState;
 import io.kairos.protocol.TaskPlacement;
 import io.kairos.protocol.agent.Registration;
+import io.kairos.protocol.names.GpuModels;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -28,6 +30,9 @@ import java.util.TreeSet;
  * and GPU-holding jobs on the registered nodes, and is the one place that maps records to core
  * types ({@link #toCore}, {@link #spec}, {@link #toNodeSpec}, {@link #toPlacement}) and changes the
  * store, always through the core's {@link Reducer} with times from {@link CoreTime}.
+ *
+ * <p>GPU models are matched as Slurm sites write them: a job's model is mapped to the name the
+ * nodes report by its key ({@link #coreModel}), so {@code a100} runs on "NVIDIA A100-SXM4-80GB".
  *
  * <p>The store is derived: {@link #rebuild} makes it anew from the records when the set of nodes
  * changes (and after a snapshot is loaded); otherwise each change to the records that the store
@@ -47,6 +52,13 @@ final class CoreBridge {
    */
   private final TreeMap<String, String> runsOnlyAs = new TreeMap<>();
 
+  /**
+   * The GPU model names the registered nodes report, by their key ({@link GpuModels#key}); rebuilt
+   * with the store. A job's model is matched to these as Slurm sites write types ({@link
+   * #coreModel}).
+   */
+  private final TreeMap<String, TreeSet<String>> modelsByKey = new TreeMap<>();
+
   ClusterStore store() {
     return store;
   }
@@ -60,7 +72,7 @@ final class CoreBridge {
    * registered): then the store is left alone and the answer is false.
    */
   boolean queue(JobRecord job) {
-    Job core = toCore(job, otherAccountNodes(job));
+    Job core = toCore(job, otherAccountNodes(job), coreModel(job.request.gpuModel()));
     var spec = core.spec();
     if (store == null
         || !store.cluster().canEverHold(spec.gang(), spec.gpuModel(), spec.excludedNodes())) {
@@ -114,9 +126,16 @@ final class CoreBridge {
   void rebuild(Collection<NodeRecord> nodes, List<JobRecord> holding) {
     var specs = new ArrayList<NodeSpec>();
     runsOnlyAs.clear();
+    modelsByKey.clear();
     for (NodeRecord n : nodes) {
       if (n.registration != null) {
-        specs.add(toNodeSpec(n.registration));
+        NodeSpec spec = toNodeSpec(n.registration);
+        specs.add(spec);
+        if (!spec.gpuModel().isEmpty()) {
+          modelsByKey
+              .computeIfAbsent(GpuModels.key(spec.gpuModel()), k -> new TreeSet<>())
+              .add(spec.gpuModel());
+        }
         if (n.registration.runsOnlyAs() != null) {
           runsOnlyAs.put(n.name, n.registration.runsOnlyAs());
         }
@@ -135,8 +154,13 @@ final class CoreBridge {
       store.adoptHistory(old); // start forecasts keep what they learnt of users' run times
     }
     for (JobRecord job : holding) {
-      // Placed already: its account is no reason to refuse the nodes it runs on.
-      mustApply(new Command.SubmitJob(CoreTime.sec(job.submitMs), toCore(job, Set.of())));
+      // Placed already: its account is no reason to refuse the nodes it runs on, and its model is
+      // that of the nodes it runs on (the names registered since do not change that).
+      String model = job.placement.isEmpty() ? "" : modelOf(specs, job.placement.get(0).node());
+      mustApply(
+          new Command.SubmitJob(
+              CoreTime.sec(job.submitMs),
+              toCore(job, Set.of(), job.request.gpuModel().isEmpty() ? "" : model)));
       Placement placement = toPlacement(job.placement);
       if (placement == null) {
         throw new IllegalStateException("job " + job.id + " runs on an unknown node");
@@ -148,6 +172,32 @@ final class CoreBridge {
         mustApply(new Command.CordonNode(0, n.name, true));
       }
     }
+  }
+
+  private static String modelOf(List<NodeSpec> specs, String node) {
+    for (NodeSpec spec : specs) {
+      if (spec.name().equals(node)) {
+        return spec.gpuModel();
+      }
+    }
+    return "";
+  }
+
+  /**
+   * The registered model name a job's GPU model means: the same name when a node reports it (as
+   * before); else the one name whose key is the same ({@code a100} for "NVIDIA A100-SXM4-80GB");
+   * else, when no node or several different names have that key, the name as asked (no node matches
+   * it, and the job waits as one no node can hold).
+   */
+  String coreModel(String requested) {
+    if (requested.isEmpty()) {
+      return requested;
+    }
+    TreeSet<String> names = modelsByKey.get(GpuModels.key(requested));
+    if (names == null || names.contains(requested) || names.size() != 1) {
+      return requested;
+    }
+    return names.first();
   }
 
   private void mustApply(Command command) {
@@ -220,7 +270,7 @@ final class CoreBridge {
     if (store == null || others.isEmpty()) {
       return Optional.empty();
     }
-    var spec = spec(job.request, job.avoidNodes, Set.of());
+    var spec = spec(job.request, job.avoidNodes, Set.of(), coreModel(job.request.gpuModel()));
     if (!store.cluster().canEverHold(spec.gang(), spec.gpuModel(), spec.excludedNodes())) {
       return Optional.empty();
     }
@@ -252,8 +302,8 @@ final class CoreBridge {
    * The core's view of a job: one task per node, each with its GPUs, CPUs and memory, kept off
    * {@code alsoExcluded} too.
    */
-  static Job toCore(JobRecord job, Set<String> alsoExcluded) {
-    var spec = spec(job.request, job.avoidNodes, alsoExcluded);
+  static Job toCore(JobRecord job, Set<String> alsoExcluded, String model) {
+    var spec = spec(job.request, job.avoidNodes, alsoExcluded, model);
     var core = new Job(JobId.of(job.id), spec, CoreTime.sec(job.submitMs));
     long eligibleSec = CoreTime.notBeforeSec(job.eligibleMs);
     return eligibleSec > core.submitSec() ? core.withEligibleSec(eligibleSec) : core;
@@ -266,11 +316,20 @@ final class CoreBridge {
 
   /** The core's spec of a request, kept away from {@code avoidNodes} and {@code alsoExcluded}. */
   static JobSpec spec(JobRequest r, List<String> avoidNodes, Set<String> alsoExcluded) {
-    var shape = new TaskShape(r.gpusPerTask(), r.cpus(), r.memoryMb() * MIB);
+    return spec(r, avoidNodes, alsoExcluded, r.gpuModel());
+  }
+
+  /** As {@link #spec(JobRequest, List, Set)}, asking for GPU model {@code gpuModel}. */
+  static JobSpec spec(
+      JobRequest r, List<String> avoidNodes, Set<String> alsoExcluded, String gpuModel) {
+    // Several processes per node (--ntasks-per-node): cpus is per process, so the node's share
+    // is the most processes any node runs times it; memory stays per node, as Slurm's --mem.
+    int cpus = r.layout() == null ? r.cpus() : r.cpus() * Collections.max(r.tasksPerNode());
+    var shape = new TaskShape(r.gpusPerTask(), cpus, r.memoryMb() * MIB);
     var gang = new GangSpec(r.tasks(), shape, true);
     // A GPU model binds only tasks that take GPUs (as in the store and the placer): a CPU-only
     // job that names one may run on any node, so a rebuild must not find it unplaceable.
-    String model = r.gpusPerTask() == 0 ? "" : r.gpuModel();
+    String model = r.gpusPerTask() == 0 ? "" : gpuModel;
     Set<String> excluded =
         avoidNodes.isEmpty() && r.excludeNodes().isEmpty() && alsoExcluded.isEmpty()
             ? Set.of()

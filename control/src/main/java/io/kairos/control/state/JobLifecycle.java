@@ -20,10 +20,11 @@ import java.util.TreeSet;
 /**
  * A job's life from submit to its end: submitted (and admitted, or held at a {@link QueueGates
  * gate}), started, preempted, its tasks' ends, requeued with backoff and restarted, and ended
- * (SUCCEEDED, FAILED or CANCELLED). Owns the transitions of {@link JobRecord}s and the rule that a
- * job keeps its GPUs until every task has stopped ({@link #holdUntilStopped}, {@link
- * #completeRequeueWhenStopped}); the node registry uses the same rules when a node's tasks are
- * lost.
+ * (SUCCEEDED, FAILED or CANCELLED); a batch job ends when its batch step (task 0) ends, and its
+ * other tasks, which only hold the allocation, are then stopped. Owns the transitions of {@link
+ * JobRecord}s and the rule that a job keeps its GPUs until every task has stopped ({@link
+ * #holdUntilStopped}, {@link #completeRequeueWhenStopped}); the node registry uses the same rules
+ * when a node's tasks are lost.
  */
 final class JobLifecycle {
   static final long BACKOFF_BASE_MS = 2_000;
@@ -254,6 +255,7 @@ final class JobLifecycle {
       victim.preemptedBy = preemptor.id;
       victim.lastPreemptedBy = preemptor.id;
       victim.stopGraceSec = Math.max(0, c.graceSec());
+      JobSteps.jobStopped(victim, "the job was preempted by job " + preemptor.id);
       victim.requeueing = true;
       victim.requeues++;
       victim.message =
@@ -320,6 +322,11 @@ final class JobLifecycle {
     if (!failed) {
       if (!job.taskExits.contains(null)) {
         succeed(job, c.atMs());
+      } else if (job.request.isBatch() && c.task() == 0) {
+        // The batch step is the job: it ended well, so the holders of the allocation stop.
+        end(job, JobState.SUCCEEDED, c.atMs(), 0, "the batch script exited 0");
+        suspects.succeeded(job, c.atMs());
+        holdUntilStopped(job, c.atMs());
       }
       return ControlResult.OK;
     }
@@ -340,10 +347,16 @@ final class JobLifecycle {
     return ControlResult.OK;
   }
 
-  /** Every task exited 0. */
+  /** Every task exited 0 (its steps may still be stopping: it keeps its GPUs until they have). */
   private void succeed(JobRecord job, long atMs) {
-    finishInStore(job, atMs);
+    boolean stepsStopped = job.allStopped();
+    if (stepsStopped) {
+      finishInStore(job, atMs);
+    }
     end(job, JobState.SUCCEEDED, atMs, 0, "all " + job.taskExits.size() + " tasks exited 0");
+    if (!stepsStopped) {
+      holdUntilStopped(job, atMs);
+    }
     // It failed on some nodes and succeeded elsewhere: evidence against those nodes.
     suspects.succeeded(job, atMs);
   }
@@ -396,6 +409,7 @@ final class JobLifecycle {
    * {@code failedNode} (none when null).
    */
   void requeue(JobRecord job, long atMs, long safeAfterMs, String why, String failedNode) {
+    JobSteps.jobStopped(job, "the job was requeued: " + why);
     job.requeueing = true;
     job.requeues++;
     job.message = "requeued: " + why;
@@ -407,9 +421,10 @@ final class JobLifecycle {
 
   /** For a requeueing job: once every task has stopped, it is PENDING and queued again. */
   void completeRequeueWhenStopped(JobRecord job, long atMs) {
-    if (job.taskExits.contains(null)) {
+    if (!job.allStopped()) {
       return;
     }
+    records.removeJobTokens(job.id);
     finishInStore(job, atMs);
     job.requeueing = false;
     job.preemptedBy = 0;
@@ -480,7 +495,7 @@ final class JobLifecycle {
    * reported its end, and frees them once all have.
    */
   void holdUntilStopped(JobRecord job, long atMs) {
-    if (job.taskExits.contains(null)) {
+    if (!job.allStopped()) {
       records.setReleasing(job, true);
     } else {
       records.setReleasing(job, false);
@@ -495,6 +510,8 @@ final class JobLifecycle {
   }
 
   private void end(JobRecord job, JobState state, long atMs, Integer exitCode, String message) {
+    JobSteps.jobStopped(job, "the job ended: " + state);
+    records.removeJobTokens(job.id);
     job.requeueing = false;
     job.preemptedBy = 0;
     job.state = state;

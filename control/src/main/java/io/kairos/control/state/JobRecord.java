@@ -1,5 +1,6 @@
 package io.kairos.control.state;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.kairos.protocol.JobState;
 import io.kairos.protocol.TaskPlacement;
 import java.util.ArrayList;
@@ -92,6 +93,18 @@ public final class JobRecord {
 
   public static final int MAX_PREEMPTIONS_KEPT = 32;
 
+  /**
+   * The job's steps (srun inside it), by id: those of the current attempt that run or still stop,
+   * and the latest ended ones ({@link JobSteps#ENDED_KEPT}). A job holds its GPUs until its steps'
+   * tasks have stopped too.
+   */
+  @JsonInclude(JsonInclude.Include.NON_EMPTY)
+  public List<StepRecord> steps = new ArrayList<>();
+
+  /** The id the next step gets: they count from 0 in each job, as Slurm's. */
+  @JsonInclude(JsonInclude.Include.NON_DEFAULT)
+  public int nextStepId;
+
   public JobRecord() {}
 
   JobRecord(long id, JobRequest request, long submitMs) {
@@ -126,12 +139,30 @@ public final class JobRecord {
     c.preemptedBy = preemptedBy;
     c.lastPreemptedBy = lastPreemptedBy;
     c.stopGraceSec = stopGraceSec;
+    c.nextStepId = nextStepId;
+    c.steps = new ArrayList<>(steps.size());
+    for (StepRecord step : steps) {
+      c.steps.add(step.copy());
+    }
     return c;
   }
 
   /** Whether the job holds GPUs in the store: running, or ended with tasks still stopping. */
   public boolean holdsGpus() {
     return state == JobState.RUNNING || releasing;
+  }
+
+  /** Whether every task of the current attempt has stopped, its steps' included. */
+  public boolean allStopped() {
+    if (taskExits.contains(null)) {
+      return false;
+    }
+    for (StepRecord step : steps) {
+      if (!step.isEnded()) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Whether a preemption is stopping it: told to stop, some task still running. */

@@ -1,6 +1,8 @@
 package io.kairos.control.state;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.kairos.protocol.slurm.TaskLayout;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -30,6 +32,13 @@ import java.util.Objects;
  *     replay does not depend on the table); null in entries written before it, which run as {@code
  *     user} ({@link #unixAccount}), and left out of the log's JSON when null so that they encode as
  *     they did
+ * @param layout Slurm's task options (several processes per node, GPUs per task); null for one
+ *     process per node with all its GPUs ({@link #taskLayout}), and then left out of the log's JSON
+ * @param script a batch job's script text (its first task runs it once; the other nodes hold the
+ *     allocation, and the job ends with the script); null for a job whose command runs on every
+ *     node, and then left out of the log's JSON
+ * @param nodes for a job without GPUs per node: how many nodes it spreads over, one task each; 0
+ *     (left out of the log's JSON) for one
  */
 public record JobRequest(
     String name,
@@ -58,7 +67,10 @@ public record JobRequest(
     String error,
     String account,
     String priorityClass,
-    @JsonInclude(JsonInclude.Include.NON_NULL) String runAs) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) String runAs,
+    @JsonInclude(JsonInclude.Include.NON_NULL) TaskLayout layout,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String script,
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) int nodes) {
   public static final String DEFAULT_KILL_SIGNAL = "TERM";
   public static final long DEFAULT_GRACE_SEC = 30;
 
@@ -117,7 +129,10 @@ public record JobRequest(
         error,
         account,
         priorityClass,
-        null);
+        null,
+        null,
+        null,
+        0);
   }
 
   /** A request without account or priority class (entries written before tenancy). */
@@ -319,6 +334,7 @@ public record JobRequest(
 
   public JobRequest {
     // Entries written before these fields existed read them as null or 0.
+    layout = layout == null || layout.isOnePerNode() ? null : layout;
     killSignal = killSignal == null ? DEFAULT_KILL_SIGNAL : killSignal;
     checkpointDir = checkpointDir == null ? "" : checkpointDir;
     output = output == null ? "" : output;
@@ -370,7 +386,10 @@ public record JobRequest(
         error,
         account,
         priorityClass,
-        runAs);
+        runAs,
+        layout,
+        script,
+        nodes);
   }
 
   /** With {@code dependency} in place of this one's (tests and the generator). */
@@ -402,7 +421,10 @@ public record JobRequest(
         error,
         account,
         priorityClass,
-        runAs);
+        runAs,
+        layout,
+        script,
+        nodes);
   }
 
   /** With {@code array} in place of this one's. */
@@ -434,7 +456,10 @@ public record JobRequest(
         error,
         account,
         priorityClass,
-        runAs);
+        runAs,
+        layout,
+        script,
+        nodes);
   }
 
   /**
@@ -468,7 +493,10 @@ public record JobRequest(
         error,
         account,
         priorityClass,
-        runAs);
+        runAs,
+        layout,
+        script,
+        nodes);
   }
 
   /** Running as Unix account {@code runAs} (resolved at submission from the user table). */
@@ -500,7 +528,10 @@ public record JobRequest(
         error,
         account,
         priorityClass,
-        runAs);
+        runAs,
+        layout,
+        script,
+        nodes);
   }
 
   /** The Unix account the tasks run as: the recorded one, else (older entries) the user's name. */
@@ -508,13 +539,29 @@ public record JobRequest(
     return runAs == null ? user : runAs;
   }
 
-  /** How many processes the gang starts: one per node. */
+  /** How many nodes the gang takes (the core's tasks: one placement entry per node). */
   public int tasks() {
-    return gpusPerNode == 0 ? 1 : gpus / gpusPerNode;
+    return gpusPerNode == 0 ? Math.max(1, nodes) : gpus / gpusPerNode;
   }
 
-  /** GPUs each process sees. */
+  /** Whether it is a batch job: its first task runs the script, the others hold the allocation. */
+  @JsonIgnore
+  public boolean isBatch() {
+    return script != null;
+  }
+
+  /** GPUs each node of the gang gives the job (the core's GPUs per task). */
   public int gpusPerTask() {
     return gpusPerNode == 0 ? gpus : gpusPerNode;
+  }
+
+  /** The processes per node and their GPUs: {@code layout}, else one per node with all. */
+  public TaskLayout taskLayout() {
+    return layout == null ? TaskLayout.ONE_PER_NODE : layout;
+  }
+
+  /** How many processes each node of the gang starts, in node order. */
+  public List<Integer> tasksPerNode() {
+    return taskLayout().perNode(tasks());
   }
 }

@@ -8,10 +8,10 @@ import java.util.Map;
  * Limits}: every replica computes the same from the request alone.
  *
  * <p>{@link #bytes}: the UTF-8 bytes of its user-given strings (name, command, env names and
- * values, workdir, output, error, checkpoint directory, excluded nodes) plus {@value
- * #BYTES_PER_STRING} bytes per string and {@value #BYTES_PER_DEPENDENCY} per job its dependency
- * names, for the objects that hold them. A Java string of ASCII text takes about its length plus 40
- * bytes, so this bounds what the request keeps on the heap.
+ * values, workdir, output, error, checkpoint directory, excluded nodes, a batch script) plus
+ * {@value #BYTES_PER_STRING} bytes per string and {@value #BYTES_PER_DEPENDENCY} per job its
+ * dependency names, for the objects that hold them. A Java string of ASCII text takes about its
+ * length plus 40 bytes, so this bounds what the request keeps on the heap.
  *
  * <p>{@link #weight}: how many jobs it counts as, 1 plus 1 per whole {@value #WEIGHT_UNIT_BYTES}
  * bytes: a typical job (a few hundred bytes) counts as one, a job carrying 64 KiB of env as 17. So
@@ -28,7 +28,20 @@ public final class JobSize {
 
   /** The request's size as the controller keeps it (see the class comment). */
   public static long bytes(JobRequest r) {
-    return nameBytes(r) + commandBytes(r) + envBytes(r) + pathBytes(r) + otherBytes(r);
+    return nameBytes(r)
+        + commandBytes(r)
+        + envBytes(r)
+        + pathBytes(r)
+        + otherBytes(r)
+        + scriptBytes(r);
+  }
+
+  /**
+   * The part of {@link #bytes} that is a batch job's script (0 for none). It counts in the job's
+   * weight, but not against {@code maxJobBytes}: a script has its own limit, Slurm's 4 MiB.
+   */
+  public static long scriptBytes(JobRequest r) {
+    return r.script() == null ? 0 : utf8(r.script()) + BYTES_PER_STRING;
   }
 
   /** How many jobs the request counts as, per job it makes (array elements count each). */

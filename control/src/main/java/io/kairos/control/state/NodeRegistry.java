@@ -22,6 +22,7 @@ final class NodeRegistry {
   private final Records records;
   private final CoreBridge core;
   private final JobLifecycle lifecycle;
+  private final JobSteps steps;
   private final Suspects suspects;
 
   /** Rebuilds the store and the gates from the records: the set of nodes changed. */
@@ -31,11 +32,13 @@ final class NodeRegistry {
       Records records,
       CoreBridge core,
       JobLifecycle lifecycle,
+      JobSteps steps,
       Suspects suspects,
       Runnable rebuild) {
     this.records = records;
     this.core = core;
     this.lifecycle = lifecycle;
+    this.steps = steps;
     this.suspects = suspects;
     this.rebuild = rebuild;
   }
@@ -71,6 +74,7 @@ final class NodeRegistry {
       // describe it, so gangs still holding GPUs there let go of all of them now (their tasks
       // elsewhere are killed, as for any ended job).
       for (JobRecord job : records.jobsHoldingGpusOn(r.node())) {
+        steps.lose(job, null, c.atMs());
         for (int t = 0; t < job.taskExits.size(); t++) {
           if (job.taskExits.get(t) == null) {
             job.taskExits.set(t, ControlState.LOST_EXIT_CODE);
@@ -122,6 +126,7 @@ final class NodeRegistry {
    */
   private void loseTasksOn(String nodeName, long atMs, long safeAfterMs, String why) {
     for (JobRecord job : records.jobsHoldingGpusOn(nodeName)) {
+      steps.lose(job, nodeName, atMs);
       for (TaskPlacement t : job.placement) {
         if (t.node().equals(nodeName) && job.taskExits.get(t.task()) == null) {
           job.taskExits.set(t.task(), ControlState.LOST_EXIT_CODE);

@@ -48,6 +48,10 @@ final class Records {
   private final TreeMap<String, String> nodeByCredential = new TreeMap<>();
 
   private final TreeMap<String, TokenRecord> tokens = new TreeMap<>();
+
+  /** Derived: the step credentials of each job, by job id (hashes). */
+  private final TreeMap<Long, TreeSet<String>> jobTokens = new TreeMap<>();
+
   private final TreeMap<String, UserRecord> users = new TreeMap<>();
 
   /** Null until set: nothing is limited. */
@@ -278,7 +282,24 @@ final class Records {
 
   /** Adds a token; one already there is kept as it is. */
   void addToken(TokenRecord token) {
-    tokens.putIfAbsent(token.sha256(), token);
+    if (tokens.putIfAbsent(token.sha256(), token) == null) {
+      indexJobToken(token);
+    }
+  }
+
+  private void indexJobToken(TokenRecord token) {
+    long job = TokenRecord.scopedJob(token.scope());
+    if (job > 0) {
+      jobTokens.computeIfAbsent(job, j -> new TreeSet<>()).add(token.sha256());
+    }
+  }
+
+  /** Drops the job's step credentials: the attempt they were for has stopped running. */
+  void removeJobTokens(long jobId) {
+    var hashes = jobTokens.remove(jobId);
+    if (hashes != null) {
+      hashes.forEach(tokens::remove);
+    }
   }
 
   TokenRecord token(String sha256) {
@@ -392,6 +413,7 @@ final class Records {
     }
     for (TokenRecord token : image.tokens()) {
       r.tokens.put(token.sha256(), token);
+      r.indexJobToken(token);
     }
     for (UserRecord user : image.users()) {
       r.users.put(user.name(), user);

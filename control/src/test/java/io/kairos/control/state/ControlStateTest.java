@@ -250,6 +250,66 @@ class ControlStateTest {
               assertThat(j.requeueing).isFalse();
               assertThat(s.store().freeMask(index(s, "n2"))).isEqualTo(0xFFL);
             }),
+        // batch jobs (sbatch): task 0 runs the script, the other tasks hold the allocation
+        ok(
+            "a batch job ends with its script; its GPUs stay held until the holders stop",
+            given(
+                register("n1", 8),
+                register("n2", 8),
+                submit(StateFixtures.batch(2, 2)),
+                startTasks(1, task(0, "n1", 0, 1), task(1, "n2", 0, 1))),
+            ended("n1", 1, 1, 1, 0, 0),
+            List.of(),
+            s -> {
+              var j = jobOf(s, 1);
+              assertThat(j.state).isEqualTo(JobState.SUCCEEDED);
+              assertThat(j.exitCode).isZero();
+              assertThat(j.releasing).isTrue();
+              assertThat(s.store().freeMask(index(s, "n1"))).isEqualTo(0xFCL);
+              assertThat(s.store().freeMask(index(s, "n2"))).isEqualTo(0xFCL);
+            }),
+        ok(
+            "... and frees them once the holder is stopped, still SUCCEEDED",
+            given(
+                register("n1", 8),
+                register("n2", 8),
+                submit(StateFixtures.batch(2, 2)),
+                startTasks(1, task(0, "n1", 0, 1), task(1, "n2", 0, 1)),
+                ended("n1", 1, 1, 1, 0, 0)),
+            new TaskEnded(T0 + 7_000, "n2", 2, 1, 1, 1, 143, ExitReason.KILLED, "job ended"),
+            List.of(),
+            s -> {
+              var j = jobOf(s, 1);
+              assertThat(j.state).isEqualTo(JobState.SUCCEEDED);
+              assertThat(j.exitCode).isZero();
+              assertThat(s.store().freeMask(index(s, "n1"))).isEqualTo(0xFFL);
+              assertThat(s.store().freeMask(index(s, "n2"))).isEqualTo(0xFFL);
+            }),
+        ok(
+            "a batch script's exit code is the job's",
+            given(
+                register("n1", 8),
+                register("n2", 8),
+                submit(StateFixtures.batch(2, 2)),
+                startTasks(1, task(0, "n1", 0, 1), task(1, "n2", 0, 1))),
+            ended("n1", 1, 1, 1, 0, 3),
+            List.of(),
+            s -> {
+              var j = jobOf(s, 1);
+              assertThat(j.state).isEqualTo(JobState.FAILED);
+              assertThat(j.exitCode).isEqualTo(3);
+              assertThat(s.store().freeMask(index(s, "n2"))).isEqualTo(0xFCL);
+            }),
+        ok(
+            "a gang that is no batch job runs on when its task 0 exits 0",
+            given(
+                register("n1", 8),
+                register("n2", 8),
+                submit(gang(4, 2)),
+                startTasks(1, task(0, "n1", 0, 1), task(1, "n2", 0, 1))),
+            ended("n1", 1, 1, 1, 0, 0),
+            List.of(),
+            s -> assertThat(jobOf(s, 1).state).isEqualTo(JobState.RUNNING)),
         ok(
             "a failed task with restarts left requeues the job away from that node",
             given(

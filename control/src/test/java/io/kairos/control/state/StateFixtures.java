@@ -79,6 +79,45 @@ final class StateFixtures {
         "alice");
   }
 
+  /**
+   * A batch job (sbatch's script) over {@code nodes} nodes of {@code perNode} GPUs each: task 0
+   * runs the script, the others hold the allocation.
+   */
+  static JobRequest batch(int nodes, int perNode) {
+    JobRequest g = nodes > 1 ? gang(nodes * perNode, perNode) : job(perNode);
+    return new JobRequest(
+        "batch.sh",
+        List.of("/home/alice/batch.sh"),
+        g.env(),
+        g.workdir(),
+        g.gpus(),
+        g.gpusPerNode(),
+        g.cpus(),
+        g.memoryMb(),
+        g.timeLimitSec(),
+        g.queue(),
+        g.priority(),
+        g.gpuModel(),
+        g.user(),
+        g.killSignal(),
+        g.graceSec(),
+        g.warnSignal(),
+        g.warnBeforeSec(),
+        g.checkpointDir(),
+        g.maxRestarts(),
+        g.excludeNodes(),
+        g.array(),
+        g.dependency(),
+        g.output(),
+        g.error(),
+        g.account(),
+        g.priorityClass(),
+        g.runAs(),
+        null,
+        "#!/bin/sh\ntrue\n",
+        0);
+  }
+
   /** A job whose failed task restarts the gang up to {@code maxRestarts} times. */
   static JobRequest restartable(int gpus, int perNode, int maxRestarts) {
     return new JobRequest(

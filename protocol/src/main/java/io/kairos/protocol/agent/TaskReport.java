@@ -10,6 +10,9 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  *     task ended on its own
  * @param startedAtMs epoch millis when the process started
  * @param endedAtMs epoch millis when it ended
+ * @param step null for the job's own task; else the job step it belongs to
+ * @param exitCodes once EXITED, when the entry ran more than one process: each one's code, by local
+ *     rank ({@code exitCode} then follows Slurm's rule over them); null for one process
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record TaskReport(
@@ -21,4 +24,37 @@ public record TaskReport(
     ExitReason reason,
     String message,
     Long startedAtMs,
-    Long endedAtMs) {}
+    Long endedAtMs,
+    Integer step,
+    java.util.List<Integer> exitCodes) {
+
+  /** A report of one of the job's own tasks, one process (agents before steps). */
+  public TaskReport(
+      long jobId,
+      int attempt,
+      int task,
+      TaskStatus status,
+      Integer exitCode,
+      ExitReason reason,
+      String message,
+      Long startedAtMs,
+      Long endedAtMs) {
+    this(
+        jobId,
+        attempt,
+        task,
+        status,
+        exitCode,
+        reason,
+        message,
+        startedAtMs,
+        endedAtMs,
+        null,
+        null);
+  }
+
+  /** The launch this report is about. */
+  public TaskRef ref() {
+    return new TaskRef(jobId, attempt, task, step);
+  }
+}
