@@ -1,7 +1,7 @@
 package io.kairos.agent;
 
 import io.kairos.protocol.agent.TaskAssignment;
-import io.kairos.protocol.names.HostList;
+import io.kairos.protocol.slurm.HostList;
 import io.kairos.protocol.slurm.TaskLayout;
 import java.nio.file.Path;
 import java.util.ArrayList;

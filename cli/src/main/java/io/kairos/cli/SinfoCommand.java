@@ -4,7 +4,7 @@ import io.kairos.protocol.NodeState;
 import io.kairos.protocol.NodeView;
 import io.kairos.protocol.QueueView;
 import io.kairos.protocol.names.GpuModels;
-import io.kairos.protocol.names.HostList;
+import io.kairos.protocol.slurm.HostList;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

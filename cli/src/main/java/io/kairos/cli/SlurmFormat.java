@@ -3,7 +3,7 @@ package io.kairos.cli;
 import io.kairos.protocol.JobState;
 import io.kairos.protocol.JobView;
 import io.kairos.protocol.TaskPlacement;
-import io.kairos.protocol.names.HostList;
+import io.kairos.protocol.slurm.HostList;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;

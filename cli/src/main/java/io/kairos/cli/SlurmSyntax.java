@@ -1,6 +1,6 @@
 package io.kairos.cli;
 
-import io.kairos.protocol.names.HostList;
+import io.kairos.protocol.slurm.HostList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -84,8 +84,22 @@ final class SlurmSyntax {
     if (text.isBlank()) {
       throw new IllegalArgumentException("an empty node list; name nodes such as n1,n[3-5,8]");
     }
-    return HostList.expand(text);
+    List<String> nodes;
+    try {
+      nodes = HostList.expand(text);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          e.getMessage() + "; write a node list such as n1,n[3-5,8]", e);
+    }
+    if (nodes.size() > MAX_NODES) {
+      throw new IllegalArgumentException(
+          "the node list " + text + " names more than " + MAX_NODES + " nodes");
+    }
+    return nodes;
   }
+
+  /** The most nodes a node list given to sbatch may name. */
+  static final int MAX_NODES = 4096;
 
   /** A signal by name (USR1, SIGUSR1) or by Linux number (10), as its name without SIG. */
   static String signal(String text) {

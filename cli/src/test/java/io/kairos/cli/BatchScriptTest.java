@@ -198,8 +198,8 @@ class BatchScriptTest {
             "exclude two brackets",
             "#SBATCH -x r[1-2]n[1-2]",
             "{'excludeNodes':['r1n1','r1n2','r2n1','r2n2']}"),
-        bad("exclude a bad range", "#SBATCH -x n[3-1]", "the range 3-1 runs backwards"),
-        bad("exclude an open bracket", "#SBATCH -x n[1-3", "a '[' without its ']'"),
+        bad("exclude a bad range", "#SBATCH -x n[3-1]", "the range 3-1 counts down"),
+        bad("exclude an open bracket", "#SBATCH -x n[1-3", "Invalid hostlist: n[1-3; write"),
         bad(
             "exclude from a file",
             "#SBATCH -x /etc/bad-nodes",

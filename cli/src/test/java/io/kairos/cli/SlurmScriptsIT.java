@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kairos.protocol.JobState;
 import io.kairos.protocol.JobView;
-import io.kairos.protocol.names.HostList;
+import io.kairos.protocol.slurm.HostList;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -437,6 +437,67 @@ class SlurmScriptsIT {
     List<String> nodes = job.placement().stream().map(p -> p.node()).toList();
     for (Seen s : seen) {
       assertThat(s.node()).isEqualTo(nodes.get(Integer.parseInt(s.probe().nodeId())));
+    }
+  }
+
+  @Test
+  void script03RunsItsOneSrunTaskWithTheFourA100sItsLowerCaseTypeAsks() throws Exception {
+    Path run = committed("03");
+    // Its author's repository has logs/ beside the script; Slurm fails a job whose output
+    // directory is missing, so it is made here as on Slurm's run.
+    Files.createDirectories(run.resolve("logs"));
+    // --mem=50G is more than this machine's agents offer.
+    JobView job = ended(submitted(sbatch(run, null, "--mem=1G", "job.sh")), JobState.SUCCEEDED);
+
+    var seen = probeLines(run);
+    // What Slurm starts (srun's one task of a one-node job; this script was not run on the peer,
+    // whose GPUs have no type): one line cmd=python3 SLURM_PROCID=0 SLURM_LOCALID=0
+    // SLURM_NODEID=0, the four GPUs, NNODES=1, args=-u train.py; gpu:a100:4 matches gpu001/002
+    assertThat(tasks(seen, "python3"))
+        .containsExactly(stepTask("python3", 0, 0, 0, 1, 4, 1, "-u train.py"));
+    assertThat(job.placement()).hasSize(1);
+    assertThat(job.placement().get(0).node()).isIn("gpu001", "gpu002");
+    assertThat(run.resolve("logs/train.out")).exists();
+    assertThat(run.resolve("logs/train.error")).exists();
+  }
+
+  @Test
+  void script14RunsItsSetupOnceAndOneTorchrunPerNodeWithItsNodeRank() throws Exception {
+    Path run = committed("14");
+    // `source activate ENV` (conda) sources a file named activate found on the PATH: a no-op here.
+    Path activate = probes.resolve("activate");
+    Files.writeString(activate, "# conda's activate, sourced: nothing to do on this cluster\n");
+    // `source ~/.bashrc` under `set -e`: the exported HOME is this test's directory.
+    Files.writeString(dir.resolve(".bashrc"), "# the user's shell setup\n");
+    // Its output directory (/fsx/...) does not exist here, and 96 CPUs a task are more than the
+    // 64 of a node (Slurm would refuse or fail the job as committed for both).
+    JobView job =
+        ended(
+            submitted(sbatch(run, null, "-o", "out-%j.txt", "--cpus-per-task=8", "job.sh")),
+            JobState.SUCCEEDED);
+
+    var seen = probeLines(run);
+    List<String> nodes = job.placement().stream().map(p -> p.node()).toList();
+    assertThat(nodes).hasSize(2);
+    // What Slurm starts (not run on the peer): module load once in the batch step; then srun's
+    // one task per node, 2 lines cmd=torchrun SLURM_PROCID=N SLURM_LOCALID=0 SLURM_NODEID=N with
+    // the node's 8 GPUs, NNODES=2, each with --node_rank N --role NODE:
+    assertThat(tasks(seen, "module")).containsExactly(batchStep("module", 8, 2, "load cuda/12.1"));
+    var torchrun = tasks(seen, "torchrun");
+    assertThat(torchrun).hasSize(2);
+    for (int r = 0; r < 2; r++) {
+      Probe p = torchrun.get(r);
+      assertThat(p)
+          .usingRecursiveComparison()
+          .ignoringFields("args")
+          .isEqualTo(stepTask("torchrun", r, 0, r, 2, 8, 2, ""));
+      assertThat(p.args())
+          .startsWith("--nproc_per_node 8 --nnodes 2 --rdzv_endpoint " + nodes.get(0) + ":6000")
+          .endsWith(
+              "--node_rank " + r + " --role " + nodes.get(r) + ": run_train.py --config-file");
+    }
+    for (Seen s : seen) {
+      assertThat(s.nodeList()).isEqualTo(HostList.compress(nodes));
     }
   }
 

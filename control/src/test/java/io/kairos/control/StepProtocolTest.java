@@ -66,8 +66,9 @@ class StepProtocolTest {
 
     HeartbeatReply beat(TaskReport... tasks) {
       var reply =
-          join.post(
-              "/api/v1/agents/heartbeat", new Heartbeat(name, epoch, List.of(tasks), 0, null));
+          join.asNode(name)
+              .post(
+                  "/api/v1/agents/heartbeat", new Heartbeat(name, epoch, List.of(tasks), 0, null));
       assertThat(reply.status()).as(reply.body()).isEqualTo(200);
       return reply.as(HeartbeatReply.class);
     }

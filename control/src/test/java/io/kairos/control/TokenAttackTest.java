@@ -188,7 +188,12 @@ class TokenAttackTest {
       open.add(franks.body());
 
       open.removeFirst().close();
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      // A write after the peer closed often succeeds (it only draws the reset); the next fails.
+      // So the server may need two keep-alives to notice, and the deadline allows for them.
+      long deadline =
+          System.nanoTime()
+              + io.kairos.control.dashboard.EventStream.KEEP_ALIVE.multipliedBy(2).toNanos()
+              + TimeUnit.SECONDS.toNanos(10);
       int status;
       do {
         // The server notices the closed stream at its next write (a keep-alive at the latest).
