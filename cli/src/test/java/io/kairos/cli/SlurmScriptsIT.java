@@ -444,7 +444,7 @@ class SlurmScriptsIT {
   void script03RunsItsOneSrunTaskWithTheFourA100sItsLowerCaseTypeAsks() throws Exception {
     Path run = committed("03");
     // Its author's repository has logs/ beside the script; Slurm fails a job whose output
-    // directory is missing, so it is made here as on Slurm's run.
+    // directory is missing, so it is made here.
     Files.createDirectories(run.resolve("logs"));
     // --mem=50G is more than this machine's agents offer.
     JobView job = ended(submitted(sbatch(run, null, "--mem=1G", "job.sh")), JobState.SUCCEEDED);
