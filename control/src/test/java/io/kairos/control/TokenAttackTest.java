@@ -50,6 +50,45 @@ class TokenAttackTest {
     return reply.as(TokenCreated.class);
   }
 
+  /** Revoking the last active admin token would leave nobody able to manage tokens. */
+  @Test
+  void theLastActiveAdminTokenIsNotRevoked(@TempDir Path own) throws Exception {
+    try (Controller alone =
+        Controller.start(
+            Controller.Config.single(own, "127.0.0.1", 0).withRunAs(TestApi.SINGLE_USER))) {
+      Leaders.awaitLeader(alone, Duration.ofSeconds(30));
+      var boot = new TestApi(alone.url(), alone.adminToken());
+      String bootHash = io.kairos.control.auth.Tokens.hash(alone.adminToken());
+      // The bootstrap tokens reach the replicated state a moment after the leader is elected.
+      String bootId =
+          org.awaitility.Awaitility.await()
+              .atMost(Duration.ofSeconds(20))
+              .until(
+                  () ->
+                      boot.get("/api/v1/tokens").as(JsonNode.class).findValues("id").stream()
+                          .map(JsonNode::asText)
+                          .filter(bootHash::startsWith)
+                          .findFirst(),
+                  java.util.Optional::isPresent)
+              .orElseThrow();
+
+      var refused = boot.method("DELETE", "/api/v1/tokens/" + bootId);
+      assertThat(refused.status()).as(refused.body()).isEqualTo(409);
+      assertThat(refused.body()).contains("last active admin token", "--admin");
+      assertThat(boot.get("/api/v1/whoami").status()).as("still an admin").isEqualTo(200);
+
+      var second = boot.post("/api/v1/tokens", "{\"user\":\"root2\",\"admin\":true}");
+      assertThat(second.status()).as(second.body()).isEqualTo(201);
+      TestApi other = boot.as(second.as(TokenCreated.class).token());
+      assertThat(other.method("DELETE", "/api/v1/tokens/" + bootId).status()).isEqualTo(200);
+      assertThat(boot.get("/api/v1/whoami").status()).isEqualTo(401);
+      String otherId = second.as(TokenCreated.class).id();
+      assertThat(other.method("DELETE", "/api/v1/tokens/" + otherId).status())
+          .as("now the other is the last")
+          .isEqualTo(409);
+    }
+  }
+
   @Test
   void aRevokedUserTokenIsRefusedSayingSo() {
     TokenCreated t = create("{\"user\":\"carol\"}");

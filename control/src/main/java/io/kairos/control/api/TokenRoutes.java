@@ -83,10 +83,38 @@ final class TokenRoutes {
           if (matching.size() > 1) {
             throw ApiError.conflict("more than one token starts with " + id + ": give more of it");
           }
-          String hash = matching.getFirst().sha256();
+          TokenRecord target = matching.getFirst();
+          String hash = target.sha256();
+          refuseLastAdmin(s, target);
           Services.check(s.commit(new RevokeToken(s.clock().millis(), hash)));
           ctx.json(s.read(st -> view(s, st.token(hash).orElseThrow(), s.clock().millis())));
         });
+  }
+
+  /**
+   * Refuses to revoke the last active admin token: nobody could then create, list or revoke tokens,
+   * set limits or reset nodes, short of editing the Raft log by hand.
+   */
+  private static void refuseLastAdmin(Services s, TokenRecord target) {
+    long now = s.clock().millis();
+    if (!TokenRecord.ADMIN.equals(target.role()) || target.isRevoked() || target.isExpired(now)) {
+      return;
+    }
+    long others =
+        s.read(
+            st ->
+                st.tokens().stream()
+                    .filter(t -> TokenRecord.ADMIN.equals(t.role()))
+                    .filter(t -> !t.isRevoked() && !t.isExpired(now))
+                    .filter(t -> !t.sha256().equals(target.sha256()))
+                    .count());
+    if (others == 0) {
+      throw ApiError.conflict(
+          "token "
+              + target.id()
+              + " is the last active admin token: create another first (`kairos token create"
+              + " --user NAME --admin`), then revoke this one");
+    }
   }
 
   /** The default lifetime of a new credential of {@code role}. */
