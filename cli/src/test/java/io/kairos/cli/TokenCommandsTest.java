@@ -31,6 +31,13 @@ class TokenCommandsTest extends ClientTestSupport {
       assertThat(System.nanoTime()).as("the controller leads within 30 s").isLessThan(deadline);
       Thread.sleep(20);
     }
+    // The bootstrap tokens are committed in the background once a leader leads.
+    while (controller.replica().stateMachine().read(s -> s.tokens().size()) < 2) {
+      assertThat(System.nanoTime())
+          .as("the bootstrap tokens commit within 30 s")
+          .isLessThan(deadline);
+      Thread.sleep(20);
+    }
     env.put("KAIROS_SERVER", controller.url());
     env.put("KAIROS_TOKEN", controller.adminToken());
   }

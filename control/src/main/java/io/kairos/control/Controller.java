@@ -455,6 +455,11 @@ public final class Controller implements Closeable {
           return;
         } catch (Exception e) {
           LOG.debug("token bootstrap not committed yet: {}", e.toString());
+          try {
+            Thread.sleep(50); // no leader yet: don't spin
+          } catch (InterruptedException stop) {
+            return;
+          }
         }
       }
     }
