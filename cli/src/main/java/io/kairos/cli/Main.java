@@ -31,6 +31,7 @@ import picocli.CommandLine.Command;
       HistoryCommand.class,
       NodesCommand.class,
       LimitsCommand.class,
+      ConfigCommand.class,
       TokenCommand.class,
       UsersCommand.class,
       TlsCommand.class,

@@ -130,7 +130,8 @@ final class ServerCommand implements Callable<Integer> {
       description =
           "A tenancy file (docs/tenancy.md): queues with quotas, cohorts, priority classes"
               + " and fair-share accounts. Jobs must then name a configured queue; quotas, fair share"
-              + " and preemption apply. Give every replica the same file.")
+              + " and preemption apply. On a first start it becomes version 1 of the replicated"
+              + " configuration; change it later with `kairos config apply FILE` (no restart).")
   Path tenancy;
 
   @Option(

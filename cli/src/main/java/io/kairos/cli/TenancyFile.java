@@ -7,7 +7,8 @@ import java.nio.file.Path;
 /**
  * {@code --tenancy FILE} of {@code kairos server} and {@code kairos up}: the tenancy file (see
  * docs/tenancy.md) read and checked here, in the CLI, and handed to the controller as core objects.
- * Not replicated: every replica of a group must be started with the same file.
+ * On a data directory without a replicated configuration it becomes version 1 of it; later starts
+ * keep the replicated one ({@code kairos config apply} changes it).
  */
 final class TenancyFile {
   private TenancyFile() {}

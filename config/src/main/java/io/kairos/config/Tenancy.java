@@ -15,9 +15,15 @@ import java.util.Objects;
  * @param accounts the fair-share account tree
  * @param halfLifeSec the half-life of recorded usage in fair share, in seconds, &gt; 0
  * @param settings preemption grace, protection against thrashing, the large-gang starvation guard
+ * @param yaml the document it was read from, or null when built in code: what a controller started
+ *     with {@code --tenancy FILE} puts in the log as the replicated configuration's first version
  */
 public record Tenancy(
-    TenancyConfig config, AccountTree accounts, long halfLifeSec, Tenants.Settings settings) {
+    TenancyConfig config,
+    AccountTree accounts,
+    long halfLifeSec,
+    Tenants.Settings settings,
+    String yaml) {
   public Tenancy {
     Objects.requireNonNull(config, "config");
     Objects.requireNonNull(accounts, "accounts");
@@ -25,6 +31,12 @@ public record Tenancy(
     if (halfLifeSec <= 0) {
       throw new IllegalArgumentException("halfLifeSec must be > 0, got " + halfLifeSec);
     }
+  }
+
+  /** Built in code: no document. */
+  public Tenancy(
+      TenancyConfig config, AccountTree accounts, long halfLifeSec, Tenants.Settings settings) {
+    this(config, accounts, halfLifeSec, settings, null);
   }
 
   /** With {@link Tenants.Settings#DEFAULT}. */

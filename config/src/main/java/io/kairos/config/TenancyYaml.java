@@ -118,7 +118,7 @@ public final class TenancyYaml {
                   + firstLine(e.getMessage())
                   + " (fix: correct the YAML syntax)"));
     }
-    return document(new YamlChecks(sourceName), root);
+    return document(new YamlChecks(sourceName), root, text);
   }
 
   private static String syntaxError(String source, JacksonException e) {
@@ -132,7 +132,7 @@ public final class TenancyYaml {
   }
 
   /** One pass over the tree; collects problems, then builds the core values. */
-  private static Tenancy document(YamlChecks c, JsonNode root) {
+  private static Tenancy document(YamlChecks c, JsonNode root, String text) {
     if (root == null || root.isMissingNode() || root.isNull()) {
       root = JsonNodeFactory.instance.objectNode();
     }
@@ -177,7 +177,7 @@ public final class TenancyYaml {
     if (!c.ok() || config == null || tree == null) {
       throw new InvalidConfig(c.problems());
     }
-    return new Tenancy(config, tree, halfLife, settings);
+    return new Tenancy(config, tree, halfLife, settings, text);
   }
 
   private static List<PriorityClass> priorityClasses(YamlChecks c, JsonNode node) {

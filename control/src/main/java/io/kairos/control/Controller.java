@@ -24,8 +24,6 @@ import io.kairos.control.raft.PrivateFiles;
 import io.kairos.control.raft.RaftReplica;
 import io.kairos.control.raft.SubmitBatcher;
 import io.kairos.control.sched.SchedulerLoop;
-import io.kairos.control.state.ControlCommand.AddToken;
-import io.kairos.control.state.ControlCommand.SetLimits;
 import io.kairos.control.state.ControlCommand.TokensUsed;
 import io.kairos.control.state.Limits;
 import io.kairos.control.state.TokenRecord;
@@ -43,7 +41,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -148,9 +145,9 @@ public final class Controller implements Closeable {
 
     /**
      * Multi-tenant scheduling (queues with quotas, priority classes, fair share, preemption), from
-     * a tenancy file the CLI read ({@code kairos server --tenancy FILE}). Not replicated through
-     * the log: give every replica the same configuration. What it decided at submission (a job's
-     * account, priority class and priority) is in the log, so a replay does not depend on it.
+     * a tenancy file the CLI read ({@code kairos server --tenancy FILE}). In force until a version
+     * of the replicated configuration exists; a file read from text ({@link Tenancy#yaml}) becomes
+     * that version 1 on a data directory without one ({@code kairos config apply} changes it).
      */
     public Config withTenancy(Tenancy setup) {
       return new Config(
@@ -366,7 +363,7 @@ public final class Controller implements Closeable {
                 config.kubeApi().or(() -> KubeApi.fromEnvironment(System.getenv())), clock),
             config.runAs(),
             exposure.caPem(),
-            Safeguards.defaults(config.privateData(), config.tenancy()),
+            Safeguards.defaults(config.privateData(), scheduler::tenancy),
             exposure.clusterTls(),
             tokenUses,
             config.slurm());
@@ -393,10 +390,7 @@ public final class Controller implements Closeable {
         Thread.ofVirtual()
             .name("kairos-bootstrap")
             .start(
-                () -> {
-                  addTokens(List.of(admin, join));
-                  proposeDefaultLimits(defaults);
-                });
+                () -> new Bootstrap(replica).run(List.of(admin, join), defaults, config.tenancy()));
     LOG.info("controller {} serving {} (peers {})", self.id(), url(), peers);
     LOG.info(
         "controller {}: jobs run as their users' Unix accounts (the user table, by default the"
@@ -438,62 +432,6 @@ public final class Controller implements Closeable {
 
   public static Controller start(Config config) throws IOException {
     return new Controller(config);
-  }
-
-  /** Registers the bootstrap tokens in the replicated state, retrying until a leader commits. */
-  private void addTokens(List<TokenRecord> tokens) {
-    for (TokenRecord t : tokens) {
-      while (!Thread.currentThread().isInterrupted()) {
-        boolean known = replica.stateMachine().read(s -> s.token(t.sha256()).isPresent());
-        if (known) {
-          break;
-        }
-        try {
-          replica.propose(new AddToken(System.currentTimeMillis(), t)).get(10, TimeUnit.SECONDS);
-          break;
-        } catch (InterruptedException e) {
-          return;
-        } catch (Exception e) {
-          LOG.debug("token bootstrap not committed yet: {}", e.toString());
-          try {
-            Thread.sleep(50); // no leader yet: don't spin
-          } catch (InterruptedException stop) {
-            return;
-          }
-        }
-      }
-    }
-  }
-
-  /**
-   * Once a leader leads and no limits are set, it proposes its heap's defaults (a command that
-   * changes nothing if limits are set meanwhile); every replica watches, and stops once they are.
-   */
-  private void proposeDefaultLimits(Limits defaults) {
-    var watch = replica.stateMachine().watch();
-    while (!Thread.currentThread().isInterrupted()) {
-      long seen = watch.version();
-      if (replica.stateMachine().read(s -> s.limits().isPresent())) {
-        return;
-      }
-      try {
-        if (replica.isLeaderReady()) {
-          var r =
-              replica
-                  .propose(new SetLimits(System.currentTimeMillis(), defaults, true))
-                  .get(10, TimeUnit.SECONDS);
-          if (r.isOk()) {
-            LOG.info("limits set to this heap's defaults: {}", defaults);
-          }
-        } else {
-          watch.awaitChange(seen, 500);
-        }
-      } catch (InterruptedException e) {
-        return;
-      } catch (Exception e) {
-        LOG.debug("default limits not committed yet: {}", e.toString());
-      }
-    }
   }
 
   private void registerGauges(PrometheusMeterRegistry meters) {

@@ -145,6 +145,29 @@ class FailoverIT {
           "failover %d: restarted replica caught up (%d jobs) %d ms after its restart%n",
           k, expected, (System.nanoTime() - restart) / 1_000_000);
     }
+    // The site configuration goes through the log too: applied at a follower (forwarded to the
+    // leader), every replica then holds the same version, restarted ones included.
+    ControllerProcess leader = awaitLeader(replicas);
+    ControllerProcess follower = replicas.stream().filter(r -> r != leader).findFirst().get();
+    String yaml =
+        "queues:\n  - name: default\n    quotas: {cpu: {nominal: 64}}\n"
+            + "  - name: prod\n    quotas: {cpu: {nominal: 64}}\n";
+    var applied = follower.api().post("/api/v1/config", Map.of("yaml", yaml, "force", true));
+    assertThat(applied.status()).as(applied.body()).isEqualTo(200);
+    long version = applied.as(io.kairos.protocol.ConfigChange.class).version();
+    for (var r : replicas) {
+      var api = r.api();
+      pollUntil(
+          Duration.ofSeconds(30),
+          () -> {
+            var v = Acks.call(() -> api.get("/api/v1/config"));
+            return v != null
+                && v.status() == 200
+                && v.as(io.kairos.protocol.ConfigView.class).version() == version
+                && yaml.equals(v.as(io.kairos.protocol.ConfigView.class).yaml());
+          },
+          () -> "replica " + r.url() + " did not get configuration version " + version);
+    }
     System.out.println(
         "FailoverIT: first submit served after the kill (ms): "
             + servedMs

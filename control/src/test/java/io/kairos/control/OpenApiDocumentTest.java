@@ -58,7 +58,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class OpenApiDocumentTest {
   /**
    * Every route the api package registers, as "METHOD path", taken from JobRoutes, NodeRoutes,
-   * AgentRoutes, SystemRoutes, TokenRoutes, UserRoutes, EventRoutes, LimitRoutes and
+   * AgentRoutes, SystemRoutes, TokenRoutes, UserRoutes, EventRoutes, LimitRoutes, ConfigRoutes and
    * K8sExtenderRoutes. A new route must be added here AND to openapi.json: the tests below compare
    * this list with both the document and the routes {@link Api#create} registers.
    */
@@ -96,6 +96,9 @@ class OpenApiDocumentTest {
           "PUT /api/v1/users/{name}",
           "GET /api/v1/limits",
           "PUT /api/v1/limits",
+          "GET /api/v1/config",
+          "POST /api/v1/config",
+          "GET /api/v1/config/history",
           "GET /api/v1/stats/utilization",
           "GET /api/v1/events",
           "POST /api/v1/k8s-extender/filter",
@@ -306,7 +309,10 @@ class OpenApiDocumentTest {
         Arguments.of("UserUpdate", io.kairos.protocol.UserUpdate.class),
         Arguments.of("LimitsView", io.kairos.protocol.LimitsView.class),
         Arguments.of("LimitsUpdate", io.kairos.protocol.LimitsUpdate.class),
-        Arguments.of("UserLimits", io.kairos.protocol.LimitsView.UserLimits.class));
+        Arguments.of("UserLimits", io.kairos.protocol.LimitsView.UserLimits.class),
+        Arguments.of("ConfigView", io.kairos.protocol.ConfigView.class),
+        Arguments.of("ConfigUpdate", io.kairos.protocol.ConfigUpdate.class),
+        Arguments.of("ConfigChange", io.kairos.protocol.ConfigChange.class));
   }
 
   /**

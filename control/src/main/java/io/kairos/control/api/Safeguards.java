@@ -9,6 +9,7 @@ import io.kairos.control.state.Limits;
 import io.kairos.core.fairshare.AccountTree;
 import java.util.Optional;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * What keeps one user from reading another's private data or starving the controller, as the API
@@ -19,7 +20,7 @@ import java.util.function.LongSupplier;
  */
 public final class Safeguards {
   private final PrivateData privateData;
-  private final AccountTree accounts;
+  private final Supplier<Optional<Tenancy>> tenancy;
   private final long maxHeapBytes;
   private final Limits heapDefaults;
   private final SubmitRate rate;
@@ -28,11 +29,16 @@ public final class Safeguards {
   /**
    * @param maxHeapBytes the heap this JVM may grow to ({@code Runtime.maxMemory()})
    * @param nanos a monotonic clock for the submit rate ({@code System::nanoTime})
+   * @param tenancy the tenancy in force now (it changes with {@code kairos config apply}): its
+   *     account tree widens {@link PrivateData#ACCOUNT}
    */
   public Safeguards(
-      PrivateData privateData, Optional<Tenancy> tenancy, long maxHeapBytes, LongSupplier nanos) {
+      PrivateData privateData,
+      Supplier<Optional<Tenancy>> tenancy,
+      long maxHeapBytes,
+      LongSupplier nanos) {
     this.privateData = privateData;
-    this.accounts = tenancy.filter(Tenancy::hasAccounts).map(Tenancy::accounts).orElse(null);
+    this.tenancy = tenancy;
     this.maxHeapBytes = maxHeapBytes;
     this.heapDefaults = Limits.forHeap(maxHeapBytes);
     this.rate = new SubmitRate(nanos);
@@ -40,7 +46,7 @@ public final class Safeguards {
   }
 
   /** This JVM's heap and the OWNER level: what a controller without settings gets. */
-  public static Safeguards defaults(PrivateData privateData, Optional<Tenancy> tenancy) {
+  public static Safeguards defaults(PrivateData privateData, Supplier<Optional<Tenancy>> tenancy) {
     return new Safeguards(privateData, tenancy, Runtime.getRuntime().maxMemory(), System::nanoTime);
   }
 
@@ -50,6 +56,8 @@ public final class Safeguards {
 
   /** Whether {@code who} may read the private data of the job {@code r} describes. */
   public boolean mayRead(Principal who, JobRequest r) {
+    AccountTree accounts =
+        tenancy.get().filter(Tenancy::hasAccounts).map(Tenancy::accounts).orElse(null);
     return privateData.mayRead(who, r.user(), r.account(), accounts);
   }
 

@@ -80,6 +80,10 @@ public final class CommandCodec {
         g.writeFieldName("limits");
         JSON.writeValue(g, image.limits());
       }
+      if (!image.configs().isEmpty()) {
+        g.writeFieldName("configs");
+        JSON.writeValue(g, image.configs());
+      }
       g.writeEndObject();
     }
   }

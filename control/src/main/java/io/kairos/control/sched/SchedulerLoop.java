@@ -124,8 +124,12 @@ public final class SchedulerLoop implements Closeable {
   private final Timer passTimer;
   private final Counter starts;
   private final Counter preemptions;
-  private final Optional<Tenancy> tenancy;
-  private final FairShareUsage usage;
+  private final SiteTenancy site;
+
+  /** The tenancy of the last pass, its usage and its preemption book: scheduler thread only. */
+  private Optional<Tenancy> tenancy;
+
+  private FairShareUsage usage;
   private volatile FairShareFactor factors;
   private volatile io.kairos.core.fairshare.UsageTracker usageView;
 
@@ -135,7 +139,7 @@ public final class SchedulerLoop implements Closeable {
    * the pass counts), so the pass keeps the preemptor first after its victims have stopped ({@link
    * Tenants#preempting}). Scheduler thread only; an ordering hint, lost with the leadership.
    */
-  private final PreemptionBook preemptionBook;
+  private PreemptionBook preemptionBook;
 
   private final Thread thread;
   private volatile Map<Long, Pending> pending = Map.of();
@@ -153,10 +157,8 @@ public final class SchedulerLoop implements Closeable {
       InstantSource clock,
       MeterRegistry meters) {
     this.replica = replica;
-    this.tenancy = tenancy;
-    this.usage = tenancy.map(FairShareUsage::new).orElse(null);
-    this.preemptionBook =
-        new PreemptionBook(tenancy.map(Tenancy::settings).orElse(Tenants.Settings.DEFAULT));
+    this.site = new SiteTenancy(tenancy);
+    use(tenancy);
     this.pass = new SchedulingPass(policy);
     this.clock = clock;
     this.passTimer =
@@ -191,9 +193,30 @@ public final class SchedulerLoop implements Closeable {
     return pass.policy();
   }
 
-  /** The tenancy configuration this replica schedules with, if any. */
+  /**
+   * The tenancy configuration this replica schedules and admits with, if any: the replicated one
+   * once applied ({@code kairos config apply}), else the one it was started with.
+   */
   public Optional<Tenancy> tenancy() {
-    return tenancy;
+    return site.of(replica.stateMachine().read(s -> s.config()));
+  }
+
+  /** The tenancy in {@code s} ({@link #tenancy()} under a lock the caller holds). */
+  public Optional<Tenancy> tenancy(ControlState s) {
+    return site.of(s.config());
+  }
+
+  /**
+   * Schedules with {@code next} from now on: fair-share usage is rebuilt from the records under it
+   * (the next pass), and the preemption book starts afresh with its settings (an ordering hint).
+   */
+  private void use(Optional<Tenancy> next) {
+    tenancy = next;
+    usage = next.map(FairShareUsage::new).orElse(null);
+    preemptionBook =
+        new PreemptionBook(next.map(Tenancy::settings).orElse(Tenants.Settings.DEFAULT));
+    factors = null;
+    usageView = null;
   }
 
   /** The accounts' fair-share factors as of the last pass on this replica (the leader); or null. */
@@ -323,6 +346,10 @@ public final class SchedulerLoop implements Closeable {
       return null;
     }
     ClusterSnapshot snapshot = s.store().snapshot();
+    Optional<Tenancy> current = site.of(s.config());
+    if (current != tenancy) {
+      use(current);
+    }
     if (tenancy.isEmpty()) {
       return new Inputs(snapshot, Tenants.none());
     }

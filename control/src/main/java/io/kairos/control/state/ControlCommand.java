@@ -34,6 +34,7 @@ import java.util.TreeMap;
   @JsonSubTypes.Type(value = ControlCommand.ResetNode.class, name = "resetNode"),
   @JsonSubTypes.Type(value = ControlCommand.RevokeToken.class, name = "revokeToken"),
   @JsonSubTypes.Type(value = ControlCommand.TokensUsed.class, name = "tokensUsed"),
+  @JsonSubTypes.Type(value = ControlCommand.ApplyConfig.class, name = "applyConfig"),
 })
 public sealed interface ControlCommand {
   long atMs();
@@ -241,4 +242,17 @@ public sealed interface ControlCommand {
    * it changes nothing once limits are set, so two leaders proposing defaults agree).
    */
   record SetLimits(long atMs, Limits limits, boolean onlyIfUnset) implements ControlCommand {}
+
+  /**
+   * An admin applies a new version of the site's configuration ({@link ConfigVersion}).
+   *
+   * @param expectedVersion the version the admin's diff was made against: the command changes
+   *     nothing if another was applied since (0: none yet; -1: whatever is current)
+   * @param sha256 the document's SHA-256, computed by the proposer
+   * @param force apply even if it removes queues that still hold live jobs (they then wait with the
+   *     reason "unknown queue")
+   */
+  record ApplyConfig(
+      long atMs, long expectedVersion, String yaml, String sha256, String by, boolean force)
+      implements ControlCommand {}
 }

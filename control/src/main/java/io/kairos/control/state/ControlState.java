@@ -1,6 +1,7 @@
 package io.kairos.control.state;
 
 import io.kairos.control.state.ControlCommand.AddToken;
+import io.kairos.control.state.ControlCommand.ApplyConfig;
 import io.kairos.control.state.ControlCommand.CancelJob;
 import io.kairos.control.state.ControlCommand.CancelStep;
 import io.kairos.control.state.ControlCommand.DrainNode;
@@ -96,6 +97,7 @@ public final class ControlState {
               records.revokeToken(c.sha256(), c.atMs())
                   ? ControlResult.OK
                   : ControlResult.notFound("no token " + c.sha256());
+          case ApplyConfig c -> records.configs.apply(c, records);
           case TokensUsed c -> {
             c.lastUsedMs().forEach(records::tokenUsed);
             yield ControlResult.OK;
@@ -286,6 +288,16 @@ public final class ControlState {
 
   public long nextJobId() {
     return records.nextJobId();
+  }
+
+  /** The replicated configuration's current version; empty until one is applied. */
+  public Optional<ConfigVersion> config() {
+    return records.configs.current();
+  }
+
+  /** The replicated configuration's kept versions, oldest first. */
+  public List<ConfigVersion> configHistory() {
+    return records.configs.history();
   }
 
   /** The limits in force; empty until set (then nothing is limited). */

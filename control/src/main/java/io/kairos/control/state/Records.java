@@ -57,6 +57,9 @@ final class Records {
   /** Null until set: nothing is limited. */
   private Limits limits;
 
+  /** The replicated configuration's versions. */
+  final SiteConfigs configs = new SiteConfigs();
+
   /** Derived: the weight of the active jobs, in all and per user (users with none left out). */
   private long activeWeight;
 
@@ -377,7 +380,8 @@ final class Records {
         nodeCopies,
         List.copyOf(tokens.values()),
         List.copyOf(users.values()),
-        limits);
+        limits,
+        configs.history());
   }
 
   /** The records of a snapshot; the holding index is left to the rebuild that follows. */
@@ -389,6 +393,7 @@ final class Records {
     r.nextJobId = image.nextJobId();
     r.nextEpoch = image.nextEpoch();
     r.limits = image.limits();
+    r.configs.restore(image.configs());
     for (JobRecord job : image.jobs()) {
       r.nextQueueSeq = Math.max(r.nextQueueSeq, job.queuedSeq + 1);
       r.jobs.put(job.id, job);

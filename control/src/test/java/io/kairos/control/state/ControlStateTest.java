@@ -1031,6 +1031,35 @@ class ControlStateTest {
     assertThat(imageJson(replayed)).as("replay of seed %d", seed).isEqualTo(imageJson(state));
   }
 
+  @Test
+  void configVersionsAreDecidedDeterministicallyKeptBoundedAndSnapshotted() {
+    var state = new ControlState();
+    String v1 = "queues:\n  - name: a\n    quotas: {\"gpu:H100\": {nominal: 1}}\n";
+    var first = state.apply(new ControlCommand.ApplyConfig(1_000, 0, v1, "h1", "admin", false));
+    assertThat(first.ids()).containsExactly(1L);
+    // Made against version 0, but version 1 is current: refused, nothing changes.
+    var stale = state.apply(new ControlCommand.ApplyConfig(2_000, 0, v1, "h1", "admin", false));
+    assertThat(stale.status()).isEqualTo(409);
+    var broken =
+        state.apply(new ControlCommand.ApplyConfig(2_000, -1, "queues: 7", "h2", "admin", false));
+    assertThat(broken.status()).isEqualTo(400);
+    assertThat(state.config().orElseThrow().version()).isEqualTo(1);
+    for (int i = 0; i < ConfigVersion.KEPT + 5; i++) {
+      String doc = v1.replace("nominal: 1", "nominal: " + (i + 2));
+      assertThat(
+              state
+                  .apply(new ControlCommand.ApplyConfig(3_000 + i, -1, doc, "h" + i, "bob", false))
+                  .isOk())
+          .isTrue();
+    }
+    assertThat(state.configHistory()).hasSize(ConfigVersion.KEPT);
+    assertThat(state.config().orElseThrow().version()).isEqualTo(ConfigVersion.KEPT + 6L);
+    assertThat(state.configHistory().getFirst().version()).isEqualTo(7);
+    assertRoundTrip(state, "configs");
+    var restored = ControlState.of(state.image());
+    assertThat(restored.configHistory()).isEqualTo(state.configHistory());
+  }
+
   /** Snapshot bytes → a new state: the same records, free masks, pending and running jobs. */
   static void assertRoundTrip(ControlState state, String what) {
     byte[] bytes = imageBytes(state);
