@@ -32,6 +32,7 @@ import picocli.CommandLine.Command;
       NodesCommand.class,
       LimitsCommand.class,
       ConfigCommand.class,
+      ReplicasCommand.class,
       TokenCommand.class,
       UsersCommand.class,
       TlsCommand.class,

@@ -10,6 +10,7 @@ import io.kairos.control.state.ControlCommand.SetLimits;
 import io.kairos.control.state.ControlResult;
 import io.kairos.control.state.Limits;
 import io.kairos.control.state.TokenRecord;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -36,9 +37,30 @@ final class Bootstrap {
   }
 
   void run(List<TokenRecord> tokens, Limits defaults, Optional<Tenancy> tenancy) {
+    Thread.ofVirtual().name("kairos-wiped-check").start(this::warnIfWiped);
     addTokens(tokens);
     proposeDefaultLimits(defaults);
     tenancy.map(Tenancy::yaml).ifPresent(this::proposeStartupConfig);
+  }
+
+  /** An empty replica the leader sends nothing: what the admin must do, in the log. */
+  private void warnIfWiped() {
+    try {
+      if (replica.membership().looksWiped(Duration.ofSeconds(10))) {
+        String me = replica.self().host() + ":" + replica.self().httpPort();
+        LOG.error(
+            "this replica's data directory is new, but the group it is named in has a history the"
+                + " leader will not send it (a lost or replaced disk: the leader believes this"
+                + " member still holds what it acknowledged). Stop this replica; on a healthy one"
+                + " run `kairos replicas remove {}`; start this one again on an empty data"
+                + " directory; then run `kairos replicas add {}` (docs/operations.md, replacing a"
+                + " replica)",
+            me,
+            me);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** Registers the bootstrap tokens in the replicated state, retrying until a leader commits. */

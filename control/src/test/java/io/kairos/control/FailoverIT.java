@@ -2,8 +2,11 @@ package io.kairos.control;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import io.kairos.protocol.ClusterInfo;
+import io.kairos.protocol.ReplicaView;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -211,6 +214,71 @@ class FailoverIT {
                 + (last[0] == null ? "none" : last[0].status() + " " + last[0].body())
                 + "\n"
                 + lonely.tail());
+  }
+
+  /**
+   * A replica that lost its data directory (a replaced disk) is replaced as docs/operations.md
+   * says: removed from the group while it is down, started again on an empty directory, added back
+   * ({@code kairos replicas remove}, {@code add}). The leader then catches it up and it serves the
+   * group's state and writes.
+   */
+  @Test
+  void aReplicaWhoseDataDirectoryWasLostIsRemovedAndAddedBackAndCatchesUp() throws Exception {
+    startGroup();
+    for (var r : replicas) {
+      r.launch();
+    }
+    for (var r : replicas) {
+      r.awaitReady(Duration.ofSeconds(90));
+    }
+    ControllerProcess leader = awaitLeader(replicas);
+    var api = leader.api();
+    for (int i = 0; i < 30; i++) {
+      var reply = api.post("/api/v1/jobs", "{\"command\":[\"true\"]}");
+      assertThat(reply.status()).as(reply.body()).isEqualTo(201);
+    }
+    ControllerProcess wiped = replicas.stream().filter(r -> r != leader).findFirst().get();
+    String address = "127.0.0.1:" + wiped.port();
+    wiped.kill9();
+    try (var files = Files.walk(wiped.data())) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+    var removed = api.method("DELETE", "/api/v1/replicas/" + address);
+    assertThat(removed.status()).as(removed.body()).isEqualTo(200);
+    assertThat(removed.body()).doesNotContain(":" + wiped.port() + "\"");
+    long restart = System.nanoTime();
+    wiped.launch().awaitReady(Duration.ofSeconds(90));
+    var added = api.post("/api/v1/replicas", Map.of("address", address));
+    assertThat(added.status()).as(added.body()).isEqualTo(200);
+    assertThat(added.as(new TypeReference<List<ReplicaView>>() {}))
+        .extracting(ReplicaView::url)
+        .contains(wiped.url());
+    var mine = wiped.api();
+    pollUntil(
+        Duration.ofSeconds(60),
+        () -> listed(mine).map(Map::size).orElse(-1) == 30,
+        () -> "the replaced replica did not catch up to 30 jobs in 60 s\n" + tails());
+    System.out.printf(
+        "FailoverIT: a replaced replica served the group's 30 jobs %d ms after its restart%n",
+        (System.nanoTime() - restart) / 1_000_000);
+    var more = Acks.call(() -> mine.post("/api/v1/jobs", "{\"command\":[\"true\"]}"));
+    assertThat(more.status())
+        .as("a write through the replaced replica: " + more.body())
+        .isEqualTo(201);
+    for (var r : replicas) {
+      var each = r.api();
+      pollUntil(
+          Duration.ofSeconds(30),
+          () -> listed(each).map(Map::size).orElse(-1) == 31,
+          () -> r.url() + " does not list 31 jobs\n" + r.tail());
+    }
+    // A user's token may not change the membership.
+    String bob =
+        api.post("/api/v1/tokens", Map.of("user", "bob"))
+            .as(io.kairos.protocol.TokenCreated.class)
+            .token();
+    assertThat(api.as(bob).method("DELETE", "/api/v1/replicas/" + address).status()).isEqualTo(403);
+    assertThat(api.as(bob).get("/api/v1/replicas").status()).isEqualTo(403);
   }
 
   // --- the storm -------------------------------------------------------------------------------

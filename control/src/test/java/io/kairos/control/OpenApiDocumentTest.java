@@ -58,9 +58,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 class OpenApiDocumentTest {
   /**
    * Every route the api package registers, as "METHOD path", taken from JobRoutes, NodeRoutes,
-   * AgentRoutes, SystemRoutes, TokenRoutes, UserRoutes, EventRoutes, LimitRoutes, ConfigRoutes and
-   * K8sExtenderRoutes. A new route must be added here AND to openapi.json: the tests below compare
-   * this list with both the document and the routes {@link Api#create} registers.
+   * AgentRoutes, SystemRoutes, TokenRoutes, UserRoutes, EventRoutes, LimitRoutes, ConfigRoutes,
+   * ReplicaRoutes and K8sExtenderRoutes. A new route must be added here AND to openapi.json: the
+   * tests below compare this list with both the document and the routes {@link Api#create}
+   * registers.
    */
   static final List<String> ROUTES =
       List.of(
@@ -99,6 +100,9 @@ class OpenApiDocumentTest {
           "GET /api/v1/config",
           "POST /api/v1/config",
           "GET /api/v1/config/history",
+          "GET /api/v1/replicas",
+          "POST /api/v1/replicas",
+          "DELETE /api/v1/replicas/{address}",
           "GET /api/v1/stats/utilization",
           "GET /api/v1/events",
           "POST /api/v1/k8s-extender/filter",
@@ -312,7 +316,9 @@ class OpenApiDocumentTest {
         Arguments.of("UserLimits", io.kairos.protocol.LimitsView.UserLimits.class),
         Arguments.of("ConfigView", io.kairos.protocol.ConfigView.class),
         Arguments.of("ConfigUpdate", io.kairos.protocol.ConfigUpdate.class),
-        Arguments.of("ConfigChange", io.kairos.protocol.ConfigChange.class));
+        Arguments.of("ConfigChange", io.kairos.protocol.ConfigChange.class),
+        Arguments.of("ReplicaView", io.kairos.protocol.ReplicaView.class),
+        Arguments.of("ReplicaRequest", io.kairos.protocol.ReplicaRequest.class));
   }
 
   /**

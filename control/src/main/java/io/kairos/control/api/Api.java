@@ -51,6 +51,7 @@ public final class Api {
           EventRoutes.register(config, services);
           LimitRoutes.register(config, services);
           ConfigRoutes.register(config, services);
+          ReplicaRoutes.register(config, services);
           Dashboard.configure(config);
           K8sExtenderRoutes.register(config, services);
           config.routes.exception(ApiError.class, (e, ctx) -> problem(ctx, e));

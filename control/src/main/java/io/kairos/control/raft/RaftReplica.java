@@ -59,6 +59,7 @@ public final class RaftReplica implements Closeable {
   private final PeerAddress self;
   private final String scheme;
   private final List<PeerAddress> peers;
+  private final boolean formatted;
   private final KairosStateMachine stateMachine = new KairosStateMachine();
   private final Map<String, PeerAddress> peersById;
   private final RaftServer server;
@@ -122,6 +123,7 @@ public final class RaftReplica implements Closeable {
                     parameters, new GrpcTlsConfig(tls.keys(), tls.trust(), true)));
     // A data directory that already holds this group's log recovers it; a new one is formatted.
     boolean existing = Files.isDirectory(raftDir.resolve(GROUP_ID.getUuid().toString()));
+    this.formatted = !existing;
     server =
         RaftServer.newBuilder()
             .setServerId(RaftPeerId.valueOf(self.id()))
@@ -133,6 +135,26 @@ public final class RaftReplica implements Closeable {
                 existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
             .build();
     client = newClient();
+  }
+
+  /** A client of its own for an admin request (membership); the caller closes it. */
+  RaftClient newAdminClient() {
+    return newClient();
+  }
+
+  /** Whether this start formatted an empty data directory (rather than recovering a log). */
+  boolean formatted() {
+    return formatted;
+  }
+
+  /** The Raft peer a replica address is. */
+  static RaftPeer raftPeer(PeerAddress p) {
+    return RaftPeer.newBuilder().setId(p.id()).setAddress(p.raftAddress()).build();
+  }
+
+  /** The group's membership, as this replica sees it ({@link Membership}). */
+  public Membership membership() {
+    return new Membership(this);
   }
 
   private RaftClient newClient() {
@@ -294,7 +316,7 @@ public final class RaftReplica implements Closeable {
     return peers;
   }
 
-  private Optional<RaftServer.Division> division() {
+  Optional<RaftServer.Division> division() {
     try {
       return Optional.of(server.getDivision(GROUP_ID));
     } catch (IOException e) {
@@ -314,9 +336,30 @@ public final class RaftReplica implements Closeable {
   /** The leader's HTTP base URL, when one is known. */
   public Optional<String> leaderUrl() {
     return division()
-        .map(d -> d.getInfo().getLeaderId())
-        .map(id -> peersById.get(id.toString()))
-        .map(this::urlOf);
+        .map(
+            d -> {
+              var id = d.getInfo().getLeaderId();
+              if (id == null) {
+                return null;
+              }
+              var peer = d.getRaftConf().getPeer(id);
+              return urlOf(id.toString(), peer == null ? null : peer.getAddress());
+            });
+  }
+
+  /**
+   * The API URL of the member {@code id}: from {@code --peers} when it is named there; for a member
+   * added since ({@code kairos replicas add}), its Raft host and the HTTP port its id ends with.
+   */
+  public String urlOf(String id, String raftAddress) {
+    PeerAddress known = peersById.get(id);
+    if (known != null) {
+      return urlOf(known);
+    }
+    int cut = id.lastIndexOf('_');
+    String host =
+        raftAddress == null ? "?" : raftAddress.substring(0, raftAddress.lastIndexOf(':'));
+    return scheme + "://" + host + ":" + (cut < 0 ? "?" : id.substring(cut + 1));
   }
 
   /** A replica's API base URL, with the scheme this group serves. */

@@ -1,0 +1,98 @@
+package io.kairos.control.raft;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.kairos.control.state.ControlCommand;
+import io.kairos.control.state.TokenRecord;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Three replicas in one JVM: one loses its data directory and is started again empty. */
+class WipedReplicaTest {
+  @TempDir Path dir;
+  final List<RaftReplica> replicas = new ArrayList<>();
+  List<PeerAddress> peers;
+
+  @AfterEach
+  void close() throws Exception {
+    for (var r : replicas) {
+      if (r != null) {
+        r.close();
+      }
+    }
+  }
+
+  static int freePort() throws Exception {
+    try (var s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  RaftReplica start(int i) throws Exception {
+    var r = new RaftReplica(peers.get(i), peers, dir.resolve("r" + i));
+    r.start();
+    return r;
+  }
+
+  RaftReplica leader() {
+    return replicas.stream().filter(r -> r != null && r.isLeaderReady()).findFirst().orElse(null);
+  }
+
+  @Test
+  void aWipedReplicaRejoinsFromTheLeader() throws Exception {
+    peers = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      peers.add(new PeerAddress("127.0.0.1", freePort(), freePort()));
+    }
+    for (int i = 0; i < 3; i++) {
+      replicas.add(start(i));
+    }
+    await().atMost(Duration.ofSeconds(30)).until(() -> leader() != null);
+    for (int i = 0; i < 20; i++) {
+      var t = new TokenRecord("h" + i, "u", TokenRecord.USER, 0);
+      assertThat(
+              leader().propose(new ControlCommand.AddToken(1, t)).get(10, TimeUnit.SECONDS).isOk())
+          .isTrue();
+    }
+    int victim = replicas.indexOf(replicas.stream().filter(r -> !r.isLeader()).findFirst().get());
+    long applied = replicas.get(victim).appliedIndex();
+    replicas.get(victim).close();
+    replicas.set(victim, null);
+    try (var files = Files.walk(dir.resolve("r" + victim))) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+    // Started empty as it is, the leader sends it nothing: it tells so.
+    replicas.set(victim, start(victim));
+    assertThat(replicas.get(victim).membership().looksWiped(Duration.ofSeconds(3))).isTrue();
+    assertThat(replicas.get(victim).appliedIndex()).isEqualTo(-1);
+    replicas.get(victim).close();
+    replicas.set(victim, null);
+    try (var files = Files.walk(dir.resolve("r" + victim))) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+    // The procedure: remove it while it is down, start it empty, add it back.
+    var leader = leader();
+    String id = peers.get(victim).id();
+    leader.membership().remove(id);
+    assertThat(leader.membership().members()).extracting(Membership.Member::id).doesNotContain(id);
+    replicas.set(victim, start(victim));
+    var back = replicas.get(victim);
+    leader().membership().add(peers.get(victim));
+    assertThat(leader().membership().members()).extracting(Membership.Member::id).contains(id);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> assertThat((int) back.stateMachine().read(s -> s.tokenCount())).isEqualTo(20));
+    assertThat(back.appliedIndex()).isGreaterThanOrEqualTo(applied);
+  }
+}
