@@ -364,7 +364,8 @@ final class SubmitCommand extends ApiCommand {
             job.script(),
             job.nodes(),
             job.qos())
-        .withTasks(job.ntasks(), job.ntasksPerNode(), job.gpusPerTask());
+        .withTasks(job.ntasks(), job.ntasksPerNode(), job.gpusPerTask())
+        .withCheckpoint(job.checkpoint());
   }
 
   /** The options given, as a submission without a command; unset options are null. */
@@ -443,7 +444,8 @@ final class SubmitCommand extends ApiCommand {
         .withTasks(
             or(top.ntasks(), under.ntasks()),
             or(top.ntasksPerNode(), under.ntasksPerNode()),
-            or(top.gpusPerTask(), under.gpusPerTask()));
+            or(top.gpusPerTask(), under.gpusPerTask()))
+        .withCheckpoint(or(top.checkpoint(), under.checkpoint()));
   }
 
   /** A relative output pattern is relative to the job's working directory, as in Slurm. */

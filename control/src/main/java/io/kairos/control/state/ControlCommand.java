@@ -34,6 +34,7 @@ import java.util.TreeMap;
   @JsonSubTypes.Type(value = ControlCommand.ResetNode.class, name = "resetNode"),
   @JsonSubTypes.Type(value = ControlCommand.RevokeToken.class, name = "revokeToken"),
   @JsonSubTypes.Type(value = ControlCommand.TokensUsed.class, name = "tokensUsed"),
+  @JsonSubTypes.Type(value = ControlCommand.RecordCheckpoint.class, name = "checkpoint"),
 })
 public sealed interface ControlCommand {
   long atMs();
@@ -241,4 +242,12 @@ public sealed interface ControlCommand {
    * it changes nothing once limits are set, so two leaders proposing defaults agree).
    */
   record SetLimits(long atMs, Limits limits, boolean onlyIfUnset) implements ControlCommand {}
+
+  /**
+   * A job reports a complete checkpoint ({@link JobCheckpoints#record}): kept among its latest,
+   * older ones beyond its policy's {@code keep} dropped. Refused unless the job declares
+   * checkpoints and runs attempt {@code attempt} (while it is being stopped too).
+   */
+  record RecordCheckpoint(long atMs, long jobId, CheckpointEntry checkpoint)
+      implements ControlCommand {}
 }

@@ -6,6 +6,7 @@ import io.kairos.control.state.ControlCommand.CancelStep;
 import io.kairos.control.state.ControlCommand.DrainNode;
 import io.kairos.control.state.ControlCommand.NodeDown;
 import io.kairos.control.state.ControlCommand.PreemptJobs;
+import io.kairos.control.state.ControlCommand.RecordCheckpoint;
 import io.kairos.control.state.ControlCommand.RegisterNode;
 import io.kairos.control.state.ControlCommand.ResetNode;
 import io.kairos.control.state.ControlCommand.ResumeNode;
@@ -96,6 +97,7 @@ public final class ControlState {
               records.revokeToken(c.sha256(), c.atMs())
                   ? ControlResult.OK
                   : ControlResult.notFound("no token " + c.sha256());
+          case RecordCheckpoint c -> JobCheckpoints.record(records.job(c.jobId()), c);
           case TokensUsed c -> {
             c.lastUsedMs().forEach(records::tokenUsed);
             yield ControlResult.OK;
