@@ -88,6 +88,8 @@ def main():
         say("attempt %s step %d loss %.6f" % (attempt, step, loss))
         if ckpt.due():
             asked = ckpt.requested
+            if asked:
+                say("attempt %s asked at %.3f" % (attempt, time.time()))
             t0 = time.time()
             ckpt.save(step, state)
             say("attempt %s saved %d asked %s in %.3f s at %.3f"

@@ -85,12 +85,17 @@ final class HeldTask {
 
   /**
    * Sends {@code kill}'s checkpoint signal, once, to the running (not stopping) job tasks of its
-   * attempt: a preemption asks for a checkpoint before it stops them.
+   * attempt: a preemption asks for a checkpoint before it stops them. A request sent is news
+   * ({@code changed}): the agent heartbeats again at once, and so hears at once of the stop that
+   * follows the checkpoint, rather than after the rest of its long-poll period.
    *
    * @return how many tasks were signalled now
    */
   static int askCheckpoint(
-      Iterable<HeldTask> tasks, io.kairos.protocol.agent.TaskKill kill, ProcessLauncher launcher) {
+      Iterable<HeldTask> tasks,
+      io.kairos.protocol.agent.TaskKill kill,
+      ProcessLauncher launcher,
+      Runnable changed) {
     int asked = 0;
     for (HeldTask task : tasks) {
       if (task.key.jobId() != kill.jobId()
@@ -114,6 +119,9 @@ final class HeldTask {
               kill.checkpointSignal(),
               kill.reason());
       asked++;
+    }
+    if (asked > 0) {
+      changed.run();
     }
     return asked;
   }

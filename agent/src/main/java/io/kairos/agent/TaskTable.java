@@ -319,7 +319,7 @@ public final class TaskTable {
    */
   public synchronized int kill(TaskKill kill) {
     if (kill.checkpointSignal() != null) {
-      return HeldTask.askCheckpoint(tasks.values(), kill, launcher);
+      return HeldTask.askCheckpoint(tasks.values(), kill, launcher, this::changed);
     }
     int stopped = 0;
     for (HeldTask task : tasks.values()) {
