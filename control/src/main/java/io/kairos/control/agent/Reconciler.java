@@ -355,7 +355,8 @@ public final class Reconciler {
             null,
             token,
             r.isBatch() && t.task() == 0 ? r.script() : null,
-            r.isBatch() && t.task() > 0 ? Boolean.TRUE : null));
+            r.isBatch() && t.task() > 0 ? Boolean.TRUE : null,
+            null));
   }
 
   /** {@code a} with the job's checkpoint declaration and newest step, when it declares one. */
