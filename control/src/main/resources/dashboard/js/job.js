@@ -137,6 +137,9 @@ export const job = {
         ...row('Preempted', preemptions === 0 ? '' : h('span', {},
           `${preemptions} time${preemptions === 1 ? '' : 's'}`,
           j.preemptedBy != null ? [', last by ', jobLink(j.preemptedBy)] : ''), 'preempted'),
+        ...row('Last checkpoint', j.lastCheckpoint
+          ? `step ${j.lastCheckpoint.step} (attempt ${j.lastCheckpoint.attempt}), ${time(j.lastCheckpoint.time)}`
+          : '', 'last-checkpoint'),
         ...row('Exit code', j.exitCode != null ? String(j.exitCode) : ''),
         ...row('Message', j.message || ''),
         ...row('Excluded nodes', (j.excludeNodes || []).join(', ')));
@@ -150,6 +153,7 @@ export const job = {
         const last = i === all.length - 1 && j.preemptedBy != null;
         events.push({ what: 'Preempted', at, key: 'preempted', by: last ? j.preemptedBy : null });
       });
+      if (j.lastCheckpoint) events.push({ what: `Checkpoint at step ${j.lastCheckpoint.step}`, at: j.lastCheckpoint.time, key: 'checkpoint' });
       if (j.startTime) events.push({ what: j.attempt > 1 ? `Started (attempt ${j.attempt})` : 'Started', at: j.startTime, key: 'started' });
       if (j.state === 'PENDING' && j.predictedStart) events.push({ what: 'Predicted start', at: j.predictedStart, key: 'predicted' });
       if (j.endTime) events.push({ what: `Ended ${j.state}`, at: j.endTime, key: 'ended' });

@@ -57,6 +57,9 @@ final class HeldTask {
   boolean forced;
   long outputAtStart;
 
+  /** Whether a preemption's checkpoint signal was sent (once per attempt). */
+  boolean checkpointAsked;
+
   /** One process of the task. */
   static final class Proc {
     final int local;
@@ -73,6 +76,54 @@ final class HeldTask {
       this.process = process;
       this.spool = spool;
     }
+  }
+
+  /** Why the controller stops a task, for its report. */
+  static String killedMessage(io.kairos.protocol.agent.TaskKill kill) {
+    return "killed by the controller" + (kill.reason() == null ? "" : ": " + kill.reason());
+  }
+
+  /**
+   * Sends {@code kill}'s checkpoint signal, once, to the running (not stopping) job tasks of its
+   * attempt: a preemption asks for a checkpoint before it stops them. A request sent is news
+   * ({@code changed}): the agent heartbeats again at once, and so hears at once of the stop that
+   * follows the checkpoint, rather than after the rest of its long-poll period.
+   *
+   * @return how many tasks were signalled now
+   */
+  static int askCheckpoint(
+      Iterable<HeldTask> tasks,
+      io.kairos.protocol.agent.TaskKill kill,
+      ProcessLauncher launcher,
+      Runnable changed) {
+    int asked = 0;
+    for (HeldTask task : tasks) {
+      if (task.key.jobId() != kill.jobId()
+          || task.key.attempt() != kill.attempt()
+          || task.key.isStep()
+          || task.status != TaskStatus.RUNNING
+          || task.stopRequestedAt != null
+          || task.checkpointAsked) {
+        continue;
+      }
+      task.checkpointAsked = true;
+      for (Proc p : task.procs) {
+        if (p.exit == null) {
+          launcher.signal(p.process.toHandle(), kill.checkpointSignal());
+        }
+      }
+      org.slf4j.LoggerFactory.getLogger(TaskTable.class)
+          .info(
+              "{}: SIG{}: asked for a checkpoint ({})",
+              task.key,
+              kill.checkpointSignal(),
+              kill.reason());
+      asked++;
+    }
+    if (asked > 0) {
+      changed.run();
+    }
+    return asked;
   }
 
   HeldTask(TaskKey key, TaskAssignment assignment, Duration agentGrace) {

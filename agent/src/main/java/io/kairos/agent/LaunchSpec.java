@@ -182,6 +182,7 @@ public record LaunchSpec(
               : isSet(a.output()) ? stdout : taskDir.resolve("stderr.log");
     }
     var env = TaskEnvironment.of(a, node, agentEnv, kairosEnv, workdir, local);
+    TaskCheckpoints.environment(env, a, dataDir);
     if (a.isBatchStep()) {
       BatchStep.environment(env, a);
       argv = BatchStep.argv(a, taskDir);

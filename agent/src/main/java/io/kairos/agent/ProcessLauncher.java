@@ -65,6 +65,7 @@ public final class ProcessLauncher {
    */
   public Process start(LaunchSpec spec) throws IOException {
     taskDirectory(spec);
+    TaskCheckpoints.prepare(spec);
     if (spec.spooled()) {
       return startPiped(spec);
     }

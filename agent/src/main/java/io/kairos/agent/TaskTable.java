@@ -313,23 +313,23 @@ public final class TaskTable {
 
   /**
    * Stops every running task of the job attempt {@code kill} names (SIGTERM now, SIGKILL after the
-   * grace), with reason {@link ExitReason#KILLED}.
+   * grace), with reason {@link ExitReason#KILLED}; a checkpoint request only signals them once.
    *
-   * @return how many tasks were asked to stop; 0 when none is held
+   * @return how many tasks were asked to stop (or signalled); 0 when none is held
    */
   public synchronized int kill(TaskKill kill) {
-    String message =
-        "killed by the controller" + (kill.reason() == null ? "" : ": " + kill.reason());
+    if (kill.checkpointSignal() != null) {
+      return HeldTask.askCheckpoint(tasks.values(), kill, launcher, this::changed);
+    }
     int stopped = 0;
     for (HeldTask task : tasks.values()) {
       if (task.key.jobId() == kill.jobId()
           && task.key.attempt() == kill.attempt()
           && (kill.step() == null || kill.step() == task.key.step())) {
         if (kill.graceSec() != null && kill.graceSec() >= 0 && task.stopRequestedAt == null) {
-          // A preemption's grace (the tenancy's), in place of the job's own for this stop.
           task.grace = Duration.ofSeconds(kill.graceSec());
         }
-        stopped += stop(task, ExitReason.KILLED, message) ? 1 : 0;
+        stopped += stop(task, ExitReason.KILLED, HeldTask.killedMessage(kill)) ? 1 : 0;
       }
     }
     return stopped;

@@ -27,6 +27,7 @@ import picocli.CommandLine.Command;
       QueuesCommand.class,
       CancelCommand.class,
       ShowCommand.class,
+      CheckpointsCommand.class,
       LogsCommand.class,
       HistoryCommand.class,
       NodesCommand.class,

@@ -111,6 +111,20 @@ final class ShowCommand extends ApiCommand {
     } else if (j.checkpointDir() != null) {
       rows.add(row("checkpoints", j.checkpointDir()));
     }
+    if (j.lastCheckpoint() != null) {
+      rows.add(
+          row(
+              "last checkpoint",
+              "step "
+                  + j.lastCheckpoint().step()
+                  + " at "
+                  + TimeFormat.full(j.lastCheckpoint().time(), Environment.zone)
+                  + " ("
+                  + CheckpointsCommand.size(j.lastCheckpoint().sizeBytes())
+                  + "; kairos checkpoints "
+                  + j.id()
+                  + ")"));
+    }
     if (j.excludeNodes() != null && !j.excludeNodes().isEmpty()) {
       rows.add(row("excluded", String.join(",", j.excludeNodes())));
     }

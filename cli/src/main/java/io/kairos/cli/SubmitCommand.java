@@ -182,6 +182,15 @@ final class SubmitCommand extends ApiCommand {
   Path checkpointDir;
 
   @Option(
+      names = "--checkpoint",
+      paramLabel = "[KEY=VALUE,...]",
+      arity = "0..1",
+      fallbackValue = "",
+      description =
+          "The job checkpoints with Kairos: a private KAIROS_CHECKPOINT_DIR, its checkpoints recorded (kairos checkpoints), preemption by checkpoint. Keys: signal (USR1), timeout (2m), every (30m), keep (3).")
+  String checkpoint;
+
+  @Option(
       names = "--max-restarts",
       paramLabel = "N",
       description =
@@ -364,7 +373,8 @@ final class SubmitCommand extends ApiCommand {
             job.script(),
             job.nodes(),
             job.qos())
-        .withTasks(job.ntasks(), job.ntasksPerNode(), job.gpusPerTask());
+        .withTasks(job.ntasks(), job.ntasksPerNode(), job.gpusPerTask())
+        .withCheckpoint(job.checkpoint());
   }
 
   /** The options given, as a submission without a command; unset options are null. */
@@ -398,7 +408,8 @@ final class SubmitCommand extends ApiCommand {
             null,
             nodes,
             qos)
-        .withTasks(ntasks, ntasksPerNode, gpusPerTask);
+        .withTasks(ntasks, ntasksPerNode, gpusPerTask)
+        .withCheckpoint(checkpoint == null ? null : CheckpointOption.parse(checkpoint));
   }
 
   /** {@code top}'s fields where set, else {@code under}'s; the env maps are merged. */
@@ -443,7 +454,8 @@ final class SubmitCommand extends ApiCommand {
         .withTasks(
             or(top.ntasks(), under.ntasks()),
             or(top.ntasksPerNode(), under.ntasksPerNode()),
-            or(top.gpusPerTask(), under.gpusPerTask()));
+            or(top.gpusPerTask(), under.gpusPerTask()))
+        .withCheckpoint(or(top.checkpoint(), under.checkpoint()));
   }
 
   /** A relative output pattern is relative to the job's working directory, as in Slurm. */

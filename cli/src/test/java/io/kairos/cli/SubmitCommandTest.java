@@ -109,6 +109,27 @@ class SubmitCommandTest extends ClientTestSupport {
   }
 
   @Test
+  void theCheckpointFlagDeclaresCheckpoints() throws IOException {
+    kairos("submit", "--checkpoint", "signal=USR2,timeout=90s,keep=5", "--", "python3", "train.py")
+        .assertOk();
+    assertSent(
+        """
+        {"command":["python3","train.py"],"workdir":"%s",
+         "checkpoint":{"signal":"USR2","timeout":"90s","keep":5}}"""
+            .formatted(dir));
+  }
+
+  @Test
+  void theCheckpointFlagAloneTakesTheDefaultsAndABadKeyIsAnError() throws IOException {
+    kairos("submit", "--checkpoint", "--", "python3", "train.py").assertOk();
+    assertSent(
+        "{\"command\":[\"python3\",\"train.py\"],\"workdir\":\"" + dir + "\",\"checkpoint\":{}}");
+    var bad = kairos("submit", "--checkpoint", "evry=1m", "--", "python3", "train.py");
+    assertThat(bad.code()).isNotZero();
+    assertThat(bad.err()).contains("--checkpoint").contains("evry=1m");
+  }
+
+  @Test
   void onlyTheCommandAndWorkdirWhenNoFlags() throws IOException {
     kairos("submit", "--", "hostname").assertOk();
     assertSent("{\"command\":[\"hostname\"],\"workdir\":\"" + dir + "\"}");
@@ -141,6 +162,27 @@ class SubmitCommandTest extends ClientTestSupport {
         {"name":"resnet","command":["python","train.py","--epochs","90"],
          "env":{"NCCL_DEBUG":"INFO"},"workdir":"/data/resnet","gpus":16,"gpusPerNode":8,
          "memoryMb":2048,"timeLimit":"1:30:00"}""");
+  }
+
+  @Test
+  void aJobFileDeclaresCheckpointsAndAMistypedKeyIsNamed() throws IOException {
+    write(
+        "job.yaml",
+        """
+        command: [python3, train.py]
+        gpus: 1
+        workdir: /data
+        checkpoint: {signal: USR1, timeout: 2m, every: 10m, keep: 3}
+        """);
+    kairos("submit", "job.yaml").assertOk();
+    assertSent(
+        """
+        {"command":["python3","train.py"],"workdir":"/data","gpus":1,
+         "checkpoint":{"signal":"USR1","timeout":"2m","every":"10m","keep":3}}""");
+    write("bad.yaml", "command: [python3, train.py]\ncheckpoint: {evry: 10m}\n");
+    var bad = kairos("submit", "bad.yaml");
+    assertThat(bad.code()).isNotZero();
+    assertThat(bad.err()).contains("evry");
   }
 
   @Test

@@ -184,6 +184,37 @@ class BadInputTest {
             "nodes disagreeing with gpusPerNode",
             "{" + CMD + ",\"gpus\":4,\"gpusPerNode\":2,\"nodes\":3}",
             "nodes"),
+        // checkpoint declarations
+        job("checkpoint as a word", "{" + CMD + ",\"checkpoint\":\"yes\"}", "checkpoint"),
+        job(
+            "checkpoint with an unknown key",
+            "{" + CMD + ",\"checkpoint\":{\"evry\":\"1m\"}}",
+            "checkpoint.evry"),
+        job(
+            "checkpoint signal KILL",
+            "{" + CMD + ",\"checkpoint\":{\"signal\":\"KILL\"}}",
+            "checkpoint.signal"),
+        job(
+            "checkpoint timeout of 2 hours",
+            "{" + CMD + ",\"checkpoint\":{\"timeout\":\"2h\"}}",
+            "checkpoint.timeout"),
+        job(
+            "checkpoint timeout not a duration",
+            "{" + CMD + ",\"checkpoint\":{\"timeout\":\"soon\"}}",
+            "checkpoint.timeout"),
+        job(
+            "checkpoint every 8 days",
+            "{" + CMD + ",\"checkpoint\":{\"every\":\"8d\"}}",
+            "checkpoint.every"),
+        job("checkpoint keep 0", "{" + CMD + ",\"checkpoint\":{\"keep\":0}}", "checkpoint.keep"),
+        job(
+            "checkpoint keep 101",
+            "{" + CMD + ",\"checkpoint\":{\"keep\":101}}",
+            "checkpoint.keep"),
+        job(
+            "checkpoint keep as a word",
+            "{" + CMD + ",\"checkpoint\":{\"keep\":\"all\"}}",
+            "checkpoint.keep"),
         // bad values
         job("command empty", "{\"command\":[]}", "command"),
         job("program blank", "{\"command\":[\" \"]}", "command[0]"),

@@ -66,6 +66,9 @@ import java.util.Map;
  * @param qos Slurm's {@code --qos}: the priority class of that name when the controller has one
  *     (unless {@code priorityClass} names one); else the job is accepted without it and the reply
  *     warns, unless the site makes an unknown QOS an error ({@code strictQos})
+ * @param checkpoint the job checkpoints with Kairos ({@link CheckpointSpec}): a private checkpoint
+ *     directory for every attempt, its checkpoints recorded and pruned, and preemption by
+ *     checkpoint; absent for a job that does not declare it
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobSubmission(
@@ -99,7 +102,113 @@ public record JobSubmission(
     Integer gpusPerTask,
     String script,
     Integer nodes,
-    String qos) {
+    String qos,
+    CheckpointSpec checkpoint) {
+
+  /** A submission without a checkpoint declaration. */
+  public JobSubmission(
+      String name,
+      List<String> command,
+      Map<String, String> env,
+      String workdir,
+      Integer gpus,
+      Integer gpusPerNode,
+      Integer cpus,
+      Long memoryMb,
+      String timeLimit,
+      String queue,
+      Integer priority,
+      String gpuModel,
+      String user,
+      String killSignal,
+      String gracePeriod,
+      String warnSignal,
+      String checkpointDir,
+      Integer maxRestarts,
+      List<String> excludeNodes,
+      String array,
+      String dependency,
+      String output,
+      String error,
+      String account,
+      String priorityClass,
+      Integer ntasks,
+      Integer ntasksPerNode,
+      Integer gpusPerTask,
+      String script,
+      Integer nodes,
+      String qos) {
+    this(
+        name,
+        command,
+        env,
+        workdir,
+        gpus,
+        gpusPerNode,
+        cpus,
+        memoryMb,
+        timeLimit,
+        queue,
+        priority,
+        gpuModel,
+        user,
+        killSignal,
+        gracePeriod,
+        warnSignal,
+        checkpointDir,
+        maxRestarts,
+        excludeNodes,
+        array,
+        dependency,
+        output,
+        error,
+        account,
+        priorityClass,
+        ntasks,
+        ntasksPerNode,
+        gpusPerTask,
+        script,
+        nodes,
+        qos,
+        null);
+  }
+
+  /** This submission declaring {@code checkpoint}. */
+  public JobSubmission withCheckpoint(CheckpointSpec checkpoint) {
+    return new JobSubmission(
+        name,
+        command,
+        env,
+        workdir,
+        gpus,
+        gpusPerNode,
+        cpus,
+        memoryMb,
+        timeLimit,
+        queue,
+        priority,
+        gpuModel,
+        user,
+        killSignal,
+        gracePeriod,
+        warnSignal,
+        checkpointDir,
+        maxRestarts,
+        excludeNodes,
+        array,
+        dependency,
+        output,
+        error,
+        account,
+        priorityClass,
+        ntasks,
+        ntasksPerNode,
+        gpusPerTask,
+        script,
+        nodes,
+        qos,
+        checkpoint);
+  }
 
   /** The longest batch script, as Slurm's default {@code max_script_size}: 4 MiB. */
   public static final int MAX_SCRIPT_BYTES = 4 << 20;
@@ -157,6 +266,7 @@ public record JobSubmission(
         error,
         account,
         priorityClass,
+        null,
         null,
         null,
         null,
@@ -226,6 +336,7 @@ public record JobSubmission(
         gpusPerTask,
         null,
         null,
+        null,
         null);
   }
 
@@ -290,7 +401,8 @@ public record JobSubmission(
         null,
         script,
         nodes,
-        qos);
+        qos,
+        null);
   }
 
   /** This submission with Slurm's task options in place of its own. */
@@ -326,7 +438,8 @@ public record JobSubmission(
         gpusPerTask,
         script,
         nodes,
-        qos);
+        qos,
+        checkpoint);
   }
 
   /** A submission without account or priority class. */

@@ -43,6 +43,9 @@ import java.util.Map;
  * @param scriptBytes for a batch job (one submitted with its script): the script's size in bytes
  *     (UTF-8); absent for a job whose command runs on every node. The script's text is private
  *     data, never shown
+ * @param lastCheckpoint for a job that declares checkpoints: the newest complete one Kairos
+ *     recorded (the one its next attempt restores; its manifest path only for readers of the job's
+ *     private data); absent when none
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobView(
@@ -85,7 +88,8 @@ public record JobView(
     Long preemptedBy,
     String runAs,
     List<String> redacted,
-    Integer scriptBytes) {
+    Integer scriptBytes,
+    CheckpointView lastCheckpoint) {
   /** The fields {@link #redacted} names when a job's private data is withheld. */
   public static final List<String> PRIVATE_FIELDS =
       List.of("command", "env", "workdir", "checkpointDir");

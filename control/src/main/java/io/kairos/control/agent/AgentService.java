@@ -105,6 +105,9 @@ public final class AgentService implements AutoCloseable {
   /** Step credentials this leader minted, by job and attempt ({@code id:attempt}). Secrets. */
   private final Map<String, String> jobTokens = new ConcurrentHashMap<>();
 
+  /** Checkpoint requests already sent ({@link CheckpointAsks}), so a long poll does not spin. */
+  private final java.util.Set<String> asked = ConcurrentHashMap.newKeySet();
+
   private final Object minting = new Object();
 
   /** Ready tasks of barrier gangs, by job; the attempt they belong to is kept with them. */
@@ -237,20 +240,23 @@ public final class AgentService implements AutoCloseable {
           drainUnhealthy(hb);
         }
       }
-      var plan = replica.stateMachine().read(s -> Reconciler.plan(s, hb, this::tokenOf));
+      var plan =
+          replica.stateMachine().read(s -> Reconciler.plan(s, hb, this::tokenOf, clock.millis()));
       if (!plan.toRecord().isEmpty()) {
         for (TaskReport r : plan.toRecord()) {
           commit(ended(hb, r));
         }
-        plan = replica.stateMachine().read(s -> Reconciler.plan(s, hb, this::tokenOf));
+        plan =
+            replica.stateMachine().read(s -> Reconciler.plan(s, hb, this::tokenOf, clock.millis()));
       }
       if (mintTokens(plan.launch())) {
-        plan = replica.stateMachine().read(s -> Reconciler.plan(s, hb, this::tokenOf));
+        plan =
+            replica.stateMachine().read(s -> Reconciler.plan(s, hb, this::tokenOf, clock.millis()));
       }
       List<TaskRef> go = barrier(hb);
       long left = (deadline - System.nanoTime()) / 1_000_000L;
       if (!plan.launch().isEmpty()
-          || !plan.kill().isEmpty()
+          || CheckpointAsks.news(asked, hb.node(), plan.kill())
           || !plan.forget().isEmpty()
           || !go.isEmpty()
           || left <= 0) {

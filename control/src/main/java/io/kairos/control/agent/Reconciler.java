@@ -1,6 +1,7 @@
 package io.kairos.control.agent;
 
 import io.kairos.control.state.ControlState;
+import io.kairos.control.state.JobCheckpoints;
 import io.kairos.control.state.JobRecord;
 import io.kairos.control.state.StepRecord;
 import io.kairos.control.state.StepRequest;
@@ -8,6 +9,7 @@ import io.kairos.protocol.JobState;
 import io.kairos.protocol.TaskPlacement;
 import io.kairos.protocol.agent.Heartbeat;
 import io.kairos.protocol.agent.TaskAssignment;
+import io.kairos.protocol.agent.TaskCheckpoint;
 import io.kairos.protocol.agent.TaskKill;
 import io.kairos.protocol.agent.TaskRef;
 import io.kairos.protocol.agent.TaskReport;
@@ -64,6 +66,16 @@ public final class Reconciler {
    * {@code tokens} gives for its job's current attempt (null: none yet).
    */
   public static Plan plan(ControlState state, Heartbeat hb, Function<JobRecord, String> tokens) {
+    return plan(state, hb, tokens, Long.MAX_VALUE);
+  }
+
+  /**
+   * As {@link #plan(ControlState, Heartbeat, Function)} at {@code nowMs} (the leader's clock): a
+   * job that a preemption asks for a checkpoint gets its checkpoint signal ({@link
+   * TaskKill#askCheckpoint}) until the checkpoint arrives or its timeout has passed, then the stop.
+   */
+  public static Plan plan(
+      ControlState state, Heartbeat hb, Function<JobRecord, String> tokens, long nowMs) {
     var launch = new ArrayList<TaskAssignment>();
     var kill = new ArrayList<TaskKill>();
     var forget = new ArrayList<TaskRef>();
@@ -87,6 +99,12 @@ public final class Reconciler {
         } else {
           forget.add(ref);
         }
+      } else if (awaited
+          && job.attempt == r.attempt()
+          && JobCheckpoints.awaitsCheckpoint(job, nowMs)) {
+        kill.add(
+            TaskKill.askCheckpoint(
+                r.jobId(), r.attempt(), job.request.checkpoint().signal(), killReason(job)));
       } else if (!awaited || job.state != JobState.RUNNING || job.requeueing) {
         kill.add(
             new TaskKill(r.jobId(), r.attempt(), killReason(job), killGraceSec(job, r.attempt())));
@@ -252,38 +270,40 @@ public final class Reconciler {
       jobNodes.add(p.node());
     }
     StepRequest s = step.request;
-    return new TaskAssignment(
-        job.id,
-        job.attempt,
-        t.task(),
-        step.placement.size(),
-        stepNodes,
-        r.name(),
-        r.user(),
-        s.command(),
-        s.env(),
-        s.workdir(),
-        t.gpus(),
-        s.cpusPerTask(),
-        0,
-        0,
-        masterAddr,
-        gpuUuids,
-        r.killSignal(),
-        r.graceSec(),
-        null,
-        0,
-        r.checkpointDir().isEmpty() ? null : r.checkpointDir(),
-        false,
-        job.requeues,
-        null,
-        null,
-        r.unixAccount(),
-        step.id,
-        step.tasksPerNode,
-        s.gpusPerTask() > 0 ? s.gpusPerTask() : null,
-        jobNodes,
-        token);
+    return checkpointed(
+        job,
+        new TaskAssignment(
+            job.id,
+            job.attempt,
+            t.task(),
+            step.placement.size(),
+            stepNodes,
+            r.name(),
+            r.user(),
+            s.command(),
+            s.env(),
+            s.workdir(),
+            t.gpus(),
+            s.cpusPerTask(),
+            0,
+            0,
+            masterAddr,
+            gpuUuids,
+            r.killSignal(),
+            r.graceSec(),
+            null,
+            0,
+            r.checkpointDir().isEmpty() ? null : r.checkpointDir(),
+            false,
+            job.requeues,
+            null,
+            null,
+            r.unixAccount(),
+            step.id,
+            step.tasksPerNode,
+            s.gpusPerTask() > 0 ? s.gpusPerTask() : null,
+            jobNodes,
+            token));
   }
 
   static TaskAssignment assignment(
@@ -298,41 +318,60 @@ public final class Reconciler {
     for (TaskPlacement p : job.placement) {
       nodes.add(p.node());
     }
-    return new TaskAssignment(
-        job.id,
-        job.attempt,
-        t.task(),
-        job.placement.size(),
-        nodes,
-        r.name(),
-        r.user(),
-        r.command(),
-        job.array == null ? r.env() : job.array.withVariables(r.env()),
-        r.workdir(),
-        t.gpus(),
-        r.cpus(),
-        r.memoryMb(),
-        r.timeLimitSec(),
-        masterAddr,
-        gpuUuids,
-        r.killSignal(),
-        r.graceSec(),
-        r.warnSignal(),
-        r.warnBeforeSec(),
-        r.checkpointDir().isEmpty() ? null : r.checkpointDir(),
-        job.placement.size() > 1,
-        job.requeues,
-        r.output().isEmpty() ? null : r.output(),
-        r.error().isEmpty() ? null : r.error(),
-        r.unixAccount(),
-        null,
-        r.layout() == null ? null : r.tasksPerNode(),
-        r.layout() == null || r.taskLayout().gpusPerTask() == 0
-            ? null
-            : r.taskLayout().gpusPerTask(),
-        null,
-        token,
-        r.isBatch() && t.task() == 0 ? r.script() : null,
-        r.isBatch() && t.task() > 0 ? Boolean.TRUE : null);
+    return checkpointed(
+        job,
+        new TaskAssignment(
+            job.id,
+            job.attempt,
+            t.task(),
+            job.placement.size(),
+            nodes,
+            r.name(),
+            r.user(),
+            r.command(),
+            job.array == null ? r.env() : job.array.withVariables(r.env()),
+            r.workdir(),
+            t.gpus(),
+            r.cpus(),
+            r.memoryMb(),
+            r.timeLimitSec(),
+            masterAddr,
+            gpuUuids,
+            r.killSignal(),
+            r.graceSec(),
+            r.warnSignal(),
+            r.warnBeforeSec(),
+            r.checkpointDir().isEmpty() ? null : r.checkpointDir(),
+            job.placement.size() > 1,
+            job.requeues,
+            r.output().isEmpty() ? null : r.output(),
+            r.error().isEmpty() ? null : r.error(),
+            r.unixAccount(),
+            null,
+            r.layout() == null ? null : r.tasksPerNode(),
+            r.layout() == null || r.taskLayout().gpusPerTask() == 0
+                ? null
+                : r.taskLayout().gpusPerTask(),
+            null,
+            token,
+            r.isBatch() && t.task() == 0 ? r.script() : null,
+            r.isBatch() && t.task() > 0 ? Boolean.TRUE : null,
+            null));
+  }
+
+  /** {@code a} with the job's checkpoint declaration and newest step, when it declares one. */
+  private static TaskAssignment checkpointed(JobRecord job, TaskAssignment a) {
+    var policy = job.request.checkpoint();
+    if (policy == null) {
+      return a;
+    }
+    var newest = JobCheckpoints.newest(job);
+    return a.withCheckpoint(
+        new TaskCheckpoint(
+            policy.signal(),
+            policy.timeoutSec(),
+            policy.everySec(),
+            policy.keep(),
+            newest == null ? null : newest.step()));
   }
 }

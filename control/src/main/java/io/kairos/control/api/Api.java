@@ -43,6 +43,7 @@ public final class Api {
           config.routes.before("/api/v1/*", ctx -> authenticate(ctx, auth));
           JobRoutes.register(config, services);
           StepRoutes.register(config, services);
+          CheckpointRoutes.register(config, services);
           NodeRoutes.register(config, services);
           AgentRoutes.register(config, services);
           SystemRoutes.register(config, services);

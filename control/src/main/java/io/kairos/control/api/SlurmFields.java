@@ -100,7 +100,8 @@ final class SlurmFields {
                 s.script(),
                 nodes,
                 null)
-            .withTasks(s.ntasks(), s.ntasksPerNode(), s.gpusPerTask());
+            .withTasks(s.ntasks(), s.ntasksPerNode(), s.gpusPerTask())
+            .withCheckpoint(s.checkpoint());
     return new Applied(out, List.copyOf(warnings));
   }
 

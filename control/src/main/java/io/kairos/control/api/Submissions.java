@@ -273,7 +273,8 @@ public final class Submissions {
                 perNode == 0 ? gpus : perNode,
                 prefix),
             s.script(),
-            s.nodes() == null || s.nodes() <= 1 ? 0 : s.nodes());
+            s.nodes() == null || s.nodes() <= 1 ? 0 : s.nodes(),
+            CheckpointSubmissions.policy(s.checkpoint(), prefix));
     return tenancy == null ? withoutTenancy(request, prefix) : resolve(request, tenancy, prefix);
   }
 
@@ -433,7 +434,7 @@ public final class Submissions {
   /** The signals a job may ask for, by name without "SIG". */
   public static final List<String> SIGNALS = io.kairos.protocol.JobSignals.NAMES;
 
-  private static String signal(String text, String field) {
+  static String signal(String text, String field) {
     String name = text.trim().toUpperCase(java.util.Locale.ROOT);
     name = name.startsWith("SIG") ? name.substring(3) : name;
     check(
@@ -444,7 +445,7 @@ public final class Submissions {
     return name;
   }
 
-  private static long duration(String text, String field) {
+  static long duration(String text, String field) {
     try {
       return timeLimit(text, "");
     } catch (ApiError e) {

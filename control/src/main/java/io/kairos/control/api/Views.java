@@ -115,7 +115,20 @@ final class Views {
         j.lastPreemptedBy == 0 ? null : j.lastPreemptedBy,
         r.unixAccount(),
         showPrivate ? null : JobView.PRIVATE_FIELDS,
-        r.isBatch() ? utf8Length(r.script()) : null);
+        r.isBatch() ? utf8Length(r.script()) : null,
+        lastCheckpoint(j, showPrivate));
+  }
+
+  private static io.kairos.protocol.CheckpointView lastCheckpoint(JobRecord j, boolean all) {
+    var e = io.kairos.control.state.JobCheckpoints.newest(j);
+    if (e == null) {
+      return null;
+    }
+    var v = CheckpointRoutes.view(e);
+    return all
+        ? v
+        : new io.kairos.protocol.CheckpointView(
+            v.step(), v.attempt(), v.time(), v.sizeBytes(), null, v.files());
   }
 
   /** The length of {@code s} in UTF-8, without encoding it. */

@@ -4,15 +4,15 @@ import java.util.regex.Pattern;
 
 /**
  * What a job's step credential may reach: the job's own steps (start, watch, read their output,
- * cancel them), the job itself and its logs, and who it is; nothing else, and nothing of another
- * job. The credential acts for the job's owner there, so a job can start steps only in its own
- * allocation, as its owner.
+ * cancel them), the job itself and its logs, its checkpoints (report and list), and who it is;
+ * nothing else, and nothing of another job. The credential acts for the job's owner there, so a job
+ * can start steps only in its own allocation, as its owner.
  */
 public final class JobScope {
   /** The paths a step credential of job {@code N} may use, with N the first group. */
   private static final Pattern ALLOWED =
       Pattern.compile(
-          "/api/v1/jobs/(\\d+)(|/logs|/steps|/steps/\\d+|/steps/\\d+/output|/steps/\\d+/cancel)");
+          "/api/v1/jobs/(\\d+)(|/logs|/checkpoints|/steps|/steps/\\d+|/steps/\\d+/output|/steps/\\d+/cancel)");
 
   private JobScope() {}
 
@@ -38,7 +38,7 @@ public final class JobScope {
     String rest = m.group(2);
     boolean post = method.equals("POST");
     return switch (rest) {
-      case "/steps" -> true;
+      case "/steps", "/checkpoints" -> true;
       case "", "/logs" -> !post;
       default -> rest.endsWith("/cancel") ? post : !post;
     };

@@ -35,6 +35,7 @@ import java.util.TreeMap;
   @JsonSubTypes.Type(value = ControlCommand.RevokeToken.class, name = "revokeToken"),
   @JsonSubTypes.Type(value = ControlCommand.TokensUsed.class, name = "tokensUsed"),
   @JsonSubTypes.Type(value = ControlCommand.ApplyConfig.class, name = "applyConfig"),
+  @JsonSubTypes.Type(value = ControlCommand.RecordCheckpoint.class, name = "checkpoint"),
 })
 public sealed interface ControlCommand {
   long atMs();
@@ -254,5 +255,13 @@ public sealed interface ControlCommand {
    */
   record ApplyConfig(
       long atMs, long expectedVersion, String yaml, String sha256, String by, boolean force)
+      implements ControlCommand {}
+
+  /**
+   * A job reports a complete checkpoint ({@link JobCheckpoints#record}): kept among its latest,
+   * older ones beyond its policy's {@code keep} dropped. Refused unless the job declares
+   * checkpoints and runs attempt {@code attempt} (while it is being stopped too).
+   */
+  record RecordCheckpoint(long atMs, long jobId, CheckpointEntry checkpoint)
       implements ControlCommand {}
 }

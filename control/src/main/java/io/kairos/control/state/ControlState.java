@@ -7,6 +7,7 @@ import io.kairos.control.state.ControlCommand.CancelStep;
 import io.kairos.control.state.ControlCommand.DrainNode;
 import io.kairos.control.state.ControlCommand.NodeDown;
 import io.kairos.control.state.ControlCommand.PreemptJobs;
+import io.kairos.control.state.ControlCommand.RecordCheckpoint;
 import io.kairos.control.state.ControlCommand.RegisterNode;
 import io.kairos.control.state.ControlCommand.ResetNode;
 import io.kairos.control.state.ControlCommand.ResumeNode;
@@ -98,6 +99,7 @@ public final class ControlState {
                   ? ControlResult.OK
                   : ControlResult.notFound("no token " + c.sha256());
           case ApplyConfig c -> records.configs.apply(c, records);
+          case RecordCheckpoint c -> JobCheckpoints.record(records.job(c.jobId()), c);
           case TokensUsed c -> {
             c.lastUsedMs().forEach(records::tokenUsed);
             yield ControlResult.OK;

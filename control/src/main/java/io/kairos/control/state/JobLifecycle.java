@@ -264,6 +264,7 @@ final class JobLifecycle {
               + (p.detail() == null || p.detail().isBlank() ? "" : " (" + p.detail() + ")");
       victim.nextEligibleMs = c.atMs();
       victim.nextAvoidNodes = victim.avoidNodes;
+      JobCheckpoints.ask(victim, c.atMs());
       completeRequeueWhenStopped(victim, c.atMs());
       preempted.add(victim.id);
     }
@@ -426,6 +427,10 @@ final class JobLifecycle {
     }
     records.removeJobTokens(job.id);
     finishInStore(job, atMs);
+    String checkpointed = JobCheckpoints.outcome(job);
+    if (checkpointed != null) {
+      job.message = job.message + ": " + checkpointed;
+    }
     job.requeueing = false;
     job.preemptedBy = 0;
     job.stopGraceSec = -1;
@@ -514,6 +519,7 @@ final class JobLifecycle {
     records.removeJobTokens(job.id);
     job.requeueing = false;
     job.preemptedBy = 0;
+    job.checkpointAskedMs = 0;
     job.state = state;
     job.endMs = atMs;
     job.exitCode = exitCode;

@@ -101,6 +101,26 @@ public final class JobRecord {
   @JsonInclude(JsonInclude.Include.NON_EMPTY)
   public List<StepRecord> steps = new ArrayList<>();
 
+  /** The latest complete checkpoints the job reported, oldest first, at most its policy's keep. */
+  @JsonInclude(JsonInclude.Include.NON_EMPTY)
+  public List<CheckpointEntry> checkpoints = List.of();
+
+  /** How many checkpoints the job has reported in all (kept or pruned). */
+  @JsonInclude(JsonInclude.Include.NON_DEFAULT)
+  public int checkpointCount;
+
+  /**
+   * While a preemption asks the job for a checkpoint: when it asked (epoch millis), else 0. The
+   * tasks get the checkpoint signal until a checkpoint newer than {@link #checkpointCountAtAsk}
+   * arrives or the policy's timeout has passed, then the stop.
+   */
+  @JsonInclude(JsonInclude.Include.NON_DEFAULT)
+  public long checkpointAskedMs;
+
+  /** {@link #checkpointCount} when the preemption asked. */
+  @JsonInclude(JsonInclude.Include.NON_DEFAULT)
+  public int checkpointCountAtAsk;
+
   /** The id the next step gets: they count from 0 in each job, as Slurm's. */
   @JsonInclude(JsonInclude.Include.NON_DEFAULT)
   public int nextStepId;
@@ -140,6 +160,10 @@ public final class JobRecord {
     c.lastPreemptedBy = lastPreemptedBy;
     c.stopGraceSec = stopGraceSec;
     c.nextStepId = nextStepId;
+    c.checkpoints = checkpoints;
+    c.checkpointCount = checkpointCount;
+    c.checkpointAskedMs = checkpointAskedMs;
+    c.checkpointCountAtAsk = checkpointCountAtAsk;
     c.steps = new ArrayList<>(steps.size());
     for (StepRecord step : steps) {
       c.steps.add(step.copy());

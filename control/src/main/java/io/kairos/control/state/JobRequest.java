@@ -39,6 +39,8 @@ import java.util.Objects;
  *     node, and then left out of the log's JSON
  * @param nodes for a job without GPUs per node: how many nodes it spreads over, one task each; 0
  *     (left out of the log's JSON) for one
+ * @param checkpoint the job checkpoints with Kairos (a private directory, recorded checkpoints,
+ *     preemption by checkpoint); null (left out of the log's JSON) for a job that does not
  */
 public record JobRequest(
     String name,
@@ -70,7 +72,8 @@ public record JobRequest(
     @JsonInclude(JsonInclude.Include.NON_NULL) String runAs,
     @JsonInclude(JsonInclude.Include.NON_NULL) TaskLayout layout,
     @JsonInclude(JsonInclude.Include.NON_NULL) String script,
-    @JsonInclude(JsonInclude.Include.NON_DEFAULT) int nodes) {
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) int nodes,
+    @JsonInclude(JsonInclude.Include.NON_NULL) CheckpointPolicy checkpoint) {
   public static final String DEFAULT_KILL_SIGNAL = "TERM";
   public static final long DEFAULT_GRACE_SEC = 30;
 
@@ -132,7 +135,8 @@ public record JobRequest(
         null,
         null,
         null,
-        0);
+        0,
+        null);
   }
 
   /** A request without account or priority class (entries written before tenancy). */
@@ -389,7 +393,8 @@ public record JobRequest(
         runAs,
         layout,
         script,
-        nodes);
+        nodes,
+        checkpoint);
   }
 
   /** With {@code dependency} in place of this one's (tests and the generator). */
@@ -424,7 +429,8 @@ public record JobRequest(
         runAs,
         layout,
         script,
-        nodes);
+        nodes,
+        checkpoint);
   }
 
   /** With {@code array} in place of this one's. */
@@ -459,7 +465,8 @@ public record JobRequest(
         runAs,
         layout,
         script,
-        nodes);
+        nodes,
+        checkpoint);
   }
 
   /**
@@ -496,7 +503,8 @@ public record JobRequest(
         runAs,
         layout,
         script,
-        nodes);
+        nodes,
+        checkpoint);
   }
 
   /** Running as Unix account {@code runAs} (resolved at submission from the user table). */
@@ -531,7 +539,8 @@ public record JobRequest(
         runAs,
         layout,
         script,
-        nodes);
+        nodes,
+        checkpoint);
   }
 
   /** The Unix account the tasks run as: the recorded one, else (older entries) the user's name. */

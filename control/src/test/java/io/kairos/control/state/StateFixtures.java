@@ -115,7 +115,45 @@ final class StateFixtures {
         g.runAs(),
         null,
         "#!/bin/sh\ntrue\n",
-        0);
+        0,
+        null);
+  }
+
+  /** A one-process job of {@code gpus} GPUs that declares checkpoints ({@code policy}). */
+  static JobRequest checkpointing(int gpus, CheckpointPolicy policy) {
+    JobRequest g = job(gpus);
+    return new JobRequest(
+        "ckpt",
+        g.command(),
+        g.env(),
+        g.workdir(),
+        g.gpus(),
+        g.gpusPerNode(),
+        g.cpus(),
+        g.memoryMb(),
+        g.timeLimitSec(),
+        g.queue(),
+        g.priority(),
+        g.gpuModel(),
+        g.user(),
+        g.killSignal(),
+        g.graceSec(),
+        g.warnSignal(),
+        g.warnBeforeSec(),
+        g.checkpointDir(),
+        g.maxRestarts(),
+        g.excludeNodes(),
+        g.array(),
+        g.dependency(),
+        g.output(),
+        g.error(),
+        g.account(),
+        g.priorityClass(),
+        g.runAs(),
+        null,
+        null,
+        0,
+        policy);
   }
 
   /** A job whose failed task restarts the gang up to {@code maxRestarts} times. */

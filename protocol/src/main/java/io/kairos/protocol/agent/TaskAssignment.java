@@ -50,6 +50,8 @@ import java.util.Map;
  *     CPUs, memory) until the job ends; no program of the job runs there; null for any other task
  * @param jobToken the job's step credential, handed to its processes so that their {@code srun} may
  *     start steps in this job (and only this one); null for none. A secret: never logged
+ * @param checkpoint the job's checkpoint declaration and its newest recorded step, for the task's
+ *     {@code KAIROS_CHECKPOINT_*} variables; null for a job that does not declare checkpoints
  */
 public record TaskAssignment(
     long jobId,
@@ -84,7 +86,47 @@ public record TaskAssignment(
     @JsonInclude(JsonInclude.Include.NON_NULL) List<String> jobNodes,
     @JsonInclude(JsonInclude.Include.NON_NULL) String jobToken,
     @JsonInclude(JsonInclude.Include.NON_NULL) String script,
-    @JsonInclude(JsonInclude.Include.NON_NULL) Boolean holder) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) Boolean holder,
+    @JsonInclude(JsonInclude.Include.NON_NULL) TaskCheckpoint checkpoint) {
+
+  /** This assignment telling its task about the job's checkpoints. */
+  public TaskAssignment withCheckpoint(TaskCheckpoint checkpoint) {
+    return new TaskAssignment(
+        jobId,
+        attempt,
+        task,
+        tasks,
+        nodes,
+        name,
+        user,
+        command,
+        env,
+        workdir,
+        gpus,
+        cpus,
+        memoryMb,
+        timeLimitSec,
+        masterAddr,
+        gpuUuids,
+        killSignal,
+        graceSec,
+        warnSignal,
+        warnBeforeSec,
+        checkpointDir,
+        barrier,
+        restarts,
+        output,
+        error,
+        runAs,
+        step,
+        tasksPerNode,
+        gpusPerTask,
+        jobNodes,
+        jobToken,
+        script,
+        holder,
+        checkpoint);
+  }
 
   /** An assignment of the job's own tasks, one process each (controllers before steps). */
   public TaskAssignment(
@@ -141,6 +183,7 @@ public record TaskAssignment(
         output,
         error,
         runAs,
+        null,
         null,
         null,
         null,
@@ -216,6 +259,7 @@ public record TaskAssignment(
         jobNodes,
         jobToken,
         null,
+        null,
         null);
   }
 
@@ -282,7 +326,8 @@ public record TaskAssignment(
         null,
         null,
         script,
-        holder);
+        holder,
+        null);
   }
 
   /** Whether this task only holds its node's share of a batch job's allocation. */
