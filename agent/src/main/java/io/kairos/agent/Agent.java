@@ -84,6 +84,12 @@ public final class Agent implements AutoCloseable {
   private final CountDownLatch terminated = new CountDownLatch(1);
   private volatile boolean stopping;
 
+  /** Stopping leaves the tasks running, for the next agent to adopt ({@link #detach}). */
+  private volatile boolean detaching;
+
+  /** The first registration reports the tasks adopted at start. */
+  private volatile boolean reportAdopted;
+
   private LogServer logServer;
   private ScheduledExecutorService ticker;
   private Thread loop;
@@ -161,7 +167,18 @@ public final class Agent implements AutoCloseable {
       throw new IllegalStateException(
           "agent " + config.nodeName() + " was already started or closed");
     }
-    isolation = NodeIsolation.open(config, health);
+    // Tasks a previous agent left under their supervisors are adopted, not killed.
+    List<TaskRecord.Found> found = TaskRecord.scan(config.dataDir());
+    java.util.Set<String> adopted = new java.util.TreeSet<>();
+    for (TaskRecord.Found f : found) {
+      if (f.anyRunning()) {
+        adopted.add(f.record().key().dirName());
+      }
+    }
+    isolation = NodeIsolation.open(config, health, adopted);
+    if (!table.adopt(found).isEmpty()) {
+      reportAdopted = true;
+    }
     logServer = identity.open(config.listenHost(), config.listenPort(), config.dataDir(), table);
     address = identity.address(config.listenHost(), logServer.port());
     ticker =
@@ -226,6 +243,17 @@ public final class Agent implements AutoCloseable {
   }
 
   /**
+   * Stops the agent but not its tasks, for an upgrade or a restart: they run on under their
+   * supervisors and the fence watchdog (which still kills them if the lease runs out before an
+   * agent renews it), and the next agent on this data directory adopts them. Without a watchdog
+   * nothing would fence them, so this is {@link #close} then. Blocks until done; idempotent.
+   */
+  public void detach() {
+    detaching = config.fenceWatchdog();
+    close();
+  }
+
+  /**
    * The log server's base URL, as registered ({@code http://127.0.0.1:41234}); null before start.
    */
   public String address() {
@@ -284,7 +312,8 @@ public final class Agent implements AutoCloseable {
             health.nvlinkDomainSize(config),
             identity.logToken(),
             isolation.owners().runsOnlyAs(),
-            identity.credential());
+            identity.credential(),
+            reportAdopted ? table.reports() : null);
     while (!stopping) {
       identity.authorize(client);
       Instant sentAt = clock.instant();
@@ -301,6 +330,7 @@ public final class Agent implements AutoCloseable {
           return false;
         }
         registered(registered, sentAt);
+        reportAdopted = false;
         isolation.renewed(sentAtNanos, registered.leaseMs(), registered.epoch());
         return true;
       }
@@ -570,6 +600,13 @@ public final class Agent implements AutoCloseable {
       return;
     }
     try {
+      if (detaching) {
+        log.info(
+            "agent {}: stopping, leaving {} task(s) to the next agent",
+            config.nodeName(),
+            table.reports().size());
+        return;
+      }
       table.killAll(ExitReason.KILLED, "agent " + config.nodeName() + " stopping");
       if (!table.awaitAllExited(Duration.ofMillis(config.killGraceMs()))) {
         log.warn("agent {}: tasks outlived the grace; sending SIGKILL", config.nodeName());
@@ -587,8 +624,8 @@ public final class Agent implements AutoCloseable {
         if (healthChecks != null) {
           healthChecks.shutdownNow();
         }
-        if (isolation != null) {
-          isolation.close();
+        if (isolation != null && !detaching) {
+          isolation.close(); // its watchdog guards the tasks left behind
         }
         if (logServer != null) {
           logServer.close();

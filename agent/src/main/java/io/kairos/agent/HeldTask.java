@@ -61,16 +61,38 @@ final class HeldTask {
   static final class Proc {
     final int local;
     final LaunchSpec spec;
+
+    /** The process this agent started; null for one adopted from a previous agent. */
     final Process process;
+
+    /** The process, or its {@link Supervisor} when it has one: the root of its tree. */
+    final ProcessHandle handle;
+
+    /** Whether {@link #handle} is a supervisor, which is never killed. */
+    final boolean supervised;
+
     final OutputSpool spool;
     Integer exit;
     String setup = "";
     List<ProcessHandle> tree = List.of();
 
     Proc(int local, LaunchSpec spec, Process process, OutputSpool spool) {
+      this(
+          local, spec, process, process.toHandle(), spec.owner() != null && !spec.spooled(), spool);
+    }
+
+    Proc(
+        int local,
+        LaunchSpec spec,
+        Process process,
+        ProcessHandle handle,
+        boolean supervised,
+        OutputSpool spool) {
       this.local = local;
       this.spec = spec;
       this.process = process;
+      this.handle = handle;
+      this.supervised = supervised;
       this.spool = spool;
     }
   }
