@@ -105,15 +105,15 @@ final class Adoption {
     task.warned = task.warnAt != null && !now.isBefore(task.warnAt);
     if (task.allExited()) {
       task.exited(now);
-      for (HeldTask.Proc p : task.procs) {
-        if (!p.setup.isBlank() && p.exit != 0 && task.reason == null) {
-          task.reason = ExitReason.LAUNCH_FAILED;
-          task.message = p.setup.strip();
-        }
-      }
+      task.failedSetup();
     } else {
       task.status = TaskStatus.RUNNING;
     }
+    log.info(
+        "{}: adopted from the previous agent: {}{}",
+        key,
+        task.status,
+        task.status == TaskStatus.EXITED ? " with code " + task.exitCode : "");
     return task;
   }
 

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import org.slf4j.LoggerFactory;
 
 /**
  * One task the {@link TaskTable} holds, and its supervision state. Guarded by the table's lock.
@@ -144,6 +145,44 @@ final class HeldTask {
     this.status = TaskStatus.EXITED;
     this.exitCode = procs.size() == 1 ? procs.getFirst().exit : StepExit.of(exitCodes());
     this.endedAt = at;
+  }
+
+  /** A process ended without a recorded status ({@code why}, or null if it had one): killed. */
+  void lostUnwatched(String why) {
+    if (why != null && reason == null) {
+      reason = ExitReason.KILLED;
+      message = why;
+    }
+  }
+
+  /** A process that failed before its program ran (its setup said why) fails the launch. */
+  void failedSetup() {
+    for (Proc p : procs) {
+      if (!p.setup.isBlank() && p.exit != 0 && reason == null) {
+        // It never ran: the owner could not enter its directory or open its output.
+        reason = ExitReason.LAUNCH_FAILED;
+        message = p.setup.strip();
+      }
+    }
+  }
+
+  /** Sends the job's warning signal once its time has come (Slurm's --signal). */
+  void warnIfDue(Instant now, ProcessLauncher launcher) {
+    if (warnAt == null || warned || now.isBefore(warnAt)) {
+      return;
+    }
+    warned = true;
+    LoggerFactory.getLogger(TaskTable.class)
+        .info(
+            "{}: SIG{} as warned, {} s before the time limit",
+            key,
+            assignment.warnSignal(),
+            assignment.warnBeforeSec());
+    for (Proc p : procs) {
+      if (p.exit == null && p.handle != null) {
+        launcher.signal(p.handle, assignment.warnSignal());
+      }
+    }
   }
 
   private List<Integer> exitCodes() {

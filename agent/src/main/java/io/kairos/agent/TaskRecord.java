@@ -102,6 +102,17 @@ record TaskRecord(
     }
   }
 
+  /** The names ({@link TaskKey#dirName}) of the tasks in {@code found} with a process running. */
+  static Set<String> running(List<Found> found) {
+    var names = new java.util.TreeSet<String>();
+    for (Found f : found) {
+      if (f.anyRunning()) {
+        names.add(f.record().key().dirName());
+      }
+    }
+    return names;
+  }
+
   /** Every trustworthy record in {@code DATA/run/}, for this agent's account. */
   static List<Found> scan(Path dataDir) {
     return scan(dataDir, TaskOwners.thisProcess().uid());

@@ -38,9 +38,8 @@ import org.slf4j.LoggerFactory;
  * it to exit. Every change a heartbeat should carry (a launch, an exit) bumps {@link #version} and
  * runs the {@code onChange} callback.
  *
- * <p>Thread-safe: every method locks the table. Persists nothing yet: a restarted agent starts
- * empty. Recovery would save, per task, its key, pid and report, at the two places that call {@code
- * changed()}.
+ * <p>Thread-safe: every method locks the table. A task started under a {@link Supervisor} is
+ * recorded for the next agent ({@link TaskRecord}), which takes it over with {@link #adopt}.
  */
 public final class TaskTable {
   private static final Logger log = LoggerFactory.getLogger(TaskTable.class);
@@ -381,25 +380,13 @@ public final class TaskTable {
    */
   public synchronized void tick() {
     Instant now = clock.instant();
-    deleteSpools(now);
+    OutputSpool.deleteDue(spoolsToDelete, now);
     for (HeldTask task : tasks.values()) {
       if (!task.hasProcesses()) {
         continue;
       }
       if (task.status == TaskStatus.RUNNING && task.stopRequestedAt == null) {
-        if (task.warnAt != null && !task.warned && !now.isBefore(task.warnAt)) {
-          task.warned = true;
-          log.info(
-              "{}: SIG{} as warned, {} s before the time limit",
-              task.key,
-              task.assignment.warnSignal(),
-              task.assignment.warnBeforeSec());
-          for (HeldTask.Proc p : task.procs) {
-            if (p.exit == null) {
-              launcher.signal(p.handle, task.assignment.warnSignal());
-            }
-          }
-        }
+        task.warnIfDue(now, launcher);
         if (task.deadline != null && !now.isBefore(task.deadline)) {
           stop(task, ExitReason.TIME_LIMIT, "time limit " + task.timeLimitSec + "s reached");
         } else if (maxOutputBytes > 0 && task.outputBytes() > maxOutputBytes) {
@@ -484,13 +471,6 @@ public final class TaskTable {
     return true;
   }
 
-  /** Removes the spool directories of forgotten steps whose time has come; under the lock. */
-  private void deleteSpools(Instant now) {
-    spoolsToDelete
-        .entrySet()
-        .removeIf(e -> !now.isBefore(e.getValue()) && OutputSpool.delete(e.getKey()));
-  }
-
   /**
    * Takes over the tasks a previous agent on this data directory left ({@link TaskRecord#scan}):
    * running ones are watched again, ones that ended meanwhile are held EXITED with the status their
@@ -516,11 +496,6 @@ public final class TaskTable {
           }
         }
       }
-      log.info(
-          "{}: adopted from the previous agent: {}{}",
-          key,
-          task.status,
-          task.status == TaskStatus.EXITED ? " with code " + task.exitCode : "");
       changed();
     }
     return adopted;
@@ -550,21 +525,12 @@ public final class TaskTable {
     }
     proc.exit = end.code();
     proc.setup = end.setup();
-    if (end.lost() != null && task.reason == null) {
-      task.reason = ExitReason.KILLED;
-      task.message = end.lost();
-    }
+    task.lostUnwatched(end.lost());
     if (!task.allExited() || task.procs.size() < task.specs.size()) {
       return; // others of the entry still run
     }
     task.exited(clock.instant());
-    for (HeldTask.Proc p : task.procs) {
-      if (!p.setup.isBlank() && p.exit != 0 && task.reason == null) {
-        // It never ran: the owner could not enter its directory or open its output.
-        task.reason = ExitReason.LAUNCH_FAILED;
-        task.message = p.setup.strip();
-      }
-    }
+    task.failedSetup();
     hooks.ended(key);
     log.info(
         "{}: exited with code {}{}",
