@@ -150,6 +150,45 @@ class AgentRestartIT {
         .contains("adopted from the previous agent: EXITED with code 5");
   }
 
+  @Test
+  void tasksLeftByAnAgentThatDoesNotComeBackAreKilledWhenItsLeaseEnds() throws Exception {
+    Path out = Files.createDirectories(dir.resolve("gone"));
+    long id =
+        cluster.submit(
+            MultiNodeIT.job(List.of("/bin/sh", "-c", counter("stop", "0")), 1, null, out));
+    cluster.waitState(id, JobState.RUNNING, Duration.ofSeconds(60));
+    awaitSteps(out, 0, 3);
+    long pid = pid(out, 0);
+    String node = cluster.job(id).placement().get(0).node();
+
+    // Stopped cleanly, so it leaves its task running, but never started again.
+    Process p = cluster.agentProcess(node);
+    p.destroy();
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    long stoppedAt = System.nanoTime();
+    TestCluster.waitFor(
+        "the fence watchdog kills the task left behind once the lease has run out",
+        Duration.ofSeconds(30),
+        () -> !ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false),
+        () -> "");
+    long diedAfterMs = (System.nanoTime() - stoppedAt) / 1_000_000;
+    assertThat(diedAfterMs).as("killed %d ms after the stop", diedAfterMs).isLessThan(15_000L);
+    assertThat(Files.readString(dir.resolve("agent-" + node).resolve("fence").resolve("fenced")))
+        .contains(id + "-1-0");
+    TestCluster.waitFor(
+        "the job runs again on the other node",
+        Duration.ofSeconds(60),
+        () -> cluster.job(id).state() == JobState.RUNNING && cluster.job(id).attempt() == 2,
+        () -> cluster.job(id) + "\n" + cluster.serverLog());
+    assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false))
+        .as("attempt 1 is dead before attempt 2 runs")
+        .isFalse();
+
+    restart(node);
+    Files.writeString(out.resolve("stop"), "");
+    cluster.waitState(id, JobState.SUCCEEDED, Duration.ofSeconds(60));
+  }
+
   /** Starts {@code node}'s agent again and waits until it has registered. */
   static void restart(String node) throws Exception {
     cluster.agent(node, 2 + NODES.indexOf(node), "2xEMU");
