@@ -35,6 +35,9 @@ import java.util.OptionalInt;
  * DATA/run/KEY/N.exit        0600 process N's exit status, written by its supervisor
  * DATA/run/KEY/N.setup       0600 what went wrong before process N's program ran
  * </pre>
+ *
+ * <p>These names, the record's fields and {@link #NAME} are a contract between agent versions: an
+ * upgraded agent adopts what the previous binary started.
  */
 final class Supervisor {
   /** Arguments: EXIT_FILE, then the argv to run. Never holds user text. */
@@ -136,12 +139,19 @@ final class Supervisor {
     }
   }
 
-  /** Whether {@code pid}'s command line is a supervisor's ({@code /bin/sh -c SCRIPT NAME ...}). */
+  /**
+   * Whether {@code pid}'s command line is a supervisor's ({@code /bin/sh -c SCRIPT NAME ...}). The
+   * script's text is not compared: a supervisor started by an older agent binary is adopted by a
+   * newer one.
+   */
   static boolean isSupervisor(long pid) {
     try {
       byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline"));
       String[] args = new String(raw, StandardCharsets.UTF_8).split("\0");
-      return args.length > 3 && args[2].equals(SCRIPT) && args[3].equals(NAME);
+      return args.length > 3
+          && args[0].equals("/bin/sh")
+          && args[1].equals("-c")
+          && args[3].equals(NAME);
     } catch (IOException | RuntimeException e) {
       return false;
     }
