@@ -27,6 +27,8 @@ import urllib.error
 import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Run as root, the admin token's jobs run as root: the controller and agents must allow it.
+ROOT_JOBS = ["--allow-root-jobs"] if os.geteuid() == 0 else []
 KAIROS = os.path.join(ROOT, "kairos")
 
 
@@ -36,7 +38,7 @@ class Cluster:
         self.url = f"http://127.0.0.1:{port}"
         self.logs = []
         self.server = self._spawn("server", [KAIROS, "server", "--data", f"{self.dir}/ctl",
-                                             "--listen", f"127.0.0.1:{port}"])
+                                             "--listen", f"127.0.0.1:{port}"] + ROOT_JOBS)
         self.token = self._wait_file(f"{self.dir}/ctl/admin.token")
         self.agents = {}
         for i in range(agents):
@@ -60,7 +62,7 @@ class Cluster:
             KAIROS, "agent", "--controller", self.url,
             "--join-token-file", f"{self.dir}/ctl/join.token", "--node-name", name,
             "--data", f"{self.dir}/agent-{name}", "--emulate-gpus", "1",
-            "--listen", f"127.0.0.{host}:0"]), host)
+            "--listen", f"127.0.0.{host}:0"] + ROOT_JOBS), host)
         self.wait(lambda: self.node(name).get("state") == "UP"
                   and self.node(name).get("liveness") == "ALIVE", 120, f"{name} up")
 

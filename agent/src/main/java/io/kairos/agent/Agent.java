@@ -84,17 +84,18 @@ public final class Agent implements AutoCloseable {
   private final CountDownLatch terminated = new CountDownLatch(1);
   private volatile boolean stopping;
 
+  // Stop leaving the tasks to the next agent (detach); report those adopted at start.
+  private volatile boolean detaching;
+  private volatile boolean reportAdopted;
+
   private LogServer logServer;
   private ScheduledExecutorService ticker;
   private Thread loop;
   private volatile String address;
 
   private final Lease lease = new Lease();
-
   // Retry state, used by the loop thread only.
-  private int failures;
-
-  private int redirects;
+  private final Retries retries;
   private int fencesInARow;
 
   /** The node's credential and which one the next call presents. */
@@ -108,6 +109,7 @@ public final class Agent implements AutoCloseable {
     this.client =
         new ControllerClient(
             config.controllers(), ControllerTrust.of(config), identity.keyManager());
+    this.retries = new Retries(config.nodeName(), config.controllers(), backoff, client);
     try {
       this.health = NodeHealth.of(config);
     } catch (io.kairos.agent.gpu.NvidiaSmiException e) {
@@ -161,7 +163,10 @@ public final class Agent implements AutoCloseable {
       throw new IllegalStateException(
           "agent " + config.nodeName() + " was already started or closed");
     }
-    isolation = NodeIsolation.open(config, health);
+    // Tasks a previous agent left under their supervisors are adopted, not killed.
+    List<TaskRecord.Found> found = TaskRecord.scan(config.dataDir());
+    isolation = NodeIsolation.open(config, health, TaskRecord.running(found));
+    reportAdopted = !table.adopt(found).isEmpty();
     logServer = identity.open(config.listenHost(), config.listenPort(), config.dataDir(), table);
     address = identity.address(config.listenHost(), logServer.port());
     ticker =
@@ -226,6 +231,16 @@ public final class Agent implements AutoCloseable {
   }
 
   /**
+   * Stops the agent but not its tasks (an upgrade, a restart): they run on under their supervisors
+   * and the fence watchdog, which kills them if the lease runs out, until the next agent on this
+   * data directory adopts them. Without a watchdog this is {@link #close}. Blocks until done.
+   */
+  public void detach() {
+    detaching = config.fenceWatchdog();
+    close();
+  }
+
+  /**
    * The log server's base URL, as registered ({@code http://127.0.0.1:41234}); null before start.
    */
   public String address() {
@@ -284,7 +299,8 @@ public final class Agent implements AutoCloseable {
             health.nvlinkDomainSize(config),
             identity.logToken(),
             isolation.owners().runsOnlyAs(),
-            identity.credential());
+            identity.credential(),
+            reportAdopted ? table.reports() : null);
     while (!stopping) {
       identity.authorize(client);
       Instant sentAt = clock.instant();
@@ -301,6 +317,7 @@ public final class Agent implements AutoCloseable {
           return false;
         }
         registered(registered, sentAt);
+        reportAdopted = false;
         isolation.renewed(sentAtNanos, registered.leaseMs(), registered.epoch());
         return true;
       }
@@ -361,14 +378,14 @@ public final class Agent implements AutoCloseable {
         continue;
       }
       lease.renewed(sentAt);
-      redirects = 0;
+      retries.reachedLeader();
       isolation.renewed(sentAtNanos, lease.leaseMs(), epoch());
       reported = version;
       if (reply.fenced()) {
         fenced();
         return;
       }
-      failures = 0;
+      retries.succeeded();
       fencesInARow = 0;
       apply(reply);
       // A long poll that came back early without news, or a periodic heartbeat: wait for the
@@ -438,42 +455,14 @@ public final class Agent implements AutoCloseable {
 
   /** After a call that did not succeed: follow a redirect at once, otherwise back off. */
   private void retryAfter(Outcome<?> outcome) throws InterruptedException {
-    switch (outcome) {
-      case Outcome.Ok<?> _ -> throw new IllegalStateException("retry after success");
-      case Outcome.Redirected<?> r -> {
-        log.info("agent {}: following the leader to {}", config.nodeName(), r.leader());
-        // A redirect loop between replicas that disagree must not spin.
-        if (++redirects > config.controllers().size() + 1) {
-          pause(backoff.delay(++failures));
-        }
-      }
-      case Outcome.Unreachable<?> u -> {
-        log.warn(
-            "agent {}: controller {} unreachable ({}); next: {}",
-            config.nodeName(),
-            u.url(),
-            u.error(),
-            client.current());
-        pause(backoff.delay(++failures));
-      }
-      case Outcome.Failed<?> f -> {
-        // A 4xx other than 401, 403 and 421 means the controller will not take what the agent
-        // sends (an invalid registration): say so loudly, but keep trying (an upgrade may fix it).
-        boolean refused = f.status() >= 400 && f.status() < 500 && f.status() != 421;
-        String text = "agent {}: controller {} answered {}: {}";
-        if (refused) {
-          log.error(text, config.nodeName(), f.url(), f.status(), f.body());
-        } else {
-          log.warn(text, config.nodeName(), f.url(), f.status(), f.body());
-        }
-        pause(backoff.delay(++failures));
-      }
-      case Outcome.Rejected<?> r ->
-          fail(
-              "controller refused the join token (HTTP "
-                  + r.status()
-                  + "): check the agent's join token; stopping");
+    if (outcome instanceof Outcome.Rejected<?> r) {
+      fail(
+          "controller refused the join token (HTTP "
+              + r.status()
+              + "): check the agent's join token; stopping");
+      return;
     }
+    pause(retries.after(outcome));
   }
 
   /** Waits until {@code sentAtNanos + gapMs}, or until the table moves past {@code version}. */
@@ -513,8 +502,7 @@ public final class Agent implements AutoCloseable {
 
   private void registered(Registered registered, Instant sentAt) {
     lease.registered(registered, sentAt);
-    failures = 0;
-    redirects = 0;
+    retries.succeeded();
     log.info(
         "agent {} registered with {}: epoch {}, heartbeat every {} ms, lease {} ms",
         config.nodeName(),
@@ -570,9 +558,15 @@ public final class Agent implements AutoCloseable {
       return;
     }
     try {
-      table.killAll(ExitReason.KILLED, "agent " + config.nodeName() + " stopping");
+      String name = config.nodeName();
+      if (detaching) {
+        int held = table.reports().size();
+        log.info("agent {}: stopping, leaving {} task(s) to the next agent", name, held);
+        return;
+      }
+      table.killAll(ExitReason.KILLED, "agent " + name + " stopping");
       if (!table.awaitAllExited(Duration.ofMillis(config.killGraceMs()))) {
-        log.warn("agent {}: tasks outlived the grace; sending SIGKILL", config.nodeName());
+        log.warn("agent {}: tasks outlived the grace; sending SIGKILL", name);
       }
       table.forceKillStopping();
       table.awaitAllExited(Duration.ofSeconds(2));
@@ -587,8 +581,8 @@ public final class Agent implements AutoCloseable {
         if (healthChecks != null) {
           healthChecks.shutdownNow();
         }
-        if (isolation != null) {
-          isolation.close();
+        if (isolation != null && !detaching) {
+          isolation.close(); // its watchdog guards the tasks left behind
         }
         if (logServer != null) {
           logServer.close();

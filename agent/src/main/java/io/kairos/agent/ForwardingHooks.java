@@ -44,6 +44,11 @@ final class ForwardingHooks implements TaskHooks {
   }
 
   @Override
+  public void adopted(TaskKey key, int processes) {
+    target.get().adopted(key, processes);
+  }
+
+  @Override
   public void forceKilled(TaskKey key) {
     target.get().forceKilled(key);
   }

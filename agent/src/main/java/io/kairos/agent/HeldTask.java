@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import org.slf4j.LoggerFactory;
 
 /**
  * One task the {@link TaskTable} holds, and its supervision state. Guarded by the table's lock.
@@ -64,16 +65,38 @@ final class HeldTask {
   static final class Proc {
     final int local;
     final LaunchSpec spec;
+
+    /** The process this agent started; null for one adopted from a previous agent. */
     final Process process;
+
+    /** The process, or its {@link Supervisor} when it has one: the root of its tree. */
+    final ProcessHandle handle;
+
+    /** Whether {@link #handle} is a supervisor, which is never killed. */
+    final boolean supervised;
+
     final OutputSpool spool;
     Integer exit;
     String setup = "";
     List<ProcessHandle> tree = List.of();
 
     Proc(int local, LaunchSpec spec, Process process, OutputSpool spool) {
+      this(
+          local, spec, process, process.toHandle(), spec.owner() != null && !spec.spooled(), spool);
+    }
+
+    Proc(
+        int local,
+        LaunchSpec spec,
+        Process process,
+        ProcessHandle handle,
+        boolean supervised,
+        OutputSpool spool) {
       this.local = local;
       this.spec = spec;
       this.process = process;
+      this.handle = handle;
+      this.supervised = supervised;
       this.spool = spool;
     }
   }
@@ -173,6 +196,44 @@ final class HeldTask {
     this.status = TaskStatus.EXITED;
     this.exitCode = procs.size() == 1 ? procs.getFirst().exit : StepExit.of(exitCodes());
     this.endedAt = at;
+  }
+
+  /** A process ended without a recorded status ({@code why}, or null if it had one): killed. */
+  void lostUnwatched(String why) {
+    if (why != null && reason == null) {
+      reason = ExitReason.KILLED;
+      message = why;
+    }
+  }
+
+  /** A process that failed before its program ran (its setup said why) fails the launch. */
+  void failedSetup() {
+    for (Proc p : procs) {
+      if (!p.setup.isBlank() && p.exit != 0 && reason == null) {
+        // It never ran: the owner could not enter its directory or open its output.
+        reason = ExitReason.LAUNCH_FAILED;
+        message = p.setup.strip();
+      }
+    }
+  }
+
+  /** Sends the job's warning signal once its time has come (Slurm's --signal). */
+  void warnIfDue(Instant now, ProcessLauncher launcher) {
+    if (warnAt == null || warned || now.isBefore(warnAt)) {
+      return;
+    }
+    warned = true;
+    LoggerFactory.getLogger(TaskTable.class)
+        .info(
+            "{}: SIG{} as warned, {} s before the time limit",
+            key,
+            assignment.warnSignal(),
+            assignment.warnBeforeSec());
+    for (Proc p : procs) {
+      if (p.exit == null && p.handle != null) {
+        launcher.signal(p.handle, assignment.warnSignal());
+      }
+    }
   }
 
   private List<Integer> exitCodes() {

@@ -29,8 +29,8 @@ import org.slf4j.LoggerFactory;
  * else only the agent's own account's tasks.
  *
  * <p>{@link #open} is the agent's start-up: it kills what a previous agent on this data directory
- * left running (orphans, which the controller has already given up on), removes stale cgroups, and
- * starts the watchdog. Thread-safe.
+ * left running and this one does not adopt (orphans), removes their stale cgroups, and starts the
+ * watchdog, which keeps the previous agent's lease deadline when tasks are adopted. Thread-safe.
  */
 final class NodeIsolation implements TaskHooks, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(NodeIsolation.class);
@@ -63,6 +63,16 @@ final class NodeIsolation implements TaskHooks, AutoCloseable {
   }
 
   static NodeIsolation open(AgentConfig config, NodeHealth health) throws IOException {
+    return open(config, health, java.util.Set.of());
+  }
+
+  /**
+   * As {@link #open(AgentConfig, NodeHealth)}, adopting the running tasks named in {@code adopted}
+   * (by {@link TaskKey#dirName}): their processes, cgroups and watchdog registrations are kept, and
+   * the lease they were started under still holds until this agent renews it.
+   */
+  static NodeIsolation open(AgentConfig config, NodeHealth health, java.util.Set<String> adopted)
+      throws IOException {
     var owners =
         new TaskOwners(
             config.nodeName(),
@@ -78,7 +88,7 @@ final class NodeIsolation implements TaskHooks, AutoCloseable {
     LeaseFile lease = null;
     FenceWatchdog watchdog = null;
     if (config.fenceWatchdog()) {
-      for (Orphans.Killed k : Orphans.killAll(config.dataDir())) {
+      for (Orphans.Killed k : Orphans.killAllBut(config.dataDir(), adopted)) {
         log.warn(
             "agent {}: killed {} left by a previous agent (pids {})",
             config.nodeName(),
@@ -91,7 +101,7 @@ final class NodeIsolation implements TaskHooks, AutoCloseable {
       cgroups = Cgroups.detect(config.nodeName());
       if (cgroups.enforcing()) {
         log.info("agent {}: {}", config.nodeName(), cgroups.describe());
-        for (String stale : cgroups.cleanStale()) {
+        for (String stale : cgroups.cleanStale(adopted)) {
           log.warn("agent {}: removed a stale cgroup: {}", config.nodeName(), stale);
         }
       } else {
@@ -104,7 +114,10 @@ final class NodeIsolation implements TaskHooks, AutoCloseable {
           config.nodeName());
     }
     if (config.fenceWatchdog()) {
-      lease = LeaseFile.forThisAgent(config.dataDir());
+      lease =
+          adopted.isEmpty()
+              ? LeaseFile.forThisAgent(config.dataDir())
+              : LeaseFile.continuing(config.dataDir());
       watchdog = FenceWatchdog.start(config.dataDir());
       log.info(
           "agent {}: fence watchdog pid {} kills the tasks if the lease runs out",
@@ -185,6 +198,18 @@ final class NodeIsolation implements TaskHooks, AutoCloseable {
       lease.register(key, local, process.toHandle(), Optional.ofNullable(groups.get(key)));
     } catch (IOException e) {
       log.warn("{}: not registered with the fence watchdog: {}", key, e.getMessage());
+    }
+  }
+
+  @Override
+  public void adopted(TaskKey key, int processes) {
+    if (lease == null) {
+      return;
+    }
+    registered.put(key, processes);
+    List<java.nio.file.Path> dirs = lease.cgroupsOf(key);
+    if (!dirs.isEmpty()) {
+      groups.put(key, new TaskCgroup(key, dirs, List.of()));
     }
   }
 

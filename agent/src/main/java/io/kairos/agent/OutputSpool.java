@@ -132,4 +132,10 @@ final class OutputSpool {
     }
     return true;
   }
+
+  /** Removes the spool directories in {@code due} whose time has come, and forgets them. */
+  static void deleteDue(
+      java.util.Map<java.nio.file.Path, java.time.Instant> due, java.time.Instant now) {
+    due.entrySet().removeIf(e -> !now.isBefore(e.getValue()) && delete(e.getKey()));
+  }
 }

@@ -26,12 +26,14 @@ import java.util.Set;
  * {@code tasks/} that others may enter but not list) belongs to the task's owner; beside it the
  * agent records the files and the owner ({@link TaskFiles}) for the {@link LogServer}. A task with
  * an owner ({@link LaunchSpec#owner}) opens its files itself, as that account ({@link UserLaunch}):
- * the agent only gives it /dev/null for stdin and a pipe for what goes wrong before the task's
- * program runs. Without one (tests), the agent opens them. Stopping a task is two steps, as Slurm
- * and Kubernetes do it: {@link #terminate} sends SIGTERM to the process and every descendant and
- * returns the tree it saw; {@link #forceKill}, after the grace period, sends SIGKILL to that tree
- * and to any descendant born since. The tree is captured before the first signal because a child
- * whose parent dies is re-parented and no longer shows as a descendant.
+ * the agent only gives it /dev/null for stdin and a file for what goes wrong before the task's
+ * program runs, and starts it under a {@link Supervisor} in a session of its own, so that it
+ * outlives the agent and its status is recorded for the next one. Without one (tests), the agent
+ * opens them. Stopping a task is two steps, as Slurm and Kubernetes do it: {@link #terminate} sends
+ * SIGTERM to the process and every descendant and returns the tree it saw; {@link #forceKill},
+ * after the grace period, sends SIGKILL to that tree and to any descendant born since. The tree is
+ * captured before the first signal because a child whose parent dies is re-parented and no longer
+ * shows as a descendant.
  *
  * <p>Stateless and thread-safe. It does not wait or decide when to escalate: {@link TaskTable}
  * does.
@@ -73,15 +75,22 @@ public final class ProcessLauncher {
       TaskFiles.of(spec).write(spec.filesRecord());
     }
     if (spec.owner() != null) {
+      // Under a supervisor that outlives the agent; what the setup says goes to a file of the
+      // agent's, so no pipe ties the task to this process.
+      Path dataDir = spec.taskDir().getParent().getParent();
+      Path run = Supervisor.prepare(dataDir, spec.key());
+      Path exit = Supervisor.exitFile(run, spec.local());
+      Files.deleteIfExists(exit);
+      Path setup = Supervisor.setupFile(dataDir, spec.key(), spec.local());
       var builder =
-          new ProcessBuilder(spec.argv())
+          new ProcessBuilder(Supervisor.wrap(spec.argv(), exit))
               .directory(new File("/"))
               .redirectInput(
                   spec.script() == null
                       ? ProcessBuilder.Redirect.from(NULL_DEVICE)
                       : ProcessBuilder.Redirect.PIPE)
               .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-              .redirectError(ProcessBuilder.Redirect.PIPE);
+              .redirectError(ProcessBuilder.Redirect.appendTo(setup.toFile()));
       builder.environment().clear();
       builder.environment().putAll(spec.env());
       Process process = builder.start();
@@ -262,10 +271,21 @@ public final class ProcessLauncher {
    * refuses to signal a different process that reused the pid.
    */
   public void forceKill(ProcessHandle root, List<ProcessHandle> earlierTree) {
+    forceKill(root, earlierTree, false);
+  }
+
+  /**
+   * As {@link #forceKill(ProcessHandle, List)}; with {@code spareRoot}, {@code root} itself (a
+   * task's {@link Supervisor}, which must live to record the task's status) is not signalled.
+   */
+  public void forceKill(ProcessHandle root, List<ProcessHandle> earlierTree, boolean spareRoot) {
     Set<ProcessHandle> tree = new LinkedHashSet<>();
     tree.add(root);
     root.descendants().forEach(tree::add);
     tree.addAll(earlierTree);
+    if (spareRoot) {
+      tree.remove(root);
+    }
     for (ProcessHandle p : tree) {
       if (p.isAlive()) {
         p.destroyForcibly();

@@ -55,6 +55,12 @@ public interface TaskHooks {
     }
   }
 
+  /**
+   * A task a previous agent started, with {@code processes} processes, was adopted ({@link
+   * TaskTable#adopt}): its cgroup and watchdog registrations are this agent's to end now.
+   */
+  default void adopted(TaskKey key, int processes) {}
+
   /** The grace ran out and the task's tree got SIGKILL: kill what escaped the tree too. */
   default void forceKilled(TaskKey key) {}
 

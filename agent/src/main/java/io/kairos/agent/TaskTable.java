@@ -38,9 +38,8 @@ import org.slf4j.LoggerFactory;
  * it to exit. Every change a heartbeat should carry (a launch, an exit) bumps {@link #version} and
  * runs the {@code onChange} callback.
  *
- * <p>Thread-safe: every method locks the table. Persists nothing yet: a restarted agent starts
- * empty. Recovery would save, per task, its key, pid and report, at the two places that call {@code
- * changed()}.
+ * <p>Thread-safe: every method locks the table. A task started under a {@link Supervisor} is
+ * recorded for the next agent ({@link TaskRecord}), which takes it over with {@link #adopt}.
  */
 public final class TaskTable {
   private static final Logger log = LoggerFactory.getLogger(TaskTable.class);
@@ -272,11 +271,7 @@ public final class TaskTable {
         var proc = new HeldTask.Proc(local, spec, process, spool);
         task.procs.add(proc);
         hooks.started(key, local, process);
-        // A waiting thread of its own rather than onExit(), which completes on the common pool.
-        boolean setupPipe = spec.owner() != null && !spec.spooled();
-        Thread.ofVirtual()
-            .name("kairos-task-" + key.dirName() + "-" + local)
-            .start(() -> awaitExit(key, proc, setupPipe));
+        watch(key, proc, null);
       }
     } catch (IllegalArgumentException | IOException e) {
       failed = String.valueOf(e.getMessage());
@@ -297,10 +292,11 @@ public final class TaskTable {
     }
     task.started(clock.instant());
     var first = task.procs.getFirst();
+    Adoption.record(dataDir, task);
     log.info(
         "{}: started pid {} ({} process(es)){}: {}",
         key,
-        first.process.pid(),
+        first.handle.pid(),
         task.procs.size(),
         first.spec.owner() == null ? "" : " as " + first.spec.owner(),
         task.assignment.command());
@@ -368,6 +364,7 @@ public final class TaskTable {
     }
     tasks.remove(key);
     forgotten.add(key);
+    TaskRecord.delete(dataDir, key);
     if (key.isStep()) {
       spoolsToDelete.put(LaunchSpec.spoolDir(dataDir, key), clock.instant().plus(SPOOL_KEPT));
     }
@@ -383,25 +380,13 @@ public final class TaskTable {
    */
   public synchronized void tick() {
     Instant now = clock.instant();
-    deleteSpools(now);
+    OutputSpool.deleteDue(spoolsToDelete, now);
     for (HeldTask task : tasks.values()) {
       if (!task.hasProcesses()) {
         continue;
       }
       if (task.status == TaskStatus.RUNNING && task.stopRequestedAt == null) {
-        if (task.warnAt != null && !task.warned && !now.isBefore(task.warnAt)) {
-          task.warned = true;
-          log.info(
-              "{}: SIG{} as warned, {} s before the time limit",
-              task.key,
-              task.assignment.warnSignal(),
-              task.assignment.warnBeforeSec());
-          for (HeldTask.Proc p : task.procs) {
-            if (p.exit == null) {
-              launcher.signal(p.process.toHandle(), task.assignment.warnSignal());
-            }
-          }
-        }
+        task.warnIfDue(now, launcher);
         if (task.deadline != null && !now.isBefore(task.deadline)) {
           stop(task, ExitReason.TIME_LIMIT, "time limit " + task.timeLimitSec + "s reached");
         } else if (maxOutputBytes > 0 && task.outputBytes() > maxOutputBytes) {
@@ -486,35 +471,51 @@ public final class TaskTable {
     return true;
   }
 
-  /** Removes the spool directories of forgotten steps whose time has come; under the lock. */
-  private void deleteSpools(Instant now) {
-    spoolsToDelete
-        .entrySet()
-        .removeIf(e -> !now.isBefore(e.getValue()) && OutputSpool.delete(e.getKey()));
+  /**
+   * Takes over the tasks a previous agent on this data directory left ({@link TaskRecord#scan}):
+   * running ones are watched again, ones that ended meanwhile are held EXITED with the status their
+   * supervisor recorded, and all are reported. Call before the first registration.
+   *
+   * @return the keys of the tasks adopted
+   */
+  public synchronized List<TaskKey> adopt(List<TaskRecord.Found> found) {
+    var adopted = new ArrayList<TaskKey>();
+    for (TaskRecord.Found f : found) {
+      TaskKey key = f.record().key();
+      if (tasks.containsKey(key) || forgotten.contains(key)) {
+        continue;
+      }
+      HeldTask task = Adoption.task(f, node, dataDir, agentEnv, kairosEnv, killGrace, clock);
+      tasks.put(key, task);
+      adopted.add(key);
+      if (task.status != TaskStatus.EXITED) {
+        hooks.adopted(key, task.procs.size());
+        for (HeldTask.Proc p : task.procs) {
+          if (p.exit == null) {
+            watch(key, p, f.live().get(p.local).orElseThrow());
+          }
+        }
+      }
+      changed();
+    }
+    return adopted;
   }
 
   /**
-   * Waits for one process; with {@code setupPipe}, first reads what its owner's shell said before
-   * the task's program ran (its stderr until the program gets its own: {@link UserLaunch}). A
-   * step's process also waits, a bounded time, for its output to be copied.
+   * Starts a thread that waits for {@code proc} (a thread of its own rather than onExit(), which
+   * completes on the common pool): a process started here, or ({@code adopted}) a supervisor left
+   * by a previous agent.
    */
-  private void awaitExit(TaskKey key, HeldTask.Proc proc, boolean setupPipe) {
-    String setup = setupPipe ? UserLaunch.setupErrors(proc.process) : "";
-    while (true) {
-      try {
-        proc.process.waitFor();
-        if (proc.spool != null) {
-          proc.spool.awaitDrained(SPOOL_DRAIN);
-        }
-        exited(key, proc, setup);
-        return;
-      } catch (InterruptedException e) {
-        // Nobody interrupts these threads; keep waiting: the exit must be recorded.
-      }
-    }
+  private void watch(TaskKey key, HeldTask.Proc proc, io.kairos.agent.isolate.ProcessRef adopted) {
+    Thread.ofVirtual()
+        .name("kairos-task-" + key.dirName() + "-" + proc.local)
+        .start(
+            () -> {
+              exited(key, proc, Adoption.awaitExit(dataDir, key, proc, adopted, SPOOL_DRAIN));
+            });
   }
 
-  private synchronized void exited(TaskKey key, HeldTask.Proc proc, String setup) {
+  private synchronized void exited(TaskKey key, HeldTask.Proc proc, Adoption.Ended end) {
     HeldTask task = tasks.get(key);
     if (task == null
         || !task.procs.contains(proc)
@@ -522,19 +523,14 @@ public final class TaskTable {
         || task.status == TaskStatus.EXITED) {
       return;
     }
-    proc.exit = proc.process.exitValue();
-    proc.setup = setup;
+    proc.exit = end.code();
+    proc.setup = end.setup();
+    task.lostUnwatched(end.lost());
     if (!task.allExited() || task.procs.size() < task.specs.size()) {
       return; // others of the entry still run
     }
     task.exited(clock.instant());
-    for (HeldTask.Proc p : task.procs) {
-      if (!p.setup.isBlank() && p.exit != 0 && task.reason == null) {
-        // It never ran: the owner could not enter its directory or open its output.
-        task.reason = ExitReason.LAUNCH_FAILED;
-        task.message = p.setup.strip();
-      }
-    }
+    task.failedSetup();
     hooks.ended(key);
     log.info(
         "{}: exited with code {}{}",
@@ -567,7 +563,7 @@ public final class TaskTable {
     boolean now = task.grace.isZero() && task.key.isStep();
     for (HeldTask.Proc p : task.procs) {
       if (p.exit == null) {
-        p.tree = now ? List.of() : launcher.signal(p.process.toHandle(), signal);
+        p.tree = now ? List.of() : launcher.signal(p.handle, signal);
       }
     }
     log.info(
@@ -586,7 +582,9 @@ public final class TaskTable {
   private void forceKill(HeldTask task) {
     log.info("{}: sending SIGKILL to its process tree", task.key);
     for (HeldTask.Proc p : task.procs) {
-      launcher.forceKill(p.process.toHandle(), p.tree);
+      if (p.handle != null) {
+        launcher.forceKill(p.handle, p.tree, p.supervised);
+      }
     }
     hooks.forceKilled(task.key);
     task.forced = true;

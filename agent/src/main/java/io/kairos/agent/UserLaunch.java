@@ -3,10 +3,6 @@ package io.kairos.agent;
 import io.kairos.agent.account.Account;
 import io.kairos.agent.account.Setpriv;
 import io.kairos.agent.account.TaskOwners;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -27,10 +23,10 @@ import java.util.TreeMap;
  * io.kairos.agent.isolate.Cgroups#wrap}) runs first, as root, and {@code exec}s this argv.
  *
  * <p>Until the task's argv runs, the script's stderr (and that of setpriv and the cgroup wrapper)
- * is a pipe the agent reads: a task that fails before it starts (the owner may not enter the
- * working directory or open an output file, the program does not exist) exits {@link
- * #SETUP_FAILED_EXIT} or 127 with one {@code kairos: } line there, which becomes the task's failure
- * message.
+ * is a file of the agent's ({@code DATA/run/KEY/N.setup}, see {@link Supervisor}), which the agent
+ * reads once it ends: a task that fails before it starts (the owner may not enter the working
+ * directory or open an output file, the program does not exist) exits {@link #SETUP_FAILED_EXIT} or
+ * 127 with one {@code kairos: } line there, which becomes the task's failure message.
  *
  * <p>A step's process ({@link LaunchSpec#spooled}) keeps the agent's pipes as its stdout and stderr
  * ({@link #STEP_SCRIPT}: no files to open), so what goes wrong before its program runs reaches srun
@@ -101,30 +97,12 @@ final class UserLaunch {
     static final int UID = TaskOwners.thisProcess().uid();
   }
 
-  /** How much of what the setup said is kept for the task's message. */
-  private static final int MAX_SETUP_BYTES = 4096;
-
   /**
    * {@code spec} started as {@code owner}, from this agent: see {@link #wrap(LaunchSpec, Account,
    * int, Map)}.
    */
   static LaunchSpec wrap(LaunchSpec spec, Account owner, Map<String, String> jobEnv) {
     return wrap(spec, owner, Agent.UID, jobEnv);
-  }
-
-  /**
-   * What the process wrote to its setup pipe (its stderr until the task's program runs), read until
-   * the task's program has its own stderr or the process has gone; at most {@value
-   * #MAX_SETUP_BYTES} bytes. Empty when the setup went well.
-   */
-  static String setupErrors(Process process) {
-    try (InputStream in = process.getErrorStream()) {
-      byte[] said = in.readNBytes(MAX_SETUP_BYTES);
-      in.transferTo(OutputStream.nullOutputStream());
-      return new String(said, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      return "";
-    }
   }
 
   /**

@@ -105,6 +105,13 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
   String rack;
 
   @Option(
+      names = "--stop-tasks-on-exit",
+      description =
+          "On SIGTERM, stop every task before exiting (their jobs are requeued). By default the"
+              + " tasks keep running and the next agent started on the same --data adopts them.")
+  boolean stopTasksOnExit;
+
+  @Option(
       names = "--allow-root-jobs",
       description =
           "Run tasks whose account is root (uid 0). Off by default: such a task fails. For a"
@@ -174,7 +181,9 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
             + " for "
             + controllers);
     System.err.println("kairos: " + agent.runsAs());
-    Runtime.getRuntime().addShutdownHook(new Thread(agent::close));
+    // SIGTERM (an upgrade, a restart) leaves the tasks running for the next agent to adopt.
+    Runtime.getRuntime()
+        .addShutdownHook(new Thread(stopTasksOnExit ? agent::close : agent::detach));
     var exit = agent.awaitStop();
     System.err.println("kairos: agent stopped: " + exit);
     return 0;

@@ -191,6 +191,11 @@ public final class Cgroups {
    * @return a line per cgroup cleaned, for the log
    */
   public List<String> cleanStale() {
+    return cleanStale(Set.of());
+  }
+
+  /** As {@link #cleanStale()}, sparing the cgroups of tasks named in {@code adopted}. */
+  public List<String> cleanStale(Set<String> adopted) {
     var cleaned = new ArrayList<String>();
     var taskNames = new TreeSet<String>();
     for (Path agentDir : Set.copyOf(agentDirs.values())) {
@@ -200,6 +205,7 @@ public final class Cgroups {
         cleaned.add("cannot list " + agentDir + ": " + e.getMessage());
       }
     }
+    taskNames.removeAll(adopted);
     for (String name : taskNames) {
       List<Path> dirs =
           Set.copyOf(agentDirs.values()).stream()

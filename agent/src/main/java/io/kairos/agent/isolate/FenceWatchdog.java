@@ -10,7 +10,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The agent's handle on its {@link FenceWatchdogMain} process: starts it with the agent's own
- * {@code java} and classpath, restarts it when it dies while the agent runs, stops it on close.
+ * {@code java} and classpath, in a session of its own, restarts it when it dies while the agent
+ * runs, stops it on close.
  *
  * <p>The watchdog's output goes to {@code fence/watchdog.log}, never to a pipe: a pipe would die
  * with the agent and take the watchdog with it (SIGPIPE) exactly when it is needed. Create the
@@ -19,6 +20,8 @@ import java.util.concurrent.TimeUnit;
 public final class FenceWatchdog implements AutoCloseable {
   /** A watchdog that dies sooner than this after its start is restarted only after this delay. */
   private static final long RESTART_DELAY_MILLIS = 1_000;
+
+  private static final String SETSID = "/usr/bin/setsid";
 
   private final Path dataDir;
   private final List<String> command;
@@ -37,7 +40,13 @@ public final class FenceWatchdog implements AutoCloseable {
             .info()
             .command()
             .orElseGet(() -> Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    var command =
+    var command = new java.util.ArrayList<String>();
+    if (Files.isExecutable(Path.of(SETSID))) {
+      // A session of its own: a Ctrl-C or a signal to the agent's process group, which stops the
+      // agent and leaves its tasks for the next one, must not stop the watchdog guarding them.
+      command.add(SETSID);
+    }
+    command.addAll(
         List.of(
             java,
             "-Xmx16m",
@@ -46,7 +55,7 @@ public final class FenceWatchdog implements AutoCloseable {
             "-cp",
             System.getProperty("java.class.path"),
             FenceWatchdogMain.class.getName(),
-            dataDir.toAbsolutePath().toString());
+            dataDir.toAbsolutePath().toString()));
     var watchdog = new FenceWatchdog(dataDir, command);
     synchronized (watchdog) {
       watchdog.launch();

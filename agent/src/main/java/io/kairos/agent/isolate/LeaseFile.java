@@ -49,6 +49,30 @@ public final class LeaseFile {
     return new LeaseFile(dataDir, ProcessHandle.current());
   }
 
+  /**
+   * As {@link #forThisAgent}, but keeping the previous agent's deadline and epoch, when there is
+   * one: the tasks this agent adopts were started under that lease, and the watchdog must still
+   * kill them when it runs out, unless this agent registers and renews it first.
+   */
+  public static LeaseFile continuing(Path dataDir) throws IOException {
+    Optional<FenceFiles.Lease> previous = FenceFiles.readLease(dataDir);
+    var lease = forThisAgent(dataDir);
+    if (previous.isPresent()) {
+      lease.renewUntil(previous.get().deadlineNanos(), previous.get().epoch());
+    }
+    return lease;
+  }
+
+  /** The cgroup directories registered for {@code key}'s first process; empty for none. */
+  public List<Path> cgroupsOf(TaskKey key) {
+    for (FenceFiles.Registration r : FenceFiles.readRegistrations(dataDir)) {
+      if (r.key().equals(key.dirName())) {
+        return r.cgroups();
+      }
+    }
+    return List.of();
+  }
+
   /** Extends the lease to {@code deadlineNanos}, a {@link System#nanoTime()} value. */
   public void renewUntil(long deadlineNanos, long epoch) throws IOException {
     FenceFiles.writeLease(dataDir, new FenceFiles.Lease(deadlineNanos, agent, epoch));

@@ -8,8 +8,9 @@ import java.util.List;
 
 /**
  * What a restarting agent finds of its previous run: a watchdog and task processes that outlived it
- * (after a crash, a SIGKILL or an OOM kill of the agent). The new agent knows nothing of them and
- * the controller has already rescheduled their work, so they are killed before it starts anything.
+ * (after a restart, a crash, a SIGKILL or an OOM kill of the agent). Tasks it adopts (their
+ * supervisors recorded them, see the agent's {@code TaskRecord}) keep running; any other is killed
+ * before it starts anything, since the new agent cannot report it.
  *
  * <p>Only processes whose pid <em>and</em> start time match what was registered are killed: after a
  * reboot or a long outage the pids in the files may belong to unrelated processes.
@@ -29,6 +30,16 @@ public final class Orphans {
    * and empties the registry.
    */
   public static List<Killed> killAll(Path dataDir) throws IOException {
+    return killAllBut(dataDir, java.util.Set.of());
+  }
+
+  /**
+   * As {@link #killAll}, but the tasks named in {@code adopted} (by {@link
+   * io.kairos.agent.TaskKey#dirName}), which the new agent adopts, keep their processes and their
+   * registrations.
+   */
+  public static List<Killed> killAllBut(Path dataDir, java.util.Set<String> adopted)
+      throws IOException {
     var killed = new ArrayList<Killed>();
     Path watchdogFile = FenceFiles.watchdogFile(dataDir);
     FenceFiles.readProcess(watchdogFile)
@@ -44,6 +55,10 @@ public final class Orphans {
             });
     Files.deleteIfExists(watchdogFile);
     for (FenceFiles.Registration r : FenceFiles.readRegistrations(dataDir)) {
+      int plus = r.key().indexOf('+');
+      if (adopted.contains(plus < 0 ? r.key() : r.key().substring(0, plus))) {
+        continue;
+      }
       List<Long> pids = FenceWatchdogMain.kill(r);
       if (!pids.isEmpty()) {
         killed.add(new Killed(r.key(), pids));

@@ -173,7 +173,13 @@ public final class AgentService implements AutoCloseable {
     String bound =
         replica.stateMachine().read(s -> s.node(r.node()).map(n -> n.credential).orElse(null));
     NodeIdentity.Admission admitted = identity.admit(r, who, bound, remoteAddress, overTls);
-    var result = commit(new RegisterNode(clock.millis(), admitted.stored(), admitted.credential()));
+    var result =
+        commit(
+            new RegisterNode(
+                clock.millis(),
+                admitted.stored().withTasks(null),
+                admitted.credential(),
+                adopted(r)));
     if (!result.isOk()) {
       // Another registration of the name, or of the credential, committed first.
       throw ApiError.conflict(result.error());
@@ -191,6 +197,21 @@ public final class AgentService implements AutoCloseable {
         LEASE_MS,
         admitted.certificate().map(identity::chainPem).orElse(null),
         admitted.certificate().map(c -> identity.caPem()).orElse(null));
+  }
+
+  /** The tasks a restarted agent says it adopted: the job's own tasks, live or ended. */
+  private static List<TaskRef> adopted(Registration r) {
+    if (r.tasks() == null) {
+      return List.of();
+    }
+    var refs = new ArrayList<TaskRef>();
+    for (TaskReport t : r.tasks()) {
+      if (t.step() == null
+          && (t.status() == TaskStatus.RUNNING || t.status() == TaskStatus.EXITED)) {
+        refs.add(new TaskRef(t.jobId(), t.attempt(), t.task()));
+      }
+    }
+    return refs;
   }
 
   /**

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import io.kairos.protocol.TaskPlacement;
 import io.kairos.protocol.agent.ExitReason;
 import io.kairos.protocol.agent.Registration;
+import io.kairos.protocol.agent.TaskRef;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -142,12 +143,23 @@ public sealed interface ControlCommand {
    *     a node that has one is registered again only with the same (else the command is refused),
    *     and one credential belongs to one node. Null in entries from before node credentials: those
    *     register as they did
+   * @param adopted the tasks the restarted agent adopted (still running, or ended with a status it
+   *     will report): those of the current attempt placed on this node are kept, not lost
    */
   record RegisterNode(
       long atMs,
       Registration registration,
-      @JsonInclude(JsonInclude.Include.NON_NULL) String credential)
+      @JsonInclude(JsonInclude.Include.NON_NULL) String credential,
+      @JsonInclude(JsonInclude.Include.NON_EMPTY) List<TaskRef> adopted)
       implements ControlCommand {
+    public RegisterNode {
+      adopted = adopted == null ? List.of() : List.copyOf(adopted);
+    }
+
+    public RegisterNode(long atMs, Registration registration, String credential) {
+      this(atMs, registration, credential, List.of());
+    }
+
     public RegisterNode(long atMs, Registration registration) {
       this(atMs, registration, null);
     }

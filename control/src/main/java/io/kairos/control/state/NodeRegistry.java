@@ -64,11 +64,12 @@ final class NodeRegistry {
     if (c.credential() != null) {
       records.bindCredential(node, c.credential());
     }
-    // Tasks that ran there under the previous epoch died with that agent (a restarted agent
-    // kills its orphans before it registers): requeue their jobs, and let ended gangs free
-    // their GPUs once their other tasks have stopped.
+    // Tasks that ran there under the previous epoch died with that agent, unless the restarted
+    // agent adopted them (it kills the others before it registers): requeue the jobs of those
+    // lost, and let ended gangs free their GPUs once their other tasks have stopped. Adopted
+    // tasks keep their jobs running, same attempt; their ends come with the heartbeats.
     String why = "node " + r.node() + " re-registered (agent restarted)";
-    loseTasksOn(r.node(), c.atMs(), c.atMs(), why);
+    loseTasksOn(r.node(), c.atMs(), c.atMs(), why, java.util.Set.copyOf(c.adopted()));
     if (node.registration != null && !sameResources(node.registration, r)) {
       // The node came back with other GPUs, CPUs or memory: the placements there no longer
       // describe it, so gangs still holding GPUs there let go of all of them now (their tasks
@@ -98,6 +99,19 @@ final class NodeRegistry {
     return ControlResult.ok(List.of(node.epoch));
   }
 
+  /** Whether every task of {@code job} on the node that has not ended is in {@code kept}. */
+  private static boolean allKept(
+      JobRecord job, String nodeName, java.util.Set<io.kairos.protocol.agent.TaskRef> kept) {
+    for (TaskPlacement t : job.placement) {
+      if (t.node().equals(nodeName)
+          && job.taskExits.get(t.task()) == null
+          && !kept.contains(new io.kairos.protocol.agent.TaskRef(job.id, job.attempt, t.task()))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   private static boolean sameResources(Registration a, Registration b) {
     return a.gpus().equals(b.gpus()) && a.cpus() == b.cpus() && a.memoryBytes() == b.memoryBytes();
   }
@@ -125,7 +139,21 @@ final class NodeRegistry {
    * elsewhere have stopped too.
    */
   private void loseTasksOn(String nodeName, long atMs, long safeAfterMs, String why) {
+    loseTasksOn(nodeName, atMs, safeAfterMs, why, java.util.Set.of());
+  }
+
+  /** As above, but the tasks in {@code kept} (adopted by a restarted agent) are not lost. */
+  private void loseTasksOn(
+      String nodeName,
+      long atMs,
+      long safeAfterMs,
+      String why,
+      java.util.Set<io.kairos.protocol.agent.TaskRef> kept) {
     for (JobRecord job : records.jobsHoldingGpusOn(nodeName)) {
+      if (!kept.isEmpty() && allKept(job, nodeName, kept)) {
+        steps.lose(job, nodeName, atMs); // a step's processes are not adopted
+        continue;
+      }
       steps.lose(job, nodeName, atMs);
       for (TaskPlacement t : job.placement) {
         if (t.node().equals(nodeName) && job.taskExits.get(t.task()) == null) {

@@ -18,6 +18,9 @@ import java.util.Map;
  *     one Unix account it runs as, whose jobs alone it can run
  * @param credential what the node proves itself with from now on ({@link NodeCredential}); sent
  *     with every registration, and never stored: the controller keeps a hash of it with the node
+ * @param tasks the tasks a restarted agent adopted from its predecessor (running, or ended while no
+ *     agent watched them): the controller keeps them, and their jobs, as they were, instead of
+ *     counting them lost; null or empty for none. Not stored with the node
  */
 public record Registration(
     String node,
@@ -32,7 +35,63 @@ public record Registration(
     int nvlinkDomainSize,
     String logToken,
     @JsonInclude(JsonInclude.Include.NON_NULL) String runsOnlyAs,
-    @JsonInclude(JsonInclude.Include.NON_NULL) NodeCredential credential) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) NodeCredential credential,
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<TaskReport> tasks) {
+
+  public Registration {
+    tasks = tasks == null || tasks.isEmpty() ? null : List.copyOf(tasks);
+  }
+
+  /** A registration that adopted no task. */
+  public Registration(
+      String node,
+      String address,
+      List<GpuDevice> gpus,
+      int cpus,
+      long memoryBytes,
+      Map<String, String> labels,
+      String zone,
+      String block,
+      String rack,
+      int nvlinkDomainSize,
+      String logToken,
+      String runsOnlyAs,
+      NodeCredential credential) {
+    this(
+        node,
+        address,
+        gpus,
+        cpus,
+        memoryBytes,
+        labels,
+        zone,
+        block,
+        rack,
+        nvlinkDomainSize,
+        logToken,
+        runsOnlyAs,
+        credential,
+        null);
+  }
+
+  /** This registration reporting {@code adopted} tasks (null: none), as the agent sends it. */
+  public Registration withTasks(List<TaskReport> adopted) {
+    return new Registration(
+        node,
+        address,
+        gpus,
+        cpus,
+        memoryBytes,
+        labels,
+        zone,
+        block,
+        rack,
+        nvlinkDomainSize,
+        logToken,
+        runsOnlyAs,
+        credential,
+        adopted);
+  }
 
   /** A registration without a credential (before nodes had their own). */
   public Registration(
@@ -61,7 +120,7 @@ public record Registration(
         nvlinkDomainSize,
         logToken,
         runsOnlyAs,
-        null);
+        (NodeCredential) null);
   }
 
   /** This registration with {@code token} as its log secret. */
@@ -79,7 +138,8 @@ public record Registration(
         nvlinkDomainSize,
         token,
         runsOnlyAs,
-        credential);
+        credential,
+        tasks);
   }
 
   /** This registration with {@code c} as its credential. */
@@ -97,7 +157,8 @@ public record Registration(
         nvlinkDomainSize,
         logToken,
         runsOnlyAs,
-        c);
+        c,
+        tasks);
   }
 
   /** A registration of an agent that does not say which accounts it can run (before that field). */

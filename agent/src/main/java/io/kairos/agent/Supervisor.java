@@ -1,0 +1,168 @@
+package io.kairos.agent;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * The per-process supervisor that lets a task outlive its agent, as Slurm's {@code slurmstepd}
+ * outlives {@code slurmd}: a constant {@code /bin/sh} script, started in a session of its own
+ * ({@code setsid}, so a signal to the agent's process group or terminal never reaches it), that
+ * runs the task's argv as its child, waits for it, and records its exit status in the agent's state
+ * directory atomically ({@code <local>.exit}, written to a temp file and renamed), then exits with
+ * the same status.
+ *
+ * <p>The supervisor runs as the agent's account, outside the task's cgroup (the cgroup join and the
+ * drop to the owner's account happen in its child), so neither the task nor a kill of its cgroup
+ * can forge or prevent the record. It catches (and ignores) the stop and warning signals, so the
+ * agent may signal the task's whole tree; the task gets them with their default action, since a
+ * caught signal is reset on {@code exec}. Its stdin, stdout and stderr are what the task starts
+ * with: the agent's files, never a pipe the agent reads, so nothing ties it to the agent's life.
+ *
+ * <pre>
+ * DATA/run/                  0700 the agent's
+ * DATA/run/KEY/              0700 one task
+ * DATA/run/KEY/task.json     0600 its assignment, start and supervisors ({@link TaskRecord})
+ * DATA/run/KEY/N.exit        0600 process N's exit status, written by its supervisor
+ * DATA/run/KEY/N.setup       0600 what went wrong before process N's program ran
+ * </pre>
+ *
+ * <p>These names, the record's fields and {@link #NAME} are a contract between agent versions: an
+ * upgraded agent adopts what the previous binary started.
+ */
+final class Supervisor {
+  /** Arguments: EXIT_FILE, then the argv to run. Never holds user text. */
+  static final String SCRIPT =
+      """
+      umask 077
+      trap : TERM INT HUP QUIT USR1 USR2
+      exit_file=$1
+      shift
+      "$@"
+      code=$?
+      printf '%s\\n' "$code" >"$exit_file.tmp" && /bin/mv -f "$exit_file.tmp" "$exit_file"
+      exit "$code"
+      """;
+
+  /** The name the supervisor runs under ({@code $0}): how an adopting agent recognizes it. */
+  static final String NAME = "kairos-supervisor";
+
+  private static final String SETSID = "/usr/bin/setsid";
+
+  private static final int MAX_SETUP_BYTES = 4096;
+
+  private Supervisor() {}
+
+  /** {@code <dataDir>/run/}: the agent's state of running tasks, for the next agent. */
+  static Path runDir(Path dataDir) {
+    return dataDir.resolve("run");
+  }
+
+  /** {@code <dataDir>/run/<key>/}. */
+  static Path taskDir(Path dataDir, TaskKey key) {
+    return runDir(dataDir).resolve(key.dirName());
+  }
+
+  static Path exitFile(Path taskRunDir, int local) {
+    return taskRunDir.resolve(local + ".exit");
+  }
+
+  static Path setupFile(Path taskRunDir, int local) {
+    return taskRunDir.resolve(local + ".setup");
+  }
+
+  /** The argv that runs {@code argv} under a supervisor recording its status in {@code exit}. */
+  static List<String> wrap(List<String> argv, Path exit) {
+    var wrapped = new ArrayList<String>();
+    if (Files.isExecutable(Path.of(SETSID))) {
+      // Not a process group leader (the JVM does not make one), so setsid execs in place.
+      wrapped.add(SETSID);
+    }
+    wrapped.addAll(List.of("/bin/sh", "-c", SCRIPT, NAME, exit.toString()));
+    wrapped.addAll(argv);
+    return List.copyOf(wrapped);
+  }
+
+  /**
+   * Creates {@code <dataDir>/run/} and the task's directory in it, both 0700 and the agent's; a
+   * leftover directory of that name (a link, or someone else's) is refused.
+   */
+  static Path prepare(Path dataDir, TaskKey key) throws IOException {
+    Path run = runDir(dataDir);
+    Files.createDirectories(run);
+    Files.setPosixFilePermissions(run, PosixFilePermissions.fromString("rwx------"));
+    Path dir = taskDir(dataDir, key);
+    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+      Files.createDirectory(dir);
+    }
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+    return dir;
+  }
+
+  /** The empty setup file of process {@code local}, 0600, which its stderr starts as. */
+  static Path setupFile(Path dataDir, TaskKey key, int local) throws IOException {
+    Path file = setupFile(taskDir(dataDir, key), local);
+    Files.deleteIfExists(file);
+    Files.createFile(
+        file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    return file;
+  }
+
+  /** The status process {@code local}'s supervisor recorded; empty while none is recorded. */
+  static OptionalInt recordedExit(Path taskRunDir, int local) {
+    try {
+      String text = Files.readString(exitFile(taskRunDir, local)).strip();
+      int code = Integer.parseInt(text);
+      return code >= 0 && code <= 255 ? OptionalInt.of(code) : OptionalInt.empty();
+    } catch (IOException | NumberFormatException e) {
+      return OptionalInt.empty();
+    }
+  }
+
+  /** What the setup of process {@code local} said (at most 4 KiB); empty when nothing. */
+  static String setupErrors(Path taskRunDir, int local) {
+    try (InputStream in = Files.newInputStream(setupFile(taskRunDir, local))) {
+      return new String(in.readNBytes(MAX_SETUP_BYTES), StandardCharsets.UTF_8);
+    } catch (NoSuchFileException e) {
+      return "";
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  /**
+   * Whether {@code pid}'s command line is a supervisor's ({@code /bin/sh -c SCRIPT NAME ...}). The
+   * script's text is not compared: a supervisor started by an older agent binary is adopted by a
+   * newer one.
+   */
+  static boolean isSupervisor(long pid) {
+    try {
+      byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline"));
+      String[] args = new String(raw, StandardCharsets.UTF_8).split("\0");
+      return args.length > 3
+          && args[0].equals("/bin/sh")
+          && args[1].equals("-c")
+          && args[3].equals(NAME);
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  /** The uid owning {@code path} (not following links), if it exists. */
+  static Optional<Integer> ownerUid(Path path) {
+    try {
+      return Optional.of((Integer) Files.getAttribute(path, "unix:uid", LinkOption.NOFOLLOW_LINKS));
+    } catch (IOException | RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+}
