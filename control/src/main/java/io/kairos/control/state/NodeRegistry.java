@@ -69,24 +69,9 @@ final class NodeRegistry {
     // their GPUs once their other tasks have stopped.
     String why = "node " + r.node() + " re-registered (agent restarted)";
     loseTasksOn(r.node(), c.atMs(), c.atMs(), why);
-    if (node.registration != null && !sameResources(node.registration, r)) {
-      // The node came back with other GPUs, CPUs or memory: the placements there no longer
-      // describe it, so gangs still holding GPUs there let go of all of them now (their tasks
-      // elsewhere are killed, as for any ended job).
-      for (JobRecord job : records.jobsHoldingGpusOn(r.node())) {
-        steps.lose(job, null, c.atMs());
-        for (int t = 0; t < job.taskExits.size(); t++) {
-          if (job.taskExits.get(t) == null) {
-            job.taskExits.set(t, ControlState.LOST_EXIT_CODE);
-          }
-        }
-        if (job.releasing) {
-          lifecycle.holdUntilStopped(job, c.atMs());
-        } else {
-          lifecycle.completeRequeueWhenStopped(job, c.atMs());
-        }
-      }
-    }
+    // A node that came back with other GPUs, CPUs or memory: its tasks were lost just above, so
+    // the stopping gangs there have let that node go; their tasks elsewhere keep their GPUs until
+    // they confirm their end, and the store is rebuilt around them.
     node.registration = r;
     node.epoch = records.takeEpoch();
     node.registeredMs = c.atMs();

@@ -252,7 +252,7 @@ class ControlStateTest {
             }),
         // batch jobs (sbatch): task 0 runs the script, the other tasks hold the allocation
         ok(
-            "a batch job ends with its script; its GPUs stay held until the holders stop",
+            "a batch job ends with its script; the holders' GPUs stay held until they stop",
             given(
                 register("n1", 8),
                 register("n2", 8),
@@ -265,7 +265,7 @@ class ControlStateTest {
               assertThat(j.state).isEqualTo(JobState.SUCCEEDED);
               assertThat(j.exitCode).isZero();
               assertThat(j.releasing).isTrue();
-              assertThat(s.store().freeMask(index(s, "n1"))).isEqualTo(0xFCL);
+              assertThat(s.store().freeMask(index(s, "n1"))).isEqualTo(0xFFL);
               assertThat(s.store().freeMask(index(s, "n2"))).isEqualTo(0xFCL);
             }),
         ok(
@@ -543,7 +543,7 @@ class ControlStateTest {
               assertThat(s.store().freeGpus()).isEqualTo(16);
             }),
         ok(
-            "one failing task fails the whole gang, which keeps its GPUs while task 0 stops",
+            "one failing task fails the whole gang, which keeps task 0's GPUs while it stops",
             gangRunning(),
             ended("n2", 2, 1, 1, 1, 137),
             List.of(),
@@ -551,7 +551,10 @@ class ControlStateTest {
               assertThat(jobOf(s, 1).state).isEqualTo(JobState.FAILED);
               assertThat(jobOf(s, 1).exitCode).isEqualTo(137);
               assertThat(jobOf(s, 1).releasing).isTrue();
-              assertThat(s.store().freeGpus()).isEqualTo(8);
+              // n2's task ended: its GPUs are free; n1's task may still run: held.
+              assertThat(s.store().freeGpus()).isEqualTo(12);
+              assertThat(s.store().freeMask(index(s, "n1"))).isEqualTo(0xF0L);
+              assertThat(s.store().freeMask(index(s, "n2"))).isEqualTo(0xFFL);
             }),
         ok(
             "a failed gang frees its GPUs when its last task reports its end",

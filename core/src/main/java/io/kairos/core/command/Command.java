@@ -43,11 +43,12 @@ public sealed interface Command {
   record ReleaseTasks(long atSec, JobId job, String node) implements Command {}
 
   /**
-   * A pending job is put back as a job that started at {@code atSec} and is stopping, holding only
-   * {@code held} (a part of its gang: its other tasks have stopped and let their GPUs go). For a
-   * store rebuilt from records while a job stops; {@link StartJob} for a whole gang.
+   * A job is put back as one that started at {@code atSec} and is stopping, holding only {@code
+   * held} (a part of its gang: its other tasks have stopped and let their GPUs go). For a store
+   * rebuilt from records while a job stops, so the job need not fit the cluster any more (a node
+   * that came back smaller); {@link SubmitJob} and {@link StartJob} for a whole gang.
    */
-  record ResumeStopping(long atSec, JobId job, Placement held) implements Command {}
+  record ResumeStopping(long atSec, Job job, Placement held) implements Command {}
 
   /**
    * GPU {@code gpu} of {@code node} is taken out of service ({@code inService} false: unhealthy) or

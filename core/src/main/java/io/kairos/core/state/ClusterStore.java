@@ -267,14 +267,14 @@ public final class ClusterStore {
   }
 
   /**
-   * Puts pending job {@code id} back as started at {@code startSec} and stopping, holding only
-   * {@code held}: for a store rebuilt while the job stops. Refused when the GPUs are not free or
-   * the placement does not fit the gang's shape.
+   * Puts {@code job} back as started at {@code startSec} and stopping, holding only {@code held}:
+   * for a store rebuilt while the job stops. Refused when the job is known already, the GPUs are
+   * not free or the placement does not fit the gang's shape.
    */
-  Applied resumeStopping(JobId id, Placement held, long startSec) {
-    Job job = pending.get(id);
-    if (job == null) {
-      return new Refused("job " + id + " is not pending");
+  Applied resumeStopping(Job job, Placement held, long startSec) {
+    JobId id = job.id();
+    if (pending.contains(id) || running.containsKey(id)) {
+      return new Refused("job " + id + " already exists");
     }
     var gang = job.spec().gang();
     int tasks = held.totalTasks();
@@ -298,7 +298,6 @@ public final class ClusterStore {
       freeMemoryBytes[node] -= held.tasksOn(s) * gang.shape().memoryBytes();
       freeGpus -= Long.bitCount(held.gpuMask(s));
     }
-    pending.remove(id);
     running.put(id, new RunningJob(job, held, startSec, gang.tasks() - tasks));
     return Applied.ACCEPTED;
   }

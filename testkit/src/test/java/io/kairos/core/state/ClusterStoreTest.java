@@ -104,11 +104,14 @@ class ClusterStoreTest {
 
   @Test
   void aStoppingPartIsResumedOnlyOnFreeGpusAndOnlyAsAPart() {
-    submit(1, GangSpec.perNode(4, 2));
+    var gang = job(1, GangSpec.perNode(4, 2));
     var part = on(1, 1, 0b0011);
-    assertThat(apply(new Command.ResumeStopping(5, JobId.of(1), on(1, 2, 0b1111))))
+    assertThat(apply(new Command.ResumeStopping(5, gang, on(1, 2, 0b1111))))
         .isInstanceOf(Applied.Refused.class);
-    assertThat(apply(new Command.ResumeStopping(5, JobId.of(1), part))).isEqualTo(Applied.ACCEPTED);
+    assertThat(apply(new Command.ResumeStopping(5, gang, part))).isEqualTo(Applied.ACCEPTED);
+    assertThat(apply(new Command.ResumeStopping(5, gang, on(0, 1, 0b0011))))
+        .as("known already")
+        .isInstanceOf(Applied.Refused.class);
     var held = store.running(JobId.of(1)).orElseThrow();
     assertThat(held.releasedTasks()).isEqualTo(1);
     assertThat(held.startSec()).isEqualTo(5);
