@@ -4,11 +4,13 @@ import io.kairos.control.state.ControlCommand.AddToken;
 import io.kairos.control.state.ControlCommand.CancelJob;
 import io.kairos.control.state.ControlCommand.CancelStep;
 import io.kairos.control.state.ControlCommand.DrainNode;
+import io.kairos.control.state.ControlCommand.GpusUnhealthy;
 import io.kairos.control.state.ControlCommand.NodeDown;
 import io.kairos.control.state.ControlCommand.PreemptJobs;
 import io.kairos.control.state.ControlCommand.RegisterNode;
 import io.kairos.control.state.ControlCommand.ResetNode;
 import io.kairos.control.state.ControlCommand.ResumeNode;
+import io.kairos.control.state.ControlCommand.ReturnGpu;
 import io.kairos.control.state.ControlCommand.RevokeToken;
 import io.kairos.control.state.ControlCommand.SetLimits;
 import io.kairos.control.state.ControlCommand.SetUser;
@@ -86,6 +88,8 @@ public final class ControlState {
           case DrainNode c -> nodeRegistry.drain(c);
           case ResumeNode c -> nodeRegistry.resume(c);
           case ResetNode c -> nodeRegistry.reset(c);
+          case GpusUnhealthy c -> nodeRegistry.gpusUnhealthy(c);
+          case ReturnGpu c -> nodeRegistry.returnGpu(c);
           case AddToken c -> addToken(c.token());
           case SetUser c -> {
             records.setUser(c.user());

@@ -155,8 +155,8 @@ final class CoreBridge {
 
   /**
    * A new store from the records: the registered nodes, the jobs holding GPUs with their
-   * placements, and the nodes not UP cordoned. Pending jobs are queued afterwards, by the caller,
-   * in their queue order. No registered node means no store.
+   * placements, the nodes not UP cordoned and the GPUs out of service taken out. Pending jobs are
+   * queued afterwards, by the caller, in their queue order. No registered node means no store.
    *
    * @param holding the jobs holding GPUs, by id
    */
@@ -212,6 +212,11 @@ final class CoreBridge {
     for (NodeRecord n : nodes) {
       if (n.state != NodeState.UP && n.registration != null) {
         mustApply(new Command.CordonNode(0, n.name, true));
+      }
+      if (n.registration != null) {
+        for (int gpu : n.gpusOutOfService.keySet()) {
+          mustApply(new Command.GpuService(0, n.name, gpu, false));
+        }
       }
     }
   }

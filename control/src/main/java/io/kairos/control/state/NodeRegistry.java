@@ -1,10 +1,12 @@
 package io.kairos.control.state;
 
 import io.kairos.control.state.ControlCommand.DrainNode;
+import io.kairos.control.state.ControlCommand.GpusUnhealthy;
 import io.kairos.control.state.ControlCommand.NodeDown;
 import io.kairos.control.state.ControlCommand.RegisterNode;
 import io.kairos.control.state.ControlCommand.ResetNode;
 import io.kairos.control.state.ControlCommand.ResumeNode;
+import io.kairos.control.state.ControlCommand.ReturnGpu;
 import io.kairos.protocol.JobState;
 import io.kairos.protocol.NodeState;
 import io.kairos.protocol.TaskPlacement;
@@ -71,7 +73,11 @@ final class NodeRegistry {
     loseTasksOn(r.node(), c.atMs(), c.atMs(), why);
     // A node that came back with other GPUs, CPUs or memory: its tasks were lost just above, so
     // the stopping gangs there have let that node go; their tasks elsewhere keep their GPUs until
-    // they confirm their end, and the store is rebuilt around them.
+    // they confirm their end, and the store is rebuilt around them. Its GPU indexes may name other
+    // devices now: none stays out of service.
+    if (node.registration != null && !sameResources(node.registration, r)) {
+      node.gpusOutOfService.clear();
+    }
     node.registration = r;
     node.epoch = records.takeEpoch();
     node.registeredMs = c.atMs();
@@ -146,6 +152,73 @@ final class NodeRegistry {
     }
     node.epoch = records.takeEpoch();
     loseTasksOn(c.node(), c.atMs(), c.safeAfterMs(), "node " + c.node() + " was reset");
+    return ControlResult.OK;
+  }
+
+  /** The longest reason kept for a GPU out of service. */
+  static final int MAX_GPU_REASON = 300;
+
+  /**
+   * Takes each reported GPU not yet out of service out alone, and requeues the jobs running with it
+   * (not counted as a restart: the node was at fault); the node serves its other GPUs.
+   */
+  ControlResult gpusUnhealthy(GpusUnhealthy c) {
+    NodeRecord node = records.node(c.node());
+    if (node == null) {
+      return ControlResult.notFound("no node " + c.node());
+    }
+    if (node.epoch != c.epoch() || node.registration == null) {
+      return ControlResult.conflict("stale epoch " + c.epoch() + " for node " + c.node());
+    }
+    int count = node.registration.gpus().size();
+    for (var e : c.problems().entrySet()) {
+      int gpu = e.getKey();
+      if (gpu < 0 || gpu >= count || node.gpusOutOfService.containsKey(gpu)) {
+        continue;
+      }
+      String reason = e.getValue() == null || e.getValue().isBlank() ? "unhealthy" : e.getValue();
+      if (reason.length() > MAX_GPU_REASON) {
+        reason = reason.substring(0, MAX_GPU_REASON) + "...";
+      }
+      node.gpusOutOfService.put(gpu, reason);
+      core.gpuService(node.name, gpu, false, c.atMs());
+      String why = "GPU " + gpu + " of node " + node.name + " is unhealthy: " + reason;
+      for (JobRecord job : List.copyOf(records.jobsHoldingGpusOn(node.name))) {
+        if (job.state == JobState.RUNNING && !job.requeueing && holdsGpu(job, node.name, gpu)) {
+          lifecycle.requeue(job, c.atMs(), c.atMs(), why, null);
+        }
+      }
+    }
+    return ControlResult.OK;
+  }
+
+  private static boolean holdsGpu(JobRecord job, String node, int gpu) {
+    for (TaskPlacement t : job.placement) {
+      if (t.node().equals(node) && t.gpus().contains(gpu)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Returns a GPU out of service to service: jobs may be placed on it again. */
+  ControlResult returnGpu(ReturnGpu c) {
+    NodeRecord node = records.node(c.node());
+    if (node == null) {
+      return ControlResult.notFound("no node " + c.node());
+    }
+    if (node.gpusOutOfService.remove(c.gpu()) == null) {
+      return ControlResult.conflict(
+          "GPU "
+              + c.gpu()
+              + " of node "
+              + c.node()
+              + " is not out of service"
+              + (node.gpusOutOfService.isEmpty()
+                  ? " (none is)"
+                  : " (out of service: " + node.gpusOutOfService.keySet() + ")"));
+    }
+    core.gpuService(node.name, c.gpu(), true, c.atMs());
     return ControlResult.OK;
   }
 

@@ -1188,6 +1188,18 @@ class ControlStateTest {
             rnd.nextInt(40),
             List.of(new ControlCommand.Preemption(victim, preemptor, "PRIORITY", "random")));
       }
+      if (pick < 99) {
+        // A GPU reported unhealthy (sometimes under a stale epoch, or a GPU the node lacks), or
+        // returned to service by an admin.
+        String name = randomNode();
+        int gpu = rnd.nextInt(9);
+        if (rnd.nextInt(3) == 0) {
+          return new ControlCommand.ReturnGpu(now, name, gpu);
+        }
+        long epoch = s.node(name).map(n -> n.epoch).orElse(0L) - (rnd.nextInt(6) == 0 ? 1 : 0);
+        return new ControlCommand.GpusUnhealthy(
+            now, name, epoch, java.util.Map.of(gpu, "ECC errors on GPU " + gpu));
+      }
       return new ControlCommand.AddToken(
           now, new TokenRecord(Long.toHexString(rnd.nextLong()), "u", TokenRecord.USER, now));
     }

@@ -167,6 +167,7 @@ final class StateInvariants {
       }
     }
     liveTasksHoldTheirGpus(s, out);
+    gpusOutOfService(s, out);
     for (int i = 0; i < cluster.nodeCount(); i++) {
       String name = cluster.node(i).name();
       long full = cluster.gpuCount(i) == 64 ? -1L : (1L << cluster.gpuCount(i)) - 1;
@@ -478,6 +479,44 @@ final class StateInvariants {
           out.add("a GPU of " + p.node() + " is held by two live tasks (invariant 6)");
         }
         live.put(p.node(), before | mask);
+      }
+    }
+  }
+
+  /**
+   * The store takes out of service exactly the GPUs the records do, and no running job (other than
+   * one being requeued) holds one: a job placed with a GPU that went bad is requeued.
+   */
+  static void gpusOutOfService(ControlState s, List<String> out) {
+    var store = s.store();
+    for (var n : s.nodes()) {
+      var index = store.cluster().indexOf(n.name);
+      if (index.isEmpty()) {
+        continue;
+      }
+      long expected = 0;
+      for (int g : n.gpusOutOfService.keySet()) {
+        expected |= 1L << g;
+      }
+      if (store.outOfServiceMask(index.get()) != expected) {
+        out.add(
+            "node "
+                + n.name
+                + " has GPUs "
+                + n.gpusOutOfService.keySet()
+                + " out of service, the store "
+                + Long.toBinaryString(store.outOfServiceMask(index.get())));
+      }
+      for (JobRecord j : s.jobsHoldingGpusOn(n.name)) {
+        if (j.state != JobState.RUNNING || j.requeueing) {
+          continue;
+        }
+        for (TaskPlacement t : j.placement) {
+          if (t.node().equals(n.name)
+              && t.gpus().stream().anyMatch(n.gpusOutOfService::containsKey)) {
+            out.add("running job " + j.id + " holds an out-of-service GPU of " + n.name);
+          }
+        }
       }
     }
   }
