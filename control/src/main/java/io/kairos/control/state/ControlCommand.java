@@ -36,6 +36,7 @@ import java.util.TreeMap;
   @JsonSubTypes.Type(value = ControlCommand.TokensUsed.class, name = "tokensUsed"),
   @JsonSubTypes.Type(value = ControlCommand.GpusUnhealthy.class, name = "gpusUnhealthy"),
   @JsonSubTypes.Type(value = ControlCommand.ReturnGpu.class, name = "returnGpu"),
+  @JsonSubTypes.Type(value = ControlCommand.SettleNodes.class, name = "settleNodes"),
 })
 public sealed interface ControlCommand {
   long atMs();
@@ -220,6 +221,14 @@ public sealed interface ControlCommand {
       problems = problems == null ? Map.of() : new TreeMap<>(problems);
     }
   }
+
+  /**
+   * Brings the scheduler's store up to date with the nodes registered since it was last built
+   * (registrations only mark it stale, so that a burst of them costs one rebuild, not one each).
+   * Any other command does the same before it applies; the leader's scheduler proposes this one
+   * when registrations are all that came.
+   */
+  record SettleNodes(long atMs) implements ControlCommand {}
 
   /** An admin returns GPU {@code gpu} of {@code node} to service (after the repair). */
   record ReturnGpu(long atMs, String node, int gpu) implements ControlCommand {}

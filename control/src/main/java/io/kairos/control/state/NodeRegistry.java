@@ -27,8 +27,11 @@ final class NodeRegistry {
   private final JobSteps steps;
   private final Suspects suspects;
 
-  /** Rebuilds the store and the gates from the records: the set of nodes changed. */
-  private final Runnable rebuild;
+  /** Marks the store stale: the set of nodes, or a node's shape, changed. */
+  private final Runnable nodesChanged;
+
+  /** Whether the store is stale (it may lack nodes registered since it was built). */
+  private final java.util.function.BooleanSupplier storeStale;
 
   NodeRegistry(
       Records records,
@@ -36,13 +39,15 @@ final class NodeRegistry {
       JobLifecycle lifecycle,
       JobSteps steps,
       Suspects suspects,
-      Runnable rebuild) {
+      Runnable nodesChanged,
+      java.util.function.BooleanSupplier storeStale) {
     this.records = records;
     this.core = core;
     this.lifecycle = lifecycle;
     this.steps = steps;
     this.suspects = suspects;
-    this.rebuild = rebuild;
+    this.nodesChanged = nodesChanged;
+    this.storeStale = storeStale;
   }
 
   ControlResult register(RegisterNode c) {
@@ -78,15 +83,30 @@ final class NodeRegistry {
     if (node.registration != null && !sameResources(node.registration, r)) {
       node.gpusOutOfService.clear();
     }
+    // O(1): the same node again (an agent restart) is updated in the store in place; a new node,
+    // or one of another shape, marks the store stale, and the next command of another kind
+    // rebuilds it once for the whole burst (ControlState).
+    boolean sameShape = node.registration != null && sameShape(node.registration, r);
+    boolean wasDown = node.state == NodeState.DOWN;
     node.registration = r;
     node.epoch = records.takeEpoch();
     node.registeredMs = c.atMs();
-    if (node.state == NodeState.DOWN) {
+    if (wasDown) {
       node.state = NodeState.UP;
       node.reason = null;
     }
-    rebuild.run();
+    if (!sameShape) {
+      nodesChanged.run();
+    } else if (wasDown && !storeStale.getAsBoolean()) {
+      core.cordon(r.node(), c.atMs(), false);
+    }
     return ControlResult.ok(List.of(node.epoch));
+  }
+
+  /** Whether the store's view of the node (its spec, the account it runs) stays the same. */
+  private static boolean sameShape(Registration a, Registration b) {
+    return CoreBridge.toNodeSpec(a).equals(CoreBridge.toNodeSpec(b))
+        && java.util.Objects.equals(a.runsOnlyAs(), b.runsOnlyAs());
   }
 
   private static boolean sameResources(Registration a, Registration b) {

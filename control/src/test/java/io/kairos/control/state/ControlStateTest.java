@@ -125,11 +125,15 @@ class ControlStateTest {
             List.of(1L),
             s -> assertThat(s.isUnplaceable(1)).isTrue()),
         ok(
-            "a job submitted before any node is unplaceable until one registers",
+            "a job submitted before any node is unplaceable until one registers (and the store"
+                + " is settled: at the next command, or the scheduler's SettleNodes)",
             given(submit(2)),
             register("n1", 8),
             List.of(1L),
             s -> {
+              assertThat(s.storeIsStale()).isTrue();
+              assertThat(s.isUnplaceable(1)).isTrue();
+              s.apply(new ControlCommand.SettleNodes(T0 + 1));
               assertThat(s.isUnplaceable(1)).isFalse();
               assertThat(s.store().pending(JobId.of(1))).isPresent();
             }),
@@ -1036,6 +1040,9 @@ class ControlStateTest {
 
   /** Snapshot bytes → a new state: the same records, free masks, pending and running jobs. */
   static void assertRoundTrip(ControlState state, String what) {
+    if (state.storeIsStale()) {
+      state.apply(new ControlCommand.SettleNodes(T0)); // what the leader's scheduler proposes
+    }
     byte[] bytes = imageBytes(state);
     ControlState restored;
     try {
