@@ -72,9 +72,10 @@ export const cluster = {
                   const what = jobId != null
                     ? `job ${jobId}${j ? ` ${j.name} (${j.user}, queue ${j.queue})` : ''}`
                     : 'free';
-                  const title = `${n.name} GPU ${i} (NVLink domain ${d}): ${what}; ${health(n)}`;
+                  const out = n.gpusOutOfService?.[i];
+                  const title = `${n.name} GPU ${i} (NVLink domain ${d}): ${what}${out ? `; out of service: ${out}` : ''}; ${health(n)}`;
                   const cell = h('span', {
-                    class: `gpu${jobId != null ? ' busy' : ''}`, role: 'img', tabindex: '0',
+                    class: `gpu${jobId != null ? ' busy' : ''}${out ? ' out' : ''}`, role: 'img', tabindex: '0',
                     title, 'aria-label': title, 'data-node': n.name, 'data-gpu': i,
                     'data-job': jobId != null ? jobId : null,
                   });

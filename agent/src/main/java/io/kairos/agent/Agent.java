@@ -349,7 +349,8 @@ public final class Agent implements AutoCloseable {
               epoch(),
               table.reports(),
               waitMs,
-              problems.isEmpty() ? null : problems);
+              problems.isEmpty() ? null : problems,
+              health.latestGpuProblems().isEmpty() ? null : health.latestGpuProblems());
       Optional<Outcome<HeartbeatReply>> outcome =
           call(
               ControllerClient.HEARTBEAT,
@@ -518,7 +519,8 @@ public final class Agent implements AutoCloseable {
   private void checkHealth() {
     try {
       List<String> before = health.latest();
-      if (!health.checkNow().equals(before)) {
+      var gpusBefore = health.latestGpuProblems();
+      if (!health.checkNow().equals(before) || !health.latestGpuProblems().equals(gpusBefore)) {
         table.newsOutsideTheTable();
       }
     } catch (RuntimeException e) {

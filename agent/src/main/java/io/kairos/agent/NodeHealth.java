@@ -12,9 +12,11 @@ import io.kairos.agent.gpu.NvidiaSmiException;
 import io.kairos.protocol.GpuDevice;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,9 +26,15 @@ import org.slf4j.LoggerFactory;
  * <p>With an nvidia-smi binary, the GPUs come from discovery at start (the <em>baseline</em>), and
  * each check runs nvidia-smi again and compares: ECC counts rising, a GPU missing or lost, a
  * temperature at its slowdown threshold, pending page retirements. Without one (emulated GPUs),
- * only the site's check program runs. A check runs every health interval and before each task
- * starts; its problems ride on every heartbeat until a check finds none, and the controller drains
- * the node while there are any.
+ * only the site's check program runs, plus the faults file that {@value #EMULATED_FAULTS_ENV} names
+ * (tests fail single emulated GPUs with it). A check runs every health interval and before each
+ * task starts; its problems ride on every heartbeat until a check finds none.
+ *
+ * <p>Problems come in two kinds. Those of the node as a whole (nvidia-smi failing: the driver; a
+ * GPU that appeared; the site's check program, which covers what the agent cannot see, such as the
+ * NVLink fabric) refuse every launch and make the controller drain the node. Those of one GPU (ECC
+ * errors, a pending repair, heat, a GPU lost or missing) are reported by GPU index ({@link
+ * #latestGpuProblems}): the controller takes that GPU out of service alone, and launches go on.
  *
  * <p>Thread-safe: checks may run on the ticker and on a launch at once; the latest result is a
  * volatile reference.
@@ -38,13 +46,26 @@ public final class NodeHealth {
   private final GpuInventory baseline;
   private final HealthChecker checker = new HealthChecker(HealthPolicy.DEFAULTS);
   private final List<HealthCheckProgram> programs;
+  private final EmulatedFaults faults;
   private volatile List<String> latest = List.of();
+  private volatile Map<Integer, String> latestGpus = Map.of();
+
+  /**
+   * The environment variable naming a file of emulated GPU faults: one {@code INDEX [REASON]} line
+   * per unhealthy GPU ({@code 2 XID 48: double-bit ECC error}); read at every check, only when the
+   * GPUs are emulated (never over real ones).
+   */
+  public static final String EMULATED_FAULTS_ENV = "KAIROS_EMULATED_GPU_FAULTS";
 
   private NodeHealth(
-      Optional<Discovery> discovery, GpuInventory baseline, List<HealthCheckProgram> programs) {
+      Optional<Discovery> discovery,
+      GpuInventory baseline,
+      List<HealthCheckProgram> programs,
+      EmulatedFaults faults) {
     this.discovery = discovery;
     this.baseline = baseline;
     this.programs = programs;
+    this.faults = faults;
   }
 
   /**
@@ -60,7 +81,12 @@ public final class NodeHealth {
           new HealthCheckProgram(config.healthCheckProgram(), Map.of(), Duration.ofSeconds(60)));
     }
     if (config.nvidiaSmi() == null) {
-      return new NodeHealth(Optional.empty(), null, List.copyOf(programs));
+      String file = System.getenv(EMULATED_FAULTS_ENV);
+      EmulatedFaults faults =
+          file == null || file.isBlank()
+              ? null
+              : new EmulatedFaults(java.nio.file.Path.of(file), config.gpus().count());
+      return new NodeHealth(Optional.empty(), null, List.copyOf(programs), faults);
     }
     var discovery =
         new Discovery(new NvidiaSmi(config.nvidiaSmi(), Map.of(), Duration.ofSeconds(30)));
@@ -74,7 +100,12 @@ public final class NodeHealth {
         inventory.driverVersion(),
         inventory.nvlinkDomainSize(),
         inventory.gpus().stream().map(g -> g.label()).toList());
-    return new NodeHealth(Optional.of(discovery), inventory, List.copyOf(programs));
+    return new NodeHealth(Optional.of(discovery), inventory, List.copyOf(programs), null);
+  }
+
+  /** Emulated GPUs whose faults {@code file} lists (tests: without the environment variable). */
+  static NodeHealth emulated(java.nio.file.Path file, int gpuCount) {
+    return new NodeHealth(Optional.empty(), null, List.of(), new EmulatedFaults(file, gpuCount));
   }
 
   /** The discovered GPUs; empty when emulating. */
@@ -93,10 +124,13 @@ public final class NodeHealth {
 
   /** Whether a check has anything to run. */
   public boolean checks() {
-    return discovery.isPresent() || !programs.isEmpty();
+    return discovery.isPresent() || !programs.isEmpty() || faults != null;
   }
 
-  /** Runs every check now; returns the problems (empty when healthy) and keeps them as latest. */
+  /**
+   * Runs every check now; returns the problems of the node as a whole (empty when none) and keeps
+   * them, and those of single GPUs, as the latest.
+   */
   public List<String> checkNow() {
     if (!checks()) {
       return List.of();
@@ -108,20 +142,39 @@ public final class NodeHealth {
     for (HealthCheckProgram program : programs) {
       report = report.and(program.run());
     }
-    List<String> problems = report.problems().stream().map(HealthProblem::reason).toList();
-    if (!problems.equals(latest)) {
-      if (problems.isEmpty()) {
-        log.info("health: the node is healthy again");
+    if (faults != null) {
+      report = report.and(faults.read());
+    }
+    var nodeWide = new ArrayList<String>();
+    var byGpu = new TreeMap<Integer, String>();
+    for (HealthProblem p : report.problems()) {
+      if (p.gpuIndex() == HealthProblem.NODE) {
+        nodeWide.add(p.reason());
       } else {
-        log.warn("health: {}", problems);
+        byGpu.merge(p.gpuIndex(), p.reason(), (a, b) -> a + "; " + b);
       }
     }
+    List<String> problems = List.copyOf(nodeWide);
+    Map<Integer, String> gpus = Collections.unmodifiableMap(byGpu);
+    if (!problems.equals(latest) || !gpus.equals(latestGpus)) {
+      if (problems.isEmpty() && gpus.isEmpty()) {
+        log.info("health: the node is healthy again");
+      } else {
+        log.warn("health: node {}, GPUs {}", problems, gpus);
+      }
+    }
+    latestGpus = gpus;
     latest = problems;
     return problems;
   }
 
-  /** The problems the last check found. */
+  /** The problems of the node as a whole that the last check found. */
   public List<String> latest() {
     return latest;
+  }
+
+  /** The problems of single GPUs that the last check found, by GPU index (empty when none). */
+  public Map<Integer, String> latestGpuProblems() {
+    return latestGpus;
   }
 }

@@ -16,7 +16,8 @@ import picocli.CommandLine.Command;
       "List nodes (like sinfo): state, GPUs in use of all, GPU model, the jobs running there and"
           + " why a node is drained or down.",
       "UP nodes take new work; DRAINED ones finish what they run and take nothing new; DOWN ones"
-          + " lost their agent.",
+          + " lost their agent. A GPU out of service (its health check failed) takes no work while"
+          + " the node serves its other GPUs: GPUS shows how many are out, REASON why.",
       ""
     })
 final class NodesCommand extends ApiCommand {
@@ -36,20 +37,43 @@ final class NodesCommand extends ApiCommand {
                 "NODE", "STATE", "GPUS", "MODEL", "JOBS", "LIVENESS", "RUNS JOBS OF", "REASON")
             : new Table("NODE", "STATE", "GPUS", "MODEL", "JOBS", "LIVENESS", "REASON");
     for (NodeView n : nodes) {
-      var cells =
-          new java.util.ArrayList<Object>(
-              List.of(n.name(), n.state(), n.gpusUsed() + "/" + n.gpus()));
+      var cells = new java.util.ArrayList<Object>(List.of(n.name(), n.state(), gpus(n)));
       cells.add(n.gpuModel());
       cells.add(jobs(n.jobs()));
       cells.add(liveness(n));
       if (accounts) {
         cells.add(n.runsOnlyAs() == null ? "any user" : n.runsOnlyAs() + " only");
       }
-      cells.add(n.reason());
+      cells.add(reason(n));
       table.row(cells.toArray());
     }
     table.print(out);
     return 0;
+  }
+
+  /** GPUs in use of all, and how many are out of service: "3/8", "3/8 (1 out)". */
+  static String gpus(NodeView n) {
+    var out = n.gpusOutOfService();
+    return n.gpusUsed()
+        + "/"
+        + n.gpus()
+        + (out == null || out.isEmpty() ? "" : " (" + out.size() + " out)");
+  }
+
+  /**
+   * Why the node is drained or down, then each GPU out of service with why: "GPU 2 out of service:
+   * uncorrectable ECC errors rose 0 -> 2"; "-" when none.
+   */
+  static String reason(NodeView n) {
+    var parts = new java.util.ArrayList<String>();
+    if (n.reason() != null) {
+      parts.add(n.reason());
+    }
+    if (n.gpusOutOfService() != null) {
+      new java.util.TreeMap<>(n.gpusOutOfService())
+          .forEach((gpu, why) -> parts.add("GPU " + gpu + " out of service: " + why));
+    }
+    return parts.isEmpty() ? null : String.join("; ", parts);
   }
 
   /**

@@ -191,6 +191,31 @@ class ListingCommandsTest extends ClientTestSupport {
   }
 
   @Test
+  void nodesShowsGpusOutOfServiceAndResumeReturnsOne() {
+    server.on(
+        "GET",
+        "/api/v1/nodes",
+        200,
+        """
+        [{"name":"n1","state":"UP","gpuModel":"H100","gpus":8,"gpusUsed":2,"cpus":64,
+          "memoryBytes":0,"epoch":1,"jobs":[7],"liveness":"ALIVE",
+          "gpusOutOfService":{"2":"GPU 2: XID 48","5":"thermal"}},
+         {"name":"n2","state":"DRAINED","reason":"bad fan","gpuModel":"H100","gpus":8,
+          "gpusUsed":0,"cpus":64,"memoryBytes":0,"epoch":1,"jobs":[],"liveness":"ALIVE",
+          "gpusOutOfService":{"0":"ECC"}}]""");
+    server.on("POST", "/api/v1/nodes/n1/gpus/2/resume", 200, "{\"name\":\"n1\",\"state\":\"UP\"}");
+    assertThat(kairos("nodes").assertOk().out().lines())
+        .containsExactly(
+            "NODE  STATE    GPUS         MODEL  JOBS  LIVENESS  REASON",
+            "n1    UP       2/8 (2 out)  H100   7     ALIVE     GPU 2 out of service: GPU 2: XID 48;"
+                + " GPU 5 out of service: thermal",
+            "n2    DRAINED  0/8 (1 out)  H100   -     ALIVE     bad fan; GPU 0 out of service: ECC");
+    assertThat(kairos("nodes", "resume", "n1", "--gpu", "2").assertOk().out())
+        .isEqualTo("GPU 2 of node n1 is back in service\n");
+    assertThat(server.only("POST", "/api/v1/nodes/n1/gpus/2/resume").body()).isEmpty();
+  }
+
+  @Test
   void usersListsTheTableAndSetPutsTheAccount() throws IOException {
     server.on(
         "GET",

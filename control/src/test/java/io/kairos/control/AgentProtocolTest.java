@@ -222,6 +222,72 @@ class AgentProtocolTest {
         .isEmpty();
   }
 
+  @Test
+  void anUnhealthyGpuIsTakenOutAloneItsJobMovesAndTheOtherJobKeepsRunning() throws Exception {
+    start(PATIENT);
+    var a = new FakeAgent("a", 4).register();
+    long x = submit("{\"command\":[\"sleep\",\"600\"],\"gpus\":2}");
+    long y = submit("{\"command\":[\"sleep\",\"600\"],\"gpus\":2}");
+    awaitState(x, JobState.RUNNING);
+    awaitState(y, JobState.RUNNING);
+    var launched = a.beat().launch();
+    assertThat(launched).hasSize(2);
+    TaskAssignment tx = launched.stream().filter(l -> l.jobId() == x).findFirst().orElseThrow();
+    TaskAssignment ty = launched.stream().filter(l -> l.jobId() == y).findFirst().orElseThrow();
+    int bad = job(x).placement().get(0).gpus().get(1);
+    String reason = "GPU " + bad + " (GPU-x): uncorrectable ECC errors rose 0 -> 2";
+
+    HeartbeatReply sick =
+        a.beatGpus(
+            java.util.Map.of(bad, reason),
+            report(tx, TaskStatus.RUNNING),
+            report(ty, TaskStatus.RUNNING));
+
+    assertThat(sick.kill())
+        .as("only the job placed with the bad GPU is stopped")
+        .extracting(k -> k.jobId())
+        .containsExactly(x);
+    NodeView node = node("a");
+    assertThat(node.state()).as("the node keeps serving its other GPUs").isEqualTo(NodeState.UP);
+    assertThat(node.reason()).isNull();
+    assertThat(node.gpusOutOfService()).containsOnlyKeys(bad);
+    assertThat(node.gpusOutOfService().get(bad)).contains("ECC");
+    assertThat(job(y).state()).isEqualTo(JobState.RUNNING);
+    assertThat(job(y).attempt()).isEqualTo(1);
+
+    a.beatGpus(
+        java.util.Map.of(bad, reason),
+        exited(tx, 143, ExitReason.KILLED),
+        report(ty, TaskStatus.RUNNING));
+    JobView requeued = job(x);
+    assertThat(requeued.state()).isEqualTo(JobState.PENDING);
+    assertThat(requeued.requeues()).isEqualTo(1);
+    assertThat(requeued.message()).contains("GPU " + bad).contains("unhealthy");
+    assertThat(requeued.excludeNodes()).as("the node is not avoided, its GPU is").isNullOrEmpty();
+    // One good GPU is free on a (4 - y's 2 - the bad one): x (2 GPUs) waits.
+    Thread.sleep(2_500); // past x's backoff, so that it would start if it could
+    assertThat(job(x).state()).isEqualTo(JobState.PENDING);
+    assertThat(a.beat(report(ty, TaskStatus.RUNNING)).launch()).isEmpty();
+
+    // Users may not return a GPU; a bad index is a 400 naming the field; an in-service one a 409.
+    String user = createToken("carol");
+    assertThat(api.as(user).post("/api/v1/nodes/a/gpus/" + bad + "/resume", "").status())
+        .isEqualTo(403);
+    var badIndex = api.post("/api/v1/nodes/a/gpus/9/resume", "");
+    assertThat(badIndex.status()).isEqualTo(400);
+    assertThat(badIndex.body()).contains("gpu");
+    int good = bad == 0 ? 1 : 0;
+    assertThat(api.post("/api/v1/nodes/a/gpus/" + good + "/resume", "").status()).isEqualTo(409);
+    assertThat(node("a").gpusOutOfService()).containsOnlyKeys(bad);
+
+    var back = api.post("/api/v1/nodes/a/gpus/" + bad + "/resume", "");
+    assertThat(back.status()).as(back.body()).isEqualTo(200);
+    assertThat(back.as(NodeView.class).gpusOutOfService()).isNull();
+    JobView again = awaitState(x, JobState.RUNNING);
+    assertThat(again.placement().get(0).node()).isEqualTo("a");
+    assertThat(again.attempt()).isEqualTo(2);
+  }
+
   // ---- c. failure detection (real time) ----
 
   @Test
@@ -405,6 +471,17 @@ class AgentProtocolTest {
       return reply.as(HeartbeatReply.class);
     }
 
+    /** A heartbeat reporting problems of single GPUs. */
+    HeartbeatReply beatGpus(java.util.Map<Integer, String> gpuProblems, TaskReport... tasks) {
+      var reply =
+          join.asNode(name)
+              .post(
+                  "/api/v1/agents/heartbeat",
+                  new Heartbeat(name, epoch, List.of(tasks), 0, null, gpuProblems));
+      assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+      return reply.as(HeartbeatReply.class);
+    }
+
     /** The launch of {@code jobId}'s current task here, from a heartbeat that holds nothing. */
     TaskAssignment launched(long jobId) {
       HeartbeatReply reply = beat();
@@ -466,6 +543,13 @@ class AgentProtocolTest {
         .atMost(Duration.ofSeconds(15))
         .pollInterval(Duration.ofMillis(50))
         .until(() -> job(id), j -> j.state() == state);
+  }
+
+  /** A plain user's token. */
+  String createToken(String user) {
+    var r = api.post("/api/v1/tokens", java.util.Map.of("user", user));
+    assertThat(r.status()).as(r.body()).isEqualTo(201);
+    return r.as(io.kairos.protocol.TokenCreated.class).token();
   }
 
   NodeView node(String name) {

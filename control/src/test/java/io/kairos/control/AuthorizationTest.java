@@ -188,6 +188,17 @@ class AuthorizationTest {
         403,
         200,
         403);
+    // An admin's return of a GPU that is in service is a 409 naming it; users get 403.
+    table(
+        rows,
+        post(
+            "return a GPU to service",
+            () -> "/api/v1/nodes/" + newNode() + "/gpus/1/resume",
+            () -> ""),
+        403,
+        403,
+        409,
+        403);
     table(
         rows,
         post("create a token", () -> "/api/v1/tokens", () -> "{\"user\":\"carol\"}"),

@@ -80,6 +80,7 @@ class OpenApiDocumentTest {
           "GET /api/v1/nodes",
           "POST /api/v1/nodes/{name}/drain",
           "POST /api/v1/nodes/{name}/resume",
+          "POST /api/v1/nodes/{name}/gpus/{gpu}/resume",
           "POST /api/v1/nodes/{name}/reset",
           "GET /api/v1/queues",
           "GET /api/v1/accounts",

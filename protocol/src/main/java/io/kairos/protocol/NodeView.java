@@ -2,6 +2,7 @@ package io.kairos.protocol;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A node as the API shows it ({@code GET /api/v1/nodes}).
@@ -15,6 +16,9 @@ import java.util.List;
  *     agent would be this late); absent on a follower
  * @param runsOnlyAs the one Unix account whose jobs the node runs, when its agent is not root;
  *     absent when it runs every account's jobs
+ * @param gpusOutOfService the node's GPUs out of service, by index, with why (its agent's health
+ *     check found a problem with that GPU alone): no job is placed on them until an admin returns
+ *     them ({@code kairos nodes resume NAME --gpu N}); absent when none
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record NodeView(
@@ -37,4 +41,5 @@ public record NodeView(
     Double phi,
     int nvlinkDomainSize,
     List<Long> gpuJobs,
-    String runsOnlyAs) {}
+    String runsOnlyAs,
+    Map<Integer, String> gpusOutOfService) {}

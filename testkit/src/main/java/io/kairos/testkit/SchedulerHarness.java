@@ -307,6 +307,17 @@ public final class SchedulerHarness {
     return occupy(node, gpuMask, Jobs.DEFAULT_LIMIT_SEC);
   }
 
+  /**
+   * Takes GPU {@code gpu} of node index {@code node} out of service ({@code inService} false) or
+   * returns it, through the reducer: no later pass may place a job on it.
+   */
+  public SchedulerHarness gpuService(int node, int gpu, boolean inService) {
+    String name = cluster().node(node).name();
+    apply(new Command.GpuService(nowSec, name, gpu, inService), "gpu " + name + "/" + gpu);
+    check("gpu service " + name + "/" + gpu);
+    return this;
+  }
+
   /** One pass over the current state at the current time. Commits nothing. */
   public PassResult runPass() {
     var input = new PassInput(store.snapshot(), nowSec, seed, tenants);

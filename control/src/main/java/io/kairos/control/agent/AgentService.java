@@ -10,6 +10,7 @@ import io.kairos.control.raft.RaftReplica;
 import io.kairos.control.state.ControlCommand;
 import io.kairos.control.state.ControlCommand.AddToken;
 import io.kairos.control.state.ControlCommand.DrainNode;
+import io.kairos.control.state.ControlCommand.GpusUnhealthy;
 import io.kairos.control.state.ControlCommand.NodeDown;
 import io.kairos.control.state.ControlCommand.RegisterNode;
 import io.kairos.control.state.ControlCommand.ResetNode;
@@ -260,6 +261,9 @@ public final class AgentService implements AutoCloseable {
         if (hb.problems() != null && !hb.problems().isEmpty() && node[1] == 1) {
           drainUnhealthy(hb);
         }
+        if (hb.gpuProblems() != null && !hb.gpuProblems().isEmpty()) {
+          takeOutUnhealthyGpus(hb);
+        }
       }
       var plan =
           replica.stateMachine().read(s -> Reconciler.plan(s, hb, this::tokenOf, clock.millis()));
@@ -360,6 +364,34 @@ public final class AgentService implements AutoCloseable {
     log.warn(
         "node {} reports problems, draining it and requeueing its jobs: {}", hb.node(), reason);
     commit(new DrainNode(clock.millis(), hb.node(), reason, true));
+  }
+
+  /**
+   * Takes the GPUs this heartbeat reports unhealthy out of service, each alone, when one is not out
+   * yet (the state keeps the first reason; an admin returns the GPU). At most 64 GPUs, reasons
+   * clipped: an agent cannot grow the log beyond that.
+   */
+  private void takeOutUnhealthyGpus(Heartbeat hb) throws InterruptedException {
+    var fresh = new java.util.TreeMap<Integer, String>();
+    var known =
+        replica
+            .stateMachine()
+            .read(
+                s ->
+                    s.node(hb.node())
+                        .map(n -> java.util.Set.copyOf(n.gpusOutOfService.keySet()))
+                        .orElse(java.util.Set.of()));
+    for (var e : hb.gpuProblems().entrySet()) {
+      Integer gpu = e.getKey();
+      if (gpu != null && gpu >= 0 && gpu < 64 && !known.contains(gpu)) {
+        String reason = e.getValue() == null ? "unhealthy" : e.getValue().strip();
+        fresh.put(gpu, reason.length() > 300 ? reason.substring(0, 300) + "..." : reason);
+      }
+    }
+    if (!fresh.isEmpty()) {
+      log.warn("node {} reports unhealthy GPUs, taking them out of service: {}", hb.node(), fresh);
+      commit(new GpusUnhealthy(clock.millis(), hb.node(), hb.epoch(), fresh));
+    }
   }
 
   /**

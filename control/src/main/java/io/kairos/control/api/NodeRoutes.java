@@ -4,11 +4,13 @@ import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.kairos.control.state.ControlCommand.DrainNode;
 import io.kairos.control.state.ControlCommand.ResumeNode;
+import io.kairos.control.state.ControlCommand.ReturnGpu;
 
 /**
- * {@code /api/v1/nodes} (list, drain, resume, reset), {@code /api/v1/queues} and {@code
- * /api/v1/accounts}. A reset forgets a node's credential and fences its agent: the name is then
- * registered again with a join token (an agent whose data, and so credential, was lost).
+ * {@code /api/v1/nodes} (list, drain, resume, a GPU's return to service, reset), {@code
+ * /api/v1/queues} and {@code /api/v1/accounts}. A reset forgets a node's credential and fences its
+ * agent: the name is then registered again with a join token (an agent whose data, and so
+ * credential, was lost).
  */
 final class NodeRoutes {
   /** The body of a drain: why (shown in {@code kairos nodes}). */
@@ -60,6 +62,15 @@ final class NodeRoutes {
           reply(ctx, s, name);
         });
     config.routes.post(
+        "/api/v1/nodes/{name}/gpus/{gpu}/resume",
+        ctx -> {
+          Api.admin(ctx);
+          String name = name(ctx, s);
+          int gpu = gpu(ctx, s, name);
+          Services.check(s.commit(new ReturnGpu(s.clock().millis(), name, gpu)));
+          reply(ctx, s, name);
+        });
+    config.routes.post(
         "/api/v1/nodes/{name}/reset",
         ctx -> {
           Api.admin(ctx);
@@ -90,6 +101,38 @@ final class NodeRoutes {
           "no node named '" + Submissions.clip(name) + "'; `kairos nodes` lists them");
     }
     return name;
+  }
+
+  /** The {@code gpu} path parameter: an index of one of the node's GPUs. */
+  private static int gpu(Context ctx, Services s, String name) {
+    int count =
+        s.read(
+            st ->
+                st.node(name)
+                    .map(n -> n.registration == null ? 0 : n.registration.gpus().size())
+                    .orElse(0));
+    String raw = ctx.pathParam("gpu");
+    int gpu;
+    try {
+      gpu = Integer.parseInt(raw);
+    } catch (NumberFormatException e) {
+      gpu = -1;
+    }
+    if (gpu < 0 || gpu >= count) {
+      throw ApiError.invalid(
+          "gpu",
+          "gpu must be the index of one of node "
+              + Submissions.clip(name)
+              + "'s "
+              + count
+              + " GPUs (0 to "
+              + (count - 1)
+              + "), got '"
+              + Submissions.clip(raw)
+              + "'",
+          null);
+    }
+    return gpu;
   }
 
   private static void reply(Context ctx, Services s, String name) {

@@ -12,6 +12,7 @@ import io.kairos.protocol.TaskPlacement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** Records to API views. Callers hold the state's read lock. */
@@ -199,7 +200,7 @@ final class Views {
     for (JobRecord j : state.jobsHoldingGpusOn(n.name)) {
       jobs.add(j.id);
       for (TaskPlacement t : j.placement) {
-        if (t.node().equals(n.name)) {
+        if (t.node().equals(n.name) && !j.releasedTask(t.task())) {
           used += t.gpus().size();
           for (int gpu : t.gpus()) {
             if (gpu >= 0 && gpu < gpuJobs.size()) {
@@ -229,7 +230,8 @@ final class Views {
         live.map(l -> Math.round(l.phi() * 100) / 100.0).orElse(null),
         reg.nvlinkDomainSize(),
         java.util.Collections.unmodifiableList(gpuJobs),
-        reg.runsOnlyAs());
+        reg.runsOnlyAs(),
+        n.gpusOutOfService.isEmpty() ? null : Map.copyOf(n.gpusOutOfService));
   }
 
   static String time(long ms) {

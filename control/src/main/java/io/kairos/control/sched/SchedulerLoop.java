@@ -5,6 +5,7 @@ import io.kairos.control.Fatal;
 import io.kairos.control.raft.RaftReplica;
 import io.kairos.control.state.ControlCommand.PreemptJobs;
 import io.kairos.control.state.ControlCommand.Preemption;
+import io.kairos.control.state.ControlCommand.SettleNodes;
 import io.kairos.control.state.ControlCommand.Start;
 import io.kairos.control.state.ControlCommand.StartJobs;
 import io.kairos.control.state.ControlState;
@@ -250,8 +251,9 @@ public final class SchedulerLoop implements Closeable {
           watch.awaitChange(seen, 250);
           continue;
         }
+        settleNodes();
         runOnce();
-        watch.awaitChange(seen, 1000);
+        watch.awaitChange(seen, staleSinceNanos >= 0 ? SETTLE_AFTER_MS : 1000);
       } catch (InterruptedException e) {
         return;
       } catch (RuntimeException e) {
@@ -260,6 +262,54 @@ public final class SchedulerLoop implements Closeable {
           sleepQuietly(1000);
         }
       }
+    }
+  }
+
+  /** How long the state must be quiet (no command) before the loop settles a stale store. */
+  static final long SETTLE_AFTER_MS = 200;
+
+  /** The longest a burst of registrations leaves the store stale before the loop settles it. */
+  static final long SETTLE_AT_MOST_MS = 2_000;
+
+  /** When this loop first saw the store stale (System.nanoTime), or -1. Loop thread only. */
+  private long staleSinceNanos = -1;
+
+  /** The state's version when the loop last looked, and when that version was first seen. */
+  private long lastVersion = -1;
+
+  private long lastChangeNanos;
+
+  /**
+   * Registrations mark the store stale rather than rebuild it each ({@link ControlState}); once the
+   * burst is over ({@link #SETTLE_AFTER_MS} without a change) or has gone on for {@link
+   * #SETTLE_AT_MOST_MS}, this proposes {@link SettleNodes}: new nodes take work within about that
+   * time whether or not another command comes, and a burst of N registrations costs a handful of
+   * rebuilds, not N.
+   */
+  private void settleNodes() throws InterruptedException {
+    long now = System.nanoTime();
+    long version = replica.stateMachine().read(ControlState::version);
+    if (version != lastVersion) {
+      lastVersion = version;
+      lastChangeNanos = now;
+    }
+    if (!replica.stateMachine().read(ControlState::storeIsStale)) {
+      staleSinceNanos = -1;
+      return;
+    }
+    if (staleSinceNanos < 0) {
+      staleSinceNanos = now;
+    }
+    boolean quiet = now - lastChangeNanos >= SETTLE_AFTER_MS * 1_000_000L;
+    boolean tooLong = now - staleSinceNanos >= SETTLE_AT_MOST_MS * 1_000_000L;
+    if (!quiet && !tooLong) {
+      return;
+    }
+    try {
+      replica.propose(new SettleNodes(clock.millis())).get(10, TimeUnit.SECONDS);
+      staleSinceNanos = -1;
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      LOG.warn("could not settle the registered nodes: {}", e.toString());
     }
   }
 

@@ -37,6 +37,9 @@ import java.util.TreeMap;
   @JsonSubTypes.Type(value = ControlCommand.TokensUsed.class, name = "tokensUsed"),
   @JsonSubTypes.Type(value = ControlCommand.ApplyConfig.class, name = "applyConfig"),
   @JsonSubTypes.Type(value = ControlCommand.RecordCheckpoint.class, name = "checkpoint"),
+  @JsonSubTypes.Type(value = ControlCommand.GpusUnhealthy.class, name = "gpusUnhealthy"),
+  @JsonSubTypes.Type(value = ControlCommand.ReturnGpu.class, name = "returnGpu"),
+  @JsonSubTypes.Type(value = ControlCommand.SettleNodes.class, name = "settleNodes"),
 })
 public sealed interface ControlCommand {
   long atMs();
@@ -217,6 +220,32 @@ public sealed interface ControlCommand {
       implements ControlCommand {}
 
   record ResumeNode(long atMs, String node) implements ControlCommand {}
+
+  /**
+   * A node's agent (at {@code epoch}) found problems with single GPUs. Each GPU not yet out of
+   * service is taken out alone, with its reason: no job is placed on it, the jobs running with it
+   * are requeued, and the node goes on serving its other GPUs and the jobs on them. A stale epoch
+   * changes nothing.
+   *
+   * @param problems by GPU index, one line each ("GPU 2 (GPU-...): uncorrectable ECC errors rose")
+   */
+  record GpusUnhealthy(long atMs, String node, long epoch, Map<Integer, String> problems)
+      implements ControlCommand {
+    public GpusUnhealthy {
+      problems = problems == null ? Map.of() : new TreeMap<>(problems);
+    }
+  }
+
+  /**
+   * Brings the scheduler's store up to date with the nodes registered since it was last built
+   * (registrations only mark it stale, so that a burst of them costs one rebuild, not one each).
+   * Any other command does the same before it applies; the leader's scheduler proposes this one
+   * when registrations are all that came.
+   */
+  record SettleNodes(long atMs) implements ControlCommand {}
+
+  /** An admin returns GPU {@code gpu} of {@code node} to service (after the repair). */
+  record ReturnGpu(long atMs, String node, int gpu) implements ControlCommand {}
 
   /**
    * The scheduler's preemptions: each victim's tasks get the job's kill signal and {@code graceSec}

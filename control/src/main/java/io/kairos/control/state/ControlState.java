@@ -5,15 +5,18 @@ import io.kairos.control.state.ControlCommand.ApplyConfig;
 import io.kairos.control.state.ControlCommand.CancelJob;
 import io.kairos.control.state.ControlCommand.CancelStep;
 import io.kairos.control.state.ControlCommand.DrainNode;
+import io.kairos.control.state.ControlCommand.GpusUnhealthy;
 import io.kairos.control.state.ControlCommand.NodeDown;
 import io.kairos.control.state.ControlCommand.PreemptJobs;
 import io.kairos.control.state.ControlCommand.RecordCheckpoint;
 import io.kairos.control.state.ControlCommand.RegisterNode;
 import io.kairos.control.state.ControlCommand.ResetNode;
 import io.kairos.control.state.ControlCommand.ResumeNode;
+import io.kairos.control.state.ControlCommand.ReturnGpu;
 import io.kairos.control.state.ControlCommand.RevokeToken;
 import io.kairos.control.state.ControlCommand.SetLimits;
 import io.kairos.control.state.ControlCommand.SetUser;
+import io.kairos.control.state.ControlCommand.SettleNodes;
 import io.kairos.control.state.ControlCommand.StartJobs;
 import io.kairos.control.state.ControlCommand.StartStep;
 import io.kairos.control.state.ControlCommand.SubmitJobs;
@@ -32,9 +35,18 @@ import java.util.Optional;
  * <p>Holds every job (active and finished), every node and every token ({@link Records}), plus the
  * core's {@link ClusterStore} for the queued and running jobs on the registered nodes ({@link
  * CoreBridge}) and the gates that keep other pending jobs out of it ({@link QueueGates}). The store
- * and the gates are derived: they are rebuilt from the records when the set of nodes changes (a
- * registration), and otherwise kept in step by applying core commands through the core's {@link
- * Reducer}. So the store never disagrees with the records, and a snapshot needs only the records.
+ * and the gates are derived: they are rebuilt from the records when the set of nodes changes, and
+ * otherwise kept in step by applying core commands through the core's {@link Reducer}. So the store
+ * never disagrees with the records, and a snapshot needs only the records.
+ *
+ * <p>Registering a node costs O(1) (plus its own jobs): an agent that registers again with the same
+ * shape only updates the store in place, and a new node (or one with other hardware) marks the
+ * store stale ({@link #storeIsStale}). The next command that reads the store (any but the token and
+ * user-table ones) rebuilds it before it applies (O(nodes + jobs), deterministic: every replica
+ * does it at the same log position), so a burst of N registrations costs one rebuild instead of N
+ * (O(N) in all, not O(N^2)); the leader's scheduler proposes {@link SettleNodes} when registrations
+ * are all that came. Readers may meanwhile see the store as it was before the burst (without the
+ * new nodes), never a half-built one.
  *
  * <p>A command goes to the part that owns it: {@link JobLifecycle} (submit, cancel, start, preempt,
  * a task's end) or {@link NodeRegistry} (register, down, drain, resume). Then the jobs waiting on
@@ -56,6 +68,9 @@ public final class ControlState {
   private final NodeRegistry nodeRegistry;
   private long version;
 
+  /** Nodes were registered or changed since the store was built: rebuild before the next use. */
+  private boolean storeStale;
+
   public ControlState() {
     this(new Records());
   }
@@ -67,13 +82,17 @@ public final class ControlState {
     this.lifecycle = new JobLifecycle(records, core, gates, suspects);
     this.steps = new JobSteps(records, lifecycle);
     this.nodeRegistry =
-        new NodeRegistry(records, core, lifecycle, steps, suspects, this::rebuildStore);
+        new NodeRegistry(
+            records, core, lifecycle, steps, suspects, () -> storeStale = true, () -> storeStale);
     rebuildStore();
   }
 
   /** Applies one command; a command whose preconditions fail changes nothing. */
   public ControlResult apply(ControlCommand command) {
     version++;
+    if (storeStale && readsTheStore(command)) {
+      rebuildStore();
+    }
     ControlResult result =
         switch (command) {
           case SubmitJobs c -> lifecycle.submit(c);
@@ -88,6 +107,9 @@ public final class ControlState {
           case DrainNode c -> nodeRegistry.drain(c);
           case ResumeNode c -> nodeRegistry.resume(c);
           case ResetNode c -> nodeRegistry.reset(c);
+          case GpusUnhealthy c -> nodeRegistry.gpusUnhealthy(c);
+          case ReturnGpu c -> nodeRegistry.returnGpu(c);
+          case SettleNodes c -> ControlResult.OK;
           case AddToken c -> addToken(c.token());
           case SetUser c -> {
             records.setUser(c.user());
@@ -108,6 +130,18 @@ public final class ControlState {
     lifecycle.settleDependencies(command.atMs());
     forgetEndedBeyondLimit();
     return result;
+  }
+
+  /**
+   * Whether applying {@code command} reads or changes the scheduler's store or gates (so a stale
+   * store is rebuilt first): every command but a registration and the token and user-table ones.
+   */
+  private static boolean readsTheStore(ControlCommand command) {
+    return !(command instanceof RegisterNode
+        || command instanceof TokensUsed
+        || command instanceof AddToken
+        || command instanceof RevokeToken
+        || command instanceof SetUser);
   }
 
   /**
@@ -166,6 +200,7 @@ public final class ControlState {
 
   /** The store from the records: running jobs first (with their placements), then pending. */
   private void rebuildStore() {
+    storeStale = false;
     core.rebuild(records.nodes(), records.reindexHolding());
     gates.rebuild(records.activeJobs());
   }
@@ -181,7 +216,18 @@ public final class ControlState {
     return version;
   }
 
-  /** The core's store of active jobs on registered nodes; null while no node is registered. */
+  /**
+   * Whether nodes registered since the store was built (it lacks them until the next command other
+   * than a registration, such as {@link SettleNodes}).
+   */
+  public boolean storeIsStale() {
+    return storeStale;
+  }
+
+  /**
+   * The core's store of active jobs on registered nodes; null while no node is registered. While
+   * {@link #storeIsStale}, the store as it was before the latest registrations.
+   */
   public ClusterStore store() {
     return core.store();
   }

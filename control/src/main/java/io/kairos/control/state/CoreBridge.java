@@ -36,8 +36,9 @@ import java.util.TreeSet;
  *
  * <p>The store is derived: {@link #rebuild} makes it anew from the records when the set of nodes
  * changes (and after a snapshot is loaded); otherwise each change to the records that the store
- * must see is applied here as a core command. A command the store refuses means the two disagree,
- * which is a bug: it throws.
+ * must see is applied here as a core command. A stopping job holds in the store only the nodes
+ * whose tasks have not confirmed their end ({@link #releaseStopped}), in a rebuilt store too. A
+ * command the store refuses means the two disagree, which is a bug: it throws.
  */
 final class CoreBridge {
   private static final long MIB = 1L << 20;
@@ -111,6 +112,42 @@ final class CoreBridge {
         new Command.FinishJob(CoreTime.sec(atMs), JobId.of(job.id), job.exitCode == null ? 0 : 1));
   }
 
+  /**
+   * Frees, node by node, what a stopping job holds where its tasks have confirmed their end ({@link
+   * JobRecord#releasedTask}); the last node it holds is freed with the job ({@link #finish}).
+   * O(tasks).
+   */
+  void releaseStopped(JobRecord job, long atMs) {
+    if (store == null || !(job.releasing || job.requeueing)) {
+      return;
+    }
+    var id = JobId.of(job.id);
+    var running = store.running(id).orElse(null);
+    if (running == null) {
+      return;
+    }
+    int held = running.placement().nodeCount();
+    for (int t = 0; t < job.placement.size() && held > 1; t++) {
+      if (!job.releasedTask(t)) {
+        continue;
+      }
+      String node = job.placement.get(t).node();
+      int index = store.cluster().indexOf(node).orElse(-1);
+      if (index >= 0 && running.placement().slotOf(index) >= 0) {
+        mustApply(new Command.ReleaseTasks(CoreTime.sec(atMs), id, node));
+        running = store.running(id).orElseThrow();
+        held--;
+      }
+    }
+  }
+
+  /** Takes GPU {@code gpu} of {@code node} out of service ({@code inService} false) or back. */
+  void gpuService(String node, int gpu, boolean inService, long atMs) {
+    if (store != null && store.cluster().indexOf(node).isPresent()) {
+      mustApply(new Command.GpuService(CoreTime.sec(atMs), node, gpu, inService));
+    }
+  }
+
   /** Stops ({@code true}) or resumes placing new jobs on {@code node}. */
   void cordon(String node, long atMs, boolean cordoned) {
     mustApply(new Command.CordonNode(CoreTime.sec(atMs), node, cordoned));
@@ -118,8 +155,8 @@ final class CoreBridge {
 
   /**
    * A new store from the records: the registered nodes, the jobs holding GPUs with their
-   * placements, and the nodes not UP cordoned. Pending jobs are queued afterwards, by the caller,
-   * in their queue order. No registered node means no store.
+   * placements, the nodes not UP cordoned and the GPUs out of service taken out. Pending jobs are
+   * queued afterwards, by the caller, in their queue order. No registered node means no store.
    *
    * @param holding the jobs holding GPUs, by id
    */
@@ -157,21 +194,42 @@ final class CoreBridge {
       // Placed already: its account is no reason to refuse the nodes it runs on, and its model is
       // that of the nodes it runs on (the names registered since do not change that).
       String model = job.placement.isEmpty() ? "" : modelOf(specs, job.placement.get(0).node());
-      mustApply(
-          new Command.SubmitJob(
-              CoreTime.sec(job.submitMs),
-              toCore(job, Set.of(), job.request.gpuModel().isEmpty() ? "" : model)));
-      Placement placement = toPlacement(job.placement);
+      Job core = toCore(job, Set.of(), job.request.gpuModel().isEmpty() ? "" : model);
+      List<TaskPlacement> held = heldPart(job);
+      Placement placement = toPlacement(held);
       if (placement == null) {
         throw new IllegalStateException("job " + job.id + " runs on an unknown node");
       }
-      mustApply(new Command.StartJob(CoreTime.sec(job.startMs), JobId.of(job.id), placement));
+      long startSec = CoreTime.sec(job.startMs);
+      if (held.size() == job.placement.size()) {
+        mustApply(new Command.SubmitJob(CoreTime.sec(job.submitMs), core));
+        mustApply(new Command.StartJob(startSec, JobId.of(job.id), placement));
+      } else {
+        // Stopping, some nodes let go: only the rest is held (it may not fit the cluster now).
+        mustApply(new Command.ResumeStopping(startSec, core, placement));
+      }
     }
     for (NodeRecord n : nodes) {
       if (n.state != NodeState.UP && n.registration != null) {
         mustApply(new Command.CordonNode(0, n.name, true));
       }
+      if (n.registration != null) {
+        for (int gpu : n.gpusOutOfService.keySet()) {
+          mustApply(new Command.GpuService(0, n.name, gpu, false));
+        }
+      }
     }
+  }
+
+  /** The tasks of a GPU-holding job that still hold their GPUs (all of a running job's). */
+  private static List<TaskPlacement> heldPart(JobRecord job) {
+    var held = new ArrayList<TaskPlacement>(job.placement.size());
+    for (int t = 0; t < job.placement.size(); t++) {
+      if (!job.releasedTask(t)) {
+        held.add(job.placement.get(t));
+      }
+    }
+    return held;
   }
 
   private static String modelOf(List<NodeSpec> specs, String node) {

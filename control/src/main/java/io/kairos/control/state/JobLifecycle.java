@@ -22,9 +22,10 @@ import java.util.TreeSet;
  * gate}), started, preempted, its tasks' ends, requeued with backoff and restarted, and ended
  * (SUCCEEDED, FAILED or CANCELLED); a batch job ends when its batch step (task 0) ends, and its
  * other tasks, which only hold the allocation, are then stopped. Owns the transitions of {@link
- * JobRecord}s and the rule that a job keeps its GPUs until every task has stopped ({@link
- * #holdUntilStopped}, {@link #completeRequeueWhenStopped}); the node registry uses the same rules
- * when a node's tasks are lost.
+ * JobRecord}s and the rule that a stopping job keeps its GPUs on each node until its task (and its
+ * steps' tasks) there have confirmed their end, and lets them go node by node ({@link
+ * #holdUntilStopped}, {@link #completeRequeueWhenStopped}): a GPU is never free while a task that
+ * may still run holds it. The node registry uses the same rules when a node's tasks are lost.
  */
 final class JobLifecycle {
   static final long BACKOFF_BASE_MS = 2_000;
@@ -423,6 +424,7 @@ final class JobLifecycle {
   /** For a requeueing job: once every task has stopped, it is PENDING and queued again. */
   void completeRequeueWhenStopped(JobRecord job, long atMs) {
     if (!job.allStopped()) {
+      core.releaseStopped(job, atMs);
       return;
     }
     records.removeJobTokens(job.id);
@@ -502,6 +504,7 @@ final class JobLifecycle {
   void holdUntilStopped(JobRecord job, long atMs) {
     if (!job.allStopped()) {
       records.setReleasing(job, true);
+      core.releaseStopped(job, atMs);
     } else {
       records.setReleasing(job, false);
       finishInStore(job, atMs);

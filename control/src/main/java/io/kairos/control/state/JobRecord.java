@@ -176,6 +176,29 @@ public final class JobRecord {
     return state == JobState.RUNNING || releasing;
   }
 
+  /**
+   * Whether the task of rank {@code task} has let its GPUs go: the job is stopping (ended and
+   * releasing, or requeueing), and that task and every step entry on its node have confirmed their
+   * end. A stopping gang frees its GPUs node by node this way; a running job keeps them all.
+   */
+  public boolean releasedTask(int task) {
+    if (!(releasing || requeueing) || taskExits.get(task) == null) {
+      return false;
+    }
+    String node = placement.get(task).node();
+    for (StepRecord step : steps) {
+      if (step.isEnded()) {
+        continue;
+      }
+      for (int e = 0; e < step.placement.size(); e++) {
+        if (step.entryExits.get(e) == null && step.placement.get(e).node().equals(node)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
   /** Whether every task of the current attempt has stopped, its steps' included. */
   public boolean allStopped() {
     if (taskExits.contains(null)) {

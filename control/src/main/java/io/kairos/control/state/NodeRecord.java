@@ -5,6 +5,7 @@ import io.kairos.protocol.NodeState;
 import io.kairos.protocol.agent.Registration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.TreeMap;
 
 /**
  * One node in the replicated state: what its agent registered, its lease epoch and whether it takes
@@ -27,6 +28,14 @@ public final class NodeRecord {
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public String credential;
 
+  /**
+   * The node's GPUs out of service, by index, with why: its agent's health check found a problem
+   * with that GPU alone. No job is placed on them until an admin returns them; the node serves its
+   * other GPUs. Left out of snapshots while empty.
+   */
+  @JsonInclude(JsonInclude.Include.NON_EMPTY)
+  public TreeMap<Integer, String> gpusOutOfService = new TreeMap<>();
+
   /** Recent job failures blamed on this node (epoch millis, job id), oldest first. */
   public List<long[]> failures = new ArrayList<>();
 
@@ -46,6 +55,7 @@ public final class NodeRecord {
     c.registeredMs = registeredMs;
     c.credential = credential;
     c.failures = new ArrayList<>(failures);
+    c.gpusOutOfService = new TreeMap<>(gpusOutOfService);
     return c;
   }
 }

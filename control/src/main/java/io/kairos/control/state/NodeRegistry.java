@@ -1,10 +1,12 @@
 package io.kairos.control.state;
 
 import io.kairos.control.state.ControlCommand.DrainNode;
+import io.kairos.control.state.ControlCommand.GpusUnhealthy;
 import io.kairos.control.state.ControlCommand.NodeDown;
 import io.kairos.control.state.ControlCommand.RegisterNode;
 import io.kairos.control.state.ControlCommand.ResetNode;
 import io.kairos.control.state.ControlCommand.ResumeNode;
+import io.kairos.control.state.ControlCommand.ReturnGpu;
 import io.kairos.protocol.JobState;
 import io.kairos.protocol.NodeState;
 import io.kairos.protocol.TaskPlacement;
@@ -25,8 +27,11 @@ final class NodeRegistry {
   private final JobSteps steps;
   private final Suspects suspects;
 
-  /** Rebuilds the store and the gates from the records: the set of nodes changed. */
-  private final Runnable rebuild;
+  /** Marks the store stale: the set of nodes, or a node's shape, changed. */
+  private final Runnable nodesChanged;
+
+  /** Whether the store is stale (it may lack nodes registered since it was built). */
+  private final java.util.function.BooleanSupplier storeStale;
 
   NodeRegistry(
       Records records,
@@ -34,13 +39,15 @@ final class NodeRegistry {
       JobLifecycle lifecycle,
       JobSteps steps,
       Suspects suspects,
-      Runnable rebuild) {
+      Runnable nodesChanged,
+      java.util.function.BooleanSupplier storeStale) {
     this.records = records;
     this.core = core;
     this.lifecycle = lifecycle;
     this.steps = steps;
     this.suspects = suspects;
-    this.rebuild = rebuild;
+    this.nodesChanged = nodesChanged;
+    this.storeStale = storeStale;
   }
 
   ControlResult register(RegisterNode c) {
@@ -70,32 +77,30 @@ final class NodeRegistry {
     // tasks keep their jobs running, same attempt; their ends come with the heartbeats.
     String why = "node " + r.node() + " re-registered (agent restarted)";
     loseTasksOn(r.node(), c.atMs(), c.atMs(), why, java.util.Set.copyOf(c.adopted()));
+    // A node that came back with other GPUs, CPUs or memory: its tasks were lost just above, so
+    // the stopping gangs there have let that node go; their tasks elsewhere keep their GPUs until
+    // they confirm their end, and the store is rebuilt around them. Its GPU indexes may name other
+    // devices now: none stays out of service.
     if (node.registration != null && !sameResources(node.registration, r)) {
-      // The node came back with other GPUs, CPUs or memory: the placements there no longer
-      // describe it, so gangs still holding GPUs there let go of all of them now (their tasks
-      // elsewhere are killed, as for any ended job).
-      for (JobRecord job : records.jobsHoldingGpusOn(r.node())) {
-        steps.lose(job, null, c.atMs());
-        for (int t = 0; t < job.taskExits.size(); t++) {
-          if (job.taskExits.get(t) == null) {
-            job.taskExits.set(t, ControlState.LOST_EXIT_CODE);
-          }
-        }
-        if (job.releasing) {
-          lifecycle.holdUntilStopped(job, c.atMs());
-        } else {
-          lifecycle.completeRequeueWhenStopped(job, c.atMs());
-        }
-      }
+      node.gpusOutOfService.clear();
     }
+    // O(1): the same node again (an agent restart) is updated in the store in place; a new node,
+    // or one of another shape, marks the store stale, and the next command of another kind
+    // rebuilds it once for the whole burst (ControlState).
+    boolean sameShape = node.registration != null && sameShape(node.registration, r);
+    boolean wasDown = node.state == NodeState.DOWN;
     node.registration = r;
     node.epoch = records.takeEpoch();
     node.registeredMs = c.atMs();
-    if (node.state == NodeState.DOWN) {
+    if (wasDown) {
       node.state = NodeState.UP;
       node.reason = null;
     }
-    rebuild.run();
+    if (!sameShape) {
+      nodesChanged.run();
+    } else if (wasDown && !storeStale.getAsBoolean()) {
+      core.cordon(r.node(), c.atMs(), false);
+    }
     return ControlResult.ok(List.of(node.epoch));
   }
 
@@ -110,6 +115,12 @@ final class NodeRegistry {
       }
     }
     return true;
+  }
+
+  /** Whether the store's view of the node (its spec, the account it runs) stays the same. */
+  private static boolean sameShape(Registration a, Registration b) {
+    return CoreBridge.toNodeSpec(a).equals(CoreBridge.toNodeSpec(b))
+        && java.util.Objects.equals(a.runsOnlyAs(), b.runsOnlyAs());
   }
 
   private static boolean sameResources(Registration a, Registration b) {
@@ -189,6 +200,73 @@ final class NodeRegistry {
     }
     node.epoch = records.takeEpoch();
     loseTasksOn(c.node(), c.atMs(), c.safeAfterMs(), "node " + c.node() + " was reset");
+    return ControlResult.OK;
+  }
+
+  /** The longest reason kept for a GPU out of service. */
+  static final int MAX_GPU_REASON = 300;
+
+  /**
+   * Takes each reported GPU not yet out of service out alone, and requeues the jobs running with it
+   * (not counted as a restart: the node was at fault); the node serves its other GPUs.
+   */
+  ControlResult gpusUnhealthy(GpusUnhealthy c) {
+    NodeRecord node = records.node(c.node());
+    if (node == null) {
+      return ControlResult.notFound("no node " + c.node());
+    }
+    if (node.epoch != c.epoch() || node.registration == null) {
+      return ControlResult.conflict("stale epoch " + c.epoch() + " for node " + c.node());
+    }
+    int count = node.registration.gpus().size();
+    for (var e : c.problems().entrySet()) {
+      int gpu = e.getKey();
+      if (gpu < 0 || gpu >= count || node.gpusOutOfService.containsKey(gpu)) {
+        continue;
+      }
+      String reason = e.getValue() == null || e.getValue().isBlank() ? "unhealthy" : e.getValue();
+      if (reason.length() > MAX_GPU_REASON) {
+        reason = reason.substring(0, MAX_GPU_REASON) + "...";
+      }
+      node.gpusOutOfService.put(gpu, reason);
+      core.gpuService(node.name, gpu, false, c.atMs());
+      String why = "GPU " + gpu + " of node " + node.name + " is unhealthy: " + reason;
+      for (JobRecord job : List.copyOf(records.jobsHoldingGpusOn(node.name))) {
+        if (job.state == JobState.RUNNING && !job.requeueing && holdsGpu(job, node.name, gpu)) {
+          lifecycle.requeue(job, c.atMs(), c.atMs(), why, null);
+        }
+      }
+    }
+    return ControlResult.OK;
+  }
+
+  private static boolean holdsGpu(JobRecord job, String node, int gpu) {
+    for (TaskPlacement t : job.placement) {
+      if (t.node().equals(node) && t.gpus().contains(gpu)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Returns a GPU out of service to service: jobs may be placed on it again. */
+  ControlResult returnGpu(ReturnGpu c) {
+    NodeRecord node = records.node(c.node());
+    if (node == null) {
+      return ControlResult.notFound("no node " + c.node());
+    }
+    if (node.gpusOutOfService.remove(c.gpu()) == null) {
+      return ControlResult.conflict(
+          "GPU "
+              + c.gpu()
+              + " of node "
+              + c.node()
+              + " is not out of service"
+              + (node.gpusOutOfService.isEmpty()
+                  ? " (none is)"
+                  : " (out of service: " + node.gpusOutOfService.keySet() + ")"));
+    }
+    core.gpuService(node.name, c.gpu(), true, c.atMs());
     return ControlResult.OK;
   }
 

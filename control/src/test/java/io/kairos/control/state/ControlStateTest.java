@@ -125,11 +125,15 @@ class ControlStateTest {
             List.of(1L),
             s -> assertThat(s.isUnplaceable(1)).isTrue()),
         ok(
-            "a job submitted before any node is unplaceable until one registers",
+            "a job submitted before any node is unplaceable until one registers (and the store"
+                + " is settled: at the next command, or the scheduler's SettleNodes)",
             given(submit(2)),
             register("n1", 8),
             List.of(1L),
             s -> {
+              assertThat(s.storeIsStale()).isTrue();
+              assertThat(s.isUnplaceable(1)).isTrue();
+              s.apply(new ControlCommand.SettleNodes(T0 + 1));
               assertThat(s.isUnplaceable(1)).isFalse();
               assertThat(s.store().pending(JobId.of(1))).isPresent();
             }),
@@ -252,7 +256,7 @@ class ControlStateTest {
             }),
         // batch jobs (sbatch): task 0 runs the script, the other tasks hold the allocation
         ok(
-            "a batch job ends with its script; its GPUs stay held until the holders stop",
+            "a batch job ends with its script; the holders' GPUs stay held until they stop",
             given(
                 register("n1", 8),
                 register("n2", 8),
@@ -265,7 +269,7 @@ class ControlStateTest {
               assertThat(j.state).isEqualTo(JobState.SUCCEEDED);
               assertThat(j.exitCode).isZero();
               assertThat(j.releasing).isTrue();
-              assertThat(s.store().freeMask(index(s, "n1"))).isEqualTo(0xFCL);
+              assertThat(s.store().freeMask(index(s, "n1"))).isEqualTo(0xFFL);
               assertThat(s.store().freeMask(index(s, "n2"))).isEqualTo(0xFCL);
             }),
         ok(
@@ -543,7 +547,7 @@ class ControlStateTest {
               assertThat(s.store().freeGpus()).isEqualTo(16);
             }),
         ok(
-            "one failing task fails the whole gang, which keeps its GPUs while task 0 stops",
+            "one failing task fails the whole gang, which keeps task 0's GPUs while it stops",
             gangRunning(),
             ended("n2", 2, 1, 1, 1, 137),
             List.of(),
@@ -551,7 +555,10 @@ class ControlStateTest {
               assertThat(jobOf(s, 1).state).isEqualTo(JobState.FAILED);
               assertThat(jobOf(s, 1).exitCode).isEqualTo(137);
               assertThat(jobOf(s, 1).releasing).isTrue();
-              assertThat(s.store().freeGpus()).isEqualTo(8);
+              // n2's task ended: its GPUs are free; n1's task may still run: held.
+              assertThat(s.store().freeGpus()).isEqualTo(12);
+              assertThat(s.store().freeMask(index(s, "n1"))).isEqualTo(0xF0L);
+              assertThat(s.store().freeMask(index(s, "n2"))).isEqualTo(0xFFL);
             }),
         ok(
             "a failed gang frees its GPUs when its last task reports its end",
@@ -1062,6 +1069,9 @@ class ControlStateTest {
 
   /** Snapshot bytes → a new state: the same records, free masks, pending and running jobs. */
   static void assertRoundTrip(ControlState state, String what) {
+    if (state.storeIsStale()) {
+      state.apply(new ControlCommand.SettleNodes(T0)); // what the leader's scheduler proposes
+    }
     byte[] bytes = imageBytes(state);
     ControlState restored;
     try {
@@ -1213,6 +1223,18 @@ class ControlStateTest {
             now,
             rnd.nextInt(40),
             List.of(new ControlCommand.Preemption(victim, preemptor, "PRIORITY", "random")));
+      }
+      if (pick < 99) {
+        // A GPU reported unhealthy (sometimes under a stale epoch, or a GPU the node lacks), or
+        // returned to service by an admin.
+        String name = randomNode();
+        int gpu = rnd.nextInt(9);
+        if (rnd.nextInt(3) == 0) {
+          return new ControlCommand.ReturnGpu(now, name, gpu);
+        }
+        long epoch = s.node(name).map(n -> n.epoch).orElse(0L) - (rnd.nextInt(6) == 0 ? 1 : 0);
+        return new ControlCommand.GpusUnhealthy(
+            now, name, epoch, java.util.Map.of(gpu, "ECC errors on GPU " + gpu));
       }
       return new ControlCommand.AddToken(
           now, new TokenRecord(Long.toHexString(rnd.nextLong()), "u", TokenRecord.USER, now));

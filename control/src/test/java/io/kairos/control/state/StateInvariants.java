@@ -22,6 +22,11 @@ final class StateInvariants {
   private StateInvariants() {}
 
   static List<String> violations(ControlState s) {
+    if (s.storeIsStale()) {
+      // Registrations since the store was built: the next command rebuilds it from the records,
+      // as a restored snapshot does. Check that store (the records are the same).
+      return violations(ControlState.of(s.image()));
+    }
     var out = new ArrayList<String>();
     // Ids: unique (a TreeMap) and increasing, all below nextJobId.
     long previous = 0;
@@ -87,6 +92,9 @@ final class StateInvariants {
           continue;
         }
         int count = node.get().registration.gpus().size();
+        if (j.releasedTask(t)) {
+          continue; // stopped and let its GPUs go: the next job may use them
+        }
         for (int g : p.gpus()) {
           if (g < 0 || g >= count) {
             out.add("job " + j.id + " holds GPU " + g + " of " + p.node() + ", which has " + count);
@@ -163,6 +171,8 @@ final class StateInvariants {
             "node " + n.name + " is " + n.state + " but cordoned=" + store.isCordoned(index.get()));
       }
     }
+    liveTasksHoldTheirGpus(s, out);
+    gpusOutOfService(s, out);
     for (int i = 0; i < cluster.nodeCount(); i++) {
       String name = cluster.node(i).name();
       long full = cluster.gpuCount(i) == 64 ? -1L : (1L << cluster.gpuCount(i)) - 1;
@@ -206,7 +216,7 @@ final class StateInvariants {
         var r = store.running(JobId.of(j.id));
         if (r.isEmpty()) {
           out.add("running job " + j.id + " is not running in the store");
-        } else if (!r.get().placement().equals(placement(s, j.placement))) {
+        } else if (!r.get().placement().equals(placement(s, held(j)))) {
           out.add(
               "job "
                   + j.id
@@ -429,6 +439,115 @@ final class StateInvariants {
       if (!in.isEmpty() && in.getLast() > e.getValue().getFirst()) {
         out.add(
             "array " + e.getKey() + " admitted " + in + " but holds back lower " + e.getValue());
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Invariant 6: a GPU is never held by two live tasks. A live task is one that has not confirmed
+   * its end (or has a step entry on its node that has not): its GPUs are held in the store by its
+   * own job, so no other job can be placed on them, and no other live task has them.
+   */
+  static void liveTasksHoldTheirGpus(ControlState s, List<String> out) {
+    var store = s.store();
+    var cluster = store.cluster();
+    Map<String, Long> live = new HashMap<>();
+    for (JobRecord j : s.jobsHoldingGpus()) {
+      var inStore = store.running(JobId.of(j.id)).orElse(null);
+      for (int t = 0; t < j.placement.size(); t++) {
+        if (!liveOn(j, t)) {
+          continue;
+        }
+        TaskPlacement p = j.placement.get(t);
+        int index = cluster.indexOf(p.node()).orElse(-1);
+        long mask = 0;
+        for (int g : p.gpus()) {
+          mask |= 1L << g;
+        }
+        if (index < 0 || inStore == null || inStore.placement().slotOf(index) < 0) {
+          out.add("live task " + t + " of job " + j.id + " on " + p.node() + " is not held");
+          continue;
+        }
+        if ((store.freeMask(index) & mask) != 0) {
+          out.add(
+              "GPUs of live task "
+                  + t
+                  + " of job "
+                  + j.id
+                  + " on "
+                  + p.node()
+                  + " are free in the store (invariant 6)");
+        }
+        long before = live.getOrDefault(p.node(), 0L);
+        if ((before & mask) != 0) {
+          out.add("a GPU of " + p.node() + " is held by two live tasks (invariant 6)");
+        }
+        live.put(p.node(), before | mask);
+      }
+    }
+  }
+
+  /**
+   * The store takes out of service exactly the GPUs the records do, and no running job (other than
+   * one being requeued) holds one: a job placed with a GPU that went bad is requeued.
+   */
+  static void gpusOutOfService(ControlState s, List<String> out) {
+    var store = s.store();
+    for (var n : s.nodes()) {
+      var index = store.cluster().indexOf(n.name);
+      if (index.isEmpty()) {
+        continue;
+      }
+      long expected = 0;
+      for (int g : n.gpusOutOfService.keySet()) {
+        expected |= 1L << g;
+      }
+      if (store.outOfServiceMask(index.get()) != expected) {
+        out.add(
+            "node "
+                + n.name
+                + " has GPUs "
+                + n.gpusOutOfService.keySet()
+                + " out of service, the store "
+                + Long.toBinaryString(store.outOfServiceMask(index.get())));
+      }
+      for (JobRecord j : s.jobsHoldingGpusOn(n.name)) {
+        if (j.state != JobState.RUNNING || j.requeueing) {
+          continue;
+        }
+        for (TaskPlacement t : j.placement) {
+          if (t.node().equals(n.name)
+              && t.gpus().stream().anyMatch(n.gpusOutOfService::containsKey)) {
+            out.add("running job " + j.id + " holds an out-of-service GPU of " + n.name);
+          }
+        }
+      }
+    }
+  }
+
+  /** Whether task {@code t} of {@code j} may still run: its end, or a step's there, unconfirmed. */
+  private static boolean liveOn(JobRecord j, int t) {
+    if (j.taskExits.get(t) == null) {
+      return true;
+    }
+    String node = j.placement.get(t).node();
+    for (StepRecord step : j.steps) {
+      for (int e = 0; e < step.placement.size(); e++) {
+        if (step.entryExits.get(e) == null && step.placement.get(e).node().equals(node)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** The tasks of a GPU-holding job that still hold their GPUs. */
+  static List<TaskPlacement> held(JobRecord j) {
+    var out = new ArrayList<TaskPlacement>();
+    for (int t = 0; t < j.placement.size(); t++) {
+      if (!j.releasedTask(t)) {
+        out.add(j.placement.get(t));
       }
     }
     return out;

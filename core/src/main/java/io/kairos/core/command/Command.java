@@ -34,4 +34,26 @@ public sealed interface Command {
    * it while it is cordoned (a drained or unhealthy node).
    */
   record CordonNode(long atSec, String node, boolean cordoned) implements Command {}
+
+  /**
+   * A stopping job's tasks on {@code node} have confirmed their end: their GPUs, CPUs and memory
+   * there are free now, while the job keeps what it holds on its other nodes until those confirm
+   * too (then {@link FinishJob} or {@link RequeueJob} frees the rest).
+   */
+  record ReleaseTasks(long atSec, JobId job, String node) implements Command {}
+
+  /**
+   * A job is put back as one that started at {@code atSec} and is stopping, holding only {@code
+   * held} (a part of its gang: its other tasks have stopped and let their GPUs go). For a store
+   * rebuilt from records while a job stops, so the job need not fit the cluster any more (a node
+   * that came back smaller); {@link SubmitJob} and {@link StartJob} for a whole gang.
+   */
+  record ResumeStopping(long atSec, Job job, Placement held) implements Command {}
+
+  /**
+   * GPU {@code gpu} of {@code node} is taken out of service ({@code inService} false: unhealthy) or
+   * returned to it. No pass places a job on an out-of-service GPU; a job holding it keeps it until
+   * its driver stops the job.
+   */
+  record GpuService(long atSec, String node, int gpu, boolean inService) implements Command {}
 }

@@ -10,7 +10,8 @@ import io.kairos.core.state.ClusterStore;
  *   <li>no GPU is allocated to two running tasks, and every GPU is either free or held by exactly
  *       one running job ({@link #checkStore});
  *   <li>a gang starts all its tasks together or none: every running job holds exactly its gang's
- *       tasks and GPUs, distinct nodes where asked ({@link #checkStore});
+ *       tasks and GPUs (less those of a stopping job's tasks that confirmed their end and let their
+ *       GPUs go, never all of them), distinct nodes where asked ({@link #checkStore});
  *   <li>(4) backfill never delays a reservation when jobs run to their time limits ({@link
  *       #checkReservationKept});
  *   <li>no job started before its eligible time, and no task runs on a node its job excludes
@@ -76,9 +77,18 @@ public final class InvariantChecker {
         held[node] |= mask;
         heldGpus += Long.bitCount(mask);
       }
-      if (tasks != gang.tasks()) {
+      if (tasks + job.releasedTasks() != gang.tasks()
+          || (job.releasedTasks() > 0 && placement.nodeCount() == 0)) {
         throw new IllegalStateException(
-            "invariant 2: job " + job.id() + " runs " + tasks + " of " + gang.tasks() + " tasks");
+            "invariant 2: job "
+                + job.id()
+                + " runs "
+                + tasks
+                + " of "
+                + gang.tasks()
+                + " tasks, "
+                + job.releasedTasks()
+                + " released");
       }
     }
     for (int node = 0; node < cluster.nodeCount(); node++) {

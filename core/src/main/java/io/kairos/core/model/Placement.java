@@ -73,6 +73,30 @@ public final class Placement {
     return nodes;
   }
 
+  /** This placement without its slot {@code slot} (a node whose tasks let their GPUs go). */
+  public Placement without(int slot) {
+    Checks.inRange(slot, 0, nodes.length - 1, "slot");
+    int n = nodes.length - 1;
+    int[] keptNodes = new int[n];
+    int[] keptTasks = new int[n];
+    long[] keptMasks = new long[n];
+    for (int i = 0, j = 0; i < nodes.length; i++) {
+      if (i != slot) {
+        keptNodes[j] = nodes[i];
+        keptTasks[j] = tasks[i];
+        keptMasks[j] = gpuMasks[i];
+        j++;
+      }
+    }
+    return new Placement(keptNodes, keptTasks, keptMasks);
+  }
+
+  /** The slot of node index {@code node}, or -1 when the placement does not use it. */
+  public int slotOf(int node) {
+    int slot = Arrays.binarySearch(nodes, node);
+    return slot >= 0 ? slot : -1;
+  }
+
   public Placement withGpuMasks(long[] masks) {
     return new Placement(nodes, tasks, masks.clone());
   }

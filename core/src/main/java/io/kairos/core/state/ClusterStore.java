@@ -25,7 +25,9 @@ import java.util.Optional;
  * store never holds a job that broke either (the invariant checker verifies it).
  *
  * <p>Free GPUs per node are a 64-bit mask (bit i set = GPU i free), so "no GPU is allocated to two
- * running tasks" is a mask intersection.
+ * running tasks" is a mask intersection. A stopping job may let its GPUs go node by node as its
+ * tasks confirm their end ({@link #releaseTasks}); a GPU out of service ({@link #gpuService}) stays
+ * in the free mask once its job left, but no snapshot offers it.
  */
 public final class ClusterStore {
   private final Cluster cluster;
@@ -34,6 +36,9 @@ public final class ClusterStore {
   private final long[] freeMemoryBytes;
   private final boolean[] cordoned;
   private int cordonedCount;
+  // GPUs out of service per node (bit i set = GPU i unhealthy): never offered to a pass.
+  private final long[] outOfService;
+  private int nodesWithOutOfService;
   private long freeGpus;
   private final PendingTable pending = new PendingTable();
   private final LinkedHashMap<JobId, RunningJob> running = new LinkedHashMap<>();
@@ -51,6 +56,7 @@ public final class ClusterStore {
     freeCpus = new int[n];
     freeMemoryBytes = new long[n];
     cordoned = new boolean[n];
+    outOfService = new long[n];
     for (int i = 0; i < n; i++) {
       freeMask[i] = fullMask(cluster.gpuCount(i));
       freeCpus[i] = cluster.cpuCount(i);
@@ -158,6 +164,9 @@ public final class ClusterStore {
       if ((mask & ~freeMask[node]) != 0) {
         return new Refused("job " + id + ": GPUs on node " + node + " are no longer free");
       }
+      if ((mask & outOfService[node]) != 0) {
+        return new Refused("job " + id + ": a GPU on node " + node + " is out of service");
+      }
       if (!job.spec().gpuModel().isEmpty()
           && gpusPerTask > 0
           && !job.spec().gpuModel().equals(cluster.gpuModel(node))) {
@@ -195,6 +204,102 @@ public final class ClusterStore {
 
   public boolean isCordoned(int node) {
     return cordoned[node];
+  }
+
+  Applied gpuService(String node, int gpu, boolean inService) {
+    var index = cluster.indexOf(node);
+    if (index.isEmpty()) {
+      return new Refused("no node named " + node);
+    }
+    int i = index.get();
+    if (gpu < 0 || gpu >= cluster.gpuCount(i)) {
+      return new Refused("node " + node + " has no GPU " + gpu);
+    }
+    boolean before = outOfService[i] != 0;
+    if (inService) {
+      outOfService[i] &= ~(1L << gpu);
+    } else {
+      outOfService[i] |= 1L << gpu;
+    }
+    boolean after = outOfService[i] != 0;
+    if (before != after) {
+      nodesWithOutOfService += after ? 1 : -1;
+    }
+    return Applied.ACCEPTED;
+  }
+
+  /** The node's GPUs out of service (bit i set: GPU i), which no pass is offered. */
+  public long outOfServiceMask(int node) {
+    return outOfService[node];
+  }
+
+  /**
+   * Frees what a stopping job holds on {@code node} (its tasks there confirmed their end); it keeps
+   * the rest. Refused for a job that is not running, a node it does not hold, or its last node
+   * (which {@link #finish} or {@link #requeue} frees with the job).
+   */
+  Applied releaseTasks(JobId id, String node) {
+    RunningJob job = running.get(id);
+    if (job == null) {
+      return new Refused("job " + id + " is not running");
+    }
+    var index = cluster.indexOf(node);
+    int slot = index.isEmpty() ? -1 : job.placement().slotOf(index.get());
+    if (slot < 0) {
+      return new Refused("job " + id + " holds nothing on node " + node);
+    }
+    if (job.placement().nodeCount() == 1) {
+      return new Refused("job " + id + " holds only node " + node + ": finish it instead");
+    }
+    var shape = job.job().spec().gang().shape();
+    int i = index.get();
+    long mask = job.placement().gpuMask(slot);
+    int tasks = job.placement().tasksOn(slot);
+    freeMask[i] |= mask;
+    freeCpus[i] += tasks * shape.cpus();
+    freeMemoryBytes[i] += tasks * shape.memoryBytes();
+    freeGpus += Long.bitCount(mask);
+    running.put(
+        id,
+        new RunningJob(
+            job.job(), job.placement().without(slot), job.startSec(), job.releasedTasks() + tasks));
+    return Applied.ACCEPTED;
+  }
+
+  /**
+   * Puts {@code job} back as started at {@code startSec} and stopping, holding only {@code held}:
+   * for a store rebuilt while the job stops. Refused when the job is known already, the GPUs are
+   * not free or the placement does not fit the gang's shape.
+   */
+  Applied resumeStopping(Job job, Placement held, long startSec) {
+    JobId id = job.id();
+    if (pending.contains(id) || running.containsKey(id)) {
+      return new Refused("job " + id + " already exists");
+    }
+    var gang = job.spec().gang();
+    int tasks = held.totalTasks();
+    if (held.nodeCount() == 0 || tasks >= gang.tasks()) {
+      return new Refused("job " + id + ": a stopping part holds 1 to " + (gang.tasks() - 1));
+    }
+    for (int s = 0; s < held.nodeCount(); s++) {
+      int node = held.node(s);
+      long mask = held.gpuMask(s);
+      if (node < 0
+          || node >= cluster.nodeCount()
+          || Long.bitCount(mask) != held.tasksOn(s) * gang.shape().gpus()
+          || (mask & ~freeMask[node]) != 0) {
+        return new Refused("job " + id + ": the stopping part on node " + node + " is not free");
+      }
+    }
+    for (int s = 0; s < held.nodeCount(); s++) {
+      int node = held.node(s);
+      freeMask[node] &= ~held.gpuMask(s);
+      freeCpus[node] -= held.tasksOn(s) * gang.shape().cpus();
+      freeMemoryBytes[node] -= held.tasksOn(s) * gang.shape().memoryBytes();
+      freeGpus -= Long.bitCount(held.gpuMask(s));
+    }
+    running.put(id, new RunningJob(job, held, startSec, gang.tasks() - tasks));
+    return Applied.ACCEPTED;
   }
 
   Applied finish(JobId id, long atSec) {
@@ -250,8 +355,8 @@ public final class ClusterStore {
       freeMask[node] |= placement.gpuMask(i);
       freeCpus[node] += placement.tasksOn(i) * shape.cpus();
       freeMemoryBytes[node] += placement.tasksOn(i) * shape.memoryBytes();
+      freeGpus += Long.bitCount(placement.gpuMask(i));
     }
-    freeGpus += job.job().totalGpus();
   }
 
   public Optional<Job> pending(JobId id) {
@@ -316,8 +421,9 @@ public final class ClusterStore {
     long[] masks = freeMask.clone();
     int[] cpus = freeCpus.clone();
     long[] memory = freeMemoryBytes.clone();
-    if (cordonedCount > 0) {
+    if (cordonedCount > 0 || nodesWithOutOfService > 0) {
       for (int i = 0; i < masks.length; i++) {
+        masks[i] &= ~outOfService[i];
         if (cordoned[i]) {
           masks[i] = 0;
           cpus[i] = 0;

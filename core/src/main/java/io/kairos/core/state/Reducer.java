@@ -5,7 +5,10 @@ import io.kairos.core.command.Command;
 import io.kairos.core.command.Command.CancelJob;
 import io.kairos.core.command.Command.CordonNode;
 import io.kairos.core.command.Command.FinishJob;
+import io.kairos.core.command.Command.GpuService;
+import io.kairos.core.command.Command.ReleaseTasks;
 import io.kairos.core.command.Command.RequeueJob;
+import io.kairos.core.command.Command.ResumeStopping;
 import io.kairos.core.command.Command.StartJob;
 import io.kairos.core.command.Command.SubmitJob;
 
@@ -22,6 +25,9 @@ public final class Reducer {
       case RequeueJob(var at, var job) -> store.requeue(job, at);
       case CancelJob(var at, var job, _) -> store.cancel(job, at);
       case CordonNode(var at, var node, var cordoned) -> store.cordon(node, cordoned);
+      case ReleaseTasks(var at, var job, var node) -> store.releaseTasks(job, node);
+      case ResumeStopping(var at, var job, var held) -> store.resumeStopping(job, held, at);
+      case GpuService(var at, var node, var gpu, var in) -> store.gpuService(node, gpu, in);
     };
   }
 }

@@ -1,6 +1,7 @@
 package io.kairos.protocol.agent;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * Sent every heartbeat interval, and at once when a task changes state.
@@ -10,13 +11,29 @@ import java.util.List;
  *     poll), so that a new assignment reaches the agent at once; 0 to reply immediately
  * @param problems the node's health: null or empty when healthy, else one line per problem ("GPU 3
  *     (GPU-...): uncorrectable ECC errors rose 0 -> 2"); the controller drains an unhealthy node
- *     and requeues its jobs
+ *     and requeues its jobs. Problems of the node as a whole (the driver, nvidia-smi, the site's
+ *     check program); an agent that tells GPUs apart sends those of single GPUs in {@code
+ *     gpuProblems}
+ * @param gpuProblems problems of single GPUs, by GPU index: null or empty when every GPU is
+ *     healthy; the controller takes each such GPU out of service alone (the node serves its other
+ *     GPUs) and requeues the jobs placed with it
  */
 public record Heartbeat(
-    String node, long epoch, List<TaskReport> tasks, long waitMs, List<String> problems) {
+    String node,
+    long epoch,
+    List<TaskReport> tasks,
+    long waitMs,
+    List<String> problems,
+    Map<Integer, String> gpuProblems) {
 
   /** A heartbeat from a healthy node. */
   public Heartbeat(String node, long epoch, List<TaskReport> tasks, long waitMs) {
-    this(node, epoch, tasks, waitMs, null);
+    this(node, epoch, tasks, waitMs, null, null);
+  }
+
+  /** A heartbeat with problems of the node as a whole only. */
+  public Heartbeat(
+      String node, long epoch, List<TaskReport> tasks, long waitMs, List<String> problems) {
+    this(node, epoch, tasks, waitMs, problems, null);
   }
 }

@@ -338,6 +338,57 @@ class SchedulingProperties {
                 .runUntilIdle());
   }
 
+  /**
+   * A GPU out of service is never placed: with a seeded set of GPUs taken out (some returned and
+   * others taken out half-way), no start of any pass uses one, and the snapshot never offers one.
+   */
+  @ParameterizedTest(name = "{0} seed {1}")
+  @MethodSource("allPolicies")
+  void outOfServiceGpusAreNeverPlaced(Policy policy, long seed) {
+    Properties.check(
+        Generators.seeded(seed).randomCase(MAX_JOBS),
+        c -> {
+          var rnd = new java.util.Random(seed * 31 + 7);
+          var h = c.harness(policy, RuntimeModel.EXPLICIT);
+          var cluster = c.cluster();
+          long[] out = new long[cluster.nodeCount()];
+          h.onPass(
+              (in, r) -> {
+                for (int n = 0; n < cluster.nodeCount(); n++) {
+                  assertThat(in.snapshot().freeMask(n) & out[n])
+                      .as("snapshot offers an out-of-service GPU of node %d", n)
+                      .isZero();
+                }
+                for (var start : r.starts()) {
+                  var p = start.placement();
+                  for (int i = 0; i < p.nodeCount(); i++) {
+                    assertThat(p.gpuMask(i) & out[p.node(i)])
+                        .as("%s placed on an out-of-service GPU of node %d", start, p.node(i))
+                        .isZero();
+                  }
+                }
+              });
+          toggleSomeGpus(h, rnd, out);
+          h.runUntil(h.nowSec() + 600);
+          toggleSomeGpus(h, rnd, out);
+          h.runUntil(h.nowSec() + 3_600);
+        });
+  }
+
+  /** Flips about one GPU in six: out of service, or back in. */
+  private static void toggleSomeGpus(SchedulerHarness h, java.util.Random rnd, long[] out) {
+    var cluster = h.cluster();
+    for (int n = 0; n < cluster.nodeCount(); n++) {
+      for (int g = 0; g < cluster.gpuCount(n); g++) {
+        if (rnd.nextInt(6) == 0) {
+          boolean inService = (out[n] & (1L << g)) != 0;
+          h.gpuService(n, g, inService);
+          out[n] ^= 1L << g;
+        }
+      }
+    }
+  }
+
   private static void checkGangs(ClusterSnapshot snapshot, PassResult r) {
     var pending = new HashMap<JobId, Job>();
     for (int i = 0; i < snapshot.pendingCount(); i++) {

@@ -76,6 +76,74 @@ class ClusterStoreTest {
   }
 
   @Test
+  void aStoppingGangLetsGoNodeByNodeAndTheNextJobMayUseOnlyTheReleasedNode() {
+    submit(1, GangSpec.perNode(4, 2));
+    submit(2, GangSpec.flexible(2));
+    var both = Placement.of(new int[] {0, 1}, new int[] {1, 1}, new long[] {0b0011, 0b0011});
+    assertThat(start(1, both)).isEqualTo(Applied.ACCEPTED);
+    String n0 = store.cluster().node(0).name();
+    String n1 = store.cluster().node(1).name();
+
+    assertThat(apply(new Command.ReleaseTasks(0, JobId.of(1), n0))).isEqualTo(Applied.ACCEPTED);
+
+    assertThat(store.freeMask(0)).isEqualTo(0b1111);
+    assertThat(store.freeMask(1)).isEqualTo(0b1100);
+    assertThat(store.running(JobId.of(1)).orElseThrow().releasedTasks()).isEqualTo(1);
+    assertThat(store.freeGpus()).isEqualTo(6);
+    assertThat(start(2, on(1, 2, 0b0011))).isInstanceOf(Applied.Refused.class);
+    // Its last node, and a node it no longer holds, are refused: the job's end frees the rest.
+    assertThat(apply(new Command.ReleaseTasks(0, JobId.of(1), n1)))
+        .isInstanceOf(Applied.Refused.class);
+    assertThat(apply(new Command.ReleaseTasks(0, JobId.of(1), n0)))
+        .isInstanceOf(Applied.Refused.class);
+    assertThat(start(2, on(0, 2, 0b0011))).isEqualTo(Applied.ACCEPTED);
+    assertThat(apply(new Command.FinishJob(0, JobId.of(1), 0))).isEqualTo(Applied.ACCEPTED);
+    assertThat(store.freeMask(1)).isEqualTo(0b1111);
+    assertThat(store.freeGpus()).isEqualTo(6);
+  }
+
+  @Test
+  void aStoppingPartIsResumedOnlyOnFreeGpusAndOnlyAsAPart() {
+    var gang = job(1, GangSpec.perNode(4, 2));
+    var part = on(1, 1, 0b0011);
+    assertThat(apply(new Command.ResumeStopping(5, gang, on(1, 2, 0b1111))))
+        .isInstanceOf(Applied.Refused.class);
+    assertThat(apply(new Command.ResumeStopping(5, gang, part))).isEqualTo(Applied.ACCEPTED);
+    assertThat(apply(new Command.ResumeStopping(5, gang, on(0, 1, 0b0011))))
+        .as("known already")
+        .isInstanceOf(Applied.Refused.class);
+    var held = store.running(JobId.of(1)).orElseThrow();
+    assertThat(held.releasedTasks()).isEqualTo(1);
+    assertThat(held.startSec()).isEqualTo(5);
+    assertThat(store.freeMask(1)).isEqualTo(0b1100);
+  }
+
+  @Test
+  void anOutOfServiceGpuIsNeverOfferedNorStartedOnButItsJobKeepsIt() {
+    submit(1, GangSpec.flexible(2));
+    submit(2, GangSpec.flexible(1));
+    assertThat(start(1, on(0, 2, 0b0011))).isEqualTo(Applied.ACCEPTED);
+    String name = store.cluster().node(0).name();
+
+    assertThat(apply(new Command.GpuService(0, name, 1, false))).isEqualTo(Applied.ACCEPTED);
+    assertThat(apply(new Command.GpuService(0, name, 2, false))).isEqualTo(Applied.ACCEPTED);
+
+    assertThat(store.outOfServiceMask(0)).isEqualTo(0b0110);
+    assertThat(store.running(JobId.of(1))).isPresent();
+    assertThat(store.snapshot().freeMask(0)).isEqualTo(0b1000);
+    assertThat(start(2, on(0, 1, 0b0100))).isInstanceOf(Applied.Refused.class);
+    assertThat(apply(new Command.FinishJob(0, JobId.of(1), 0))).isEqualTo(Applied.ACCEPTED);
+    assertThat(store.snapshot().freeMask(0)).isEqualTo(0b1001);
+    assertThat(apply(new Command.GpuService(0, name, 2, true))).isEqualTo(Applied.ACCEPTED);
+    assertThat(store.snapshot().freeMask(0)).isEqualTo(0b1101);
+    assertThat(start(2, on(0, 1, 0b0100))).isEqualTo(Applied.ACCEPTED);
+    assertThat(apply(new Command.GpuService(0, name, 4, false)))
+        .isInstanceOf(Applied.Refused.class);
+    assertThat(apply(new Command.GpuService(0, "nope", 0, false)))
+        .isInstanceOf(Applied.Refused.class);
+  }
+
+  @Test
   void startTakesExactlyThePlacedGpus() {
     submit(1, GangSpec.flexible(3));
 
