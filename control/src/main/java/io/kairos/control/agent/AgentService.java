@@ -7,6 +7,7 @@ import io.kairos.control.auth.Tokens;
 import io.kairos.control.health.FailureDetectors;
 import io.kairos.control.health.PhiAccrualDetector;
 import io.kairos.control.raft.RaftReplica;
+import io.kairos.control.sched.SchedulerLoop;
 import io.kairos.control.state.ControlCommand;
 import io.kairos.control.state.ControlCommand.AddToken;
 import io.kairos.control.state.ControlCommand.DrainNode;
@@ -33,6 +34,7 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -105,7 +107,8 @@ public final class AgentService implements AutoCloseable {
   /** Step credentials this leader minted, by job and attempt ({@code id:attempt}). Secrets. */
   private final Map<String, String> jobTokens = new ConcurrentHashMap<>();
 
-  private final Object minting = new Object();
+  /** Step credentials being committed, by job and attempt. */
+  private final Map<String, CompletableFuture<String>> minting = new ConcurrentHashMap<>();
 
   /** Ready tasks of barrier gangs, by job; the attempt they belong to is kept with them. */
   private final Map<Long, Ready> ready = new ConcurrentHashMap<>();
@@ -239,9 +242,11 @@ public final class AgentService implements AutoCloseable {
       }
       var plan = replica.stateMachine().read(s -> Reconciler.plan(s, hb, this::tokenOf));
       if (!plan.toRecord().isEmpty()) {
+        var ends = new ArrayList<ControlCommand>(plan.toRecord().size());
         for (TaskReport r : plan.toRecord()) {
-          commit(ended(hb, r));
+          ends.add(ended(hb, r));
         }
+        commitAll(ends);
         plan = replica.stateMachine().read(s -> Reconciler.plan(s, hb, this::tokenOf));
       }
       if (mintTokens(plan.launch())) {
@@ -270,30 +275,102 @@ public final class AgentService implements AutoCloseable {
    */
   private boolean mintTokens(List<TaskAssignment> launches) throws InterruptedException {
     boolean minted = false;
+    var wanted = new java.util.LinkedHashMap<String, TaskAssignment>();
     for (TaskAssignment a : launches) {
-      if (a.jobToken() != null) {
-        continue;
+      if (a.jobToken() == null) {
+        wanted.putIfAbsent(a.jobId() + ":" + a.attempt(), a);
       }
-      String key = a.jobId() + ":" + a.attempt();
-      synchronized (minting) {
+    }
+    // Two rounds: a credential the scheduler proposed (premint) may have been refused if it
+    // reached the log before its start; the launch needs one, so it is minted again.
+    for (int round = 0; round < 2 && !wanted.isEmpty(); round++) {
+      var waits = new java.util.LinkedHashMap<String, CompletableFuture<String>>();
+      for (var e : wanted.entrySet()) {
+        String key = e.getKey();
         if (jobTokens.containsKey(key)) {
           minted = true;
           continue;
         }
-        String token = Tokens.generate("kstep");
-        var record =
-            TokenRecord.stepCredential(
-                Tokens.hash(token),
-                a.user(),
-                clock.millis(),
-                TokenRecord.jobScope(a.jobId(), a.attempt()));
-        if (commit(new AddToken(clock.millis(), record)).isOk()) {
-          jobTokens.put(key, token);
-          minted = true;
+        // Proposed together, the attempts' credentials share the log's flushes; a heartbeat of
+        // another node of the gang, or the scheduler's premint, may already be minting it.
+        var fresh = new CompletableFuture<String>();
+        var existing = minting.putIfAbsent(key, fresh);
+        if (existing == null) {
+          TaskAssignment a = e.getValue();
+          mint(key, a.jobId(), a.attempt(), a.user(), fresh);
+        }
+        waits.put(key, existing == null ? fresh : existing);
+      }
+      wanted.clear();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      for (var w : waits.entrySet()) {
+        try {
+          long left = Math.max(0, deadline - System.nanoTime());
+          if (w.getValue().get(left, TimeUnit.NANOSECONDS) != null) {
+            minted = true;
+          } else if (round == 0) {
+            wanted.put(w.getKey(), launchOf(launches, w.getKey()));
+          }
+        } catch (ExecutionException | TimeoutException e) {
+          throw ApiError.unavailable("could not commit a step credential: " + e.getMessage());
         }
       }
     }
     return minted;
+  }
+
+  private static TaskAssignment launchOf(List<TaskAssignment> launches, String key) {
+    for (TaskAssignment a : launches) {
+      if (key.equals(a.jobId() + ":" + a.attempt())) {
+        return a;
+      }
+    }
+    throw new IllegalStateException("no launch for " + key);
+  }
+
+  /**
+   * The scheduler's {@link SchedulerLoop.StartHook}: each job about to start gets its step
+   * credential proposed right after its start (same flush), so that the heartbeat that launches it
+   * waits for no commit of its own. A credential refused (the start went stale) is minted again by
+   * the heartbeat that needs it, if any.
+   */
+  public Runnable premint(List<SchedulerLoop.StartHook.Starting> jobs) {
+    var proposals = new ArrayList<Runnable>(jobs.size());
+    for (var j : jobs) {
+      String key = j.jobId() + ":" + j.attempt();
+      var placeholder = new CompletableFuture<String>();
+      if (jobTokens.containsKey(key) || minting.putIfAbsent(key, placeholder) != null) {
+        continue;
+      }
+      proposals.add(() -> mint(key, j.jobId(), j.attempt(), j.user(), placeholder));
+    }
+    return () -> proposals.forEach(Runnable::run);
+  }
+
+  /**
+   * Proposes one attempt's step credential and completes {@code done} (its entry in {@link
+   * #minting}, which it then leaves) with the token once committed (kept), or null if refused.
+   */
+  private void mint(
+      String key, long jobId, int attempt, String user, CompletableFuture<String> done) {
+    String token = Tokens.generate("kstep");
+    var record =
+        TokenRecord.stepCredential(
+            Tokens.hash(token), user, clock.millis(), TokenRecord.jobScope(jobId, attempt));
+    replica
+        .propose(new AddToken(clock.millis(), record))
+        .whenComplete(
+            (r, e) -> {
+              if (e == null && r.isOk()) {
+                jobTokens.put(key, token);
+              }
+              minting.remove(key, done);
+              if (e != null) {
+                done.completeExceptionally(e);
+              } else {
+                done.complete(r.isOk() ? token : null);
+              }
+            });
   }
 
   /** Forgets the credentials of attempts that no longer run (the state dropped their hashes). */
@@ -417,6 +494,32 @@ public final class AgentService implements AutoCloseable {
       throw ApiError.unavailable(
           "could not commit " + c.getClass().getSimpleName() + ": " + e.getMessage());
     }
+  }
+
+  /**
+   * Proposes every command at once and waits for all of them: the log flushes them together (one
+   * fsync for the lot), where committing them one by one would wait a flush each.
+   */
+  private List<ControlResult> commitAll(List<ControlCommand> commands) throws InterruptedException {
+    var futures = new ArrayList<CompletableFuture<ControlResult>>();
+    for (ControlCommand c : commands) {
+      futures.add(replica.propose(c));
+    }
+    var results = new ArrayList<ControlResult>(futures.size());
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    for (int i = 0; i < futures.size(); i++) {
+      try {
+        long left = Math.max(0, deadline - System.nanoTime());
+        results.add(futures.get(i).get(left, TimeUnit.NANOSECONDS));
+      } catch (ExecutionException | TimeoutException e) {
+        throw ApiError.unavailable(
+            "could not commit "
+                + commands.get(i).getClass().getSimpleName()
+                + ": "
+                + e.getMessage());
+      }
+    }
+    return results;
   }
 
   /** When this replica last heard from {@code node} (epoch millis), if ever. */
