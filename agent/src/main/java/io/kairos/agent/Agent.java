@@ -247,8 +247,6 @@ public final class Agent implements AutoCloseable {
     return table.reports();
   }
 
-  // ---- the loop ----
-
   private void run() {
     try {
       while (!stopping) {
@@ -466,7 +464,7 @@ public final class Agent implements AutoCloseable {
         } else {
           log.warn(text, config.nodeName(), f.url(), f.status(), f.body());
         }
-        pause(backoff.delay(++failures));
+        pause(backoff.delay(++failures, f.retryAfterMs()));
       }
       case Outcome.Rejected<?> r ->
           fail(
@@ -508,8 +506,6 @@ public final class Agent implements AutoCloseable {
     stopping = true;
     wakeup.signal();
   }
-
-  // ---- lease ----
 
   private void registered(Registered registered, Instant sentAt) {
     lease.registered(registered, sentAt);
@@ -562,8 +558,6 @@ public final class Agent implements AutoCloseable {
     table.killAllNow(
         ExitReason.KILLED, "lease expired: no heartbeat accepted for " + lapsedAfterMs + " ms");
   }
-
-  // ---- shutdown ----
 
   private void shutdown() {
     if (!shutDown.compareAndSet(false, true)) {
