@@ -12,9 +12,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * The CLI tries again only after a 429 or 503 that carries Retry-After (the controller changed
@@ -39,9 +39,11 @@ class RetryTest extends ClientTestSupport {
         new Case("429 with Retry-After 2: waits at least 2 s", 429, "2", 1, 2000L, 2400L),
         new Case("Retry-After 0: the backoff still applies", 503, "0", 1, 500L, 600L),
         new Case("the backoff doubles: fourth retry", 503, "0", 4, 4000L, 4800L),
-        new Case("an HTTP date counts as 1 s", 503, "Wed, 21 Oct 2026 07:28:00 GMT", 1, 1000L, 1200L),
+        new Case(
+            "an HTTP date counts as 1 s", 503, "Wed, 21 Oct 2026 07:28:00 GMT", 1, 1000L, 1200L),
         new Case("no fifth retry", 503, "1", 5, null, null),
-        new Case("503 without Retry-After: may have been applied, no retry", 503, null, 1, null, null),
+        new Case(
+            "503 without Retry-After: may have been applied, no retry", 503, null, 1, null, null),
         new Case("500: no retry", 500, "1", 1, null, null),
         new Case("a wait above 30 s: the refusal is the answer", 429, "31", 1, null, null),
         new Case("a negative Retry-After is ignored", 503, "-1", 1, null, null));
@@ -62,8 +64,8 @@ class RetryTest extends ClientTestSupport {
     if (c.minMs() == null) {
       assertThat(wait).isEmpty();
     } else {
-      assertThat(wait).hasValueSatisfying(
-          w -> assertThat(w.toMillis()).isBetween(c.minMs(), c.maxMs()));
+      assertThat(wait)
+          .hasValueSatisfying(w -> assertThat(w.toMillis()).isBetween(c.minMs(), c.maxMs()));
     }
   }
 
@@ -83,7 +85,8 @@ class RetryTest extends ClientTestSupport {
     long t0 = System.nanoTime();
     kairos("whoami").assertOk();
     assertThat(calls).hasValue(2);
-    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+    assertThat(Duration.ofNanos(System.nanoTime() - t0))
+        .isGreaterThanOrEqualTo(Duration.ofSeconds(1));
   }
 
   @Test
