@@ -371,6 +371,7 @@ public final class Controller implements Closeable {
             exposure.clusterTls(),
             tokenUses,
             config.slurm());
+    services.safeguards().shedder().register(meters);
     var auth =
         new Authenticator(
             replica.stateMachine(),

@@ -30,7 +30,6 @@ public final class Api {
       Services services,
       Authenticator auth,
       java.util.function.Consumer<io.javalin.config.JavalinConfig> extra) {
-    services.safeguards().shedder().register(services.meters());
     return Javalin.create(
         config -> {
           config.startup.showJavalinBanner = false;

@@ -41,7 +41,7 @@ public final class LoadShedder {
   }
 
   /** The counter of shed requests, in {@code registry}. Call once per registry. */
-  void register(MeterRegistry registry) {
+  public void register(MeterRegistry registry) {
     FunctionCounter.builder("kairos.api.shed", shedSubmits, LongAdder::sum)
         .description("requests refused because the controller was at its bound (503 Retry-After)")
         .tag("route", "submit")
