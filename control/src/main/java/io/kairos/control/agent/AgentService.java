@@ -3,20 +3,17 @@ package io.kairos.control.agent;
 import io.kairos.control.Fatal;
 import io.kairos.control.api.ApiError;
 import io.kairos.control.auth.Principal;
-import io.kairos.control.auth.Tokens;
 import io.kairos.control.health.FailureDetectors;
 import io.kairos.control.health.PhiAccrualDetector;
 import io.kairos.control.raft.RaftReplica;
 import io.kairos.control.sched.SchedulerLoop;
 import io.kairos.control.state.ControlCommand;
-import io.kairos.control.state.ControlCommand.AddToken;
 import io.kairos.control.state.ControlCommand.DrainNode;
 import io.kairos.control.state.ControlCommand.NodeDown;
 import io.kairos.control.state.ControlCommand.RegisterNode;
 import io.kairos.control.state.ControlCommand.ResetNode;
 import io.kairos.control.state.ControlCommand.TaskEnded;
 import io.kairos.control.state.ControlResult;
-import io.kairos.control.state.JobRecord;
 import io.kairos.control.state.TokenRecord;
 import io.kairos.protocol.JobState;
 import io.kairos.protocol.NodeState;
@@ -24,7 +21,6 @@ import io.kairos.protocol.agent.Heartbeat;
 import io.kairos.protocol.agent.HeartbeatReply;
 import io.kairos.protocol.agent.Registered;
 import io.kairos.protocol.agent.Registration;
-import io.kairos.protocol.agent.TaskAssignment;
 import io.kairos.protocol.agent.TaskRef;
 import io.kairos.protocol.agent.TaskReport;
 import io.kairos.protocol.agent.TaskStatus;
@@ -74,7 +70,7 @@ import org.slf4j.LoggerFactory;
  * launches a task of the attempt, commits only its hash (an {@code AddToken}, refused once the
  * attempt has stopped), and keeps the token itself in memory to hand to the attempt's later
  * launches; the state drops the hash when the attempt stops. A new leader mints another for the
- * launches it makes: the ones already handed out stay valid.
+ * launches it makes: the ones already handed out stay valid. {@link StepCredentials} keeps them.
  */
 public final class AgentService implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(AgentService.class);
@@ -104,11 +100,8 @@ public final class AgentService implements AutoCloseable {
   private final Map<String, Long> lastSeenMs = new ConcurrentHashMap<>();
   private final FailureDetectors detectors;
 
-  /** Step credentials this leader minted, by job and attempt ({@code id:attempt}). Secrets. */
-  private final Map<String, String> jobTokens = new ConcurrentHashMap<>();
-
-  /** Step credentials being committed, by job and attempt. */
-  private final Map<String, CompletableFuture<String>> minting = new ConcurrentHashMap<>();
+  /** The step credentials this leader minted and is minting. */
+  private final StepCredentials credentials;
 
   /** Ready tasks of barrier gangs, by job; the attempt they belong to is kept with them. */
   private final Map<Long, Ready> ready = new ConcurrentHashMap<>();
@@ -138,6 +131,7 @@ public final class AgentService implements AutoCloseable {
     this.replica = replica;
     this.clock = clock;
     this.identity = identity;
+    this.credentials = new StepCredentials(replica, clock);
     this.detectors =
         new FailureDetectors(
             detection, Math.min(FailureDetectors.DEFAULT_SUSPECT_THRESHOLD, detection.threshold()));
@@ -147,6 +141,11 @@ public final class AgentService implements AutoCloseable {
             .daemon()
             .uncaughtExceptionHandler(Fatal.EXIT)
             .unstarted(this::monitor);
+  }
+
+  /** The scheduler's {@link SchedulerLoop.StartHook}: see {@link StepCredentials#premint}. */
+  public Runnable premint(List<SchedulerLoop.StartHook.Starting> jobs) {
+    return credentials.premint(jobs);
   }
 
   /** Starts the liveness monitor. */
@@ -240,17 +239,17 @@ public final class AgentService implements AutoCloseable {
           drainUnhealthy(hb);
         }
       }
-      var plan = replica.stateMachine().read(s -> Reconciler.plan(s, hb, this::tokenOf));
+      var plan = replica.stateMachine().read(s -> Reconciler.plan(s, hb, credentials::tokenOf));
       if (!plan.toRecord().isEmpty()) {
         var ends = new ArrayList<ControlCommand>(plan.toRecord().size());
         for (TaskReport r : plan.toRecord()) {
           ends.add(ended(hb, r));
         }
         commitAll(ends);
-        plan = replica.stateMachine().read(s -> Reconciler.plan(s, hb, this::tokenOf));
+        plan = replica.stateMachine().read(s -> Reconciler.plan(s, hb, credentials::tokenOf));
       }
-      if (mintTokens(plan.launch())) {
-        plan = replica.stateMachine().read(s -> Reconciler.plan(s, hb, this::tokenOf));
+      if (credentials.mint(plan.launch())) {
+        plan = replica.stateMachine().read(s -> Reconciler.plan(s, hb, credentials::tokenOf));
       }
       List<TaskRef> go = barrier(hb);
       long left = (deadline - System.nanoTime()) / 1_000_000L;
@@ -263,135 +262,6 @@ public final class AgentService implements AutoCloseable {
       }
       watch.awaitChange(seen, left);
     }
-  }
-
-  private String tokenOf(JobRecord job) {
-    return jobTokens.get(job.id + ":" + job.attempt);
-  }
-
-  /**
-   * Mints the step credential of each job attempt launched without one; true when it minted any
-   * (the plan must be made again to carry them).
-   */
-  private boolean mintTokens(List<TaskAssignment> launches) throws InterruptedException {
-    boolean minted = false;
-    var wanted = new java.util.LinkedHashMap<String, TaskAssignment>();
-    for (TaskAssignment a : launches) {
-      if (a.jobToken() == null) {
-        wanted.putIfAbsent(a.jobId() + ":" + a.attempt(), a);
-      }
-    }
-    // Two rounds: a credential the scheduler proposed (premint) may have been refused if it
-    // reached the log before its start; the launch needs one, so it is minted again.
-    for (int round = 0; round < 2 && !wanted.isEmpty(); round++) {
-      var waits = new java.util.LinkedHashMap<String, CompletableFuture<String>>();
-      for (var e : wanted.entrySet()) {
-        String key = e.getKey();
-        if (jobTokens.containsKey(key)) {
-          minted = true;
-          continue;
-        }
-        // Proposed together, the attempts' credentials share the log's flushes; a heartbeat of
-        // another node of the gang, or the scheduler's premint, may already be minting it.
-        var fresh = new CompletableFuture<String>();
-        var existing = minting.putIfAbsent(key, fresh);
-        if (existing == null) {
-          TaskAssignment a = e.getValue();
-          mint(key, a.jobId(), a.attempt(), a.user(), fresh);
-        }
-        waits.put(key, existing == null ? fresh : existing);
-      }
-      wanted.clear();
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      for (var w : waits.entrySet()) {
-        try {
-          long left = Math.max(0, deadline - System.nanoTime());
-          if (w.getValue().get(left, TimeUnit.NANOSECONDS) != null) {
-            minted = true;
-          } else if (round == 0) {
-            wanted.put(w.getKey(), launchOf(launches, w.getKey()));
-          }
-        } catch (ExecutionException | TimeoutException e) {
-          throw ApiError.unavailable("could not commit a step credential: " + e.getMessage());
-        }
-      }
-    }
-    return minted;
-  }
-
-  private static TaskAssignment launchOf(List<TaskAssignment> launches, String key) {
-    for (TaskAssignment a : launches) {
-      if (key.equals(a.jobId() + ":" + a.attempt())) {
-        return a;
-      }
-    }
-    throw new IllegalStateException("no launch for " + key);
-  }
-
-  /**
-   * The scheduler's {@link SchedulerLoop.StartHook}: each job about to start gets its step
-   * credential proposed right after its start (same flush), so that the heartbeat that launches it
-   * waits for no commit of its own. A credential refused (the start went stale) is minted again by
-   * the heartbeat that needs it, if any.
-   */
-  public Runnable premint(List<SchedulerLoop.StartHook.Starting> jobs) {
-    var proposals = new ArrayList<Runnable>(jobs.size());
-    for (var j : jobs) {
-      String key = j.jobId() + ":" + j.attempt();
-      var placeholder = new CompletableFuture<String>();
-      if (jobTokens.containsKey(key) || minting.putIfAbsent(key, placeholder) != null) {
-        continue;
-      }
-      proposals.add(() -> mint(key, j.jobId(), j.attempt(), j.user(), placeholder));
-    }
-    return () -> proposals.forEach(Runnable::run);
-  }
-
-  /**
-   * Proposes one attempt's step credential and completes {@code done} (its entry in {@link
-   * #minting}, which it then leaves) with the token once committed (kept), or null if refused.
-   */
-  private void mint(
-      String key, long jobId, int attempt, String user, CompletableFuture<String> done) {
-    String token = Tokens.generate("kstep");
-    var record =
-        TokenRecord.stepCredential(
-            Tokens.hash(token), user, clock.millis(), TokenRecord.jobScope(jobId, attempt));
-    replica
-        .propose(new AddToken(clock.millis(), record))
-        .whenComplete(
-            (r, e) -> {
-              if (e == null && r.isOk()) {
-                jobTokens.put(key, token);
-              }
-              minting.remove(key, done);
-              if (e != null) {
-                done.completeExceptionally(e);
-              } else {
-                done.complete(r.isOk() ? token : null);
-              }
-            });
-  }
-
-  /** Forgets the credentials of attempts that no longer run (the state dropped their hashes). */
-  private void pruneTokens() {
-    if (jobTokens.isEmpty()) {
-      return;
-    }
-    jobTokens
-        .keySet()
-        .removeIf(
-            key -> {
-              long id = Long.parseLong(key.substring(0, key.indexOf(':')));
-              int attempt = Integer.parseInt(key.substring(key.indexOf(':') + 1));
-              return replica
-                  .stateMachine()
-                  .read(
-                      s ->
-                          s.job(id)
-                              .map(j -> j.state != JobState.RUNNING || j.attempt != attempt)
-                              .orElse(true));
-            });
   }
 
   private void arrived(String node) {
@@ -585,7 +455,7 @@ public final class AgentService implements AutoCloseable {
       }
     }
     pruneReady();
-    pruneTokens();
+    credentials.prune();
   }
 
   /** A new leader watches every live node as if it had just heard from it. */
