@@ -262,8 +262,6 @@ public final class Agent implements AutoCloseable {
     return table.reports();
   }
 
-  // ---- the loop ----
-
   private void run() {
     try {
       while (!stopping) {
@@ -499,8 +497,6 @@ public final class Agent implements AutoCloseable {
     wakeup.signal();
   }
 
-  // ---- lease ----
-
   private void registered(Registered registered, Instant sentAt) {
     lease.registered(registered, sentAt);
     retries.succeeded();
@@ -552,8 +548,6 @@ public final class Agent implements AutoCloseable {
     table.killAllNow(
         ExitReason.KILLED, "lease expired: no heartbeat accepted for " + lapsedAfterMs + " ms");
   }
-
-  // ---- shutdown ----
 
   private void shutdown() {
     if (!shutDown.compareAndSet(false, true)) {

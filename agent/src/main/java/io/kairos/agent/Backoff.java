@@ -24,6 +24,15 @@ public final class Backoff {
     this.random = Objects.requireNonNull(random, "random");
   }
 
+  /**
+   * As {@link #delay(int)}, but not shorter than the controller asked ({@code Retry-After}, in
+   * milliseconds; 0 when it did not): a controller that sheds load says when to come back.
+   */
+  public Duration delay(int failures, long retryAfterMs) {
+    Duration backoff = delay(failures);
+    return retryAfterMs > backoff.toMillis() ? Duration.ofMillis(retryAfterMs) : backoff;
+  }
+
   /** The delay before the next try after {@code failures} failures in a row (1 or more). */
   public Duration delay(int failures) {
     if (failures < 1) {

@@ -53,8 +53,16 @@ final class ControllerClient implements AutoCloseable {
     /** 401 or 403: the credential is not accepted. Retrying with it will not help. */
     record Rejected<T>(int status, String body) implements Outcome<T> {}
 
-    /** Any other answer (5xx, another 4xx, a 421 without a usable leader, a bad body). */
-    record Failed<T>(String url, int status, String body) implements Outcome<T> {}
+    /**
+     * Any other answer (5xx, another 4xx, a 421 without a usable leader, a bad body).
+     *
+     * @param retryAfterMs the answer's {@code Retry-After} (a shed or paced request), 0 for none
+     */
+    record Failed<T>(String url, int status, String body, long retryAfterMs) implements Outcome<T> {
+      Failed(String url, int status, String body) {
+        this(url, status, body, 0);
+      }
+    }
   }
 
   private final List<String> controllers;
@@ -222,7 +230,22 @@ final class ControllerClient implements AutoCloseable {
       next(base);
       return new Outcome.Failed<>(base, status, "421 without a " + LEADER_HEADER + " header");
     }
-    return new Outcome.Failed<>(base, status, text);
+    return new Outcome.Failed<>(base, status, text, retryAfterMs(response));
+  }
+
+  /**
+   * The reply's {@code Retry-After} in milliseconds (delta-seconds; a date counts as 1 s), or 0.
+   */
+  static long retryAfterMs(HttpResponse<?> response) {
+    var value = response.headers().firstValue("Retry-After");
+    if (value.isEmpty()) {
+      return 0;
+    }
+    try {
+      return Math.max(0, Math.min(60, Long.parseLong(value.get().strip()))) * 1000;
+    } catch (NumberFormatException e) {
+      return 1000;
+    }
   }
 
   /** Moves to {@code url}, unless another call moved away from {@code from} meanwhile. */

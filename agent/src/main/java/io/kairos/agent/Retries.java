@@ -71,7 +71,8 @@ final class Retries {
         } else {
           log.warn(text, node, f.url(), f.status(), f.body());
         }
-        return backoff.delay(++failures);
+        // Never sooner than the controller's Retry-After (a shed or paced request).
+        return backoff.delay(++failures, f.retryAfterMs());
       }
     }
   }

@@ -31,6 +31,23 @@ class BackoffTest {
   }
 
   @Test
+  void aRetryAfterLongerThanTheBackoffIsWaitedInFull() {
+    var backoff = new Backoff(new SplittableRandom(3));
+    assertThat(backoff.delay(1, 1_000)).isEqualTo(Duration.ofSeconds(1));
+    assertThat(backoff.delay(3, 30_000)).isEqualTo(Duration.ofSeconds(30));
+  }
+
+  @ParameterizedTest(name = "seed {0}")
+  @MethodSource("seeds")
+  void aShorterOrNoRetryAfterLeavesTheBackoff(long seed) {
+    for (int failures = 1; failures <= 10; failures++) {
+      Duration plain = new Backoff(new SplittableRandom(seed)).delay(failures);
+      assertThat(new Backoff(new SplittableRandom(seed)).delay(failures, 0)).isEqualTo(plain);
+      assertThat(new Backoff(new SplittableRandom(seed)).delay(failures, 10)).isEqualTo(plain);
+    }
+  }
+
+  @Test
   void theSameSeedGivesTheSameDelays() {
     assertThat(delays(7)).isEqualTo(delays(7));
   }

@@ -91,6 +91,15 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
       description = "How often to check the node's health (default: ${DEFAULT-VALUE}).")
   String healthInterval;
 
+  @Option(
+      names = "--cpus",
+      paramLabel = "N",
+      description =
+          "CPUs to advertise (default: this machine's). With --emulate-gpus, give the node's"
+              + " emulated size: a job asks 1 CPU by default, so a node of 8 GPUs advertising 2"
+              + " CPUs runs only 2 one-GPU jobs at once.")
+  Integer cpus;
+
   @Option(names = "--no-cgroups", description = "Do not put tasks in cgroups of their own.")
   boolean noCgroups;
 
@@ -160,6 +169,12 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
     }
     builder.healthIntervalMs(Durations.millis(healthInterval, "--health-interval"));
     builder.cgroups(!noCgroups);
+    if (cpus != null) {
+      if (cpus < 1) {
+        throw new UsageException("--cpus must be at least 1, got " + cpus);
+      }
+      builder.cpus(cpus);
+    }
     builder.allowRootJobs(allowRootJobs);
     var config = builder.build();
     Agent agent;

@@ -130,6 +130,15 @@ final class ApiClient implements AutoCloseable {
       Response response;
       try {
         response = exchange(method, URI.create(base + path), body);
+        for (int retry = 1; ; retry++) {
+          Optional<Duration> wait = Retry.after(response, retry);
+          if (wait.isEmpty()) {
+            break;
+          }
+          Retry.say(response, wait.get());
+          Thread.sleep(wait.get());
+          response = exchange(method, URI.create(base + path), body);
+        }
       } catch (IOException e) {
         if (isConnectFailure(e)) {
           continue;

@@ -12,11 +12,12 @@ import picocli.CommandLine.Spec;
     subcommands = {
       BenchSubmitCommand.class,
       BenchLatencyCommand.class,
-      BenchHeartbeatsCommand.class
+      BenchHeartbeatsCommand.class,
+      BenchTurnoverCommand.class
     },
     description = {
       "Measure a running controller: `bench submit` (submit throughput and latency under load),"
-          + " `bench latency` (submit to running, one job at a time), `bench heartbeats` (many agents' heartbeats).",
+          + " `bench latency` (submit to running, one job at a time), `bench heartbeats` (many agents' heartbeats), `bench turnover` (how fast freed GPUs go to the next job).",
       "submit and latency submit real jobs; heartbeats registers fake agents: use a cluster you may load."
     })
 final class BenchCommand implements Runnable {
@@ -25,6 +26,7 @@ final class BenchCommand implements Runnable {
   @Override
   public void run() {
     throw new ParameterException(
-        spec.commandLine(), "Missing subcommand: kairos bench submit | latency | heartbeats");
+        spec.commandLine(),
+        "Missing subcommand: kairos bench submit | latency | heartbeats | turnover");
   }
 }

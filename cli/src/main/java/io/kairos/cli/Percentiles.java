@@ -38,6 +38,18 @@ final class Percentiles {
     return sorted[Math.clamp(rank, 1, sorted.length) - 1];
   }
 
+  /** The arithmetic mean; 0 when there are no samples. */
+  long mean() {
+    if (sorted.length == 0) {
+      return 0;
+    }
+    double sum = 0;
+    for (long v : sorted) {
+      sum += v;
+    }
+    return Math.round(sum / sorted.length);
+  }
+
   long min() {
     return sorted.length == 0 ? 0 : sorted[0];
   }

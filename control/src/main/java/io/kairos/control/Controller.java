@@ -345,6 +345,7 @@ public final class Controller implements Closeable {
             exposure.clusterTls(),
             hash -> replica.stateMachine().read(st -> st.token(hash).isPresent()));
     agents = new AgentService(replica, clock, config.detection(), identity);
+    scheduler.onStart(agents::premint);
     var utilization = new UtilizationHistory();
     sampler =
         new UtilizationSampler(replica, utilization, clock, UtilizationSampler.DEFAULT_INTERVAL);
@@ -367,6 +368,7 @@ public final class Controller implements Closeable {
             exposure.clusterTls(),
             tokenUses,
             config.slurm());
+    services.safeguards().shedder().register(meters);
     var auth =
         new Authenticator(
             replica.stateMachine(),

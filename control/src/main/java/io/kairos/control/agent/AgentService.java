@@ -3,12 +3,11 @@ package io.kairos.control.agent;
 import io.kairos.control.Fatal;
 import io.kairos.control.api.ApiError;
 import io.kairos.control.auth.Principal;
-import io.kairos.control.auth.Tokens;
 import io.kairos.control.health.FailureDetectors;
 import io.kairos.control.health.PhiAccrualDetector;
 import io.kairos.control.raft.RaftReplica;
+import io.kairos.control.sched.SchedulerLoop;
 import io.kairos.control.state.ControlCommand;
-import io.kairos.control.state.ControlCommand.AddToken;
 import io.kairos.control.state.ControlCommand.DrainNode;
 import io.kairos.control.state.ControlCommand.GpusUnhealthy;
 import io.kairos.control.state.ControlCommand.NodeDown;
@@ -16,7 +15,6 @@ import io.kairos.control.state.ControlCommand.RegisterNode;
 import io.kairos.control.state.ControlCommand.ResetNode;
 import io.kairos.control.state.ControlCommand.TaskEnded;
 import io.kairos.control.state.ControlResult;
-import io.kairos.control.state.JobRecord;
 import io.kairos.control.state.TokenRecord;
 import io.kairos.protocol.JobState;
 import io.kairos.protocol.NodeState;
@@ -24,7 +22,6 @@ import io.kairos.protocol.agent.Heartbeat;
 import io.kairos.protocol.agent.HeartbeatReply;
 import io.kairos.protocol.agent.Registered;
 import io.kairos.protocol.agent.Registration;
-import io.kairos.protocol.agent.TaskAssignment;
 import io.kairos.protocol.agent.TaskRef;
 import io.kairos.protocol.agent.TaskReport;
 import io.kairos.protocol.agent.TaskStatus;
@@ -34,6 +31,7 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -73,7 +71,7 @@ import org.slf4j.LoggerFactory;
  * launches a task of the attempt, commits only its hash (an {@code AddToken}, refused once the
  * attempt has stopped), and keeps the token itself in memory to hand to the attempt's later
  * launches; the state drops the hash when the attempt stops. A new leader mints another for the
- * launches it makes: the ones already handed out stay valid.
+ * launches it makes: the ones already handed out stay valid. {@link StepCredentials} keeps them.
  */
 public final class AgentService implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(AgentService.class);
@@ -103,13 +101,11 @@ public final class AgentService implements AutoCloseable {
   private final Map<String, Long> lastSeenMs = new ConcurrentHashMap<>();
   private final FailureDetectors detectors;
 
-  /** Step credentials this leader minted, by job and attempt ({@code id:attempt}). Secrets. */
-  private final Map<String, String> jobTokens = new ConcurrentHashMap<>();
+  /** The step credentials this leader minted and is minting. */
+  private final StepCredentials credentials;
 
   /** Checkpoint requests already sent ({@link CheckpointAsks}), so a long poll does not spin. */
   private final java.util.Set<String> asked = ConcurrentHashMap.newKeySet();
-
-  private final Object minting = new Object();
 
   /** Ready tasks of barrier gangs, by job; the attempt they belong to is kept with them. */
   private final Map<Long, Ready> ready = new ConcurrentHashMap<>();
@@ -139,6 +135,7 @@ public final class AgentService implements AutoCloseable {
     this.replica = replica;
     this.clock = clock;
     this.identity = identity;
+    this.credentials = new StepCredentials(replica, clock);
     this.detectors =
         new FailureDetectors(
             detection, Math.min(FailureDetectors.DEFAULT_SUSPECT_THRESHOLD, detection.threshold()));
@@ -148,6 +145,11 @@ public final class AgentService implements AutoCloseable {
             .daemon()
             .uncaughtExceptionHandler(Fatal.EXIT)
             .unstarted(this::monitor);
+  }
+
+  /** The scheduler's {@link SchedulerLoop.StartHook}: see {@link StepCredentials#premint}. */
+  public Runnable premint(List<SchedulerLoop.StartHook.Starting> jobs) {
+    return credentials.premint(jobs);
   }
 
   /** Starts the liveness monitor. */
@@ -266,17 +268,25 @@ public final class AgentService implements AutoCloseable {
         }
       }
       var plan =
-          replica.stateMachine().read(s -> Reconciler.plan(s, hb, this::tokenOf, clock.millis()));
+          replica
+              .stateMachine()
+              .read(s -> Reconciler.plan(s, hb, credentials::tokenOf, clock.millis()));
       if (!plan.toRecord().isEmpty()) {
+        var ends = new ArrayList<ControlCommand>(plan.toRecord().size());
         for (TaskReport r : plan.toRecord()) {
-          commit(ended(hb, r));
+          ends.add(ended(hb, r));
         }
+        commitAll(ends);
         plan =
-            replica.stateMachine().read(s -> Reconciler.plan(s, hb, this::tokenOf, clock.millis()));
+            replica
+                .stateMachine()
+                .read(s -> Reconciler.plan(s, hb, credentials::tokenOf, clock.millis()));
       }
-      if (mintTokens(plan.launch())) {
+      if (credentials.mint(plan.launch())) {
         plan =
-            replica.stateMachine().read(s -> Reconciler.plan(s, hb, this::tokenOf, clock.millis()));
+            replica
+                .stateMachine()
+                .read(s -> Reconciler.plan(s, hb, credentials::tokenOf, clock.millis()));
       }
       List<TaskRef> go = barrier(hb);
       long left = (deadline - System.nanoTime()) / 1_000_000L;
@@ -289,63 +299,6 @@ public final class AgentService implements AutoCloseable {
       }
       watch.awaitChange(seen, left);
     }
-  }
-
-  private String tokenOf(JobRecord job) {
-    return jobTokens.get(job.id + ":" + job.attempt);
-  }
-
-  /**
-   * Mints the step credential of each job attempt launched without one; true when it minted any
-   * (the plan must be made again to carry them).
-   */
-  private boolean mintTokens(List<TaskAssignment> launches) throws InterruptedException {
-    boolean minted = false;
-    for (TaskAssignment a : launches) {
-      if (a.jobToken() != null) {
-        continue;
-      }
-      String key = a.jobId() + ":" + a.attempt();
-      synchronized (minting) {
-        if (jobTokens.containsKey(key)) {
-          minted = true;
-          continue;
-        }
-        String token = Tokens.generate("kstep");
-        var record =
-            TokenRecord.stepCredential(
-                Tokens.hash(token),
-                a.user(),
-                clock.millis(),
-                TokenRecord.jobScope(a.jobId(), a.attempt()));
-        if (commit(new AddToken(clock.millis(), record)).isOk()) {
-          jobTokens.put(key, token);
-          minted = true;
-        }
-      }
-    }
-    return minted;
-  }
-
-  /** Forgets the credentials of attempts that no longer run (the state dropped their hashes). */
-  private void pruneTokens() {
-    if (jobTokens.isEmpty()) {
-      return;
-    }
-    jobTokens
-        .keySet()
-        .removeIf(
-            key -> {
-              long id = Long.parseLong(key.substring(0, key.indexOf(':')));
-              int attempt = Integer.parseInt(key.substring(key.indexOf(':') + 1));
-              return replica
-                  .stateMachine()
-                  .read(
-                      s ->
-                          s.job(id)
-                              .map(j -> j.state != JobState.RUNNING || j.attempt != attempt)
-                              .orElse(true));
-            });
   }
 
   private void arrived(String node) {
@@ -478,6 +431,32 @@ public final class AgentService implements AutoCloseable {
     }
   }
 
+  /**
+   * Proposes every command at once and waits for all of them: the log flushes them together (one
+   * fsync for the lot), where committing them one by one would wait a flush each.
+   */
+  private List<ControlResult> commitAll(List<ControlCommand> commands) throws InterruptedException {
+    var futures = new ArrayList<CompletableFuture<ControlResult>>();
+    for (ControlCommand c : commands) {
+      futures.add(replica.propose(c));
+    }
+    var results = new ArrayList<ControlResult>(futures.size());
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    for (int i = 0; i < futures.size(); i++) {
+      try {
+        long left = Math.max(0, deadline - System.nanoTime());
+        results.add(futures.get(i).get(left, TimeUnit.NANOSECONDS));
+      } catch (ExecutionException | TimeoutException e) {
+        throw ApiError.unavailable(
+            "could not commit "
+                + commands.get(i).getClass().getSimpleName()
+                + ": "
+                + e.getMessage());
+      }
+    }
+    return results;
+  }
+
   /** When this replica last heard from {@code node} (epoch millis), if ever. */
   public Optional<Long> lastSeen(String node) {
     return Optional.ofNullable(lastSeenMs.get(node));
@@ -541,7 +520,7 @@ public final class AgentService implements AutoCloseable {
       }
     }
     pruneReady();
-    pruneTokens();
+    credentials.prune();
   }
 
   /** A new leader watches every live node as if it had just heard from it. */

@@ -56,6 +56,19 @@ final class JobRoutes {
 
   private static void submit(Context ctx, Services s) throws InterruptedException {
     Principal who = Api.user(ctx);
+    LoadShedder.Admission admitted;
+    try {
+      admitted = s.safeguards().shedder().admitSubmit();
+    } catch (ApiError shed) {
+      discardBody(ctx);
+      throw shed;
+    }
+    try (admitted) {
+      admitted(ctx, s, who);
+    }
+  }
+
+  private static void admitted(Context ctx, Services s, Principal who) throws InterruptedException {
     try {
       s.read(
           st -> {

@@ -25,6 +25,7 @@ public final class Safeguards {
   private final Limits heapDefaults;
   private final SubmitRate rate;
   private final RequestBudget budget;
+  private final LoadShedder shedder;
 
   /**
    * @param maxHeapBytes the heap this JVM may grow to ({@code Runtime.maxMemory()})
@@ -37,17 +38,42 @@ public final class Safeguards {
       Supplier<Optional<Tenancy>> tenancy,
       long maxHeapBytes,
       LongSupplier nanos) {
+    this(privateData, tenancy, maxHeapBytes, nanos, LoadShedder.DEFAULT_MAX_IN_FLIGHT);
+  }
+
+  /**
+   * @param maxSubmitsInFlight submit requests served at once; more are shed ({@link LoadShedder})
+   */
+  public Safeguards(
+      PrivateData privateData,
+      Supplier<Optional<Tenancy>> tenancy,
+      long maxHeapBytes,
+      LongSupplier nanos,
+      int maxSubmitsInFlight) {
     this.privateData = privateData;
     this.tenancy = tenancy;
     this.maxHeapBytes = maxHeapBytes;
     this.heapDefaults = Limits.forHeap(maxHeapBytes);
     this.rate = new SubmitRate(nanos);
     this.budget = new RequestBudget(maxHeapBytes / 8);
+    this.shedder = new LoadShedder(maxSubmitsInFlight);
   }
 
-  /** This JVM's heap and the OWNER level: what a controller without settings gets. */
+  /** The system property that bounds submits in flight ({@link LoadShedder}). */
+  public static final String MAX_SUBMITS_IN_FLIGHT = "kairos.maxSubmitsInFlight";
+
+  /**
+   * This JVM's heap, the OWNER level and the bound on submits in flight ({@value
+   * #MAX_SUBMITS_IN_FLIGHT}, default {@value LoadShedder#DEFAULT_MAX_IN_FLIGHT}): what a controller
+   * without settings gets.
+   */
   public static Safeguards defaults(PrivateData privateData, Supplier<Optional<Tenancy>> tenancy) {
-    return new Safeguards(privateData, tenancy, Runtime.getRuntime().maxMemory(), System::nanoTime);
+    return new Safeguards(
+        privateData,
+        tenancy,
+        Runtime.getRuntime().maxMemory(),
+        System::nanoTime,
+        Integer.getInteger(MAX_SUBMITS_IN_FLIGHT, LoadShedder.DEFAULT_MAX_IN_FLIGHT));
   }
 
   public PrivateData privateData() {
@@ -81,5 +107,10 @@ public final class Safeguards {
 
   RequestBudget budget() {
     return budget;
+  }
+
+  /** The bound on submits in flight. */
+  public LoadShedder shedder() {
+    return shedder;
   }
 }

@@ -48,11 +48,12 @@ import org.slf4j.LoggerFactory;
  * Runs the core's pass on the leader and commits its starts through the log.
  *
  * <p>One thread. It waits for the state to change (a submit, a task's end, a registration) or for a
- * second to pass, then: snapshot under the read lock, run the pass outside it, propose the starts
- * as one {@link StartJobs} and wait for it to apply, so that the next pass sees them. A decision
- * that went stale meanwhile is refused by the state, and the next pass replans: the loop may be
- * optimistic because the state is not. The time is read here, once per pass, and travels in the
- * command; the pass itself reads no clock.
+ * second to pass, no sooner than {@link #MIN_PASS_INTERVAL_MS} after the last pass began (so a
+ * burst of events makes one pass), then: snapshot under the read lock, run the pass outside it,
+ * propose the starts as one {@link StartJobs} and wait for it to apply, so that the next pass sees
+ * them. A decision that went stale meanwhile is refused by the state, and the next pass replans:
+ * the loop may be optimistic because the state is not. The time is read here, once per pass, and
+ * travels in the command; the pass itself reads no clock.
  *
  * <p>With a tenancy configuration, each pass also gets a {@link Tenants}: the queues and classes,
  * the accounts' fair-share factors from the leader's {@link FairShareUsage}, each running job's
@@ -118,6 +119,32 @@ public final class SchedulerLoop implements Closeable {
       return bySlot[slot];
     }
   }
+
+  /**
+   * The shortest time from one pass's start to the next: events that arrive within it (a burst of
+   * task ends or submits) are taken by one pass. A freed GPU waits at most this long plus a pass
+   * and a commit for its next job.
+   */
+  static final long MIN_PASS_INTERVAL_MS = 5;
+
+  /** With no event, a pass this often all the same (time-based reasons: begin times, limits). */
+  static final long IDLE_PASS_MS = 1000;
+
+  /**
+   * Told of the jobs a pass is about to start, before their {@link StartJobs} is proposed; what it
+   * returns runs right after the proposal, so that what it proposes (the agents' service: the jobs'
+   * step credentials) follows the starts in the log and shares their flush.
+   */
+  public interface StartHook {
+    StartHook NONE = starting -> () -> {};
+
+    /** One job to start: its id, the attempt its start will make, its owner. */
+    record Starting(long jobId, int attempt, String user) {}
+
+    Runnable starting(List<Starting> jobs);
+  }
+
+  private volatile StartHook startHook = StartHook.NONE;
 
   private final RaftReplica replica;
   private final SchedulingPass pass;
@@ -194,6 +221,11 @@ public final class SchedulerLoop implements Closeable {
     return pass.policy();
   }
 
+  /** Sets what is told of the jobs each pass starts ({@link StartHook}). */
+  public void onStart(StartHook hook) {
+    this.startHook = java.util.Objects.requireNonNull(hook, "hook");
+  }
+
   /**
    * The tenancy configuration this replica schedules and admits with, if any: the replicated one
    * once applied ({@code kairos config apply}), else the one it was started with.
@@ -252,8 +284,14 @@ public final class SchedulerLoop implements Closeable {
           continue;
         }
         settleNodes();
+        long passStart = System.nanoTime();
         runOnce();
-        watch.awaitChange(seen, staleSinceNanos >= 0 ? SETTLE_AFTER_MS : 1000);
+        watch.awaitChange(seen, staleSinceNanos >= 0 ? SETTLE_AFTER_MS : IDLE_PASS_MS);
+        // The floor: a burst of events (task ends, submits) arriving together makes one pass.
+        long sinceMs = (System.nanoTime() - passStart) / 1_000_000;
+        if (sinceMs < MIN_PASS_INTERVAL_MS) {
+          Thread.sleep(MIN_PASS_INTERVAL_MS - sinceMs);
+        }
       } catch (InterruptedException e) {
         return;
       } catch (RuntimeException e) {
@@ -338,8 +376,27 @@ public final class SchedulerLoop implements Closeable {
       for (Decision.Start s : result.starts()) {
         decisions.add(new Start(s.job().value(), tasks(cluster, s.placement())));
       }
+      var starting =
+          replica
+              .stateMachine()
+              .read(
+                  st -> {
+                    var list = new ArrayList<StartHook.Starting>(decisions.size());
+                    for (Start d : decisions) {
+                      st.job(d.jobId())
+                          .ifPresent(
+                              j ->
+                                  list.add(
+                                      new StartHook.Starting(
+                                          j.id, j.attempt + 1, j.request.user())));
+                    }
+                    return list;
+                  });
+      Runnable afterPropose = startHook.starting(starting);
       try {
-        var applied = replica.propose(new StartJobs(nowMs, decisions)).get(10, TimeUnit.SECONDS);
+        var proposed = replica.propose(new StartJobs(nowMs, decisions));
+        afterPropose.run();
+        var applied = proposed.get(10, TimeUnit.SECONDS);
         starts.increment(applied.ids().size());
         started = applied.ids().size();
         if (usage != null) {

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Turnover benchmark: a controller and N agents as real processes on this machine (each agent
+# emulates 8 GPUs), then `kairos bench turnover`: J one-GPU jobs that exit at once, jobs/s end to
+# end and submit-to-start latency. Prints one JSON line per run.
+# Each agent advertises --cpus CPUs (default 64: 8 per GPU, as the Slurm peer harness configures
+# its nodes; a job asks 1 CPU, so the host's own 2 CPUs would let a node run only 2 jobs at once).
+# Usage: scripts/turnover.sh [--agents 16] [--jobs 2000] [--runs 1] [--cpus 64] [--keep DIR]
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+agents=16 jobs=2000 runs=1 port=18700 keep="" cpus=64
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --agents) agents="$2"; shift 2 ;;
+    --jobs) jobs="$2"; shift 2 ;;
+    --runs) runs="$2"; shift 2 ;;
+    --port) port="$2"; shift 2 ;;
+    --keep) keep="$2"; shift 2 ;;
+    --cpus) cpus="$2"; shift 2 ;;
+    *) echo "turnover: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+work="${keep:-$(mktemp -d)}"
+mkdir -p "$work"
+pids=()
+cleanup() {
+  # Stop what this script started, by PID: agents first (they stop their tasks), then the server.
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill "${pids[$i]}" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  if [ -z "$keep" ]; then rm -rf "$work"; fi
+}
+trap cleanup EXIT
+
+./kairos --version >/dev/null   # build once, before any timing
+url="http://127.0.0.1:$port"
+KAIROS_JAVA_OPTS="${TURNOVER_SERVER_JAVA_OPTS:-}" ./kairos server --data "$work/server" --listen "127.0.0.1:$port" --allow-root-jobs >"$work/server.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 240); do
+  curl -sf -m 1 "$url/readyz" >/dev/null 2>&1 && break
+  sleep 0.5
+done
+curl -sf -m 1 "$url/readyz" >/dev/null || { echo "turnover: the server did not become ready" >&2; exit 1; }
+for _ in $(seq 1 100); do [ -s "$work/server/join.token" ] && [ -s "$work/server/admin.token" ] && break; sleep 0.2; done
+export KAIROS_TOKEN="$(cat "$work/server/admin.token")"
+# Lift the count limits, as an admin would for a load test (the defaults bound one user's jobs).
+./kairos limits set --server "$url" --max-jobs-per-user 1000000000 --max-live-jobs 1000000000 >/dev/null
+for i in $(seq 1 "$agents"); do
+  opts=""; [ "$i" = 1 ] && opts="${TURNOVER_AGENT1_JAVA_OPTS:-}"
+  KAIROS_JAVA_OPTS="$opts" ./kairos agent --controller "$url" --join-token-file "$work/server/join.token" \
+    --node-name "$(printf 'tn%03d' "$i")" --data "$work/agent-$i" --emulate-gpus 8 \
+    --cpus "$cpus" --allow-root-jobs --no-cgroups >"$work/agent-$i.log" 2>&1 &
+  pids+=($!)
+done
+for _ in $(seq 1 240); do
+  up="$(./kairos nodes --server "$url" 2>/dev/null | grep -c ' UP ' || true)"
+  [ "$up" -ge "$agents" ] && break
+  sleep 0.5
+done
+[ "$up" -ge "$agents" ] || { echo "turnover: only $up of $agents agents registered" >&2; exit 1; }
+# A warm-up run as large as the measured ones (the JIT of the server and the agents), not
+# reported: with a short one (2 jobs per GPU) the first measured runs were still 30% slower.
+./kairos bench turnover --server "$url" --jobs "$jobs" >/dev/null
+for r in $(seq 1 "$runs"); do
+  ./kairos bench turnover --server "$url" --jobs "$jobs" --csv "$work/jobs-$r.csv" --output json | tr -d '\n '
+  echo
+done
+# CPU time the server and the agents used (warm-up included), for where the machine's time went.
+cpu() { ps -o cputime= -p "$1" | awk -F: '{ print ($1 * 3600) + ($2 * 60) + $3 }'; }
+agents_cpu=0
+for p in "${pids[@]:1}"; do agents_cpu=$((agents_cpu + $(cpu "$p"))); done
+echo "cpu seconds: server $(cpu "${pids[0]}"), agents $agents_cpu" >&2
