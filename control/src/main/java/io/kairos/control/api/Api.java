@@ -50,6 +50,7 @@ public final class Api {
           UserRoutes.register(config, services);
           EventRoutes.register(config, services);
           LimitRoutes.register(config, services);
+          AccountingRoutes.register(config, services);
           Dashboard.configure(config);
           K8sExtenderRoutes.register(config, services);
           config.routes.exception(ApiError.class, (e, ctx) -> problem(ctx, e));

@@ -34,6 +34,7 @@ import java.util.TreeMap;
   @JsonSubTypes.Type(value = ControlCommand.ResetNode.class, name = "resetNode"),
   @JsonSubTypes.Type(value = ControlCommand.RevokeToken.class, name = "revokeToken"),
   @JsonSubTypes.Type(value = ControlCommand.TokensUsed.class, name = "tokensUsed"),
+  @JsonSubTypes.Type(value = ControlCommand.ForgetJobs.class, name = "forgetJobs"),
 })
 public sealed interface ControlCommand {
   long atMs();
@@ -241,4 +242,15 @@ public sealed interface ControlCommand {
    * it changes nothing once limits are set, so two leaders proposing defaults agree).
    */
   record SetLimits(long atMs, Limits limits, boolean onlyIfUnset) implements ControlCommand {}
+
+  /**
+   * The leader has written these ended jobs to the accounting store (durably, before proposing):
+   * they leave the replicated state. A job that is not ended, still holds GPUs, or is named by a
+   * waiting job's dependency is kept (a later command may forget it); an unknown id is passed over.
+   */
+  record ForgetJobs(long atMs, List<Long> jobIds) implements ControlCommand {
+    public ForgetJobs {
+      jobIds = List.copyOf(jobIds);
+    }
+  }
 }
