@@ -96,6 +96,8 @@ class OpenApiDocumentTest {
           "PUT /api/v1/users/{name}",
           "GET /api/v1/limits",
           "PUT /api/v1/limits",
+          "GET /api/v1/history",
+          "GET /api/v1/report",
           "GET /api/v1/stats/utilization",
           "GET /api/v1/events",
           "POST /api/v1/k8s-extender/filter",
@@ -306,7 +308,11 @@ class OpenApiDocumentTest {
         Arguments.of("UserUpdate", io.kairos.protocol.UserUpdate.class),
         Arguments.of("LimitsView", io.kairos.protocol.LimitsView.class),
         Arguments.of("LimitsUpdate", io.kairos.protocol.LimitsUpdate.class),
-        Arguments.of("UserLimits", io.kairos.protocol.LimitsView.UserLimits.class));
+        Arguments.of("UserLimits", io.kairos.protocol.LimitsView.UserLimits.class),
+        Arguments.of("HistoryRecord", io.kairos.protocol.HistoryRecord.class),
+        Arguments.of("JobAttempt", io.kairos.protocol.HistoryRecord.JobAttempt.class),
+        Arguments.of("UsageReport", io.kairos.protocol.UsageReport.class),
+        Arguments.of("UsageRow", io.kairos.protocol.UsageReport.UsageRow.class));
   }
 
   /**

@@ -54,7 +54,7 @@ public record HistoryRecord(
     Map<String, Double> gpuSecondsByModel,
     double cpuSeconds,
     double memoryMbSeconds,
-    List<Attempt> attemptList) {
+    List<JobAttempt> attemptList) {
 
   /**
    * One attempt.
@@ -65,7 +65,7 @@ public record HistoryRecord(
    * @param preemptedBy the job it was preempted for; absent when not preempted
    */
   @JsonInclude(JsonInclude.Include.NON_NULL)
-  public record Attempt(
+  public record JobAttempt(
       int attempt,
       String startTime,
       String endTime,

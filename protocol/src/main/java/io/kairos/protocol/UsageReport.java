@@ -13,7 +13,7 @@ import java.util.Map;
  * @param rows one per account (or user, or queue) that used something, most GPU-seconds first
  * @param total the sum of the rows
  */
-public record UsageReport(String by, String from, String to, List<Row> rows, Row total) {
+public record UsageReport(String by, String from, String to, List<UsageRow> rows, UsageRow total) {
 
   /**
    * One group's use.
@@ -25,7 +25,7 @@ public record UsageReport(String by, String from, String to, List<Row> rows, Row
    * @param cpuSeconds CPU-seconds in the period
    * @param memoryMbSeconds memory (MiB) times seconds in the period
    */
-  public record Row(
+  public record UsageRow(
       String key,
       long jobs,
       double gpuSeconds,

@@ -153,10 +153,10 @@ public final class AccountingQueries {
     } catch (IOException e) {
       throw new SQLException("job " + id + "'s usage in the store is unreadable", e);
     }
-    var attemptList = new ArrayList<HistoryRecord.Attempt>();
+    var attemptList = new ArrayList<HistoryRecord.JobAttempt>();
     for (AccountedJob.Attempt a : attemptRows) {
       attemptList.add(
-          new HistoryRecord.Attempt(
+          new HistoryRecord.JobAttempt(
               a.attempt(),
               time(a.startMs()),
               time(a.endMs()),
@@ -263,14 +263,14 @@ public final class AccountingQueries {
         }
       }
     }
-    var out = new ArrayList<UsageReport.Row>();
+    var out = new ArrayList<UsageReport.UsageRow>();
     double[] sum = new double[4];
     var sumModels = new TreeMap<String, Double>();
     for (var e : rows.entrySet()) {
       var m = models.getOrDefault(e.getKey(), new TreeMap<>());
       double gpu = m.values().stream().mapToDouble(Double::doubleValue).sum();
       double[] v = e.getValue();
-      out.add(new UsageReport.Row(e.getKey(), (long) v[0], gpu, m, v[2], v[3]));
+      out.add(new UsageReport.UsageRow(e.getKey(), (long) v[0], gpu, m, v[2], v[3]));
       sum[0] += v[0];
       sum[1] += gpu;
       sum[2] += v[2];
@@ -278,15 +278,15 @@ public final class AccountingQueries {
       m.forEach((k, x) -> sumModels.merge(k, x, Double::sum));
     }
     out.sort(
-        Comparator.comparingDouble(UsageReport.Row::gpuSeconds)
+        Comparator.comparingDouble(UsageReport.UsageRow::gpuSeconds)
             .reversed()
-            .thenComparing(UsageReport.Row::key));
+            .thenComparing(UsageReport.UsageRow::key));
     return new UsageReport(
         by.label(),
         time(fromMs),
         time(toMs),
         out,
-        new UsageReport.Row("total", (long) sum[0], sum[1], sumModels, sum[2], sum[3]));
+        new UsageReport.UsageRow("total", (long) sum[0], sum[1], sumModels, sum[2], sum[3]));
   }
 
   /**

@@ -146,7 +146,7 @@ class AccountingStoreTest {
     assertThat(h).hasSize(1);
     HistoryRecord r = h.getFirst();
     assertThat(r.attempts()).isEqualTo(2);
-    assertThat(r.attemptList()).extracting(HistoryRecord.Attempt::attempt).containsExactly(1, 2);
+    assertThat(r.attemptList()).extracting(HistoryRecord.JobAttempt::attempt).containsExactly(1, 2);
     assertThat(r.attemptList().getFirst().preemptedBy()).isEqualTo(7L);
     assertThat(r.preemptions()).isEqualTo(1);
     assertThat(r.gpuSecondsByModel())
@@ -233,7 +233,7 @@ class AccountingStoreTest {
         .isEmpty();
     assertThat(ids(history(bob))).containsExactly(2L);
     UsageReport byUser = q.report(GroupBy.USER, T0, T0 + MIN, bob);
-    assertThat(byUser.rows()).extracting(UsageReport.Row::key).containsExactly("bob");
+    assertThat(byUser.rows()).extracting(UsageReport.UsageRow::key).containsExactly("bob");
     assertThat(byUser.total().gpuSeconds()).isEqualTo(60.0);
     // A member of account ml (--private-data account) sees the jobs charged to ml.
     var member = Visibility.own("dave", List.of("dave", "ml", "root"));
@@ -255,7 +255,9 @@ class AccountingStoreTest {
     var q = new AccountingQueries(store);
     var all = Visibility.everyone();
     UsageReport byAccount = q.report(GroupBy.ACCOUNT, T0 + 10 * MIN, T0 + 30 * MIN, all);
-    assertThat(byAccount.rows()).extracting(UsageReport.Row::key).containsExactly("ml", "vision");
+    assertThat(byAccount.rows())
+        .extracting(UsageReport.UsageRow::key)
+        .containsExactly("ml", "vision");
     assertThat(byAccount.rows().get(0).gpuSeconds()).isEqualTo(8 * 600.0);
     assertThat(byAccount.rows().get(0).gpuSecondsByModel()).containsEntry("H100", 8 * 600.0);
     assertThat(byAccount.rows().get(0).cpuSeconds()).isEqualTo(2 * 600.0);
@@ -265,11 +267,11 @@ class AccountingStoreTest {
     assertThat(byAccount.total().gpuSeconds()).isEqualTo(10 * 600.0);
 
     UsageReport byQueue = q.report(GroupBy.QUEUE, T0, T0 + 60 * MIN, all);
-    assertThat(byQueue.rows()).extracting(UsageReport.Row::key).containsExactly("gpu", "cpu");
+    assertThat(byQueue.rows()).extracting(UsageReport.UsageRow::key).containsExactly("gpu", "cpu");
     assertThat(byQueue.rows().get(0).jobs()).isEqualTo(2);
 
     UsageReport byUser = q.report(GroupBy.USER, T0, T0 + 60 * MIN, all);
-    assertThat(byUser.rows()).extracting(UsageReport.Row::key).containsExactly("alice", "bob");
+    assertThat(byUser.rows()).extracting(UsageReport.UsageRow::key).containsExactly("alice", "bob");
   }
 
   @ParameterizedTest
