@@ -29,6 +29,7 @@ import picocli.CommandLine.Command;
       ShowCommand.class,
       LogsCommand.class,
       HistoryCommand.class,
+      ReportCommand.class,
       NodesCommand.class,
       LimitsCommand.class,
       TokenCommand.class,
