@@ -17,11 +17,11 @@ import org.junit.jupiter.api.Assumptions;
  * {@code KAIROS_TEST_POSTGRES_PASSWORD}), each test in a schema of its own. Without a reachable
  * server the PostgreSQL cases are skipped here, and FAIL in CI ({@code CI=true}): CI must run them.
  */
-final class TestStores {
+public final class TestStores {
   static final String URL_ENV = "KAIROS_TEST_POSTGRES_URL";
   static final String PASSWORD_ENV = "KAIROS_TEST_POSTGRES_PASSWORD";
 
-  enum Kind {
+  public enum Kind {
     SQLITE,
     POSTGRESQL
   }
@@ -29,7 +29,7 @@ final class TestStores {
   private TestStores() {}
 
   /** Settings for a fresh store of {@code kind}; SQLite lives in {@code dir}. */
-  static AccountingSettings settings(Kind kind) {
+  public static AccountingSettings settings(Kind kind) {
     if (kind == Kind.SQLITE) {
       return AccountingSettings.defaults();
     }
@@ -52,7 +52,7 @@ final class TestStores {
     return AccountingStore.open(settings(kind), dir);
   }
 
-  static Optional<String> password() {
+  public static Optional<String> password() {
     return Optional.ofNullable(System.getenv(PASSWORD_ENV));
   }
 
@@ -77,7 +77,7 @@ final class TestStores {
     return url;
   }
 
-  static Connection connect(String url) throws SQLException {
+  public static Connection connect(String url) throws SQLException {
     var props = new Properties();
     password().ifPresent(p -> props.setProperty("password", p));
     return DriverManager.getConnection(AccountingSettings.jdbcUrl(url), props);
