@@ -12,11 +12,13 @@ import picocli.CommandLine.Spec;
     subcommands = {
       BenchSubmitCommand.class,
       BenchLatencyCommand.class,
-      BenchHeartbeatsCommand.class
+      BenchHeartbeatsCommand.class,
+      BenchStateCommand.class
     },
     description = {
       "Measure a running controller: `bench submit` (submit throughput and latency under load),"
-          + " `bench latency` (submit to running, one job at a time), `bench heartbeats` (many agents' heartbeats).",
+          + " `bench latency` (submit to running, one job at a time), `bench heartbeats` (many agents' heartbeats), `bench state` (the replicated state's size"
+          + " with and without the accounting store's retention; no server).",
       "submit and latency submit real jobs; heartbeats registers fake agents: use a cluster you may load."
     })
 final class BenchCommand implements Runnable {
@@ -25,6 +27,7 @@ final class BenchCommand implements Runnable {
   @Override
   public void run() {
     throw new ParameterException(
-        spec.commandLine(), "Missing subcommand: kairos bench submit | latency | heartbeats");
+        spec.commandLine(),
+        "Missing subcommand: kairos bench submit | latency | heartbeats | state");
   }
 }
