@@ -346,6 +346,7 @@ public final class Controller implements Closeable {
     replica.start();
     batcher = new SubmitBatcher(replica, clock);
     scheduler = new SchedulerLoop(replica, config.policy(), config.tenancy(), clock, meters);
+    scheduler.useAccounting(accounting.queries(), accounting.writer());
     tokenUses = new TokenUses();
     var identity =
         new NodeIdentity(

@@ -335,6 +335,47 @@ public final class AccountingQueries {
     return out;
   }
 
+  /**
+   * Ended attempts' use by account in buckets of {@code bucketMs} (by end time): what a new
+   * leader's fair share is rebuilt from.
+   *
+   * @param endMs the bucket's end
+   */
+  public record Bucket(
+      String account, long endMs, double gpuSeconds, double cpuSeconds, double memoryMbSeconds) {}
+
+  /** The use of every attempt that ended after {@code afterMs}, by account and bucket. */
+  public List<Bucket> usageBuckets(long afterMs, long bucketMs) throws SQLException {
+    String sql =
+        "SELECT j.account, a.end_ms / ?,"
+            + " SUM(COALESCE(gp.n, 0) * (a.end_ms - a.start_ms)) / 1000.0,"
+            + " SUM(a.cpus * (a.end_ms - a.start_ms)) / 1000.0,"
+            + " SUM(a.memory_mb * (a.end_ms - a.start_ms)) / 1000.0"
+            + " FROM attempts a JOIN jobs j ON j.job_id = a.job_id"
+            + " LEFT JOIN (SELECT job_id, attempt, SUM(gpus) AS n FROM attempt_gpus"
+            + " GROUP BY job_id, attempt) gp ON gp.job_id = a.job_id AND gp.attempt = a.attempt"
+            + " WHERE a.end_ms > ? GROUP BY 1, 2 ORDER BY 2, 1";
+    var out = new ArrayList<Bucket>();
+    synchronized (store) {
+      try (PreparedStatement s = store.connection().prepareStatement(sql)) {
+        s.setLong(1, bucketMs);
+        s.setLong(2, afterMs);
+        try (ResultSet rs = s.executeQuery()) {
+          while (rs.next()) {
+            out.add(
+                new Bucket(
+                    rs.getString(1),
+                    (rs.getLong(2) + 1) * bucketMs,
+                    rs.getDouble(3),
+                    rs.getDouble(4),
+                    rs.getDouble(5)));
+          }
+        }
+      }
+    }
+    return out;
+  }
+
   private static void in(
       StringBuilder where, List<Object> params, String column, List<String> values) {
     if (values.isEmpty()) {
