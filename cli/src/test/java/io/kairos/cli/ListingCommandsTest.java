@@ -190,6 +190,30 @@ class ListingCommandsTest extends ClientTestSupport {
   }
 
   @Test
+  void sacctAlsoListsEndedJobsTheStateForgotFromTheStore() {
+    server.on("GET", "/api/v1/jobs", 200, "[" + job(9, "RUNNING", "") + "]");
+    server.on(
+        "GET",
+        "/api/v1/history",
+        200,
+        "["
+            + record(
+                4,
+                "FAILED",
+                ",\"startTime\":\"2026-03-27T10:00:00Z\",\"endTime\":\"2026-03-27T11:00:00Z\",\"exitCode\":3")
+            + "]");
+    var r =
+        kairos("sacct", "-a", "-S", "2026-03-27", "-P", "-o", "JobID,State,ExitCode,NodeList")
+            .assertOk();
+    assertThat(server.only("GET", "/api/v1/history").query())
+        .startsWith("since=")
+        .endsWith("&limit=100000");
+    assertThat(r.out().lines())
+        .containsExactly(
+            "JobID|State|ExitCode|NodeList", "9|RUNNING|0:0|None assigned", "4|FAILED|3:0|n1");
+  }
+
+  @Test
   void historyRefusesAnUnknownColumnNamingTheValidOnes() {
     kairos("history", "--format", "id,colour")
         .assertError(2, "unknown column 'colour'; use id, name");
