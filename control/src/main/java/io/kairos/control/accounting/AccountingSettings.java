@@ -41,7 +41,7 @@ public record AccountingSettings(
     Objects.requireNonNull(retainFinished, "retainFinished");
     if (retainFinished.isNegative() || retainFinished.compareTo(Duration.ofDays(7)) > 0) {
       throw new IllegalArgumentException(
-          "--retain-finished must be 0s to 7d, got " + retainFinished.toSeconds() + "s");
+          "--retain-finished must be 0s to 168h (7 days), got " + retainFinished.toSeconds() + "s");
     }
     if (retainFinishedCount < 0 || retainFinishedCount > 10_000_000) {
       throw new IllegalArgumentException(
@@ -106,17 +106,17 @@ public record AccountingSettings(
       uri = new URI("postgresql://" + rest);
     } catch (URISyntaxException e) {
       throw new IllegalArgumentException(
-          "--accounting is not a URL: " + e.getMessage() + "; " + fix);
-    }
-    if (uri.getHost() == null || uri.getPath() == null || uri.getPath().length() < 2) {
-      throw new IllegalArgumentException(
-          "--accounting needs a host and a database, got '" + clip(url) + "'; " + fix);
+          "--accounting is not a URL (" + e.getReason() + "); " + fix);
     }
     String query = uri.getRawQuery() == null ? "" : uri.getRawQuery();
     if ((uri.getRawUserInfo() != null && uri.getRawUserInfo().contains(":"))
         || ("&" + query.toLowerCase(Locale.ROOT)).contains("&password=")) {
       throw new IllegalArgumentException(
           "--accounting must not carry a password (the command line shows in ps); " + fix);
+    }
+    if (uri.getHost() == null || uri.getPath() == null || uri.getPath().length() < 2) {
+      throw new IllegalArgumentException(
+          "--accounting needs a host and a database, got '" + clip(url) + "'; " + fix);
     }
     String user = uri.getRawUserInfo();
     String jdbc =
@@ -136,7 +136,11 @@ public record AccountingSettings(
     return postgresUrl.map(u -> u).orElse("sqlite " + dataDir.resolve(SQLITE_FILE));
   }
 
+  /** For an error message: at most 80 characters, and a password that slipped in is masked. */
   private static String clip(String s) {
-    return s.length() > 80 ? s.substring(0, 80) + "..." : s;
+    String masked =
+        s.replaceAll("//([^/@:]*):[^/@]*@", "//$1:***@")
+            .replaceAll("(?i)(password=)[^&]*", "$1***");
+    return masked.length() > 80 ? masked.substring(0, 80) + "..." : masked;
   }
 }
