@@ -69,6 +69,10 @@ abstract class ApiCommand implements Callable<Integer> {
     return merged;
   }
 
+  boolean isCsv() {
+    return options.isCsv();
+  }
+
   boolean isJson() {
     return options.isJson();
   }

@@ -13,11 +13,15 @@ import picocli.CommandLine.Spec;
       BenchSubmitCommand.class,
       BenchLatencyCommand.class,
       BenchHeartbeatsCommand.class,
-      BenchTurnoverCommand.class
+      BenchTurnoverCommand.class,
+      BenchStateCommand.class
     },
     description = {
       "Measure a running controller: `bench submit` (submit throughput and latency under load),"
-          + " `bench latency` (submit to running, one job at a time), `bench heartbeats` (many agents' heartbeats), `bench turnover` (how fast freed GPUs go to the next job).",
+          + " `bench latency` (submit to running, one job at a time), `bench heartbeats` (many"
+          + " agents' heartbeats), `bench turnover` (how fast freed GPUs go to the next job),"
+          + " `bench state` (the replicated state's size with and without the accounting store's"
+          + " retention; no server).",
       "submit and latency submit real jobs; heartbeats registers fake agents: use a cluster you may load."
     })
 final class BenchCommand implements Runnable {
@@ -27,6 +31,6 @@ final class BenchCommand implements Runnable {
   public void run() {
     throw new ParameterException(
         spec.commandLine(),
-        "Missing subcommand: kairos bench submit | latency | heartbeats | turnover");
+        "Missing subcommand: kairos bench submit | latency | heartbeats | turnover | state");
   }
 }

@@ -32,7 +32,9 @@ final class ClientOptions {
   /** How results are printed. */
   enum Output {
     TABLE,
-    JSON
+    JSON,
+    /** Comma-separated values, a header line first (history and report; others print a table). */
+    CSV
   }
 
   @Option(
@@ -75,9 +77,11 @@ final class ClientOptions {
 
   @Option(
       names = {"-o", "--output"},
-      paramLabel = "table|json",
+      paramLabel = "table|json|csv",
       converter = OutputConverter.class,
-      description = "table (for people; default) or json (the server's reply, pretty-printed).")
+      description =
+          "table (for people; default), json (the server's reply, pretty-printed) or csv"
+              + " (history and report).")
   Output output;
 
   /** Text to JSON or TABLE, in any case. */
@@ -87,14 +91,20 @@ final class ClientOptions {
       return switch (value.strip().toLowerCase(Locale.ROOT)) {
         case "table" -> Output.TABLE;
         case "json" -> Output.JSON;
+        case "csv" -> Output.CSV;
         default ->
-            throw new TypeConversionException("unknown format '" + value + "'; use table or json");
+            throw new TypeConversionException(
+                "unknown format '" + value + "'; use table, json or csv");
       };
     }
   }
 
   boolean isJson() {
     return output == Output.JSON;
+  }
+
+  boolean isCsv() {
+    return output == Output.CSV;
   }
 
   /** These options, with the ones left unset taken from {@code parent}'s (a parent command's). */

@@ -30,6 +30,7 @@ import picocli.CommandLine.Command;
       CheckpointsCommand.class,
       LogsCommand.class,
       HistoryCommand.class,
+      ReportCommand.class,
       NodesCommand.class,
       LimitsCommand.class,
       ConfigCommand.class,

@@ -1,5 +1,6 @@
 package io.kairos.cli;
 
+import io.kairos.protocol.HistoryRecord;
 import io.kairos.protocol.JobState;
 import io.kairos.protocol.JobView;
 import io.kairos.protocol.WhoAmI;
@@ -15,12 +16,13 @@ import java.util.Map;
 import picocli.CommandLine.Command;
 
 /**
- * {@code kairos sacct} (installed as {@code sacct}): Slurm's sacct over the Kairos API, which keeps
- * every job (finished ones too). By default your jobs since midnight; {@code -j} names jobs (any
- * time), {@code -u} users, {@code -a} everyone's, {@code -S}/{@code -E} a time window, {@code -s}
- * states. {@code --format} takes sacct's field names with {@code %WIDTH}; {@code -P}/{@code -p}
- * print them separated by {@code |}, {@code -n} without the header, {@code -X} without the batch
- * step's line ({@code ID.batch}, for a batch job).
+ * {@code kairos sacct} (installed as {@code sacct}): Slurm's sacct over the Kairos API: the jobs
+ * the controller's state holds, and the ended ones it forgot from the accounting store. By default
+ * your jobs since midnight; {@code -j} names jobs (any time), {@code -u} users, {@code -a}
+ * everyone's, {@code -S}/{@code -E} a time window, {@code -s} states. {@code --format} takes
+ * sacct's field names with {@code %WIDTH}; {@code -P}/{@code -p} print them separated by {@code |},
+ * {@code -n} without the header, {@code -X} without the batch step's line ({@code ID.batch}, for a
+ * batch job).
  */
 @Command(name = "sacct", description = "Slurm's sacct: job accounting (kairos sacct --help).")
 final class SacctCommand extends SlurmCommand {
@@ -190,7 +192,8 @@ final class SacctCommand extends SlurmCommand {
                 : Instant.EPOCH;
     Instant to = a.has("endtime") ? instant(a.value("endtime"), "--endtime") : null;
     List<JobState> states = a.has("state") ? SlurmFormat.states(a.list("state")) : null;
-    List<JobView> jobs = Json.list(api.get("/api/v1/jobs"), JobView.class);
+    List<JobView> jobs = new ArrayList<>(Json.list(api.get("/api/v1/jobs"), JobView.class));
+    jobs.addAll(forgotten(api, jobs, from, to));
     var lines = new ArrayList<Line>();
     for (JobView j : jobs) {
       if ((ids.isEmpty() || SqueueCommand.matchesId(ids, j))
@@ -250,6 +253,76 @@ final class SacctCommand extends SlurmCommand {
       }
     }
     out.println(sb);
+  }
+
+  /**
+   * The ended jobs the replicated state no longer holds, from the accounting store ({@code GET
+   * /api/v1/history}), as the job list shows them: what sacct needs of a job that is not in the
+   * list (its private fields, array ids and batch script size are not kept there).
+   */
+  private static List<JobView> forgotten(
+      ApiClient api, List<JobView> listed, Instant from, Instant to) {
+    var params = new LinkedHashMap<String, String>();
+    params.put("since", from.toString());
+    params.put("until", to == null ? null : to.toString());
+    params.put("limit", "100000");
+    var seen = new java.util.HashSet<Long>();
+    listed.forEach(j -> seen.add(j.id()));
+    var out = new ArrayList<JobView>();
+    for (HistoryRecord r :
+        Json.list(api.get("/api/v1/history" + ApiClient.query(params)), HistoryRecord.class)) {
+      if (seen.contains(r.id())) {
+        continue;
+      }
+      var placement = new ArrayList<io.kairos.protocol.TaskPlacement>();
+      for (int i = 0; i < r.nodes().size(); i++) {
+        placement.add(new io.kairos.protocol.TaskPlacement(i, r.nodes().get(i), List.of()));
+      }
+      out.add(
+          new JobView(
+              r.id(),
+              r.name(),
+              r.user(),
+              r.queue(),
+              0,
+              r.state(),
+              null,
+              null,
+              null,
+              r.gpus(),
+              null,
+              r.tasks(),
+              r.cpus(),
+              r.memoryMb(),
+              r.timeLimitSec(),
+              r.gpuModel(),
+              r.submitTime(),
+              r.startTime(),
+              r.endTime(),
+              null,
+              null,
+              r.attempts(),
+              r.requeues(),
+              r.exitCode(),
+              r.message(),
+              placement.isEmpty() ? null : placement,
+              null,
+              null,
+              null,
+              null,
+              null,
+              null,
+              null,
+              r.account(),
+              r.priorityClass(),
+              null,
+              null,
+              null,
+              null,
+              null,
+              null));
+    }
+    return out;
   }
 
   /** Whether the job was pending or running at some time in [from, to). */

@@ -171,6 +171,61 @@ final class ServerCommand implements Callable<Integer> {
   String privateData;
 
   @Option(
+      names = "--accounting",
+      paramLabel = "STORE",
+      defaultValue = "sqlite",
+      description =
+          "Where ended jobs are kept (history, reports, fair-share usage): sqlite (a file in the"
+              + " data directory; the default) or postgresql://HOST[:PORT]/DATABASE[?user=NAME]"
+              + " (no password here: see --accounting-password-file). Give every replica the same.")
+  String accounting;
+
+  @Option(
+      names = "--accounting-password-file",
+      paramLabel = "FILE",
+      description =
+          "The PostgreSQL password, read from this file (else $KAIROS_ACCOUNTING_PASSWORD).")
+  Path accountingPasswordFile;
+
+  @Option(
+      names = "--retain-finished",
+      paramLabel = "TIME",
+      defaultValue = "10m",
+      description =
+          "How long an ended job stays in the replicated state once it is in the accounting"
+              + " store (default ${DEFAULT-VALUE}); after that it is read from the store.")
+  String retainFinished;
+
+  @Option(
+      names = "--retain-finished-count",
+      paramLabel = "N",
+      defaultValue = "10000",
+      description =
+          "At most N ended jobs stay in the replicated state, the most recently ended"
+              + " (default ${DEFAULT-VALUE}).")
+  long retainFinishedCount;
+
+  /** The accounting store and the retention from the options. */
+  io.kairos.control.accounting.AccountingSettings accountingSettings() throws java.io.IOException {
+    Optional<String> fromFile =
+        accountingPasswordFile == null
+            ? Optional.empty()
+            : Optional.of(Files.readString(accountingPasswordFile, StandardCharsets.UTF_8).strip());
+    try {
+      return io.kairos.control.accounting.AccountingSettings.parse(
+              accounting,
+              fromFile,
+              Optional.ofNullable(
+                  System.getenv(io.kairos.control.accounting.AccountingSettings.PASSWORD_ENV)))
+          .withRetention(
+              java.time.Duration.ofMillis(Durations.millis(retainFinished, "--retain-finished")),
+              retainFinishedCount);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
+  }
+
+  @Option(
       names = "--phi-threshold",
       paramLabel = "PHI",
       defaultValue = "8.0",
@@ -247,7 +302,8 @@ final class ServerCommand implements Callable<Integer> {
             .withSecurity(security())
             .withSlurm(names);
     var controller =
-        Controller.start(tenancySetup == null ? config : config.withTenancy(tenancySetup));
+        Controller.start(
+            tenancySetup == null ? config : config.withTenancy(tenancySetup), accountingSettings());
     System.err.println("kairos: controller serving " + controller.url() + " (data " + dir + ")");
     joinHint(controller, dir).forEach(System.err::println);
     awaitShutdown(controller::close);

@@ -27,6 +27,32 @@ final class Table {
     return this;
   }
 
+  /** The rows as CSV (RFC 4180: a cell with a comma, quote or line break is quoted). */
+  void printCsv(PrintWriter out) {
+    csvLine(out, header);
+    rows.forEach(row -> csvLine(out, row));
+    out.flush();
+  }
+
+  private static void csvLine(PrintWriter out, List<String> cells) {
+    var sb = new StringBuilder();
+    for (int i = 0; i < cells.size(); i++) {
+      String c = cells.get(i);
+      if (i > 0) {
+        sb.append(',');
+      }
+      if (c.indexOf(',') >= 0
+          || c.indexOf('"') >= 0
+          || c.indexOf('\n') >= 0
+          || c.indexOf('\r') >= 0) {
+        sb.append('"').append(c.replace("\"", "\"\"")).append('"');
+      } else {
+        sb.append(c);
+      }
+    }
+    out.println(sb);
+  }
+
   void print(PrintWriter out) {
     int[] width = new int[header.size()];
     for (int c = 0; c < width.length; c++) {

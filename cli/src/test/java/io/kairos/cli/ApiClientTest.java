@@ -205,6 +205,6 @@ class ApiClientTest extends ClientTestSupport {
   void unknownOutputFormatIsAUsageError() {
     var r = kairos("queue", "--output", "yaml");
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err()).contains("unknown format 'yaml'; use table or json");
+    assertThat(r.err()).contains("unknown format 'yaml'; use table, json or csv");
   }
 }

@@ -104,30 +104,37 @@ class ListingCommandsTest extends ClientTestSupport {
     assertThat(kairos("queue").assertOk().out()).contains("a,b,c,+2");
   }
 
+  /** A record as /api/v1/history sends it. */
+  static String record(long id, String state, String extra) {
+    return """
+        {"id":%d,"name":"train-%d","user":"alice","account":"ml","queue":"default","state":"%s",
+         "submitTime":"2026-03-28T08:00:00Z","elapsedSec":0,"attempts":1,"requeues":0,
+         "preemptions":0,"gpus":8,"tasks":1,"cpus":4,"memoryMb":0,"timeLimitSec":3600,
+         "nodes":["n1"],"gpuSeconds":7200.0,"gpuSecondsByModel":{"H100":7200.0},
+         "cpuSeconds":3600.0,"memoryMbSeconds":0.0,"attemptList":[]%s}"""
+        .formatted(id, id, state, extra);
+  }
+
   @Test
-  void historyShowsFinishedJobsMostRecentLast() {
+  void historyReadsTheAccountingStoreMostRecentLast() {
     server.on(
         "GET",
-        "/api/v1/jobs",
+        "/api/v1/history",
         200,
         "["
-            + job(
+            + record(5, "CANCELLED", ",\"endTime\":\"2026-03-28T09:00:00Z\"")
+            + ","
+            + record(
                 3,
                 "SUCCEEDED",
                 """
             ,"startTime":"2026-03-28T10:00:00Z","endTime":"2026-03-28T11:30:05Z","exitCode":0""")
-            + ","
-            + job(
-                4,
-                "FAILED",
-                """
-            ,"startTime":"2026-03-26T10:00:00Z","endTime":"2026-03-27T11:00:00Z","exitCode":3""")
-            + ","
-            + job(5, "CANCELLED", ",\"endTime\":\"2026-03-28T09:00:00Z\"")
             + "]");
-    var r = kairos("history", "--limit", "2", "--user", "alice").assertOk();
-    assertThat(server.only("GET", "/api/v1/jobs").query())
-        .isEqualTo("state=SUCCEEDED,FAILED,CANCELLED&user=alice&limit=2");
+    var r =
+        kairos("history", "--limit", "2", "--user", "alice", "--state", "succeeded,cancelled")
+            .assertOk();
+    assertThat(server.only("GET", "/api/v1/history").query())
+        .isEqualTo("user=alice&state=SUCCEEDED,CANCELLED&limit=2");
     assertThat(r.out().lines())
         .containsExactly(
             "ID  NAME     USER   STATE      GPUS  START     END       ELAPSED  EXIT",
@@ -139,10 +146,10 @@ class ListingCommandsTest extends ClientTestSupport {
   void historyElapsedPastADayAndOtherDaysDates() {
     server.on(
         "GET",
-        "/api/v1/jobs",
+        "/api/v1/history",
         200,
         "["
-            + job(
+            + record(
                 4,
                 "FAILED",
                 """
@@ -150,6 +157,95 @@ class ListingCommandsTest extends ClientTestSupport {
             + "]");
     assertThat(kairos("history").assertOk().out().lines().toList().get(1))
         .isEqualTo("4   train-4  alice  FAILED  8     03-26 10:00  03-27 11:00  1-01:00:00  3");
+  }
+
+  @Test
+  void historyPrintsTheColumnsAskedForAsCsv() {
+    server.on(
+        "GET",
+        "/api/v1/history",
+        200,
+        "["
+            + record(
+                4, "FAILED", ",\"endTime\":\"2026-03-27T11:00:00Z\",\"message\":\"exit 3, on n1\"")
+            + "]");
+    var r =
+        kairos(
+                "history",
+                "-o",
+                "csv",
+                "--format",
+                "id,account,state,gpu-hours,gpu-hours-by-model,message",
+                "--since",
+                "7d",
+                "--account",
+                "ml")
+            .assertOk();
+    assertThat(server.only("GET", "/api/v1/history").query())
+        .isEqualTo("account=ml&since=7d&limit=50");
+    assertThat(r.out().lines())
+        .containsExactly(
+            "ID,ACCOUNT,STATE,GPU_HOURS,GPU_HOURS_BY_MODEL,MESSAGE",
+            "4,ml,FAILED,2.00,H100=2.00,\"exit 3, on n1\"");
+  }
+
+  @Test
+  void sacctAlsoListsEndedJobsTheStateForgotFromTheStore() {
+    server.on("GET", "/api/v1/jobs", 200, "[" + job(9, "RUNNING", "") + "]");
+    server.on(
+        "GET",
+        "/api/v1/history",
+        200,
+        "["
+            + record(
+                4,
+                "FAILED",
+                ",\"startTime\":\"2026-03-27T10:00:00Z\",\"endTime\":\"2026-03-27T11:00:00Z\",\"exitCode\":3")
+            + "]");
+    var r =
+        kairos("sacct", "-a", "-S", "2026-03-27", "-P", "-o", "JobID,State,ExitCode,NodeList")
+            .assertOk();
+    assertThat(server.only("GET", "/api/v1/history").query())
+        .startsWith("since=")
+        .endsWith("&limit=100000");
+    assertThat(r.out().lines())
+        .containsExactly(
+            "JobID|State|ExitCode|NodeList", "9|RUNNING|0:0|None assigned", "4|FAILED|3:0|n1");
+  }
+
+  @Test
+  void historyRefusesAnUnknownColumnNamingTheValidOnes() {
+    kairos("history", "--format", "id,colour")
+        .assertError(2, "unknown column 'colour'; use id, name");
+  }
+
+  @Test
+  void reportShowsUsagePerAccountWithATotal() {
+    server.on(
+        "GET",
+        "/api/v1/report",
+        200,
+        """
+        {"by":"account","from":"2026-03-27T12:00:00Z","to":"2026-03-28T12:00:00Z",
+         "rows":[{"key":"ml","jobs":3,"gpuSeconds":36000.0,"gpuSecondsByModel":{"H100":36000.0},
+                  "cpuSeconds":7200.0,"memoryMbSeconds":0.0},
+                 {"key":"","jobs":1,"gpuSeconds":0.0,"gpuSecondsByModel":{},
+                  "cpuSeconds":3600.0,"memoryMbSeconds":0.0}],
+         "total":{"key":"total","jobs":4,"gpuSeconds":36000.0,"gpuSecondsByModel":{"H100":36000.0},
+                  "cpuSeconds":10800.0,"memoryMbSeconds":0.0}}""");
+    var r = kairos("report", "--by", "Account", "--since", "1d").assertOk();
+    assertThat(server.only("GET", "/api/v1/report").query()).isEqualTo("by=account&since=1d");
+    assertThat(r.out().lines())
+        .containsExactly(
+            "Usage from 2026-03-27T12:00:00Z to 2026-03-28T12:00:00Z by account",
+            "ACCOUNT  JOBS  GPU_HOURS  GPU_HOURS_BY_MODEL  CPU_HOURS",
+            "ml       3     10.00      H100=10.00          2.00",
+            "(none)   1     0.00                           1.00",
+            "TOTAL    4     10.00      H100=10.00          3.00");
+    var csv = kairos("report", "-o", "csv").assertOk();
+    assertThat(csv.out().lines().toList().getFirst())
+        .isEqualTo("ACCOUNT,JOBS,GPU_HOURS,GPU_HOURS_BY_MODEL,CPU_HOURS");
+    kairos("report", "--by", "planet").assertError(2, "--by must be account, user or queue");
   }
 
   @Test

@@ -3,6 +3,8 @@ package io.kairos.control;
 import io.javalin.Javalin;
 import io.kairos.config.SlurmNames;
 import io.kairos.config.Tenancy;
+import io.kairos.control.accounting.Accounting;
+import io.kairos.control.accounting.AccountingSettings;
 import io.kairos.control.agent.AgentLogs;
 import io.kairos.control.agent.AgentService;
 import io.kairos.control.agent.NodeIdentity;
@@ -284,9 +286,10 @@ public final class Controller implements Closeable {
   private final String joinToken;
   private final Thread bootstrap;
   private final TokenUses tokenUses;
+  private final Accounting accounting;
 
-  private Controller(Config config) throws IOException {
-    keepDataPrivate(config.dataDir());
+  private Controller(Config config, AccountingSettings accountingSettings) throws IOException {
+    PrivateFiles.keepDataPrivate(config.dataDir());
     List<PeerAddress> peers = config.peers();
     boolean group = !peers.isEmpty();
     var binding = config.security().raftBinding(config.self(), group);
@@ -336,9 +339,11 @@ public final class Controller implements Closeable {
             config.dataDir(),
             exposure.scheme(),
             exposure.raftTransport(config.security().raftTls()));
+    accounting = Accounting.open(accountingSettings, config.dataDir(), replica, clock, meters);
     replica.start();
     batcher = new SubmitBatcher(replica, clock);
     scheduler = new SchedulerLoop(replica, config.policy(), config.tenancy(), clock, meters);
+    scheduler.useAccounting(accounting.queries(), accounting.writer());
     tokenUses = new TokenUses();
     var identity =
         new NodeIdentity(
@@ -367,7 +372,8 @@ public final class Controller implements Closeable {
             Safeguards.defaults(config.privateData(), scheduler::tenancy),
             exposure.clusterTls(),
             tokenUses,
-            config.slurm());
+            config.slurm(),
+            accounting);
     services.safeguards().shedder().register(meters);
     var auth =
         new Authenticator(
@@ -383,6 +389,7 @@ public final class Controller implements Closeable {
       http.start(self.host(), self.httpPort());
     }
     scheduler.start();
+    accounting.start();
     agents.start();
     sampler.start();
     tokenUses.startWriting(
@@ -412,28 +419,13 @@ public final class Controller implements Closeable {
         config.security().raftTls() ? "mutual TLS" : "plain text");
   }
 
-  /**
-   * The data directory and the controller's files in it become the owner's alone (0700 directories,
-   * 0600 files): the log holds job env values, the snapshots the whole state, and the token files
-   * the tokens. Warns once when something was open to others (an older Kairos, or a wide umask). An
-   * agent's directory kept there ({@code kairos up}) is the agent's to set.
-   */
-  private static void keepDataPrivate(Path dataDir) throws IOException {
-    List<String> widened =
-        PrivateFiles.tightenDataDir(dataDir, List.of("raft", "admin.token", "join.token"));
-    if (!widened.isEmpty()) {
-      LOG.warn(
-          "data directory {}: {} path(s) could be read by other accounts, e.g. {}; they are now"
-              + " 0700 (directories) and 0600 (files). Run the controller with umask 077"
-              + " (./kairos does) so new files are too",
-          dataDir,
-          widened.size(),
-          widened.get(0));
-    }
+  public static Controller start(Config config) throws IOException {
+    return new Controller(config, AccountingSettings.defaults());
   }
 
-  public static Controller start(Config config) throws IOException {
-    return new Controller(config);
+  /** A replica whose ended jobs go to the accounting store {@code accounting} names. */
+  public static Controller start(Config config, AccountingSettings accounting) throws IOException {
+    return new Controller(config, accounting);
   }
 
   private void registerGauges(PrometheusMeterRegistry meters) {
@@ -521,6 +513,7 @@ public final class Controller implements Closeable {
     sampler.close();
     agents.close();
     scheduler.close();
+    accounting.writer().close();
     batcher.close();
     try {
       http.stop();
@@ -528,6 +521,7 @@ public final class Controller implements Closeable {
       errors.add(e);
     }
     replica.close();
+    accounting.close();
     exposure.close();
     if (!errors.isEmpty()) {
       throw new IOException("controller did not stop cleanly", errors.get(0));

@@ -11,9 +11,10 @@ import java.util.concurrent.CountDownLatch;
 /**
  * A bare entry point for one replica, for tests that run the controller as a process: {@code --data
  * DIR --listen HOST:PORT [--peers H:P,H:P,H:P] [--policy NAME] [--admin-runs-as ACCOUNT]
- * [--allow-root-jobs] [--tls | --insecure] [--raft-listen HOST:PORT] [--ca-from DIR]}. Users run
- * {@code kairos server}, which takes the same options. Prints {@code kairos-controller-ready URL}
- * on stdout once serving.
+ * [--allow-root-jobs] [--tls | --insecure] [--raft-listen HOST:PORT] [--ca-from DIR] [--accounting
+ * URL] [--accounting-password-file FILE] [--retain-finished-ms MS] [--retain-finished-count N]}.
+ * Users run {@code kairos server}, which takes the same options. Prints {@code
+ * kairos-controller-ready URL} on stdout once serving.
  */
 public final class ControllerMain {
   private ControllerMain() {}
@@ -26,6 +27,10 @@ public final class ControllerMain {
     String adminRunsAs = null;
     boolean allowRootJobs = false;
     var security = NetworkSecurity.DEFAULT;
+    String accounting = null;
+    Optional<String> accountingPassword = Optional.empty();
+    long retainMs = io.kairos.control.accounting.AccountingSettings.DEFAULT_RETAIN.toMillis();
+    long retainCount = io.kairos.control.accounting.AccountingSettings.DEFAULT_RETAIN_COUNT;
     for (int i = 0; i < args.length; i++) {
       String value = i + 1 < args.length ? args[i + 1] : "";
       if (args[i].equals("--allow-root-jobs")) {
@@ -38,6 +43,12 @@ public final class ControllerMain {
         case "--listen" -> listen = value;
         case "--peers" -> peers = value;
         case "--policy" -> policy = value;
+        case "--accounting" -> accounting = value;
+        case "--accounting-password-file" ->
+            accountingPassword =
+                Optional.of(java.nio.file.Files.readString(Path.of(value)).strip());
+        case "--retain-finished-ms" -> retainMs = Long.parseLong(value);
+        case "--retain-finished-count" -> retainCount = Long.parseLong(value);
         case "--raft-listen" ->
             security =
                 new NetworkSecurity(
@@ -77,7 +88,10 @@ public final class ControllerMain {
         Controller.start(
             config(data, listen, peers, policy, Optional.empty())
                 .withRunAs(RunAsPolicy.of(adminRunsAs, allowRootJobs))
-                .withSecurity(security));
+                .withSecurity(security),
+            io.kairos.control.accounting.AccountingSettings.parse(
+                    accounting, accountingPassword, Optional.empty())
+                .withRetention(java.time.Duration.ofMillis(retainMs), retainCount));
     System.out.println("kairos-controller-ready " + controller.url());
     System.out.flush();
     var stop = new CountDownLatch(1);

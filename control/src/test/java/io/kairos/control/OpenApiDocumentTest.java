@@ -106,6 +106,8 @@ class OpenApiDocumentTest {
           "GET /api/v1/replicas",
           "POST /api/v1/replicas",
           "DELETE /api/v1/replicas/{address}",
+          "GET /api/v1/history",
+          "GET /api/v1/report",
           "GET /api/v1/stats/utilization",
           "GET /api/v1/events",
           "POST /api/v1/k8s-extender/filter",
@@ -326,7 +328,11 @@ class OpenApiDocumentTest {
         Arguments.of("ConfigUpdate", io.kairos.protocol.ConfigUpdate.class),
         Arguments.of("ConfigChange", io.kairos.protocol.ConfigChange.class),
         Arguments.of("ReplicaView", io.kairos.protocol.ReplicaView.class),
-        Arguments.of("ReplicaRequest", io.kairos.protocol.ReplicaRequest.class));
+        Arguments.of("ReplicaRequest", io.kairos.protocol.ReplicaRequest.class),
+        Arguments.of("HistoryRecord", io.kairos.protocol.HistoryRecord.class),
+        Arguments.of("JobAttempt", io.kairos.protocol.HistoryRecord.JobAttempt.class),
+        Arguments.of("UsageReport", io.kairos.protocol.UsageReport.class),
+        Arguments.of("UsageRow", io.kairos.protocol.UsageReport.UsageRow.class));
   }
 
   /**

@@ -53,6 +53,7 @@ public final class Api {
           LimitRoutes.register(config, services);
           ConfigRoutes.register(config, services);
           ReplicaRoutes.register(config, services);
+          AccountingRoutes.register(config, services);
           Dashboard.configure(config);
           K8sExtenderRoutes.register(config, services);
           config.routes.exception(ApiError.class, (e, ctx) -> problem(ctx, e));

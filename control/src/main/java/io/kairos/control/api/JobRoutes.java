@@ -48,6 +48,7 @@ final class JobRoutes {
           long id = id(ctx);
           ctx.json(
               s.read(st -> st.job(id).map(j -> view(s, st, j, who)))
+                  .or(() -> AccountingRoutes.forgottenJob(s, id, who))
                   .orElseThrow(() -> ApiError.notFound("no job " + id)));
         });
     config.routes.post("/api/v1/jobs/{id}/cancel", ctx -> cancel(ctx, s));

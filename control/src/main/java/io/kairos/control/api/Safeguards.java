@@ -87,6 +87,28 @@ public final class Safeguards {
     return privateData.mayRead(who, r.user(), r.account(), accounts);
   }
 
+  /**
+   * Whose accounting records {@code who} may read: all for an admin or with {@code --private-data
+   * all}; else their own, and with {@code account} also those charged to the accounts they are a
+   * member of (their own node of the account tree and every one above it).
+   */
+  public io.kairos.control.accounting.Visibility visibility(Principal who) {
+    if (who.isAdmin() || privateData == PrivateData.ALL) {
+      return io.kairos.control.accounting.Visibility.everyone();
+    }
+    var above = new java.util.ArrayList<String>();
+    AccountTree accounts =
+        tenancy.get().filter(Tenancy::hasAccounts).map(Tenancy::accounts).orElse(null);
+    if (privateData == PrivateData.ACCOUNT && accounts != null && accounts.contains(who.user())) {
+      for (int id = accounts.id(who.user());
+          id != io.kairos.core.fairshare.AccountTree.NO_PARENT;
+          id = accounts.parent(id)) {
+        above.add(accounts.name(id));
+      }
+    }
+    return io.kairos.control.accounting.Visibility.own(who.user(), above);
+  }
+
   public long maxHeapBytes() {
     return maxHeapBytes;
   }

@@ -27,7 +27,7 @@ import java.util.function.Function;
  * their logs, the utilization history, the kube-scheduler extender, who users' jobs run as, the
  * cluster CA's certificates (PEM) when the replica has one, the safeguards (privacy, rates,
  * budgets), the cluster CA itself (to certify an extender's key), the tokens' uses not yet written
- * to the log, and the site's Slurm names.
+ * to the log, the site's Slurm names, and the accounting store (ended jobs' history).
  */
 public record Services(
     RaftReplica replica,
@@ -44,7 +44,8 @@ public record Services(
     Safeguards safeguards,
     Optional<ClusterTls> clusterTls,
     TokenUses tokenUses,
-    SlurmNames slurm) {
+    SlurmNames slurm,
+    io.kairos.control.accounting.Accounting accounting) {
 
   static final long COMMIT_TIMEOUT_SEC = 10;
 

@@ -70,6 +70,22 @@ public final class KairosStateMachine extends BaseStateMachine {
 
   private volatile long durableIndex = RaftLog.INVALID_LOG_INDEX;
 
+  /**
+   * Keeps the ended jobs the state forgets (a replica-local accounting store writes them durably);
+   * called on the apply thread under the write lock, before the entry counts as applied. A failure
+   * is fatal, as any failed apply: the replica stops rather than lose the jobs' records.
+   */
+  public interface ForgottenSink {
+    void keep(ControlState state, List<io.kairos.control.state.JobRecord> jobs) throws Exception;
+  }
+
+  private volatile ForgottenSink forgottenSink = (state, jobs) -> {};
+
+  /** Where forgotten jobs go; set before the replica starts. By default nowhere. */
+  public void onForgotten(ForgottenSink sink) {
+    this.forgottenSink = java.util.Objects.requireNonNull(sink, "sink");
+  }
+
   /** This group's directory under DATA/raft: its files are tightened after each snapshot. */
   private volatile Path filesRoot;
 
@@ -123,13 +139,18 @@ public final class KairosStateMachine extends BaseStateMachine {
     }
   }
 
-  private Message apply(LogEntryProto entry) {
+  private Message apply(LogEntryProto entry) throws Exception {
     ControlCommand command =
         CommandCodec.decode(entry.getStateMachineLogEntry().getLogData().toByteArray());
     ControlResult result;
     lock.writeLock().lock();
     try {
       result = state.apply(command);
+      var forgotten = state.takeForgotten();
+      if (!forgotten.isEmpty()) {
+        // Before the entry counts as applied: no snapshot can leave them out before they are kept.
+        forgottenSink.keep(state, forgotten);
+      }
       updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
     } finally {
       lock.writeLock().unlock();

@@ -14,6 +14,8 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The controller's files are its owner's alone: its data directory and every directory under it
@@ -26,6 +28,7 @@ import java.util.stream.Stream;
  * are not followed. On a file system without POSIX permissions it does nothing.
  */
 public final class PrivateFiles {
+  private static final Logger LOG = LoggerFactory.getLogger(PrivateFiles.class);
   public static final Set<PosixFilePermission> DIRECTORY =
       PosixFilePermissions.fromString("rwx------");
   public static final Set<PosixFilePermission> FILE = PosixFilePermissions.fromString("rw-------");
@@ -129,4 +132,32 @@ public final class PrivateFiles {
           PosixFilePermission.OTHERS_READ,
           PosixFilePermission.OTHERS_WRITE,
           PosixFilePermission.OTHERS_EXECUTE);
+
+  /**
+   * The data directory and the controller's files in it become the owner's alone (0700 directories,
+   * 0600 files): the log holds job env values, the snapshots the whole state, and the token files
+   * the tokens. Warns once when something was open to others (an older Kairos, or a wide umask). An
+   * agent's directory kept there ({@code kairos up}) is the agent's to set.
+   */
+  public static void keepDataPrivate(Path dataDir) throws IOException {
+    List<String> widened =
+        PrivateFiles.tightenDataDir(
+            dataDir,
+            List.of(
+                "raft",
+                "admin.token",
+                "join.token",
+                io.kairos.control.accounting.AccountingSettings.SQLITE_FILE,
+                io.kairos.control.accounting.AccountingSettings.SQLITE_FILE + "-wal",
+                io.kairos.control.accounting.AccountingSettings.SQLITE_FILE + "-shm"));
+    if (!widened.isEmpty()) {
+      LOG.warn(
+          "data directory {}: {} path(s) could be read by other accounts, e.g. {}; they are now"
+              + " 0700 (directories) and 0600 (files). Run the controller with umask 077"
+              + " (./kairos does) so new files are too",
+          dataDir,
+          widened.size(),
+          widened.get(0));
+    }
+  }
 }

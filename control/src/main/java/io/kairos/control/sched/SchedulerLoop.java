@@ -2,6 +2,7 @@ package io.kairos.control.sched;
 
 import io.kairos.config.Tenancy;
 import io.kairos.control.Fatal;
+import io.kairos.control.accounting.AccountingQueries;
 import io.kairos.control.raft.RaftReplica;
 import io.kairos.control.state.ControlCommand.PreemptJobs;
 import io.kairos.control.state.ControlCommand.Preemption;
@@ -250,6 +251,21 @@ public final class SchedulerLoop implements Closeable {
         new PreemptionBook(next.map(Tenancy::settings).orElse(Tenants.Settings.DEFAULT));
     factors = null;
     usageView = null;
+  }
+
+  /**
+   * Fair share rebuilds ended jobs' use from the accounting store (a new leader, a capacity
+   * change): {@code history} writes the state's ended jobs, then reads the store's buckets.
+   */
+  public void useAccounting(
+      AccountingQueries queries, io.kairos.control.accounting.AccountingWriter writer) {
+    if (usage != null) {
+      usage.useHistory(
+          (afterMs, bucketMs) -> {
+            writer.flush();
+            return queries.usageBuckets(afterMs, bucketMs);
+          });
+    }
   }
 
   /** The accounts' fair-share factors as of the last pass on this replica (the leader); or null. */

@@ -40,6 +40,7 @@ import java.util.TreeMap;
   @JsonSubTypes.Type(value = ControlCommand.GpusUnhealthy.class, name = "gpusUnhealthy"),
   @JsonSubTypes.Type(value = ControlCommand.ReturnGpu.class, name = "returnGpu"),
   @JsonSubTypes.Type(value = ControlCommand.SettleNodes.class, name = "settleNodes"),
+  @JsonSubTypes.Type(value = ControlCommand.ForgetJobs.class, name = "forgetJobs"),
 })
 public sealed interface ControlCommand {
   long atMs();
@@ -305,4 +306,15 @@ public sealed interface ControlCommand {
    */
   record RecordCheckpoint(long atMs, long jobId, CheckpointEntry checkpoint)
       implements ControlCommand {}
+
+  /**
+   * The leader has written these ended jobs to the accounting store (durably, before proposing):
+   * they leave the replicated state. A job that is not ended, still holds GPUs, or is named by a
+   * waiting job's dependency is kept (a later command may forget it); an unknown id is passed over.
+   */
+  record ForgetJobs(long atMs, List<Long> jobIds) implements ControlCommand {
+    public ForgetJobs {
+      jobIds = List.copyOf(jobIds);
+    }
+  }
 }

@@ -5,6 +5,7 @@ import io.kairos.control.state.ControlCommand.ApplyConfig;
 import io.kairos.control.state.ControlCommand.CancelJob;
 import io.kairos.control.state.ControlCommand.CancelStep;
 import io.kairos.control.state.ControlCommand.DrainNode;
+import io.kairos.control.state.ControlCommand.ForgetJobs;
 import io.kairos.control.state.ControlCommand.GpusUnhealthy;
 import io.kairos.control.state.ControlCommand.NodeDown;
 import io.kairos.control.state.ControlCommand.PreemptJobs;
@@ -71,6 +72,9 @@ public final class ControlState {
   /** Nodes were registered or changed since the store was built: rebuild before the next use. */
   private boolean storeStale;
 
+  /** Jobs forgotten since {@link #takeForgotten} was last called. */
+  private List<JobRecord> forgotten = new java.util.ArrayList<>();
+
   public ControlState() {
     this(new Records());
   }
@@ -126,6 +130,7 @@ public final class ControlState {
             c.lastUsedMs().forEach(records::tokenUsed);
             yield ControlResult.OK;
           }
+          case ForgetJobs c -> forget(c);
         };
     lifecycle.settleDependencies(command.atMs());
     forgetEndedBeyondLimit();
@@ -189,13 +194,40 @@ public final class ControlState {
   /**
    * Forgets the oldest-ended jobs beyond {@link Limits#maxEndedJobs}, except those a waiting job's
    * dependency names (directly or through their array): its verdict must not change because a job
-   * it looks at was forgotten.
+   * it looks at was forgotten. (A backstop for the heap: the accounting writer normally forgets
+   * ended jobs long before, once they are in its store.)
    */
   private void forgetEndedBeyondLimit() {
     Limits limits = records.limits();
     if (limits != null && records.endedWeight() > limits.maxEndedJobs()) {
-      records.evictEnded(limits.maxEndedJobs(), gates::isNamedByWaitingJob);
+      records.evictEnded(limits.maxEndedJobs(), gates::isNamedByWaitingJob, forgotten);
     }
+  }
+
+  /** The jobs {@link ForgetJobs} names that are ended, hold no GPUs and no waiting job names. */
+  private ControlResult forget(ForgetJobs c) {
+    for (long id : c.jobIds()) {
+      JobRecord j = records.job(id);
+      if (j != null && isForgettable(j)) {
+        records.forget(j);
+        forgotten.add(j);
+      }
+    }
+    return ControlResult.OK;
+  }
+
+  /**
+   * The jobs the state forgot since the last call (a {@link ForgetJobs}, or the limit's eviction),
+   * in the order it forgot them; the list is handed over and the state starts a new one. The state
+   * machine writes them to a replica-local accounting store before the entry counts as applied.
+   */
+  public List<JobRecord> takeForgotten() {
+    if (forgotten.isEmpty()) {
+      return List.of();
+    }
+    var out = forgotten;
+    forgotten = new java.util.ArrayList<>();
+    return out;
   }
 
   /** The store from the records: running jobs first (with their placements), then pending. */
@@ -366,6 +398,19 @@ public final class ControlState {
   /** Whether an ended job is kept beyond {@link Limits#maxEndedJobs} for a waiting dependency. */
   boolean isKeptForDependency(JobRecord job) {
     return gates.isNamedByWaitingJob(job);
+  }
+
+  /**
+   * Ended jobs that hold no GPUs, oldest-ended first (then by id): what the accounting writer
+   * writes and, once written, proposes to forget.
+   */
+  public Collection<JobRecord> retiredJobs() {
+    return records.retiredJobs();
+  }
+
+  /** Whether a {@link ForgetJobs} naming {@code job} would forget it now. */
+  public boolean isForgettable(JobRecord job) {
+    return job.state.isFinal() && !job.releasing && !gates.isNamedByWaitingJob(job);
   }
 
   /** What counts against {@link Limits#maxEndedJobs}: the weight of the ended jobs kept. */

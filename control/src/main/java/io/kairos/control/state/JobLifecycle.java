@@ -433,6 +433,7 @@ final class JobLifecycle {
     if (checkpointed != null) {
       job.message = job.message + ": " + checkpointed;
     }
+    recordAttempt(job, atMs);
     job.requeueing = false;
     job.preemptedBy = 0;
     job.stopGraceSec = -1;
@@ -444,6 +445,28 @@ final class JobLifecycle {
     job.placement = List.of();
     job.taskExits = new ArrayList<>();
     gates.queue(job);
+  }
+
+  /** The attempt that just stopped, for the accounting store; the latest few are kept. */
+  private static void recordAttempt(JobRecord job, long atMs) {
+    if (job.attempt == 0 || job.placement.isEmpty()) {
+      return;
+    }
+    int exit = 0;
+    for (Integer code : job.taskExits) {
+      if (code != null && code != 0) {
+        exit = code;
+        break;
+      }
+    }
+    var past = new ArrayList<>(job.pastAttempts);
+    past.add(
+        new AttemptRecord(
+            job.attempt, job.startMs, atMs, job.placement, exit, job.message, job.preemptedBy));
+    if (past.size() > AttemptRecord.MAX_KEPT) {
+      past.subList(0, past.size() - AttemptRecord.MAX_KEPT).clear();
+    }
+    job.pastAttempts = List.copyOf(past);
   }
 
   /**

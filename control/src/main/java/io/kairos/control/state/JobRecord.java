@@ -94,6 +94,14 @@ public final class JobRecord {
   public static final int MAX_PREEMPTIONS_KEPT = 32;
 
   /**
+   * The attempts that ended in a requeue, oldest first (the latest {@link AttemptRecord#MAX_KEPT}):
+   * the accounting store records each. Left out of the snapshot's JSON when empty, so snapshots of
+   * jobs never requeued keep their bytes.
+   */
+  @JsonInclude(JsonInclude.Include.NON_EMPTY)
+  public List<AttemptRecord> pastAttempts = List.of();
+
+  /**
    * The job's steps (srun inside it), by id: those of the current attempt that run or still stop,
    * and the latest ended ones ({@link JobSteps#ENDED_KEPT}). A job holds its GPUs until its steps'
    * tasks have stopped too.
@@ -159,6 +167,7 @@ public final class JobRecord {
     c.preemptedBy = preemptedBy;
     c.lastPreemptedBy = lastPreemptedBy;
     c.stopGraceSec = stopGraceSec;
+    c.pastAttempts = pastAttempts;
     c.nextStepId = nextStepId;
     c.checkpoints = checkpoints;
     c.checkpointCount = checkpointCount;

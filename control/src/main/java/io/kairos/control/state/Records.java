@@ -164,7 +164,8 @@ final class Records {
    *
    * @return how many jobs it forgot
    */
-  int evictEnded(long max, java.util.function.Predicate<JobRecord> pinned) {
+  int evictEnded(
+      long max, java.util.function.Predicate<JobRecord> pinned, List<JobRecord> evictedJobs) {
     int evicted = 0;
     for (Iterator<JobRecord> it = retired.iterator(); endedWeight > max && it.hasNext(); ) {
       JobRecord j = it.next();
@@ -174,9 +175,22 @@ final class Records {
       it.remove();
       jobs.remove(j.id);
       endedWeight -= JobSize.weight(j.request);
+      evictedJobs.add(j);
       evicted++;
     }
     return evicted;
+  }
+
+  /** Ended jobs that hold no GPUs, oldest-ended first. */
+  Collection<JobRecord> retiredJobs() {
+    return Collections.unmodifiableCollection(retired);
+  }
+
+  /** Forgets one ended job that holds no GPUs (the caller checked). */
+  void forget(JobRecord job) {
+    if (retired.remove(job) && jobs.remove(job.id) != null) {
+      endedWeight -= JobSize.weight(job.request);
+    }
   }
 
   /** The job's current placement now holds GPUs on its nodes. */

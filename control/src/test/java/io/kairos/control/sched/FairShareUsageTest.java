@@ -129,6 +129,47 @@ class FairShareUsageTest {
   }
 
   @Test
+  void aNewLeaderRebuildsEndedJobsUseFromTheAccountingStoreAfterTheStateForgotThem(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    var s = state();
+    apply(s, start(1, T0, 0, 1, 2, 3)); // account a, 4 GPUs
+    long endMs = T0 + HOUR * 1000;
+    apply(s, new TaskEnded(endMs, "n1", 1, 1, 1, 0, 0, null, null));
+    long now = sec(T0) + 3 * HOUR;
+    var before = new FairShareUsage(setup());
+    before.update(s, CAPACITY, now);
+    double a = before.tracker().usage("a", Resource.GPU);
+    assertThat(a).isPositive();
+
+    // The job is written to the store, then leaves the state.
+    try (var store =
+        io.kairos.control.accounting.AccountingStore.open(
+            io.kairos.control.accounting.AccountingSettings.defaults(), dir)) {
+      var job = s.job(1).orElseThrow();
+      store.write(
+          List.of(
+              io.kairos.control.accounting.AccountedJob.of(
+                  job, node -> s.node(node).orElseThrow().registration.gpus())));
+      apply(s, new io.kairos.control.state.ControlCommand.ForgetJobs(endMs + 1, List.of(1L)));
+      assertThat(s.job(1)).isEmpty();
+
+      var fromRecords = new FairShareUsage(setup());
+      fromRecords.update(s, CAPACITY, now);
+      assertThat(fromRecords.tracker().usage("a", Resource.GPU))
+          .as("without the store the forgotten job's use is lost")
+          .isZero();
+
+      var queries = new io.kairos.control.accounting.AccountingQueries(store);
+      var fromStore = new FairShareUsage(setup());
+      fromStore.useHistory(queries::usageBuckets);
+      fromStore.update(s, CAPACITY, now);
+      // Charged in hour buckets: within a few percent of the exact charge (one-day half-life).
+      assertThat(fromStore.tracker().usage("a", Resource.GPU)).isCloseTo(a, within(a * 0.05));
+      assertThat(fromStore.tracker().usage("b", Resource.GPU)).isZero();
+    }
+  }
+
+  @Test
   void accountsOutsideTheTreeAreChargedToNobody() {
     var s = state();
     apply(s, start(3, T0, 0, 1, 2, 3)); // account "nobody"
