@@ -155,11 +155,11 @@ public final class TaskTable {
   }
 
   /**
-   * Takes the assigned task unless its key is already held or was forgotten. The node's health is
-   * checked first: on an unhealthy node the task is held as EXITED with reason {@link
-   * ExitReason#NODE_UNHEALTHY} and never started. A task of a gang with a barrier is prepared and
-   * held READY until {@link #go}; any other starts at once. A task that cannot start is held as
-   * EXITED with reason {@link ExitReason#LAUNCH_FAILED}.
+   * Takes the assigned task unless its key is held or forgotten, or a live task still has one of
+   * its GPUs ({@link GpuGuard}; taken when sent again). On an unhealthy node it is held as EXITED
+   * ({@link ExitReason#NODE_UNHEALTHY}), never started. A gang task with a barrier is held READY
+   * until {@link #go}; any other starts at once; one that cannot start is EXITED ({@link
+   * ExitReason#LAUNCH_FAILED}).
    *
    * @return false when the assignment was ignored
    */
@@ -172,7 +172,9 @@ public final class TaskTable {
       return false;
     }
     synchronized (this) {
-      if (tasks.containsKey(key) || forgotten.contains(key)) {
+      if (tasks.containsKey(key)
+          || forgotten.contains(key)
+          || GpuGuard.mustWait(key, assignment, tasks.values())) {
         return false;
       }
     }

@@ -2,6 +2,7 @@ package io.kairos.agent;
 
 import static io.kairos.agent.Assignments.assignment;
 import static io.kairos.agent.Assignments.script;
+import static io.kairos.agent.Assignments.withGpus;
 import static io.kairos.agent.Assignments.withTimeLimit;
 import static io.kairos.agent.Assignments.withWorkdir;
 import static io.kairos.agent.Processes.PROCESS_WAIT;
@@ -19,6 +20,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -74,6 +76,24 @@ class TaskTableTest {
     assertThat(Files.readString(dir.resolve("stderr.log"))).isEqualTo("oops\n");
     assertThat(changes.get()).as("launch and exit each signal a change").isEqualTo(2);
     assertThat(table.version()).isEqualTo(2);
+  }
+
+  @Test
+  void aTaskIsNotStartedOnAGpuALiveTaskStillHoldsAndStartsWhenSentAgainAfterItExits() {
+    var table = table(0);
+    var old = withGpus(assignment(21, "sleep", "60"), List.of(0, 1), List.of("GPU-a", "GPU-b"));
+    var next = withGpus(assignment(22, "sleep", "60"), List.of(1, 2), List.of("GPU-b", "GPU-c"));
+    var other = withGpus(assignment(23, "sleep", "60"), List.of(3), List.of("GPU-d"));
+    assertThat(table.launch(old)).isTrue();
+
+    assertThat(table.launch(next)).as("GPU 1 is held by job 21's live task").isFalse();
+    assertThat(table.isActive(TaskKey.of(next))).isFalse();
+    assertThat(table.launch(other)).as("another GPU is free to use").isTrue();
+
+    table.kill(new TaskKill(21, 1, "stopping"));
+    awaitExited(TaskKey.of(old));
+    assertThat(table.launch(next)).as("sent again once job 21's task has exited").isTrue();
+    assertThat(table.isActive(TaskKey.of(next))).isTrue();
   }
 
   @Test
