@@ -555,6 +555,11 @@ public final class AgentService implements AutoCloseable {
       return;
     }
     long last = Math.max(lastSeenMs.getOrDefault(t.node(), leaderSinceMs), leaderSinceMs);
+    if (last > now) {
+      // Judged at `now`, but a heartbeat came in since (the commits of a burst of DOWNs take time).
+      log.info("node {}: a heartbeat arrived after it was judged down; not down", t.node());
+      return;
+    }
     String reason =
         String.format("no heartbeat for %.1f s (phi %.1f)", (now - last) / 1000.0, t.phi());
     log.warn("node {} is down: {}; requeueing its jobs", t.node(), reason);
