@@ -36,11 +36,24 @@ final class Bootstrap {
     this.replica = replica;
   }
 
+  /** Whether {@link #run} has put everything in the log (or was interrupted). */
+  private final java.util.concurrent.CountDownLatch done =
+      new java.util.concurrent.CountDownLatch(1);
+
   void run(List<TokenRecord> tokens, Limits defaults, Optional<Tenancy> tenancy) {
-    Thread.ofVirtual().name("kairos-wiped-check").start(this::warnIfWiped);
-    addTokens(tokens);
-    proposeDefaultLimits(defaults);
-    tenancy.map(Tenancy::yaml).ifPresent(this::proposeStartupConfig);
+    try {
+      Thread.ofVirtual().name("kairos-wiped-check").start(this::warnIfWiped);
+      addTokens(tokens);
+      proposeDefaultLimits(defaults);
+      tenancy.map(Tenancy::yaml).ifPresent(this::proposeStartupConfig);
+    } finally {
+      done.countDown();
+    }
+  }
+
+  /** Whether the bootstrap tokens, the limits and the startup configuration are in the state. */
+  boolean isDone() {
+    return done.getCount() == 0;
   }
 
   /** An empty replica the leader sends nothing: what the admin must do, in the log. */

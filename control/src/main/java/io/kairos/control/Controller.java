@@ -285,6 +285,7 @@ public final class Controller implements Closeable {
   private final String adminToken;
   private final String joinToken;
   private final Thread bootstrap;
+  private final Bootstrap bootstrapping;
   private final TokenUses tokenUses;
   private final Accounting accounting;
 
@@ -395,11 +396,11 @@ public final class Controller implements Closeable {
     tokenUses.startWriting(
         used -> replica.propose(new TokensUsed(clock.millis(), used)), TokenUses.EVERY);
     Limits defaults = services.safeguards().heapDefaults();
+    bootstrapping = new Bootstrap(replica);
     bootstrap =
         Thread.ofVirtual()
             .name("kairos-bootstrap")
-            .start(
-                () -> new Bootstrap(replica).run(List.of(admin, join), defaults, config.tenancy()));
+            .start(() -> bootstrapping.run(List.of(admin, join), defaults, config.tenancy()));
     LOG.info("controller {} serving {} (peers {})", self.id(), url(), peers);
     LOG.info(
         "controller {}: jobs run as their users' Unix accounts (the user table, by default the"
@@ -480,6 +481,15 @@ public final class Controller implements Closeable {
 
   public String joinToken() {
     return joinToken;
+  }
+
+  /**
+   * Whether this replica's bootstrap is done: its data directory's tokens, the limits and the
+   * {@code --tenancy} file's configuration are in the replicated state (tests wait for it, so that
+   * no background commit lands in the middle of what they compare).
+   */
+  public boolean isBootstrapped() {
+    return bootstrapping.isDone();
   }
 
   public RaftReplica replica() {

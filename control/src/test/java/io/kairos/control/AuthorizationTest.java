@@ -473,7 +473,7 @@ class AuthorizationTest {
         .read(
             s -> {
               var sb = new StringBuilder();
-              sb.append(s.nextJobId()).append('/').append(s.tokenCount()).append('/');
+              sb.append(s.nextJobId()).append('/').append(BadInputTest.nonJobTokens(s)).append('/');
               sb.append(s.limits()).append('/');
               s.activeJobs().forEach(j -> sb.append(j.id).append(j.state).append(','));
               s.nodes().forEach(n -> sb.append(n.name).append(n.epoch).append(n.state).append(','));

@@ -779,8 +779,16 @@ class BadInputTest {
                 new Fingerprint(
                     count,
                     s.nextJobId(),
-                    s.tokenCount(),
+                    nonJobTokens(s),
                     s.nodes().stream().map(n -> n.name + "@" + n.epoch + ":" + n.state).toList()));
+  }
+
+  /** Tokens other than jobs' step credentials (the scheduler mints those as it starts jobs). */
+  static int nonJobTokens(io.kairos.control.state.ControlState s) {
+    return (int)
+        s.tokens().stream()
+            .filter(t -> io.kairos.control.state.TokenRecord.scopedJob(t.scope()) <= 0)
+            .count();
   }
 
   static long nextJobId() {
