@@ -56,7 +56,7 @@ class ExtenderCertificateTest extends ClientTestSupport {
         Controller.start(
             Controller.Config.single(dir.resolve("ctl"), "127.0.0.1", 0).withSecurity(security));
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (!controller.replica().isLeaderReady()) {
+    while (!controller.replica().isLeaderReady() || !controller.isBootstrapped()) {
       assertThat(System.nanoTime()).as("the controller leads within 30 s").isLessThan(deadline);
       Thread.sleep(20);
     }

@@ -27,7 +27,7 @@ class TokenCommandsTest extends ClientTestSupport {
   void startController() throws Exception {
     controller = Controller.start(Controller.Config.single(dir.resolve("ctl"), "127.0.0.1", 0));
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (!controller.replica().isLeaderReady()) {
+    while (!controller.replica().isLeaderReady() || !controller.isBootstrapped()) {
       assertThat(System.nanoTime()).as("the controller leads within 30 s").isLessThan(deadline);
       Thread.sleep(20);
     }
