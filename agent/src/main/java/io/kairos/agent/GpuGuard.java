@@ -10,11 +10,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The node's last line against two tasks on one GPU: a task is not started while a task this agent
- * still holds alive (starting, ready, running or stopping, adopted ones included) has one of its
- * GPUs. The controller frees a GPU only once the node has confirmed the task on it ended, but a
- * restarted agent may have adopted a task of an attempt the controller has already given up on:
- * that task is being stopped while the controller may place the next job on its GPUs. The
+ * The node's last line against two tasks on one GPU: a task is not started while a task of another
+ * job, or of another attempt of its job, that this agent still holds alive (starting, ready,
+ * running or stopping, adopted ones included) has one of its GPUs. (A job's own steps share its
+ * allocation.) The controller frees a GPU only once the node has confirmed the task on it ended,
+ * but a restarted agent may have adopted a task of an attempt the controller has already given up
+ * on: that task is being stopped while the controller may place the next job on its GPUs. The
  * assignment is not taken then; the controller sends it again with every heartbeat until it is, so
  * it starts once the old task has exited.
  */
@@ -38,6 +39,9 @@ final class GpuGuard {
     for (HeldTask t : held) {
       if (t.status == TaskStatus.EXITED || t.assignment.gpus() == null) {
         continue;
+      }
+      if (t.key.jobId() == key.jobId() && t.key.attempt() == key.attempt()) {
+        continue; // the same allocation: a job's srun steps share its GPUs with its batch step
       }
       for (Integer g : t.assignment.gpus()) {
         if (wanted.contains(g)) {
