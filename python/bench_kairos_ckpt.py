@@ -1,6 +1,8 @@
-"""Checkpoint write (and restore) throughput of kairos_ckpt to a directory.
+"""Checkpoint write (and restore) throughput of kairos_ckpt to a directory or to S3.
 
     /usr/bin/python3 python/bench_kairos_ckpt.py --dir /path/on/the/file/system --mib 64,256 --runs 5
+    KAIROS_S3_ENDPOINT=http://host:9000 /usr/bin/python3 python/bench_kairos_ckpt.py \
+        --url s3://bucket/bench --mib 64,256 --runs 5
 
 Each run saves one rank's state of the given size (a float32 tensor with torch, else bytes)
 as a complete checkpoint (shard, fsync, rename; manifest with SHA-256, fsync, rename; no report
@@ -29,10 +31,12 @@ def state_of(mib):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--dir", default=None, help="where to write (default: a temporary directory)")
+    p.add_argument("--url", default=None, help="an s3://bucket/prefix to write to instead")
     p.add_argument("--mib", default="64,256")
     p.add_argument("--runs", type=int, default=5)
     args = p.parse_args()
-    root = tempfile.mkdtemp(dir=args.dir, prefix="kairos-ckpt-bench-")
+    root = args.url.rstrip("/") + "/kairos-ckpt-bench-%d" % os.getpid() if args.url else \
+        tempfile.mkdtemp(dir=args.dir, prefix="kairos-ckpt-bench-")
     try:
         print("kairos_ckpt throughput into %s (%s), %d runs each"
               % (root, "torch.save" if kairos_ckpt._torch is not None else "pickle", args.runs))
@@ -40,8 +44,9 @@ def main():
             state = state_of(mib)
             writes, reads = [], []
             for run in range(args.runs):
-                ck = kairos_ckpt.Checkpointer(directory=os.path.join(root, str(mib)), rank=0, world_size=1, keep=1,
-                                              report=False, env={})
+                where = "%s/%d" % (root, mib)
+                ck = kairos_ckpt.Checkpointer(url=where, rank=0, world_size=1, keep=1,
+                                              report=False, env=dict(os.environ) if args.url else {})
                 t0 = time.perf_counter()
                 ck.save(run + 1, state)
                 writes.append(mib / (time.perf_counter() - t0))
@@ -53,7 +58,13 @@ def main():
                   " (%.1f-%.1f)" % (mib, statistics.median(writes), min(writes), max(writes),
                                     statistics.median(reads), min(reads), max(reads)))
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        if args.url:
+            for mib in [int(m) for m in args.mib.split(",")]:
+                store = kairos_ckpt.storage_for("%s/%d" % (root, mib))
+                for step in store.steps():
+                    store.delete_step(step)
+        else:
+            shutil.rmtree(root, ignore_errors=True)
 
 
 if __name__ == "__main__":

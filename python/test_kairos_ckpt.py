@@ -151,6 +151,99 @@ class KillDuringManifestTest(unittest.TestCase):
             self.assertEqual(["step-0000000007"], sorted(os.listdir(d)))
 
 
+S3_ENDPOINT = os.environ.get("KAIROS_TEST_S3_ENDPOINT")
+
+
+@unittest.skipUnless(S3_ENDPOINT, "KAIROS_TEST_S3_ENDPOINT names no S3 server (the Java test"
+                                  " S3CheckpointTest starts S3Proxy and sets it)")
+class S3ProtocolTest(unittest.TestCase):
+    """The same protocol in object storage (a real S3-compatible server: S3Proxy)."""
+
+    env = {"KAIROS_S3_ENDPOINT": S3_ENDPOINT or "",
+           "AWS_ACCESS_KEY_ID": os.environ.get("AWS_ACCESS_KEY_ID", ""),
+           "AWS_SECRET_ACCESS_KEY": os.environ.get("AWS_SECRET_ACCESS_KEY", ""),
+           "AWS_DEFAULT_REGION": "us-east-1"}
+
+    def setUp(self):
+        self.bucket = os.environ["KAIROS_TEST_S3_BUCKET"]
+        self.url = "s3://%s/%s-%d" % (self.bucket, self.id().rsplit(".", 1)[-1], time.time_ns())
+
+    def s3(self, rank=0, world=1, **kw):
+        env = dict(self.env, RANK=str(rank), WORLD_SIZE=str(world))
+        env.update(kw.pop("env", {}))
+        return kairos_ckpt.Checkpointer(url=kw.pop("url", self.url), env=env, **kw)
+
+    def test_restore_takes_the_newest_complete_checkpoint(self):
+        c = self.s3(keep=5)
+        self.assertIsNone(c.restore())
+        c.save(10, {"w": [1, 2, 3]})
+        c.save(20, {"w": [4, 5, 6]})
+        step, state = self.s3().restore()
+        self.assertEqual((20, [4, 5, 6]), (step, state["w"]))
+        self.assertEqual(["step-0000000010", "step-0000000020"], sorted(c.store.steps()))
+
+    def test_every_rank_writes_its_shard_and_rank_0_writes_the_manifest_last(self):
+        ranks = [self.s3(rank=r, world=3, keep=5) for r in range(3)]
+        done = []
+        t = threading.Thread(target=lambda: done.append(ranks[0].save(7, {"rank": 0})))
+        t.start()
+        time.sleep(0.5)
+        self.assertIsNone(ranks[0].store.size("step-0000000007/MANIFEST.json"),
+                          "rank 0 waits for every shard")
+        ranks[2].save(7, {"rank": 2})
+        ranks[1].save(7, {"rank": 1})
+        t.join(30)
+        self.assertEqual(3, len(done[0]["shards"]))
+        for r in range(3):
+            step, state = self.s3(rank=r, world=3).restore()
+            self.assertEqual((7, r), (step, state["rank"]))
+
+    def test_a_shard_without_manifest_or_a_changed_shard_does_not_count(self):
+        c = self.s3(keep=5)
+        c.save(10, {"step": 10})
+        c.store.put("step-0000000030/shard-00000-of-00001.pkl", b"half a shard")
+        self.assertEqual(10, self.s3().restore()[0])
+        c.save(40, {"step": 40})
+        shard = [n for n in c.store.names("step-0000000040") if n.startswith("shard")][0]
+        c.store.put("step-0000000040/" + shard, b"x" * 3)
+        self.assertEqual(10, self.s3().restore()[0], "a shard of another size: incomplete")
+
+    def test_a_manifest_naming_a_key_outside_the_prefix_is_refused(self):
+        c = self.s3(keep=5)
+        c.save(10, {"step": 10})
+        for bad in ["/etc/passwd", "../other-job/step-0000000001/shard-00000-of-00001.pkl",
+                    "step-0000000040/../../x"]:
+            c.store.put("step-0000000040/MANIFEST.json", json.dumps(
+                {"version": 1, "step": 40, "shards": [{"path": bad, "bytes": 9}]}).encode())
+            with self.assertRaises(kairos_ckpt.CheckpointError):
+                kairos_ckpt.read_manifest(c.store, "step-0000000040")
+            self.assertEqual(10, self.s3().restore()[0], bad)
+
+    def test_keeps_the_newest_and_deletes_older_ones(self):
+        c = self.s3(keep=2)
+        for step in (1, 2, 3, 4):
+            c.save(step, {"step": step})
+        self.assertEqual(["step-0000000003", "step-0000000004"], sorted(c.store.steps()))
+
+    def test_kill_9_while_writing_the_manifest(self):
+        self.s3().save(5, {"step": 5})
+        code = ("import sys; sys.path.insert(0, %r); import kairos_ckpt;"
+                "kairos_ckpt.Checkpointer(url=%r).save(6, {'step': 6})" % (HERE, self.url))
+        env = dict(os.environ, RANK="0", WORLD_SIZE="1", KAIROS_CKPT_TEST_PAUSE_BEFORE_MANIFEST="60",
+                   **{k: v for k, v in self.env.items() if v})
+        p = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True)
+        line = p.stdout.readline()
+        self.assertIn("writing manifest of step 6", line)
+        p.send_signal(signal.SIGKILL)
+        p.wait(10)
+        p.stdout.close()
+        c = self.s3(keep=1)
+        self.assertTrue(c.store.names("step-0000000006"), "step 6's shard is there")
+        self.assertEqual(5, c.restore()[0], "killed with its manifest in flight: step 5 is newest")
+        c.save(7, {"step": 7})
+        self.assertEqual(["step-0000000007"], sorted(c.store.steps()))
+
+
 class ReportTest(unittest.TestCase):
     """Rank 0 reports each checkpoint with the job's credential and deletes what Kairos prunes."""
 

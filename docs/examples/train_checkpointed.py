@@ -5,7 +5,8 @@ Submit it with a checkpoint declaration (docs/examples/checkpointed.yaml):
 
     kairos submit docs/examples/checkpointed.yaml
 
-Each attempt restores the newest complete checkpoint (KAIROS_CHECKPOINT_DIR), trains one step
+Each attempt restores the newest complete checkpoint (KAIROS_CHECKPOINT_URL: a directory, or
+s3://bucket/prefix with checkpointDir in object storage), trains one step
 at a time, and saves when Kairos asks (the checkpoint signal, sent by a preemption) or every
 KAIROS_CHECKPOINT_EVERY seconds. With torch (Debian's python3-torch: run /usr/bin/python3) it
 fits a small linear model by SGD; without, it counts steps. Every step and save is printed, and

@@ -122,7 +122,7 @@ public final class Agent implements AutoCloseable {
             Duration.ofMillis(config.killGraceMs()),
             config.maxTaskOutputBytes(),
             System.getenv(),
-            slurmBin(config),
+            taskKairosEnv(config),
             new ProcessLauncher(),
             clock,
             wakeup::signal,
@@ -132,6 +132,15 @@ public final class Agent implements AutoCloseable {
   /** Whether {@code dataDir} holds a node's own credential, so its agent needs no join token. */
   public static boolean holdsCredential(java.nio.file.Path dataDir) {
     return NodeKeys.existIn(dataDir);
+  }
+
+  /** What every task is told about Kairos: srun's place, and the checkpoint S3 endpoint. */
+  private static java.util.Map<String, String> taskKairosEnv(AgentConfig config) {
+    var env = new java.util.HashMap<>(slurmBin(config));
+    if (config.checkpointS3Endpoint() != null) {
+      env.put(TaskCheckpoints.S3_ENDPOINT, config.checkpointS3Endpoint());
+    }
+    return env;
   }
 
   /**

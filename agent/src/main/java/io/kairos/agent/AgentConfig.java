@@ -53,6 +53,9 @@ import java.util.regex.Pattern;
  *     --ca-hash} or given with {@code --ca}; null to trust the JDK's CAs ({@link ControllerTrust})
  * @param insecure whether the join token may travel in clear to a non-loopback {@code http://}
  *     controller
+ * @param checkpointS3Endpoint the S3-compatible endpoint the tasks of jobs that keep their
+ *     checkpoints in object storage are told ({@code KAIROS_S3_ENDPOINT}); null for the SDKs'
+ *     default (AWS)
  */
 public record AgentConfig(
     List<String> controllers,
@@ -79,7 +82,8 @@ public record AgentConfig(
     boolean fenceWatchdog,
     boolean allowRootJobs,
     Path caFile,
-    boolean insecure) {
+    boolean insecure,
+    String checkpointS3Endpoint) {
 
   public static final long MAX_HEARTBEAT_WAIT_MS = 60_000;
   public static final long MAX_KILL_GRACE_MS = 3_600_000;
@@ -93,6 +97,9 @@ public record AgentConfig(
           "joinToken must not be empty (the cluster's join token), or absent");
     }
     nodeName = validName(nodeName, "nodeName");
+    if (checkpointS3Endpoint != null) {
+      checkpointS3Endpoint = baseUrl(checkpointS3Endpoint, "checkpointS3Endpoint");
+    }
     Objects.requireNonNull(dataDir, "dataDir");
     Objects.requireNonNull(gpus, "gpus");
     if (nvlinkDomainSize < 0
@@ -160,7 +167,7 @@ public record AgentConfig(
     return ("AgentConfig[controllers=%s, joinToken=***, nodeName=%s, dataDir=%s, gpus=%s,"
             + " cpus=%d, memoryBytes=%d, listen=%s:%d, zone=%s, block=%s, rack=%s,"
             + " heartbeatWaitMs=%d, killGraceMs=%d, maxTaskOutputBytes=%d, caFile=%s,"
-            + " insecure=%s]")
+            + " insecure=%s, checkpointS3Endpoint=%s]")
         .formatted(
             controllers,
             nodeName,
@@ -177,7 +184,8 @@ public record AgentConfig(
             killGraceMs,
             maxTaskOutputBytes,
             caFile,
-            insecure);
+            insecure,
+            checkpointS3Endpoint);
   }
 
   private static List<String> validControllers(List<String> controllers) {
@@ -281,6 +289,7 @@ public record AgentConfig(
     private boolean allowRootJobs;
     private Path caFile;
     private boolean insecure;
+    private String checkpointS3Endpoint;
 
     private Builder(List<String> controllers, String joinToken, String nodeName, Path dataDir) {
       this.controllers = controllers;
@@ -390,6 +399,12 @@ public record AgentConfig(
       return this;
     }
 
+    /** Tell checkpointing tasks this S3-compatible endpoint ({@code KAIROS_S3_ENDPOINT}). */
+    public Builder checkpointS3Endpoint(String url) {
+      this.checkpointS3Endpoint = url;
+      return this;
+    }
+
     public AgentConfig build() {
       return new AgentConfig(
           controllers,
@@ -416,7 +431,8 @@ public record AgentConfig(
           fenceWatchdog,
           allowRootJobs,
           caFile,
-          insecure);
+          insecure,
+          checkpointS3Endpoint);
     }
 
     private static long physicalMemoryBytes() {

@@ -182,7 +182,7 @@ public record LaunchSpec(
               : isSet(a.output()) ? stdout : taskDir.resolve("stderr.log");
     }
     var env = TaskEnvironment.of(a, node, agentEnv, kairosEnv, workdir, local);
-    TaskCheckpoints.environment(env, a, dataDir);
+    TaskCheckpoints.environment(env, a, dataDir, kairosEnv);
     if (a.isBatchStep()) {
       BatchStep.environment(env, a);
       argv = BatchStep.argv(a, taskDir);

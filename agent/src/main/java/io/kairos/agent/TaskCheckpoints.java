@@ -1,6 +1,7 @@
 package io.kairos.agent;
 
 import io.kairos.agent.account.Account;
+import io.kairos.protocol.CheckpointLocation;
 import io.kairos.protocol.agent.TaskAssignment;
 import io.kairos.protocol.agent.TaskCheckpoint;
 import java.io.IOException;
@@ -20,13 +21,23 @@ import java.util.Map;
  * lists the others), and the job's directory belongs to the job's owner, mode 0700; a symbolic link
  * planted in its place is refused. So another user's job can neither read nor plant a checkpoint.
  *
+ * <p>A job may instead keep its checkpoints in S3-compatible object storage ({@code checkpointDir:
+ * s3://bucket/prefix}): its tasks then get that URL as {@code KAIROS_CHECKPOINT_URL}, no directory,
+ * and the node's endpoint ({@code kairos agent --checkpoint-s3-endpoint}) as {@code
+ * KAIROS_S3_ENDPOINT}; the credentials are the job owner's own (their {@code ~/.aws}, or the node's
+ * instance role), never the agent's.
+ *
  * <p>The variables: {@code KAIROS_CHECKPOINT_DIR}, {@code KAIROS_CHECKPOINT_URL} ({@code file://}
- * and the directory), {@code KAIROS_CHECKPOINT_SIGNAL}, {@code KAIROS_CHECKPOINT_TIMEOUT} and
- * {@code KAIROS_CHECKPOINT_EVERY} (seconds), {@code KAIROS_CHECKPOINT_KEEP}, and {@code
- * KAIROS_RESTORE_STEP} when Kairos has recorded a checkpoint of the job.
+ * and the directory, or the {@code s3://} location), {@code KAIROS_S3_ENDPOINT}, {@code
+ * KAIROS_CHECKPOINT_SIGNAL}, {@code KAIROS_CHECKPOINT_TIMEOUT} and {@code KAIROS_CHECKPOINT_EVERY}
+ * (seconds), {@code KAIROS_CHECKPOINT_KEEP}, and {@code KAIROS_RESTORE_STEP} when Kairos has
+ * recorded a checkpoint of the job.
  */
 final class TaskCheckpoints {
   static final String DIR = "KAIROS_CHECKPOINT_DIR";
+
+  /** The S3 endpoint tasks are told, in what the agent tells every task (its kairosEnv). */
+  static final String S3_ENDPOINT = "KAIROS_S3_ENDPOINT";
 
   private static final LinkOption NOFOLLOW = LinkOption.NOFOLLOW_LINKS;
 
@@ -39,6 +50,9 @@ final class TaskCheckpoints {
 
   /** The job's checkpoint directory on this node; null when it does not checkpoint. */
   static Path dir(TaskAssignment a, Path dataDir) {
+    if (CheckpointLocation.isObjectStorage(a.checkpointDir())) {
+      return null;
+    }
     if (a.checkpointDir() != null && !a.checkpointDir().isBlank()) {
       return Path.of(a.checkpointDir());
     }
@@ -46,11 +60,13 @@ final class TaskCheckpoints {
   }
 
   /** Adds the checkpoint variables of a checkpointing job's task to {@code env}. */
-  static void environment(Map<String, String> env, TaskAssignment a, Path dataDir) {
+  static void environment(
+      Map<String, String> env, TaskAssignment a, Path dataDir, Map<String, String> kairosEnv) {
     TaskCheckpoint c = a.checkpoint();
     for (String name :
         new String[] {
           "KAIROS_CHECKPOINT_URL",
+          S3_ENDPOINT,
           "KAIROS_CHECKPOINT_SIGNAL",
           "KAIROS_CHECKPOINT_TIMEOUT",
           "KAIROS_CHECKPOINT_EVERY",
@@ -59,12 +75,20 @@ final class TaskCheckpoints {
         }) {
       env.remove(name);
     }
-    Path dir = dir(a, dataDir);
-    if (dir == null) {
-      return;
+    if (CheckpointLocation.isObjectStorage(a.checkpointDir())) {
+      env.remove(DIR);
+      env.put("KAIROS_CHECKPOINT_URL", CheckpointLocation.parse(a.checkpointDir()).url());
+      if (kairosEnv.get(S3_ENDPOINT) != null) {
+        env.put(S3_ENDPOINT, kairosEnv.get(S3_ENDPOINT));
+      }
+    } else {
+      Path dir = dir(a, dataDir);
+      if (dir == null) {
+        return;
+      }
+      env.put(DIR, dir.toString());
+      env.put("KAIROS_CHECKPOINT_URL", url(dir));
     }
-    env.put(DIR, dir.toString());
-    env.put("KAIROS_CHECKPOINT_URL", url(dir));
     if (c == null) {
       return;
     }

@@ -1,5 +1,6 @@
 package io.kairos.agent;
 
+import io.kairos.protocol.CheckpointLocation;
 import io.kairos.protocol.agent.TaskAssignment;
 import io.kairos.protocol.slurm.HostList;
 import io.kairos.protocol.slurm.TaskLayout;
@@ -131,7 +132,9 @@ final class TaskEnvironment {
       int local) {
     int rank = a.firstRank() + local;
     env.put("KAIROS_RESTART_COUNT", Integer.toString(a.restarts()));
-    if (a.checkpointDir() != null && !a.checkpointDir().isBlank()) {
+    if (a.checkpointDir() != null
+        && !a.checkpointDir().isBlank()
+        && !CheckpointLocation.isObjectStorage(a.checkpointDir())) {
       env.put("KAIROS_CHECKPOINT_DIR", a.checkpointDir());
     } else {
       env.remove("KAIROS_CHECKPOINT_DIR");

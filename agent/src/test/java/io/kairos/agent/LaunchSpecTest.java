@@ -49,6 +49,35 @@ class LaunchSpecTest {
         a.error());
   }
 
+  static TaskAssignment withCheckpointLocation(TaskAssignment a, String location) {
+    return new TaskAssignment(
+        a.jobId(),
+        a.attempt(),
+        a.task(),
+        a.tasks(),
+        a.nodes(),
+        a.name(),
+        a.user(),
+        a.command(),
+        a.env(),
+        a.workdir(),
+        a.gpus(),
+        a.cpus(),
+        a.memoryMb(),
+        a.timeLimitSec(),
+        a.masterAddr(),
+        a.gpuUuids(),
+        a.killSignal(),
+        a.graceSec(),
+        a.warnSignal(),
+        a.warnBeforeSec(),
+        location,
+        a.barrier(),
+        a.restarts(),
+        a.output(),
+        a.error());
+  }
+
   private static final Path DATA = Path.of("/var/lib/kairos");
   private static final Map<String, String> AGENT_ENV =
       Map.of(
@@ -367,6 +396,39 @@ class LaunchSpecTest {
         .containsEntry("SLURM_ARRAY_JOB_ID", "5")
         .containsEntry("SLURM_ARRAY_TASK_ID", "3")
         .containsEntry("SLURM_SUBMIT_DIR", "/data");
+  }
+
+  @Test
+  void aJobWithCheckpointsInS3GetsItsUrlAndTheNodesEndpointButNoDirectory() {
+    var a =
+        withCheckpointLocation(
+            gang(7, 1, 0, List.of("n1"), List.of(), Map.of()), "s3://ckpt-bucket/run1/");
+    var env =
+        LaunchSpec.of(
+                a, "n1", DATA, AGENT_ENV, Map.of("KAIROS_S3_ENDPOINT", "http://10.0.0.9:9000"), 0)
+            .env();
+    assertThat(env)
+        .containsEntry("KAIROS_CHECKPOINT_URL", "s3://ckpt-bucket/run1")
+        .containsEntry("KAIROS_S3_ENDPOINT", "http://10.0.0.9:9000")
+        .doesNotContainKey("KAIROS_CHECKPOINT_DIR");
+    var withoutEndpoint = LaunchSpec.of(a, "n1", DATA, AGENT_ENV).env();
+    assertThat(withoutEndpoint)
+        .as("no endpoint configured: the SDK's default (AWS)")
+        .containsEntry("KAIROS_CHECKPOINT_URL", "s3://ckpt-bucket/run1")
+        .doesNotContainKeys("KAIROS_S3_ENDPOINT", "KAIROS_CHECKPOINT_DIR");
+    var directory =
+        LaunchSpec.of(
+                withCheckpointLocation(a, "/ckpt/run1"),
+                "n1",
+                DATA,
+                AGENT_ENV,
+                Map.of("KAIROS_S3_ENDPOINT", "http://10.0.0.9:9000"),
+                0)
+            .env();
+    assertThat(directory)
+        .containsEntry("KAIROS_CHECKPOINT_DIR", "/ckpt/run1")
+        .containsEntry("KAIROS_CHECKPOINT_URL", "file:///ckpt/run1")
+        .doesNotContainKey("KAIROS_S3_ENDPOINT");
   }
 
   record Pattern(String name, String pattern, Map<String, String> env, String expected) {

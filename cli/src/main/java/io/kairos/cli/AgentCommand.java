@@ -148,6 +148,15 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
           "Allow a plain http:// controller off this machine: the join token travels in clear.")
   boolean insecure;
 
+  @Option(
+      names = "--checkpoint-s3-endpoint",
+      paramLabel = "URL",
+      description =
+          "The S3-compatible endpoint (http(s)://host:port) told to the tasks of jobs that keep"
+              + " their checkpoints in object storage (checkpointDir s3://bucket/prefix), as"
+              + " KAIROS_S3_ENDPOINT. Default: AWS's own.")
+  String checkpointS3Endpoint;
+
   @Override
   public Integer call() throws Exception {
     ServerLogging.configure();
@@ -176,7 +185,13 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
       builder.cpus(cpus);
     }
     builder.allowRootJobs(allowRootJobs);
-    var config = builder.build();
+    builder.checkpointS3Endpoint(checkpointS3Endpoint);
+    AgentConfig config;
+    try {
+      config = builder.build();
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
     Agent agent;
     try {
       agent = new Agent(config, InstantSource.system(), new Random());

@@ -14,14 +14,16 @@ import picocli.CommandLine.Spec;
       BenchLatencyCommand.class,
       BenchHeartbeatsCommand.class,
       BenchTurnoverCommand.class,
-      BenchStateCommand.class
+      BenchStateCommand.class,
+      BenchCheckpointCommand.class
     },
     description = {
       "Measure a running controller: `bench submit` (submit throughput and latency under load),"
           + " `bench latency` (submit to running, one job at a time), `bench heartbeats` (many"
           + " agents' heartbeats), `bench turnover` (how fast freed GPUs go to the next job),"
           + " `bench state` (the replicated state's size with and without the accounting store's"
-          + " retention; no server).",
+          + " retention; no server), `bench checkpoint` (checkpoint throughput to a directory or"
+          + " S3; no server).",
       "submit and latency submit real jobs; heartbeats registers fake agents: use a cluster you may load."
     })
 final class BenchCommand implements Runnable {
@@ -31,6 +33,7 @@ final class BenchCommand implements Runnable {
   public void run() {
     throw new ParameterException(
         spec.commandLine(),
-        "Missing subcommand: kairos bench submit | latency | heartbeats | turnover | state");
+        "Missing subcommand: kairos bench submit | latency | heartbeats | turnover | state"
+            + " | checkpoint");
   }
 }

@@ -1,6 +1,7 @@
 package io.kairos.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kairos.protocol.CheckpointLocation;
 import io.kairos.protocol.JobState;
 import io.kairos.protocol.JobSubmission;
 import io.kairos.protocol.JobView;
@@ -176,10 +177,10 @@ final class SubmitCommand extends ApiCommand {
 
   @Option(
       names = "--checkpoint-dir",
-      paramLabel = "DIR",
+      paramLabel = "DIR|s3://BUCKET/PREFIX",
       description =
-          "Passed to every task as KAIROS_CHECKPOINT_DIR and kept across requeues, so a requeued job resumes from its checkpoint.")
-  Path checkpointDir;
+          "Where the job's checkpoints live, kept across requeues so a requeued job resumes from its checkpoint: a directory (every task gets KAIROS_CHECKPOINT_DIR) or S3-compatible object storage (KAIROS_CHECKPOINT_URL, and the node's KAIROS_S3_ENDPOINT).")
+  String checkpointDir;
 
   @Option(
       names = "--checkpoint",
@@ -396,7 +397,7 @@ final class SubmitCommand extends ApiCommand {
             killSignal,
             grace,
             warnSignal,
-            checkpointDir == null ? null : absolute(checkpointDir.toString()),
+            checkpointDir == null ? null : checkpointLocation(checkpointDir),
             maxRestarts,
             exclude,
             array,
@@ -533,6 +534,11 @@ final class SubmitCommand extends ApiCommand {
   private static JobSubmission command(List<String> command, String name) {
     return new JobSubmission(
         name, command, null, null, null, null, null, null, null, null, null, null, null);
+  }
+
+  /** A directory made absolute against the working directory; an {@code s3://} URL as it is. */
+  private static String checkpointLocation(String location) {
+    return CheckpointLocation.isObjectStorage(location) ? location : absolute(location);
   }
 
   private static String absolute(String dir) {

@@ -517,6 +517,18 @@ class BadInputTest {
             "checkpointDir with NUL",
             "{" + CMD + ",\"checkpointDir\":\"/ckpt/a\\u0000b\"}",
             "checkpointDir"),
+        job(
+            "checkpointDir in an upper-case bucket",
+            "{" + CMD + ",\"checkpointDir\":\"s3://Bucket/run1\"}",
+            "checkpointDir"),
+        job(
+            "checkpointDir in S3 leaving its prefix",
+            "{" + CMD + ",\"checkpointDir\":\"s3://bucket/a/../b\"}",
+            "checkpointDir"),
+        job(
+            "checkpointDir with another scheme",
+            "{" + CMD + ",\"checkpointDir\":\"gs://bucket/run1\"}",
+            "checkpointDir"),
         job("maxRestarts negative", "{" + CMD + ",\"maxRestarts\":-1}", "maxRestarts"),
         job("maxRestarts 101", "{" + CMD + ",\"maxRestarts\":101}", "maxRestarts"),
         job("maxRestarts as a string", "{" + CMD + ",\"maxRestarts\":\"2\"}", "maxRestarts"),
@@ -589,6 +601,11 @@ class BadInputTest {
         new Accepted("maxRestarts 100", "\"maxRestarts\":100", null, null),
         new Accepted(
             "checkpointDir", "\"checkpointDir\":\"/ckpt/run1\"", "checkpointDir", "\"/ckpt/run1\""),
+        new Accepted(
+            "checkpointDir in S3",
+            "\"checkpointDir\":\"s3://ckpt-bucket/run1\"",
+            "checkpointDir",
+            "\"s3://ckpt-bucket/run1\""),
         new Accepted(
             "excludeNodes",
             "\"excludeNodes\":[\"n9\",\"gpu-01.rack_2\"]",

@@ -30,8 +30,11 @@ import java.util.Map;
  *     SIGKILL of its whole process tree; a duration as for {@code timeLimit}; default 30s
  * @param warnSignal a signal sent ahead of the time limit, Slurm's {@code --signal}: "USR1@120"
  *     sends SIGUSR1 120 seconds before the limit; "USR1" alone means 60 seconds
- * @param checkpointDir an absolute path handed to every task as {@code KAIROS_CHECKPOINT_DIR} and
- *     kept across requeues, so a requeued job resumes from its last checkpoint
+ * @param checkpointDir where the job's checkpoints live, kept across requeues so a requeued job
+ *     resumes from its last checkpoint: an absolute path (every task gets {@code
+ *     KAIROS_CHECKPOINT_DIR} and a {@code file://} {@code KAIROS_CHECKPOINT_URL}) or an S3 location
+ *     {@code s3://bucket/prefix} (every task gets it as {@code KAIROS_CHECKPOINT_URL}, and the
+ *     node's endpoint as {@code KAIROS_S3_ENDPOINT})
  * @param maxRestarts how often a failed task (non-zero exit) restarts the whole gang before the job
  *     fails; default 0. Losing a node never counts: such a job is always requeued
  * @param excludeNodes nodes the job must not run on (Slurm's {@code --exclude})
@@ -193,6 +196,43 @@ public record JobSubmission(
         gracePeriod,
         warnSignal,
         checkpointDir,
+        maxRestarts,
+        excludeNodes,
+        array,
+        dependency,
+        output,
+        error,
+        account,
+        priorityClass,
+        ntasks,
+        ntasksPerNode,
+        gpusPerTask,
+        script,
+        nodes,
+        qos,
+        checkpoint);
+  }
+
+  /** This submission with its checkpoints in {@code location} and {@code env} for its tasks. */
+  public JobSubmission withCheckpointLocation(String location, Map<String, String> env) {
+    return new JobSubmission(
+        name,
+        command,
+        env,
+        workdir,
+        gpus,
+        gpusPerNode,
+        cpus,
+        memoryMb,
+        timeLimit,
+        queue,
+        priority,
+        gpuModel,
+        user,
+        killSignal,
+        gracePeriod,
+        warnSignal,
+        location,
         maxRestarts,
         excludeNodes,
         array,

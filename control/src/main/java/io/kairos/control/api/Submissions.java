@@ -8,6 +8,7 @@ import io.kairos.control.state.JobArray;
 import io.kairos.control.state.JobRequest;
 import io.kairos.core.model.JobSpec;
 import io.kairos.core.tenancy.Tenants;
+import io.kairos.protocol.CheckpointLocation;
 import io.kairos.protocol.JobSubmission;
 import java.util.List;
 import java.util.Map;
@@ -198,14 +199,13 @@ public final class Submissions {
           "write SIGNAL@SECONDS, e.g. \"USR1@120\"");
     }
     String checkpointDir = s.checkpointDir() == null ? "" : s.checkpointDir();
+    String badLocation = CheckpointLocation.problem(checkpointDir);
     check(
-        checkpointDir.isEmpty()
-            || (checkpointDir.startsWith("/")
-                && checkpointDir.length() <= 4096
-                && checkpointDir.indexOf('\0') < 0),
+        badLocation == null,
         prefix + "checkpointDir",
-        "checkpointDir must be an absolute path, got '" + clip(checkpointDir) + "'",
-        "give an absolute path on shared storage, e.g. /ckpt/run1");
+        "checkpointDir " + badLocation + ", got '" + clip(checkpointDir) + "'",
+        "give an absolute path on shared storage (/ckpt/run1) or an object-storage location"
+            + " (s3://bucket/run1)");
     int maxRestarts = s.maxRestarts() == null ? 0 : s.maxRestarts();
     check(
         maxRestarts >= 0 && maxRestarts <= MAX_RESTARTS,

@@ -15,7 +15,8 @@ import java.util.Objects;
  * @param killSignal the first signal of a stop: TERM, INT, HUP, QUIT, USR1 or USR2
  * @param graceSec seconds from {@code killSignal} to SIGKILL
  * @param warnSignal sent {@code warnBeforeSec} before the time limit; null for none
- * @param checkpointDir handed to every task as KAIROS_CHECKPOINT_DIR; empty for none
+ * @param checkpointDir the checkpoint location handed to every task: a directory or an {@code
+ *     s3://} URL; empty for none
  * @param maxRestarts how often a failed task restarts the gang before the job fails
  * @param excludeNodes nodes the job must not run on, sorted
  * @param array null for one job; else the submit makes one job per task id

@@ -24,7 +24,8 @@ import java.util.Map;
  * @param killSignal the first signal of a stop (TERM, INT, HUP, QUIT, USR1, USR2); null = TERM
  * @param graceSec seconds between {@code killSignal} and SIGKILL; 0 = the agent's default
  * @param warnSignal a signal sent {@code warnBeforeSec} before the time limit; null for none
- * @param checkpointDir handed to the task as KAIROS_CHECKPOINT_DIR; null for none
+ * @param checkpointDir the job's checkpoint location: a directory (KAIROS_CHECKPOINT_DIR) or an
+ *     {@code s3://} URL (KAIROS_CHECKPOINT_URL); null for none
  * @param barrier true when the gang starts together: the agent prepares the task, reports it READY,
  *     and starts the process only when a reply's {@code go} names it
  * @param restarts how many times the job was requeued before this attempt
