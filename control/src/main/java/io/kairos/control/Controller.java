@@ -354,7 +354,8 @@ public final class Controller implements Closeable {
     scheduler.onStart(agents::premint);
     var utilization = new UtilizationHistory();
     sampler =
-        new UtilizationSampler(replica, utilization, clock, UtilizationSampler.DEFAULT_INTERVAL);
+        new UtilizationSampler(
+            replica, utilization, accounting.store(), clock, UtilizationSampler.DEFAULT_INTERVAL);
     registerGauges(meters);
     var services =
         new Services(

@@ -10,6 +10,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
@@ -289,6 +290,80 @@ public final class AccountingStore implements Closeable {
   }
 
   // --- one job ---
+
+  /**
+   * One utilization sample of the dashboard's history.
+   *
+   * @param atMs when it was taken (epoch milliseconds)
+   * @param gpusTotal GPUs in service (nodes not DOWN)
+   * @param gpusBusy GPUs held by running jobs
+   * @param pending pending jobs
+   * @param running running jobs
+   * @param started jobs started since the previous sample
+   * @param finished jobs ended since the previous sample
+   */
+  public record Utilization(
+      long atMs,
+      long gpusTotal,
+      long gpusBusy,
+      long pending,
+      long running,
+      long started,
+      long finished) {}
+
+  /** Writes a sample; a sample at the same millisecond is already there and stays as it is. */
+  public synchronized void writeUtilization(Utilization u) throws SQLException {
+    try (PreparedStatement s =
+        connection()
+            .prepareStatement(
+                "INSERT INTO utilization (at_ms, gpus_total, gpus_busy, pending, running,"
+                    + " started, finished) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                    + " ON CONFLICT (at_ms) DO NOTHING")) {
+      s.setLong(1, u.atMs());
+      s.setLong(2, u.gpusTotal());
+      s.setLong(3, u.gpusBusy());
+      s.setLong(4, u.pending());
+      s.setLong(5, u.running());
+      s.setLong(6, u.started());
+      s.setLong(7, u.finished());
+      s.executeUpdate();
+    }
+  }
+
+  /** The samples taken at or after {@code fromMs}, oldest first. */
+  public synchronized List<Utilization> utilizationSince(long fromMs) throws SQLException {
+    List<Utilization> out = new ArrayList<>();
+    try (PreparedStatement s =
+        connection()
+            .prepareStatement(
+                "SELECT at_ms, gpus_total, gpus_busy, pending, running, started, finished"
+                    + " FROM utilization WHERE at_ms >= ? ORDER BY at_ms")) {
+      s.setLong(1, fromMs);
+      try (ResultSet r = s.executeQuery()) {
+        while (r.next()) {
+          out.add(
+              new Utilization(
+                  r.getLong(1),
+                  r.getLong(2),
+                  r.getLong(3),
+                  r.getLong(4),
+                  r.getLong(5),
+                  r.getLong(6),
+                  r.getLong(7)));
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Deletes the samples taken before {@code beforeMs}; returns how many. */
+  public synchronized int pruneUtilization(long beforeMs) throws SQLException {
+    try (PreparedStatement s =
+        connection().prepareStatement("DELETE FROM utilization WHERE at_ms < ?")) {
+      s.setLong(1, beforeMs);
+      return s.executeUpdate();
+    }
+  }
 
   /** The job's record as it was when it was written, if the store has it. */
   public synchronized Optional<JobRecord> job(long id) throws SQLException {

@@ -85,6 +85,15 @@ public final class UtilizationHistory {
     }
   }
 
+  /** Forgets every sample (before a rebuild from the accounting store). */
+  public synchronized void clear() {
+    for (Bucket[] ring : rings) {
+      for (Bucket b : ring) {
+        b.reset(Long.MIN_VALUE);
+      }
+    }
+  }
+
   /** Adds a sample taken at {@code at} to every tier. */
   public synchronized void record(Instant at, Sample s) {
     long sec = at.getEpochSecond();

@@ -303,6 +303,22 @@ class AccountingStoreTest {
     return new HistoryQuery(v, users, accounts, queues, states, 0, Long.MAX_VALUE, 1000);
   }
 
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void utilizationSamplesAreKeptOncePerInstantReadInOrderAndPruned(Kind kind) throws Exception {
+    store = TestStores.open(kind, dir);
+    var later = new AccountingStore.Utilization(T0 + 20_000, 16, 12, 4, 3, 1, 2);
+    var first = new AccountingStore.Utilization(T0 + 10_000, 16, 8, 5, 2, 2, 0);
+    store.writeUtilization(later);
+    store.writeUtilization(first);
+    // A second leader writing the same instant (or a retry) changes nothing.
+    store.writeUtilization(new AccountingStore.Utilization(T0 + 10_000, 99, 99, 99, 99, 9, 9));
+    assertThat(store.utilizationSince(T0)).containsExactly(first, later);
+    assertThat(store.utilizationSince(T0 + 15_000)).containsExactly(later);
+    assertThat(store.pruneUtilization(T0 + 15_000)).isEqualTo(1);
+    assertThat(store.utilizationSince(0)).containsExactly(later);
+  }
+
   static List<Long> ids(List<HistoryRecord> records) {
     return records.stream().map(HistoryRecord::id).toList();
   }
