@@ -349,7 +349,7 @@ final class ScheduleCache {
     }
     var pending = snapshot.pendingJobs();
     int stop = reservingUpTo(pending, order, laterFit, maxReservations, ledger);
-    var adopted = new ArrayList<Reservation>();
+    var adopted = new ArrayList<Reservation>(stop);
     int converted = 0;
     for (int rank = 0; rank < stop; rank++) {
       int pos = head + rank;
