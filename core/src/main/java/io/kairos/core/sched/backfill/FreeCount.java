@@ -18,8 +18,9 @@ import java.util.Set;
  * <p>Design note. The changes are one sorted array of {@code (time, change)} pairs packed in longs,
  * built on the first query of a pass (O(E log E) for E running jobs and reservations) and kept in
  * step with the ledger afterwards: what it started and reserved since the last query is added, in
- * one sort and merge. A query is one sweep from now, O(E), with no work per node: the count of free
- * GPUs nothing holds is exact for such gangs, because any free GPU holds any of their tasks.
+ * one sort and a merge in place from the back (no new array unless it is full). A query is one
+ * sweep from now, O(E), with no work per node: the count of free GPUs nothing holds is exact for
+ * such gangs, because any free GPU holds any of their tasks.
  *
  * <p>A later pass may take the array over ({@link #carryTo}) when every job ran as predicted: the
  * changes it still needs are then exactly those after its own now (see {@code ScheduleCache}).
