@@ -44,9 +44,13 @@ import java.util.List;
  * inside the cached jobs, the cached reservations after that point stay valid for the next pass
  * too, though this pass does not report them.
  *
- * <p>Cost of a replay: O(running jobs + replayed jobs), most of it array reads; the running jobs
- * that were running before are recognised by identity (the store keeps one object per run). Not
- * thread-safe, like the pass that holds it.
+ * <p>Cost of a replay: O(running jobs + cached jobs), all but the replayed ones flat array reads;
+ * the running jobs that were running before are recognised by identity (the store keeps one object
+ * per run). Recording updates the replayed cache in place: the replayed entries that started are
+ * dropped and the rest move up against the entries the pass did not reach, which stay where they
+ * are; new entries are appended (issue 16.4: on Philly a pass reaches about 800 of 6,000 cached
+ * reservations, and copying all of them every pass cost more than the pass). Not thread-safe, like
+ * the pass that holds it.
  */
 final class ScheduleCache {
   private static final byte RESERVED = (byte) Reason.RESERVED.ordinal();
@@ -54,17 +58,21 @@ final class ScheduleCache {
   private static final byte NEVER_FITS = (byte) Reason.NEVER_FITS.ordinal();
 
   private final Cluster cluster;
-  private final long nowSec;
-  private final Running running;
+  private long nowSec;
+  private Running running;
   // The waiting jobs up to the last reservation that did not start, in order, with their reasons
-  // and, for RESERVED, their reservations, starts and GPUs.
-  private final long[] ids;
-  private final byte[] reasons;
-  private final Reservation[] reservations;
-  private final long[] startSec;
-  // The reserved entries by (start, rank): the ledger's order.
-  private final int[] byStart;
-  private final FreeCount freeCount;
+  // and, for RESERVED, their reservations and starts: rank r is at position head + r, for r below
+  // size. A later pass updates the arrays in place (record), so a pass costs what it changes.
+  private long[] ids;
+  private byte[] reasons;
+  private Reservation[] reservations;
+  private long[] startSec;
+  private int head;
+  private int size;
+  // Positions of the reserved entries by (start, position): the ledger's order.
+  private int[] byStart;
+  private int byStartCount;
+  private FreeCount freeCount;
 
   /**
    * The running jobs a later pass must find: {@code jobs[i]} for {@code i < fromStore} are the
@@ -73,25 +81,13 @@ final class ScheduleCache {
    */
   private record Running(RunningJob[] jobs, int fromStore, long[] endSec, int[] gpus) {}
 
-  private ScheduleCache(
-      Cluster cluster,
-      long nowSec,
-      Running running,
-      long[] ids,
-      byte[] reasons,
-      Reservation[] reservations,
-      long[] startSec,
-      int[] byStart,
-      FreeCount freeCount) {
+  private ScheduleCache(Cluster cluster, int capacity) {
     this.cluster = cluster;
-    this.nowSec = nowSec;
-    this.running = running;
-    this.ids = ids;
-    this.reasons = reasons;
-    this.reservations = reservations;
-    this.startSec = startSec;
-    this.byStart = byStart;
-    this.freeCount = freeCount;
+    this.ids = new long[capacity];
+    this.reasons = new byte[capacity];
+    this.reservations = new Reservation[capacity];
+    this.startSec = new long[capacity];
+    this.byStart = new int[capacity];
   }
 
   /** What {@link #replay} found, for {@link #record}: how far it went, and the running jobs. */
@@ -101,7 +97,9 @@ final class ScheduleCache {
    * The cache a finished single-tenant pass leaves, or null when it leaves none: no reservation, a
    * pinned one or one for a gang that needs CPU or memory, a job before the last reservation that
    * waits for another reason, capacity that is neither free nor held by a running job (a cordoned
-   * node), or no free count (its reservations came from elsewhere).
+   * node), or no free count (its reservations came from elsewhere). The cache the pass replayed, if
+   * any, is updated in place and returned: O(replayed ranks + new entries + reserved entries), with
+   * no copy of the entries it did not reach.
    */
   static ScheduleCache record(
       ClusterSnapshot snapshot,
@@ -119,7 +117,7 @@ final class ScheduleCache {
     int replayed = replay == null ? 0 : replay.ranks();
     // Keep up to this pass's last reservation; or, when the replay of the previous cache stopped
     // early and nothing started from there on, everything replayed and the previous cache's rest.
-    boolean tail = previous != null && replayed < previous.ids.length;
+    boolean tail = previous != null && replayed < previous.size;
     for (int rank = tail ? replayed : order.length; rank < order.length; rank++) {
       tail = passReasons[rank] >= 0;
       if (!tail) {
@@ -139,80 +137,149 @@ final class ScheduleCache {
         }
       }
     }
-    int kept = tail ? previous.ids.length - replayed : 0;
-    for (int rank = 0; rank <= last; rank++) {
+    // The replayed ranks hold their cached reasons or started; the others must be kept kinds.
+    int fresh = 0;
+    for (int rank = replayed; rank <= last; rank++) {
       byte r = passReasons[rank];
       if (r == RESERVED || r == BEGIN_TIME || r == NEVER_FITS) {
-        kept++;
+        fresh++;
       } else if (r >= 0) {
         return null;
-      }
-    }
-    var pending = snapshot.pendingJobs();
-    long[] ids = new long[kept];
-    byte[] reasons = new byte[kept];
-    var reservations = new Reservation[kept];
-    long[] startSec = new long[kept];
-    // Where each replayed entry of the previous cache went (-1: it started).
-    int[] moved = previous == null ? null : new int[previous.ids.length];
-    int k = 0;
-    int m = 0;
-    for (int rank = 0; rank <= last; rank++) {
-      byte r = passReasons[rank];
-      if (rank < replayed) {
-        // Replayed from the previous cache: same job, reason and reservation (checked then).
-        moved[rank] = r < 0 ? -1 : k;
-        if (r < 0) {
-          continue;
-        }
-        ids[k] = previous.ids[rank];
-        reasons[k] = r;
-        reservations[k] = previous.reservations[rank];
-        startSec[k] = previous.startSec[rank];
-        m += r == RESERVED ? 1 : 0;
-        k++;
-        continue;
-      }
-      if (r < 0) {
-        continue;
-      }
-      ids[k] = pending.ids()[order[rank]];
-      reasons[k] = r;
-      if (r == RESERVED) {
-        Reservation reservation = made.get(m++);
-        if (!reservation.countOnly()) {
-          return null;
-        }
-        reservations[k] = reservation;
-        startSec[k] = reservation.startSec();
-      }
-      k++;
-    }
-    int fresh = k;
-    if (tail) {
-      int rest = previous.ids.length - replayed;
-      System.arraycopy(previous.ids, replayed, ids, k, rest);
-      System.arraycopy(previous.reasons, replayed, reasons, k, rest);
-      System.arraycopy(previous.reservations, replayed, reservations, k, rest);
-      System.arraycopy(previous.startSec, replayed, startSec, k, rest);
-      for (int i = 0; i < rest; i++) {
-        moved[replayed + i] = k + i;
       }
     }
     Running running = running(snapshot, ledger, replay);
     if (running == null) {
       return null;
     }
-    return new ScheduleCache(
-        snapshot.cluster(),
-        nowSec,
-        running,
-        ids,
-        reasons,
-        reservations,
-        startSec,
-        byStart(previous, moved, reservations, startSec, tail ? kept : fresh),
-        count);
+    var cache = previous != null ? previous : new ScheduleCache(snapshot.cluster(), fresh);
+    cache.nowSec = nowSec;
+    cache.running = running;
+    cache.freeCount = count;
+    int adopted = cache.dropStarted(passReasons, replayed, tail);
+    if (!tail
+        && !cache.append(
+            snapshot.pendingJobs(), order, passReasons, replayed, last, fresh, made, adopted)) {
+      return null;
+    }
+    return cache;
+  }
+
+  /**
+   * Drops the replayed entries that started, keeping the order of the others, which move up against
+   * the first rank not replayed; without {@code tail}, drops the ranks not replayed too. Keeps
+   * {@link #byStart} in step. Returns how many replayed entries kept a reservation (the first of
+   * this pass's reservations, in order made).
+   */
+  private int dropStarted(byte[] passReasons, int replayed, boolean tail) {
+    int oldHead = head;
+    int prefixEnd = oldHead + replayed;
+    int[] newPos = new int[replayed];
+    int write = prefixEnd;
+    int adopted = 0;
+    for (int rank = replayed - 1; rank >= 0; rank--) {
+      int pos = oldHead + rank;
+      if (passReasons[rank] < 0) {
+        newPos[rank] = -1;
+        continue;
+      }
+      adopted += reasons[pos] == RESERVED ? 1 : 0;
+      newPos[rank] = --write;
+      if (write != pos) {
+        ids[write] = ids[pos];
+        reasons[write] = reasons[pos];
+        reservations[write] = reservations[pos];
+        startSec[write] = startSec[pos];
+      }
+    }
+    Arrays.fill(reservations, oldHead, write, null);
+    head = write;
+    size = tail ? size - (write - oldHead) : prefixEnd - write;
+    if (!tail) {
+      Arrays.fill(reservations, prefixEnd, reservations.length, null);
+    }
+    int kept = 0;
+    for (int i = 0; i < byStartCount; i++) {
+      int p = byStart[i];
+      if (p < prefixEnd) {
+        int q = newPos[p - oldHead];
+        if (q >= 0) {
+          byStart[kept++] = q;
+        }
+      } else if (tail) {
+        byStart[kept++] = p;
+      }
+    }
+    byStartCount = kept;
+    return adopted;
+  }
+
+  /**
+   * Appends the entries of ranks {@code from} to {@code last} that did not start ({@code fresh} of
+   * them), their reservations being {@code made}'s from index {@code m}, and merges their places
+   * into {@link #byStart}. False when one of them is not a count.
+   */
+  private boolean append(
+      PendingJobs pending,
+      int[] order,
+      byte[] passReasons,
+      int from,
+      int last,
+      int fresh,
+      List<Reservation> made,
+      int m) {
+    if (head + size + fresh > ids.length) {
+      relocate(Math.max(16, (size + fresh) * 3 / 2));
+    }
+    int firstNew = head + size;
+    int added = 0;
+    long[] keys = new long[fresh];
+    for (int rank = from; rank <= last; rank++) {
+      byte r = passReasons[rank];
+      if (r < 0) {
+        continue;
+      }
+      int pos = head + size++;
+      ids[pos] = pending.ids()[order[rank]];
+      reasons[pos] = r;
+      reservations[pos] = null;
+      startSec[pos] = 0;
+      if (r == RESERVED) {
+        Reservation reservation = made.get(m++);
+        if (!reservation.countOnly()) {
+          return false;
+        }
+        reservations[pos] = reservation;
+        startSec[pos] = reservation.startSec();
+        keys[added++] = (startSec[pos] << 23) | (pos - firstNew);
+      }
+    }
+    Arrays.sort(keys, 0, added);
+    // Merge: the kept entries are sorted and all placed before the new ones.
+    int carried = byStartCount;
+    int[] old = Arrays.copyOf(byStart, carried);
+    if (byStart.length < carried + added) {
+      byStart = new int[Math.max(16, (carried + added) * 3 / 2)];
+    }
+    int a = 0;
+    int b = 0;
+    for (int n = 0; n < carried + added; n++) {
+      boolean takeOld = b >= added || (a < carried && startSec[old[a]] <= keys[b] >>> 23);
+      byStart[n] = takeOld ? old[a++] : firstNew + (int) (keys[b++] & ((1 << 23) - 1));
+    }
+    byStartCount = carried + added;
+    return true;
+  }
+
+  /** Moves the entries to the start of new arrays of {@code capacity}. */
+  private void relocate(int capacity) {
+    ids = Arrays.copyOfRange(ids, head, head + capacity);
+    reasons = Arrays.copyOfRange(reasons, head, head + capacity);
+    reservations = Arrays.copyOfRange(reservations, head, head + capacity);
+    startSec = Arrays.copyOfRange(startSec, head, head + capacity);
+    for (int i = 0; i < byStartCount; i++) {
+      byStart[i] -= head;
+    }
+    head = 0;
   }
 
   /**
@@ -253,54 +320,6 @@ final class ScheduleCache {
   }
 
   /**
-   * Indexes of the reserved entries by (start, index): the order of the ledger's reservations. The
-   * previous cache's entries that remain keep their relative order ({@code moved} gives their new
-   * indexes); the entries from {@code firstNew} up to {@code end} that did not come from it are
-   * sorted and merged in. O(entries + new log new).
-   */
-  private static int[] byStart(
-      ScheduleCache previous, int[] moved, Reservation[] reservations, long[] startSec, int end) {
-    int carried = 0;
-    int[] old = new int[0];
-    if (previous != null) {
-      old = new int[previous.byStart.length];
-      for (int i : previous.byStart) {
-        if (i < moved.length && moved[i] >= 0 && reservations[moved[i]] != null) {
-          old[carried++] = moved[i];
-        }
-      }
-    }
-    boolean[] isOld = new boolean[end];
-    for (int i = 0; i < carried; i++) {
-      isOld[old[i]] = true;
-    }
-    int added = 0;
-    long[] keys = new long[end];
-    for (int i = 0; i < end; i++) {
-      if (reservations[i] != null && !isOld[i]) {
-        keys[added++] = (startSec[i] << 23) | i;
-      }
-    }
-    Arrays.sort(keys, 0, added);
-    int[] order = new int[carried + added];
-    int a = 0;
-    int b = 0;
-    for (int n = 0; n < order.length; n++) {
-      boolean takeOld;
-      if (a >= carried) {
-        takeOld = false;
-      } else if (b >= added) {
-        takeOld = true;
-      } else {
-        long oldKey = (startSec[old[a]] << 23) | old[a];
-        takeOld = oldKey <= keys[b];
-      }
-      order[n] = takeOld ? old[a++] : (int) (keys[b++] & ((1 << 23) - 1));
-    }
-    return order;
-  }
-
-  /**
    * Replays the cached jobs at the front of {@code order} if the conditions of the class note hold:
    * sets their reasons, starts those whose reservation is now, adopts the others' reservations into
    * the ledger and {@code reserved}, and hands the free count to {@code profile}. Stops at the
@@ -323,7 +342,7 @@ final class ScheduleCache {
       List<Reservation> reserved) {
     if (snapshot.cluster() != cluster
         || now < nowSec
-        || ids.length > order.length
+        || size > order.length
         || !sameWaitingJobs(snapshot.pendingJobs(), order, now)) {
       return null;
     }
@@ -334,16 +353,17 @@ final class ScheduleCache {
     }
     var pending = snapshot.pendingJobs();
     int stop = reservingUpTo(pending, order, laterFit, maxReservations, ledger);
-    var adopted = new ArrayList<Reservation>();
+    var adopted = new ArrayList<Reservation>(stop);
     int converted = 0;
     for (int rank = 0; rank < stop; rank++) {
-      byte reason = reasons[rank];
+      int pos = head + rank;
+      byte reason = reasons[pos];
       if (reason != RESERVED) {
         passReasons[rank] = reason;
         continue;
       }
-      if (startSec[rank] > now) {
-        adopted.add(reservations[rank]);
+      if (startSec[pos] > now) {
+        adopted.add(reservations[pos]);
         passReasons[rank] = RESERVED;
         continue;
       }
@@ -359,14 +379,15 @@ final class ScheduleCache {
       converted++;
     }
     var sorted = new ArrayList<Reservation>(adopted.size());
-    for (int i : byStart) {
-      if (i < stop && startSec[i] > now) {
+    for (int k = 0; k < byStartCount; k++) {
+      int i = byStart[k];
+      if (i < head + stop && startSec[i] > now) {
         sorted.add(reservations[i]);
       }
     }
     ledger.adopt(sorted, adopted);
     reserved.addAll(adopted);
-    if (stop == ids.length) {
+    if (stop == size) {
       profile.carry(freeCount.carryTo(ledger, converted, adopted.size()));
     }
     return new Replay(this, stop, runningEndSec, runningGpus);
@@ -411,17 +432,17 @@ final class ScheduleCache {
   private boolean sameWaitingJobs(PendingJobs pending, int[] order, long now) {
     long[] pendingIds = pending.ids();
     long[] eligibleSec = pending.eligibleSec();
-    for (int rank = 0; rank < ids.length; rank++) {
+    for (int rank = 0; rank < size; rank++) {
       int slot = order[rank];
-      if (pendingIds[slot] != ids[rank]) {
+      if (pendingIds[slot] != ids[head + rank]) {
         return false;
       }
-      byte reason = reasons[rank];
+      byte reason = reasons[head + rank];
       boolean held = eligibleSec[slot] > now;
       if (reason == BEGIN_TIME ? !held : held) {
         return false;
       }
-      if (reason == RESERVED && startSec[rank] < now) {
+      if (reason == RESERVED && startSec[head + rank] < now) {
         return false;
       }
     }
@@ -438,11 +459,11 @@ final class ScheduleCache {
     long free = ledger.freeTotal();
     long now = ledger.nowSec();
     int count = 0;
-    for (int rank = 0; rank < ids.length; rank++) {
-      if (reasons[rank] != RESERVED) {
+    for (int rank = 0; rank < size; rank++) {
+      if (reasons[head + rank] != RESERVED) {
         continue;
       }
-      if (startSec[rank] == now) {
+      if (startSec[head + rank] == now) {
         free -= pending.gpus()[order[rank]];
         continue;
       }
@@ -451,6 +472,6 @@ final class ScheduleCache {
       }
       count++;
     }
-    return ids.length;
+    return size;
   }
 }

@@ -18,8 +18,9 @@ import java.util.Set;
  * <p>Design note. The changes are one sorted array of {@code (time, change)} pairs packed in longs,
  * built on the first query of a pass (O(E log E) for E running jobs and reservations) and kept in
  * step with the ledger afterwards: what it started and reserved since the last query is added, in
- * one sort and merge. A query is one sweep from now, O(E), with no work per node: the count of free
- * GPUs nothing holds is exact for such gangs, because any free GPU holds any of their tasks.
+ * one sort and a merge in place from the back (no new array unless it is full). A query is one
+ * sweep from now, O(E), with no work per node: the count of free GPUs nothing holds is exact for
+ * such gangs, because any free GPU holds any of their tasks.
  *
  * <p>A later pass may take the array over ({@link #carryTo}) when every job ran as predicted: the
  * changes it still needs are then exactly those after its own now (see {@code ScheduleCache}).
@@ -125,24 +126,22 @@ public final class FreeCount {
       more[k++] = pack(r.endSec(), r.gpus());
     }
     Arrays.sort(more);
-    if (added == 1 && size < changes.length) {
-      int at = Arrays.binarySearch(changes, from, size, more[0]);
-      at = at < 0 ? -at - 1 : at;
-      System.arraycopy(changes, at, changes, at + 1, size - at);
-      changes[at] = more[0];
-      size++;
-      return;
+    if (size + added > changes.length) {
+      // Grow, dropping the changes already past.
+      long[] grown = new long[Math.max(16, (size - from + added) * 3 / 2)];
+      System.arraycopy(changes, from, grown, 0, size - from);
+      changes = grown;
+      size -= from;
+      from = 0;
     }
-    long[] merged = new long[Math.max(16, (size - from + added) * 3 / 2)];
-    int a = from;
-    int b = 0;
-    int n = 0;
-    while (a < size || b < added) {
-      merged[n++] = b >= added || (a < size && changes[a] <= more[b]) ? changes[a++] : more[b++];
+    // Merge in place from the back: each change moves at most once.
+    int a = size - 1;
+    int b = added - 1;
+    int n = size + added - 1;
+    while (b >= 0) {
+      changes[n--] = a >= from && changes[a] > more[b] ? changes[a--] : more[b--];
     }
-    changes = merged;
-    from = 0;
-    size = n;
+    size += added;
   }
 
   private static long pack(long timeSec, long change) {
