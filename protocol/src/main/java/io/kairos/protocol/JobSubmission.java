@@ -103,7 +103,13 @@ public record JobSubmission(
     String script,
     Integer nodes,
     String qos,
-    CheckpointSpec checkpoint) {
+    CheckpointSpec checkpoint,
+    Integer maxGpus) {
+
+  /** This submission elastic from {@code gpus} to {@code maxGpus} (null: a fixed size). */
+  public JobSubmission withGpus(Integer gpus, Integer maxGpus) {
+    return copy(ntasks, ntasksPerNode, gpusPerTask, checkpoint, gpus, maxGpus);
+  }
 
   /** A submission without a checkpoint declaration. */
   public JobSubmission(
@@ -170,11 +176,22 @@ public record JobSubmission(
         script,
         nodes,
         qos,
+        null,
         null);
   }
 
   /** This submission declaring {@code checkpoint}. */
   public JobSubmission withCheckpoint(CheckpointSpec checkpoint) {
+    return copy(ntasks, ntasksPerNode, gpusPerTask, checkpoint, gpus, maxGpus);
+  }
+
+  private JobSubmission copy(
+      Integer ntasks,
+      Integer ntasksPerNode,
+      Integer gpusPerTask,
+      CheckpointSpec checkpoint,
+      Integer gpus,
+      Integer maxGpus) {
     return new JobSubmission(
         name,
         command,
@@ -207,7 +224,8 @@ public record JobSubmission(
         script,
         nodes,
         qos,
-        checkpoint);
+        checkpoint,
+        maxGpus);
   }
 
   /** The longest batch script, as Slurm's default {@code max_script_size}: 4 MiB. */
@@ -266,6 +284,7 @@ public record JobSubmission(
         error,
         account,
         priorityClass,
+        null,
         null,
         null,
         null,
@@ -337,6 +356,7 @@ public record JobSubmission(
         null,
         null,
         null,
+        null,
         null);
   }
 
@@ -402,44 +422,13 @@ public record JobSubmission(
         script,
         nodes,
         qos,
+        null,
         null);
   }
 
   /** This submission with Slurm's task options in place of its own. */
   public JobSubmission withTasks(Integer ntasks, Integer ntasksPerNode, Integer gpusPerTask) {
-    return new JobSubmission(
-        name,
-        command,
-        env,
-        workdir,
-        gpus,
-        gpusPerNode,
-        cpus,
-        memoryMb,
-        timeLimit,
-        queue,
-        priority,
-        gpuModel,
-        user,
-        killSignal,
-        gracePeriod,
-        warnSignal,
-        checkpointDir,
-        maxRestarts,
-        excludeNodes,
-        array,
-        dependency,
-        output,
-        error,
-        account,
-        priorityClass,
-        ntasks,
-        ntasksPerNode,
-        gpusPerTask,
-        script,
-        nodes,
-        qos,
-        checkpoint);
+    return copy(ntasks, ntasksPerNode, gpusPerTask, checkpoint, gpus, maxGpus);
   }
 
   /** A submission without account or priority class. */
