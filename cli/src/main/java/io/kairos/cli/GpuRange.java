@@ -45,8 +45,8 @@ record GpuRange(int min, Integer max) {
   /** A job file's {@code gpus: 8-32} as {@code gpus: 8, maxGpus: 32}; other values stay. */
   static void expand(ObjectNode root, String where) {
     var gpus = root.get("gpus");
-    if (gpus == null || !gpus.isTextual()) {
-      return;
+    if (gpus == null || !gpus.isTextual() || !gpus.asText().contains("-")) {
+      return; // a count, or a value the reader refuses with its own message
     }
     var range = parse(gpus.asText(), where + ": gpus");
     root.put("gpus", range.min());
