@@ -12,6 +12,7 @@ import io.kairos.testkit.Properties;
 import io.kairos.testkit.SchedulerHarness;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -101,6 +102,73 @@ class ElasticProperties {
     // Every job that fits the cluster at its minimum ran.
     assertThat(h.unfinished()).as("seed %d: jobs left", seed).isEmpty();
     return resizes;
+  }
+
+  static java.util.stream.LongStream tenancySeeds() {
+    return Properties.seeds().limit(100);
+  }
+
+  /**
+   * With two queues of half the cluster's GPUs each (no cohort, so no borrowing), no queue ever
+   * holds more than its nominal quota, however its elastic jobs start and grow: every pass sees
+   * each queue's running jobs, at their current sizes, within it.
+   */
+  @ParameterizedTest(name = "seed {0}")
+  @MethodSource("tenancySeeds")
+  void elasticJobsGrowOnlyWithinTheirQueuesNominalQuota(long seed) {
+    var gen = Generators.seeded(seed);
+    var cluster = gen.cluster(2, 16);
+    long half = cluster.totalGpus() / 2;
+    var gpu = io.kairos.core.tenancy.Resource.gpu(cluster.gpuModel(0));
+    var quota = new io.kairos.core.tenancy.ResourceQuota(half, null, null);
+    var config =
+        io.kairos.core.tenancy.TenancyConfig.ofQueues(
+            List.of(
+                io.kairos.core.tenancy.QueueSpec.of("a", null, java.util.Map.of(gpu, quota)),
+                io.kairos.core.tenancy.QueueSpec.of("b", null, java.util.Map.of(gpu, quota))));
+    var random = new SplittableRandom(seed);
+    var arrivals = new ArrayList<Generators.Arrival>();
+    int k = 0;
+    for (var a : gen.workload(cluster, 30)) {
+      var e = elastic(a, cluster.nodeCount(), random);
+      var spec = e.spec();
+      var queued =
+          new JobSpec(
+              spec.user(),
+              k++ % 2 == 0 ? "a" : "b",
+              spec.priority(),
+              spec.gang(),
+              spec.timeLimitSec(),
+              spec.gpuModel(),
+              spec.excludedNodes(),
+              spec.account(),
+              spec.priorityClass());
+      arrivals.add(new Generators.Arrival(e.atSec(), queued, e.runtimeSec(), e.eligibleSec()));
+    }
+    var h =
+        SchedulerHarness.of(cluster)
+            .policy(Policy.EASY)
+            .seed(seed)
+            .tenants(io.kairos.core.tenancy.Tenants.of(config));
+    h.onPass(
+        (in, result) -> {
+          var used = new HashMap<String, Long>();
+          for (int i = 0; i < in.snapshot().runningCount(); i++) {
+            var r = in.snapshot().running(i);
+            long gpus = 0;
+            for (int n = 0; n < r.placement().nodeCount(); n++) {
+              gpus += Long.bitCount(r.placement().gpuMask(n));
+            }
+            used.merge(r.job().spec().queue(), gpus, Long::sum);
+          }
+          used.forEach(
+              (queue, gpus) ->
+                  assertThat(gpus)
+                      .as("seed %d: queue %s holds", seed, queue)
+                      .isLessThanOrEqualTo(half));
+        });
+    h.submitAll(arrivals);
+    Properties.check(seed, () -> h.runUntilIdle());
   }
 
   /** About half of the per-node gangs made elastic, up to the cluster's node count. */
