@@ -32,9 +32,9 @@ import java.util.Map;
  * env: {NCCL_DEBUG: INFO}
  * </pre>
  *
- * <p>Unknown keys are an error naming the key and listing the valid ones (a typo must not be
- * silently dropped); so is a value of the wrong type. Also tells a script ({@code #!}) from a job
- * file.
+ * <p>{@code gpus: 8-32} makes the job elastic (from 8 to 32 GPUs: {@code gpus: 8, maxGpus: 32}).
+ * Unknown keys are an error naming the key and listing the valid ones (a typo must not be silently
+ * dropped); so is a value of the wrong type. Also tells a script ({@code #!}) from a job file.
  */
 final class JobFile {
   private JobFile() {}
@@ -93,6 +93,7 @@ final class JobFile {
                 + String.join(", ", KEYS));
       }
     }
+    GpuRange.expand((com.fasterxml.jackson.databind.node.ObjectNode) root, name);
     try {
       return StrictYaml.treeToValue(root, JobSubmission.class);
     } catch (MismatchedInputException e) {

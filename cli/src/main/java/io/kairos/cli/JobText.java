@@ -22,6 +22,20 @@ final class JobText {
   }
 
   /**
+   * The GPUS column: the count; for an elastic job the GPUs it holds now and its range, e.g. "24
+   * (16-32)" (its minimum while it waits).
+   */
+  static String gpusColumn(JobView job) {
+    var e = job.elastic();
+    if (e == null) {
+      return String.valueOf(job.gpus());
+    }
+    int perNode = job.gpusPerNode() == null ? 0 : job.gpusPerNode();
+    int now = e.nodes() * perNode;
+    return (now == 0 ? job.gpus() : now) + " (" + job.gpus() + "-" + e.maxGpus() + ")";
+  }
+
+  /**
    * The NODES column: the node list for a job that has nodes (at most {@code 3} named, then {@code
    * +N}), else the number of tasks it asks for.
    */

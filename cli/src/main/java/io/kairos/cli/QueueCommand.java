@@ -66,7 +66,7 @@ final class QueueCommand extends ApiCommand {
           j.user(),
           j.queue(),
           j.state(),
-          j.gpus(),
+          JobText.gpusColumn(j),
           JobText.nodesColumn(j),
           submitted == null ? "-" : TimeFormat.age(Duration.between(submitted, now)),
           reason(j));

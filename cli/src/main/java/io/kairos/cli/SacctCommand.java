@@ -320,6 +320,7 @@ final class SacctCommand extends SlurmCommand {
               null,
               null,
               null,
+              null,
               null));
     }
     return out;

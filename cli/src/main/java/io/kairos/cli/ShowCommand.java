@@ -88,6 +88,23 @@ final class ShowCommand extends ApiCommand {
             "gpus",
             j.gpus() + (j.gpusPerNode() == null ? "" : " (" + j.gpusPerNode() + " per node)")));
     rows.add(row("tasks", j.tasks()));
+    if (j.elastic() != null) {
+      var e = j.elastic();
+      rows.add(
+          row(
+              "elastic",
+              e.nodes()
+                  + " nodes now, "
+                  + e.minNodes()
+                  + " to "
+                  + e.maxNodes()
+                  + " allowed (up to "
+                  + e.maxGpus()
+                  + " GPUs)"));
+      for (String resize : e.resizes()) {
+        rows.add(row("resized", resize));
+      }
+    }
     rows.add(row("cpus", j.cpus() + " per task"));
     rows.add(row("memory", j.memoryMb() == 0 ? "not limited" : j.memoryMb() + " MiB per task"));
     rows.add(row("time limit", TimeFormat.elapsed(Duration.ofSeconds(j.timeLimitSec()))));

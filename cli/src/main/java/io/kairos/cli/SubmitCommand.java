@@ -72,9 +72,11 @@ final class SubmitCommand extends ApiCommand {
 
   @Option(
       names = "--gpus",
-      paramLabel = "N",
-      description = "GPUs in total (default 0). All on one node unless --gpus-per-node is given.")
-  Integer gpus;
+      paramLabel = "N|MIN-MAX",
+      description =
+          "GPUs in total (default 0). All on one node unless --gpus-per-node is given."
+              + " A range (8-32, with --gpus-per-node 8) makes the job elastic: 1 to 4 nodes.")
+  String gpus;
 
   @Option(
       names = "--gpus-per-node",
@@ -375,17 +377,19 @@ final class SubmitCommand extends ApiCommand {
             job.nodes(),
             job.qos())
         .withTasks(job.ntasks(), job.ntasksPerNode(), job.gpusPerTask())
-        .withCheckpoint(job.checkpoint());
+        .withCheckpoint(job.checkpoint())
+        .withGpus(job.gpus(), job.maxGpus());
   }
 
   /** The options given, as a submission without a command; unset options are null. */
   JobSubmission flags() {
+    GpuRange range = gpus == null ? null : GpuRange.parse(gpus, "--gpus");
     return new JobSubmission(
             name,
             null,
             env == null || env.isEmpty() ? null : new LinkedHashMap<>(env),
             workdir == null ? null : absolute(workdir.toString()),
-            gpus,
+            null,
             gpusPerNode,
             cpus,
             memory == null ? null : Long.valueOf(memoryMb(memory)),
@@ -410,7 +414,8 @@ final class SubmitCommand extends ApiCommand {
             nodes,
             qos)
         .withTasks(ntasks, ntasksPerNode, gpusPerTask)
-        .withCheckpoint(checkpoint == null ? null : CheckpointOption.parse(checkpoint));
+        .withCheckpoint(checkpoint == null ? null : CheckpointOption.parse(checkpoint))
+        .withGpus(range == null ? null : range.min(), range == null ? null : range.max());
   }
 
   /** {@code top}'s fields where set, else {@code under}'s; the env maps are merged. */
@@ -456,7 +461,9 @@ final class SubmitCommand extends ApiCommand {
             or(top.ntasks(), under.ntasks()),
             or(top.ntasksPerNode(), under.ntasksPerNode()),
             or(top.gpusPerTask(), under.gpusPerTask()))
-        .withCheckpoint(or(top.checkpoint(), under.checkpoint()));
+        .withCheckpoint(or(top.checkpoint(), under.checkpoint()))
+        .withGpus(
+            or(top.gpus(), under.gpus()), top.gpus() != null ? top.maxGpus() : under.maxGpus());
   }
 
   /** A relative output pattern is relative to the job's working directory, as in Slurm. */

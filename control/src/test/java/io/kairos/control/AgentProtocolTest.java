@@ -437,6 +437,71 @@ class AgentProtocolTest {
     assertThat(failed.message()).contains("killed");
   }
 
+  // ---- e. elastic jobs ----
+
+  /**
+   * An elastic job (1 to 3 nodes) starts on all three idle nodes, its tasks told their sizes and
+   * the rendezvous; a fixed two-node job arrives: the elastic job shrinks to one node instead of
+   * being preempted, the leaving tasks are stopped, their ends are no failure, and the fixed job
+   * starts on the nodes they free.
+   */
+  @Test
+  void anElasticJobStartsLargeThenShrinksForAWaitingJob() throws Exception {
+    start(PATIENT);
+    var agents =
+        List.of(
+            new FakeAgent("a", 2).register(),
+            new FakeAgent("b", 2).register(),
+            new FakeAgent("c", 2).register());
+    long id =
+        submit(
+            "{\"command\":[\"torchrun\",\"train.py\"],\"gpus\":2,\"maxGpus\":6,"
+                + "\"gpusPerNode\":2}");
+    JobView running = awaitState(id, JobState.RUNNING);
+    assertThat(running.placement()).as("started at its maximum").hasSize(3);
+    assertThat(running.elastic().nodes()).isEqualTo(3);
+    var tasks = new java.util.HashMap<String, TaskAssignment>();
+    for (FakeAgent agent : agents) {
+      TaskAssignment t = agent.launched(id);
+      assertThat(t.env())
+          .containsEntry("KAIROS_NNODES", "3")
+          .containsEntry("KAIROS_NNODES_MIN", "1")
+          .containsEntry("KAIROS_NNODES_MAX", "3")
+          .containsKey("KAIROS_RDZV_ENDPOINT");
+      tasks.put(agent.name, t);
+      agent.beat(report(t, TaskStatus.RUNNING));
+    }
+
+    long fixed = submit("{\"command\":[\"torchrun\",\"train.py\"],\"gpus\":4,\"gpusPerNode\":2}");
+    var killed = new java.util.TreeSet<String>();
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () -> {
+              for (FakeAgent agent : agents) {
+                var reply = agent.beat(report(tasks.get(agent.name), TaskStatus.RUNNING));
+                if (reply.kill().stream().anyMatch(k -> k.jobId() == id)) {
+                  killed.add(agent.name);
+                }
+              }
+              return killed.size() == 2;
+            });
+    assertThat(job(fixed).state()).as("waits for the nodes").isEqualTo(JobState.PENDING);
+    for (String name : killed) {
+      FakeAgent agent = agents.stream().filter(g -> g.name.equals(name)).findFirst().orElseThrow();
+      agent.beat(exited(tasks.get(name), 143, ExitReason.KILLED));
+    }
+    JobView shrunk = job(id);
+    assertThat(shrunk.state()).as("leaving is no failure").isEqualTo(JobState.RUNNING);
+    assertThat(shrunk.elastic().nodes()).isEqualTo(1);
+    assertThat(shrunk.elastic().resizes()).hasSize(2);
+    JobView started = awaitState(fixed, JobState.RUNNING);
+    assertThat(started.placement())
+        .extracting(p -> p.node())
+        .containsExactlyInAnyOrderElementsOf(killed);
+  }
+
   // ---- helpers ----
 
   /** An agent played by hand: it registers and heartbeats with {@code waitMs} 0. */

@@ -184,6 +184,34 @@ class BadInputTest {
             "nodes disagreeing with gpusPerNode",
             "{" + CMD + ",\"gpus\":4,\"gpusPerNode\":2,\"nodes\":3}",
             "nodes"),
+        // elastic ranges
+        job("maxGpus without gpusPerNode", "{" + CMD + ",\"gpus\":8,\"maxGpus\":32}", "maxGpus"),
+        job(
+            "maxGpus below gpus",
+            "{" + CMD + ",\"gpus\":16,\"maxGpus\":8,\"gpusPerNode\":8}",
+            "maxGpus"),
+        job(
+            "maxGpus not a multiple of gpusPerNode",
+            "{" + CMD + ",\"gpus\":8,\"maxGpus\":20,\"gpusPerNode\":8}",
+            "maxGpus"),
+        job(
+            "maxGpus over the cluster limit",
+            "{" + CMD + ",\"gpus\":8,\"maxGpus\":8192,\"gpusPerNode\":8}",
+            "maxGpus"),
+        job(
+            "maxGpus as a range string",
+            "{" + CMD + ",\"gpus\":8,\"maxGpus\":\"8-32\"}",
+            "maxGpus"),
+        job(
+            "maxGpus with a batch script",
+            "{"
+                + CMD
+                + ",\"gpus\":8,\"maxGpus\":16,\"gpusPerNode\":8,\"script\":\"#!/bin/sh\\ntrue\"}",
+            "maxGpus"),
+        job(
+            "maxGpus with ntasks",
+            "{" + CMD + ",\"gpus\":8,\"maxGpus\":16,\"gpusPerNode\":8,\"ntasks\":2}",
+            "ntasks"),
         // checkpoint declarations
         job("checkpoint as a word", "{" + CMD + ",\"checkpoint\":\"yes\"}", "checkpoint"),
         job(

@@ -315,6 +315,7 @@ class OpenApiDocumentTest {
         Arguments.of("CheckpointSpec", io.kairos.protocol.CheckpointSpec.class),
         Arguments.of("CheckpointReport", io.kairos.protocol.CheckpointReport.class),
         Arguments.of("CheckpointView", io.kairos.protocol.CheckpointView.class),
+        Arguments.of("ElasticView", io.kairos.protocol.ElasticView.class),
         Arguments.of("CheckpointList", io.kairos.protocol.CheckpointList.class),
         Arguments.of("TaskCheckpoint", io.kairos.protocol.agent.TaskCheckpoint.class),
         Arguments.of("UtilizationView", UtilizationView.class),

@@ -106,7 +106,13 @@ public record JobSubmission(
     String script,
     Integer nodes,
     String qos,
-    CheckpointSpec checkpoint) {
+    CheckpointSpec checkpoint,
+    Integer maxGpus) {
+
+  /** This submission elastic from {@code gpus} to {@code maxGpus} (null: a fixed size). */
+  public JobSubmission withGpus(Integer gpus, Integer maxGpus) {
+    return copy(ntasks, ntasksPerNode, gpusPerTask, checkpoint, gpus, maxGpus);
+  }
 
   /** A submission without a checkpoint declaration. */
   public JobSubmission(
@@ -173,11 +179,22 @@ public record JobSubmission(
         script,
         nodes,
         qos,
+        null,
         null);
   }
 
   /** This submission declaring {@code checkpoint}. */
   public JobSubmission withCheckpoint(CheckpointSpec checkpoint) {
+    return copy(ntasks, ntasksPerNode, gpusPerTask, checkpoint, gpus, maxGpus);
+  }
+
+  private JobSubmission copy(
+      Integer ntasks,
+      Integer ntasksPerNode,
+      Integer gpusPerTask,
+      CheckpointSpec checkpoint,
+      Integer gpus,
+      Integer maxGpus) {
     return new JobSubmission(
         name,
         command,
@@ -210,7 +227,8 @@ public record JobSubmission(
         script,
         nodes,
         qos,
-        checkpoint);
+        checkpoint,
+        maxGpus);
   }
 
   /** This submission with its checkpoints in {@code location} and {@code env} for its tasks. */
@@ -312,6 +330,7 @@ public record JobSubmission(
         null,
         null,
         null,
+        null,
         null);
   }
 
@@ -374,6 +393,7 @@ public record JobSubmission(
         ntasks,
         ntasksPerNode,
         gpusPerTask,
+        null,
         null,
         null,
         null,
@@ -442,44 +462,13 @@ public record JobSubmission(
         script,
         nodes,
         qos,
+        null,
         null);
   }
 
   /** This submission with Slurm's task options in place of its own. */
   public JobSubmission withTasks(Integer ntasks, Integer ntasksPerNode, Integer gpusPerTask) {
-    return new JobSubmission(
-        name,
-        command,
-        env,
-        workdir,
-        gpus,
-        gpusPerNode,
-        cpus,
-        memoryMb,
-        timeLimit,
-        queue,
-        priority,
-        gpuModel,
-        user,
-        killSignal,
-        gracePeriod,
-        warnSignal,
-        checkpointDir,
-        maxRestarts,
-        excludeNodes,
-        array,
-        dependency,
-        output,
-        error,
-        account,
-        priorityClass,
-        ntasks,
-        ntasksPerNode,
-        gpusPerTask,
-        script,
-        nodes,
-        qos,
-        checkpoint);
+    return copy(ntasks, ntasksPerNode, gpusPerTask, checkpoint, gpus, maxGpus);
   }
 
   /** A submission without account or priority class. */

@@ -46,6 +46,8 @@ import java.util.Map;
  * @param lastCheckpoint for a job that declares checkpoints: the newest complete one Kairos
  *     recorded (the one its next attempt restores; its manifest path only for readers of the job's
  *     private data); absent when none
+ * @param elastic for an elastic job ({@code gpus} to {@code maxGpus}): its current and allowed size
+ *     and its resizes; absent for a job of a fixed size
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobView(
@@ -89,7 +91,8 @@ public record JobView(
     String runAs,
     List<String> redacted,
     Integer scriptBytes,
-    CheckpointView lastCheckpoint) {
+    CheckpointView lastCheckpoint,
+    ElasticView elastic) {
   /** The fields {@link #redacted} names when a job's private data is withheld. */
   public static final List<String> PRIVATE_FIELDS =
       List.of("command", "env", "workdir", "checkpointDir");

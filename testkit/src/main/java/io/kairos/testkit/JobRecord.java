@@ -110,6 +110,11 @@ public final class JobRecord {
     placement = where;
   }
 
+  /** An elastic job now holds {@code where} (with GPU masks). */
+  void resized(Placement where) {
+    placement = where;
+  }
+
   /** It ran to its end ({@link JobState#FINISHED}) or was cancelled at {@code atSec}. */
   void ended(JobState how, long atSec) {
     state = how;

@@ -34,6 +34,11 @@ public final class Jobs {
     return new Builder(new GangSpec(tasks, TaskShape.gpus(gpusPerTask), false));
   }
 
+  /** An elastic gang of {@code minGpus} to {@code maxGpus} GPUs, {@code gpusPerNode} per node. */
+  public static Builder elastic(int minGpus, int maxGpus, int gpusPerNode) {
+    return new Builder(GangSpec.elastic(minGpus, maxGpus, gpusPerNode));
+  }
+
   public static Builder gang(GangSpec gang) {
     return new Builder(gang);
   }

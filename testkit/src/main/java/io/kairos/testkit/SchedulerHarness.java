@@ -349,7 +349,8 @@ public final class SchedulerHarness {
 
   /**
    * Applies every start of {@code result} through the reducer at the current time (each must be
-   * accepted) and records the pass's reservations.
+   * accepted), records the pass's reservations, and applies its resizes of elastic jobs at once (as
+   * the simulator does: a shrunk node is free when the pass is committed).
    */
   public SchedulerHarness commit(PassResult result) {
     for (Decision.Start s : result.starts()) {
@@ -360,6 +361,11 @@ public final class SchedulerHarness {
     }
     for (Decision.Reserve r : result.reservations()) {
       job(r.job()).reserved(r, nowSec);
+    }
+    for (Decision.Resize z : result.resizes()) {
+      apply(new Command.ResizeJob(nowSec, z.job(), z.placement()), "resize " + z);
+      job(z.job()).resized(z.placement());
+      check("resize " + z);
     }
     return this;
   }

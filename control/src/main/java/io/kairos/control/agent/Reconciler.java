@@ -1,6 +1,7 @@
 package io.kairos.control.agent;
 
 import io.kairos.control.state.ControlState;
+import io.kairos.control.state.ElasticResizes;
 import io.kairos.control.state.JobCheckpoints;
 import io.kairos.control.state.JobRecord;
 import io.kairos.control.state.StepRecord;
@@ -105,6 +106,14 @@ public final class Reconciler {
         kill.add(
             TaskKill.askCheckpoint(
                 r.jobId(), r.attempt(), job.request.checkpoint().signal(), killReason(job)));
+      } else if (awaited && ElasticResizes.awaitsCheckpoint(job, nowMs)) {
+        kill.add(
+            TaskKill.askCheckpoint(
+                r.jobId(), r.attempt(), job.request.checkpoint().signal(), "the job shrinks"));
+      } else if (awaited && job.leaving.contains(r.task())) {
+        kill.add(
+            new TaskKill(
+                r.jobId(), r.attempt(), "the job shrinks", killGraceSec(job, r.attempt())));
       } else if (!awaited || job.state != JobState.RUNNING || job.requeueing) {
         kill.add(
             new TaskKill(r.jobId(), r.attempt(), killReason(job), killGraceSec(job, r.attempt())));
@@ -329,7 +338,8 @@ public final class Reconciler {
             r.name(),
             r.user(),
             r.command(),
-            job.array == null ? r.env() : job.array.withVariables(r.env()),
+            ElasticResizes.env(
+                job, job.array == null ? r.env() : job.array.withVariables(r.env()), masterAddr),
             r.workdir(),
             t.gpus(),
             r.cpus(),

@@ -101,7 +101,8 @@ final class SlurmFields {
                 nodes,
                 null)
             .withTasks(s.ntasks(), s.ntasksPerNode(), s.gpusPerTask())
-            .withCheckpoint(s.checkpoint());
+            .withCheckpoint(s.checkpoint())
+            .withGpus(s.gpus(), s.maxGpus());
     return new Applied(out, List.copyOf(warnings));
   }
 

@@ -105,6 +105,7 @@ public final class Submissions {
           gpus + " GPUs do not fit one node (at most " + MAX_GPUS_PER_NODE + ")",
           "set gpusPerNode to spread the job over several nodes");
     }
+    int maxGpus = ElasticSubmissions.maxGpus(s, gpus, perNode, prefix);
     int cpus = s.cpus() == null ? (gpus == 0 ? 1 : 0) : s.cpus();
     check(
         cpus >= 0 && cpus <= 4096,
@@ -274,7 +275,8 @@ public final class Submissions {
                 prefix),
             s.script(),
             s.nodes() == null || s.nodes() <= 1 ? 0 : s.nodes(),
-            CheckpointSubmissions.policy(s.checkpoint(), prefix));
+            CheckpointSubmissions.policy(s.checkpoint(), prefix),
+            maxGpus);
     return tenancy == null ? withoutTenancy(request, prefix) : resolve(request, tenancy, prefix);
   }
 

@@ -117,7 +117,37 @@ final class Views {
         r.unixAccount(),
         showPrivate ? null : JobView.PRIVATE_FIELDS,
         r.isBatch() ? utf8Length(r.script()) : null,
-        lastCheckpoint(j, showPrivate));
+        lastCheckpoint(j, showPrivate),
+        elastic(j));
+  }
+
+  /** An elastic job's size and resizes; null for a job of a fixed size. */
+  private static io.kairos.protocol.ElasticView elastic(JobRecord j) {
+    var r = j.request;
+    if (!r.isElastic()) {
+      return null;
+    }
+    int nodes =
+        j.state == JobState.RUNNING
+            ? io.kairos.control.state.ElasticResizes.liveTasks(j).size()
+            : 0;
+    return new io.kairos.protocol.ElasticView(
+        nodes,
+        r.tasks(),
+        r.maxTasks(),
+        r.maxGpus(),
+        j.resizes.stream()
+            .map(
+                e ->
+                    time(e.atMs())
+                        + ": "
+                        + e.fromNodes()
+                        + " -> "
+                        + e.toNodes()
+                        + " nodes ("
+                        + e.why()
+                        + ")")
+            .toList());
   }
 
   private static io.kairos.protocol.CheckpointView lastCheckpoint(JobRecord j, boolean all) {

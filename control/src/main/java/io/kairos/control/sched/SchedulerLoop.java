@@ -433,6 +433,9 @@ public final class SchedulerLoop implements Closeable {
     if (!result.preemptions().isEmpty()) {
       proposePreemptions(result.preemptions(), in.tenants().settings().graceSec(), nowMs);
     }
+    if (!result.resizes().isEmpty()) {
+      ElasticProposals.propose(replica, snapshot.cluster(), result.resizes(), nowMs);
+    }
     return started;
   }
 
@@ -462,10 +465,12 @@ public final class SchedulerLoop implements Closeable {
 
   /**
    * The snapshot and the pass's {@link Tenants} ({@link Tenants#none()} without a tenancy); null
-   * when nothing waits. Runs under the read lock: O(running jobs) besides the snapshot.
+   * when nothing waits and no elastic job could grow. Runs under the read lock: O(running jobs)
+   * besides the snapshot.
    */
   private Inputs inputs(ControlState s, long nowMs) {
-    if (s.store() == null || s.store().pendingCount() == 0) {
+    if (s.store() == null
+        || (s.store().pendingCount() == 0 && !ElasticProposals.mayGrow(s.store()))) {
       return null;
     }
     ClusterSnapshot snapshot = s.store().snapshot();

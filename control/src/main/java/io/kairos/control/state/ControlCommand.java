@@ -41,6 +41,7 @@ import java.util.TreeMap;
   @JsonSubTypes.Type(value = ControlCommand.ReturnGpu.class, name = "returnGpu"),
   @JsonSubTypes.Type(value = ControlCommand.SettleNodes.class, name = "settleNodes"),
   @JsonSubTypes.Type(value = ControlCommand.ForgetJobs.class, name = "forgetJobs"),
+  @JsonSubTypes.Type(value = ControlCommand.ResizeJob.class, name = "resize"),
 })
 public sealed interface ControlCommand {
   long atMs();
@@ -315,6 +316,30 @@ public sealed interface ControlCommand {
   record ForgetJobs(long atMs, List<Long> jobIds) implements ControlCommand {
     public ForgetJobs {
       jobIds = List.copyOf(jobIds);
+    }
+  }
+
+  /**
+   * The scheduler resizes a running elastic job ({@link ElasticResizes}): {@code add} are new tasks
+   * (the next ranks, one per new node) that start at once; {@code remove} are ranks that leave,
+   * each stopped (after a checkpoint when the job declares one) and let go once it has ended.
+   * Refused unless the job runs attempt {@code attempt} at {@code fromNodes} live nodes, is
+   * elastic, not stopping and not already shrinking, and the new size stays within its range.
+   *
+   * @param beneficiary for a shrink, the waiting job it makes room for; 0 for a grow
+   */
+  record ResizeJob(
+      long atMs,
+      long jobId,
+      int attempt,
+      int fromNodes,
+      List<TaskPlacement> add,
+      List<Integer> remove,
+      long beneficiary)
+      implements ControlCommand {
+    public ResizeJob {
+      add = add == null ? List.of() : List.copyOf(add);
+      remove = remove == null ? List.of() : List.copyOf(remove);
     }
   }
 }

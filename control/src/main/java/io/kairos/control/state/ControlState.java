@@ -12,6 +12,7 @@ import io.kairos.control.state.ControlCommand.PreemptJobs;
 import io.kairos.control.state.ControlCommand.RecordCheckpoint;
 import io.kairos.control.state.ControlCommand.RegisterNode;
 import io.kairos.control.state.ControlCommand.ResetNode;
+import io.kairos.control.state.ControlCommand.ResizeJob;
 import io.kairos.control.state.ControlCommand.ResumeNode;
 import io.kairos.control.state.ControlCommand.ReturnGpu;
 import io.kairos.control.state.ControlCommand.RevokeToken;
@@ -103,6 +104,7 @@ public final class ControlState {
           case CancelJob c -> lifecycle.cancel(c);
           case StartJobs c -> lifecycle.start(c);
           case PreemptJobs c -> lifecycle.preempt(c);
+          case ResizeJob c -> lifecycle.resize(c);
           case TaskEnded c -> c.step() == null ? lifecycle.taskEnded(c) : steps.taskEnded(c);
           case StartStep c -> steps.start(c);
           case CancelStep c -> steps.cancel(c);

@@ -101,6 +101,21 @@ final class CoreBridge {
         .isAccepted();
   }
 
+  /**
+   * An elastic job now holds {@code tasks} (its live tasks: whole nodes added or let go), if the
+   * store accepts it: false when a node is unknown or a new node's GPUs are no longer free.
+   */
+  boolean resize(JobRecord job, List<TaskPlacement> tasks, long atMs) {
+    if (store == null) {
+      return false;
+    }
+    Placement placement = toPlacement(tasks);
+    return placement != null
+        && Reducer.apply(
+                store, new Command.ResizeJob(CoreTime.sec(atMs), JobId.of(job.id), placement))
+            .isAccepted();
+  }
+
   /** A queued job leaves the store (cancelled before it started). */
   void cancelQueued(JobRecord job, long atMs) {
     mustApply(new Command.CancelJob(CoreTime.sec(atMs), JobId.of(job.id), "cancelled"));
@@ -201,11 +216,12 @@ final class CoreBridge {
         throw new IllegalStateException("job " + job.id + " runs on an unknown node");
       }
       long startSec = CoreTime.sec(job.startMs);
-      if (held.size() == job.placement.size()) {
+      if (held.size() == job.placement.size() || !(job.releasing || job.requeueing)) {
         mustApply(new Command.SubmitJob(CoreTime.sec(job.submitMs), core));
         mustApply(new Command.StartJob(startSec, JobId.of(job.id), placement));
       } else {
-        // Stopping, some nodes let go: only the rest is held (it may not fit the cluster now).
+        // Stopping, some nodes let go: only the rest is held (it may not fit the cluster now). An
+        // elastic job that is not stopping starts on its live nodes (those that left are free).
         mustApply(new Command.ResumeStopping(startSec, core, placement));
       }
     }
@@ -384,7 +400,7 @@ final class CoreBridge {
     // is the most processes any node runs times it; memory stays per node, as Slurm's --mem.
     int cpus = r.layout() == null ? r.cpus() : r.cpus() * Collections.max(r.tasksPerNode());
     var shape = new TaskShape(r.gpusPerTask(), cpus, r.memoryMb() * MIB);
-    var gang = new GangSpec(r.tasks(), shape, true);
+    var gang = new GangSpec(r.tasks(), shape, true, r.maxTasks());
     // A GPU model binds only tasks that take GPUs (as in the store and the placer): a CPU-only
     // job that names one may run on any node, so a rebuild must not find it unplaceable.
     String model = r.gpusPerTask() == 0 ? "" : gpuModel;

@@ -35,6 +35,7 @@ final class JobLifecycle {
   private final CoreBridge core;
   private final QueueGates gates;
   private final Suspects suspects;
+  private final ElasticResizes elastic;
 
   /** Jobs that started or ended during this command: their dependents are looked at again. */
   private final TreeSet<Long> changed = new TreeSet<>();
@@ -47,6 +48,7 @@ final class JobLifecycle {
     this.core = core;
     this.gates = gates;
     this.suspects = suspects;
+    this.elastic = new ElasticResizes(records, core);
     this.recorded = new RecordedJobs(records::job);
   }
 
@@ -195,7 +197,8 @@ final class JobLifecycle {
           || !core.hasStore()
           || job.state != JobState.PENDING
           || gates.holds(job)
-          || s.tasks().size() != job.request.tasks()
+          || s.tasks().size() < job.request.tasks()
+          || s.tasks().size() > job.request.maxTasks()
           || !ranked(s.tasks())
           || !core.start(job, s.tasks(), c.atMs())) {
         continue; // not startable, or a stale decision: the scheduler replans
@@ -272,6 +275,10 @@ final class JobLifecycle {
     return ControlResult.ok(preempted);
   }
 
+  ControlResult resize(ControlCommand.ResizeJob c) {
+    return elastic.apply(c);
+  }
+
   // --- a task's end ---
 
   /** What a failed task's end means for its job. */
@@ -312,6 +319,9 @@ final class JobLifecycle {
       return ControlResult.conflict("not a running task of the current attempt");
     }
     job.taskExits.set(c.task(), c.exitCode());
+    if (!job.releasing && !job.requeueing && elastic.taskLeft(job, c.task(), c.atMs())) {
+      return ControlResult.OK;
+    }
     if (job.releasing) {
       holdUntilStopped(job, c.atMs());
       return ControlResult.OK;
@@ -444,6 +454,7 @@ final class JobLifecycle {
     job.state = JobState.PENDING;
     job.placement = List.of();
     job.taskExits = new ArrayList<>();
+    ElasticResizes.attemptEnded(job);
     gates.queue(job);
   }
 

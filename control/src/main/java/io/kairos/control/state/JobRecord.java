@@ -133,6 +133,18 @@ public final class JobRecord {
   @JsonInclude(JsonInclude.Include.NON_DEFAULT)
   public int nextStepId;
 
+  /** An elastic job's ranks asked to leave (a shrink under way), until each has ended. */
+  @JsonInclude(JsonInclude.Include.NON_EMPTY)
+  public List<Integer> leaving = List.of();
+
+  /** An elastic job's ranks of this attempt that left by a shrink: their GPUs are free. */
+  @JsonInclude(JsonInclude.Include.NON_EMPTY)
+  public List<Integer> left = List.of();
+
+  /** An elastic job's resizes, oldest first (the latest {@link ElasticResizes#KEPT}). */
+  @JsonInclude(JsonInclude.Include.NON_EMPTY)
+  public List<ResizeEntry> resizes = List.of();
+
   public JobRecord() {}
 
   JobRecord(long id, JobRequest request, long submitMs) {
@@ -173,6 +185,9 @@ public final class JobRecord {
     c.checkpointCount = checkpointCount;
     c.checkpointAskedMs = checkpointAskedMs;
     c.checkpointCountAtAsk = checkpointCountAtAsk;
+    c.leaving = leaving;
+    c.left = left;
+    c.resizes = resizes;
     c.steps = new ArrayList<>(steps.size());
     for (StepRecord step : steps) {
       c.steps.add(step.copy());
@@ -191,6 +206,9 @@ public final class JobRecord {
    * end. A stopping gang frees its GPUs node by node this way; a running job keeps them all.
    */
   public boolean releasedTask(int task) {
+    if (left.contains(task)) {
+      return true;
+    }
     if (!(releasing || requeueing) || taskExits.get(task) == null) {
       return false;
     }

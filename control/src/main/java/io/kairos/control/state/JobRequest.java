@@ -42,6 +42,9 @@ import java.util.Objects;
  *     (left out of the log's JSON) for one
  * @param checkpoint the job checkpoints with Kairos (a private directory, recorded checkpoints,
  *     preemption by checkpoint); null (left out of the log's JSON) for a job that does not
+ * @param maxGpus for an elastic job, the most GPUs it may grow to ({@code gpus} is its minimum;
+ *     both multiples of {@code gpusPerNode}); 0 (left out of the log's JSON) for a job of a fixed
+ *     size
  */
 public record JobRequest(
     String name,
@@ -74,7 +77,8 @@ public record JobRequest(
     @JsonInclude(JsonInclude.Include.NON_NULL) TaskLayout layout,
     @JsonInclude(JsonInclude.Include.NON_NULL) String script,
     @JsonInclude(JsonInclude.Include.NON_DEFAULT) int nodes,
-    @JsonInclude(JsonInclude.Include.NON_NULL) CheckpointPolicy checkpoint) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) CheckpointPolicy checkpoint,
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) int maxGpus) {
   public static final String DEFAULT_KILL_SIGNAL = "TERM";
   public static final long DEFAULT_GRACE_SEC = 30;
 
@@ -137,7 +141,8 @@ public record JobRequest(
         null,
         null,
         0,
-        null);
+        null,
+        0);
   }
 
   /** A request without account or priority class (entries written before tenancy). */
@@ -364,152 +369,38 @@ public record JobRequest(
 
   /** This request as one array element records it: the same, less the array. */
   public JobRequest element() {
-    return new JobRequest(
-        name,
-        command,
-        env,
-        workdir,
-        gpus,
-        gpusPerNode,
-        cpus,
-        memoryMb,
-        timeLimitSec,
-        queue,
-        priority,
-        gpuModel,
-        user,
-        killSignal,
-        graceSec,
-        warnSignal,
-        warnBeforeSec,
-        checkpointDir,
-        maxRestarts,
-        excludeNodes,
-        null,
-        dependency,
-        output,
-        error,
-        account,
-        priorityClass,
-        runAs,
-        layout,
-        script,
-        nodes,
-        checkpoint);
+    return copy(null, dependency, account, priorityClass, priority, runAs);
   }
 
   /** With {@code dependency} in place of this one's (tests and the generator). */
   public JobRequest withDependency(Dependency dependency) {
-    return new JobRequest(
-        name,
-        command,
-        env,
-        workdir,
-        gpus,
-        gpusPerNode,
-        cpus,
-        memoryMb,
-        timeLimitSec,
-        queue,
-        priority,
-        gpuModel,
-        user,
-        killSignal,
-        graceSec,
-        warnSignal,
-        warnBeforeSec,
-        checkpointDir,
-        maxRestarts,
-        excludeNodes,
-        array,
-        dependency,
-        output,
-        error,
-        account,
-        priorityClass,
-        runAs,
-        layout,
-        script,
-        nodes,
-        checkpoint);
+    return copy(array, dependency, account, priorityClass, priority, runAs);
   }
 
   /** With {@code array} in place of this one's. */
   public JobRequest withArray(JobArray array) {
-    return new JobRequest(
-        name,
-        command,
-        env,
-        workdir,
-        gpus,
-        gpusPerNode,
-        cpus,
-        memoryMb,
-        timeLimitSec,
-        queue,
-        priority,
-        gpuModel,
-        user,
-        killSignal,
-        graceSec,
-        warnSignal,
-        warnBeforeSec,
-        checkpointDir,
-        maxRestarts,
-        excludeNodes,
-        array,
-        dependency,
-        output,
-        error,
-        account,
-        priorityClass,
-        runAs,
-        layout,
-        script,
-        nodes,
-        checkpoint);
+    return copy(array, dependency, account, priorityClass, priority, runAs);
   }
 
   /**
    * Charged to {@code account}, in {@code priorityClass} with {@code priority} (tenancy resolved).
    */
   public JobRequest withTenancy(String account, String priorityClass, int priority) {
-    return new JobRequest(
-        name,
-        command,
-        env,
-        workdir,
-        gpus,
-        gpusPerNode,
-        cpus,
-        memoryMb,
-        timeLimitSec,
-        queue,
-        priority,
-        gpuModel,
-        user,
-        killSignal,
-        graceSec,
-        warnSignal,
-        warnBeforeSec,
-        checkpointDir,
-        maxRestarts,
-        excludeNodes,
-        array,
-        dependency,
-        output,
-        error,
-        account,
-        priorityClass,
-        runAs,
-        layout,
-        script,
-        nodes,
-        checkpoint);
+    return copy(array, dependency, account, priorityClass, priority, runAs);
   }
 
   /** Running as Unix account {@code runAs} (resolved at submission from the user table). */
   public JobRequest withRunAs(String runAs) {
+    return copy(array, dependency, account, priorityClass, priority, runAs);
+  }
+
+  private JobRequest copy(
+      JobArray array,
+      Dependency dependency,
+      String account,
+      String priorityClass,
+      int priority,
+      String runAs) {
     return new JobRequest(
         name,
         command,
@@ -541,7 +432,19 @@ public record JobRequest(
         layout,
         script,
         nodes,
-        checkpoint);
+        checkpoint,
+        maxGpus);
+  }
+
+  /** Whether the job may run with {@code gpus} to {@code maxGpus} GPUs. */
+  @JsonIgnore
+  public boolean isElastic() {
+    return maxGpus > gpus;
+  }
+
+  /** The most nodes the gang may take: {@link #tasks()} unless elastic. */
+  public int maxTasks() {
+    return isElastic() ? maxGpus / gpusPerNode : tasks();
   }
 
   /** The Unix account the tasks run as: the recorded one, else (older entries) the user's name. */

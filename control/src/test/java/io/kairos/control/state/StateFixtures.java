@@ -116,7 +116,8 @@ final class StateFixtures {
         null,
         "#!/bin/sh\ntrue\n",
         0,
-        null);
+        null,
+        0);
   }
 
   /** A one-process job of {@code gpus} GPUs that declares checkpoints ({@code policy}). */
@@ -153,7 +154,8 @@ final class StateFixtures {
         null,
         null,
         0,
-        policy);
+        policy,
+        0);
   }
 
   /** A job whose failed task restarts the gang up to {@code maxRestarts} times. */

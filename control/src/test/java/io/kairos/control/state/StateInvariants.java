@@ -66,7 +66,14 @@ final class StateInvariants {
         }
         continue;
       }
-      if (j.placement.size() != j.request.tasks() || j.taskExits.size() != j.placement.size()) {
+      // An elastic job holds its minimum to its maximum live tasks (ranks that left add to its
+      // placement); any other job exactly its gang.
+      int live = ElasticResizes.liveTasks(j).size();
+      boolean sized =
+          j.request.isElastic()
+              ? live >= j.request.tasks() && live <= j.request.maxTasks()
+              : j.placement.size() == j.request.tasks();
+      if (!sized || j.taskExits.size() != j.placement.size()) {
         out.add(
             "running job "
                 + j.id

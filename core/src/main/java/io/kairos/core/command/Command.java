@@ -56,4 +56,12 @@ public sealed interface Command {
    * its driver stops the job.
    */
   record GpuService(long atSec, String node, int gpu, boolean inService) implements Command {}
+
+  /**
+   * A running elastic job changes size to {@code placement}: its whole new placement, which keeps
+   * every node it holds and still uses with the same GPUs, adds whole free nodes (growing) or drops
+   * whole nodes (shrinking, once their tasks have stopped), and holds between the gang's minimum
+   * and maximum tasks. Refused, changing nothing, otherwise.
+   */
+  record ResizeJob(long atSec, JobId job, Placement placement) implements Command {}
 }

@@ -11,7 +11,8 @@ import io.kairos.core.state.ClusterStore;
  *       one running job ({@link #checkStore});
  *   <li>a gang starts all its tasks together or none: every running job holds exactly its gang's
  *       tasks and GPUs (less those of a stopping job's tasks that confirmed their end and let their
- *       GPUs go, never all of them), distinct nodes where asked ({@link #checkStore});
+ *       GPUs go, never all of them), distinct nodes where asked; an elastic gang holds between its
+ *       minimum and maximum tasks ({@link #checkStore});
  *   <li>(4) backfill never delays a reservation when jobs run to their time limits ({@link
  *       #checkReservationKept});
  *   <li>no job started before its eligible time, and no task runs on a node its job excludes
@@ -77,7 +78,10 @@ public final class InvariantChecker {
         held[node] |= mask;
         heldGpus += Long.bitCount(mask);
       }
-      if (tasks + job.releasedTasks() != gang.tasks()
+      // An elastic gang's size (held and released tasks) stays within its range.
+      int size = tasks + job.releasedTasks();
+      if (size < gang.tasks()
+          || size > gang.maxTasks()
           || (job.releasedTasks() > 0 && placement.nodeCount() == 0)) {
         throw new IllegalStateException(
             "invariant 2: job "
@@ -85,7 +89,7 @@ public final class InvariantChecker {
                 + " runs "
                 + tasks
                 + " of "
-                + gang.tasks()
+                + (gang.isElastic() ? gang.tasks() + " to " + gang.maxTasks() : gang.tasks())
                 + " tasks, "
                 + job.releasedTasks()
                 + " released");

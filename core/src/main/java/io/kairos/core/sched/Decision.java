@@ -28,6 +28,22 @@ public sealed interface Decision {
   record Preempt(JobId job, JobId preemptor, PreemptionKind kind, String detail)
       implements Decision {}
 
+  /**
+   * Resize the running elastic job {@code job} to {@code placement}, its whole new placement: the
+   * nodes it keeps with the same GPUs, plus whole nodes added (grow) or less whole nodes removed
+   * (shrink). Decided by the pass's elastic stage ({@link ElasticStage}).
+   *
+   * @param fromTasks its size before, so that a driver can tell a grow from a shrink and refuse a
+   *     decision that went stale
+   * @param beneficiary for a shrink, the waiting job it makes room for; null for a grow
+   */
+  record Resize(JobId job, Placement placement, int fromTasks, JobId beneficiary)
+      implements Decision {
+    public boolean grows() {
+      return placement.totalTasks() > fromTasks;
+    }
+  }
+
   /** Why a job is preempted. */
   enum PreemptionKind {
     /** A higher-priority job of the same queue needs the room. */

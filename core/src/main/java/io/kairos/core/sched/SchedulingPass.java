@@ -200,7 +200,9 @@ public final class SchedulingPass {
     for (Reservation r : reserved) {
       reserves.add(new Decision.Reserve(r.job().id(), r.startSec(), r.placement()));
     }
-    return new PassResult(starts, reserves, preemptions, diagnosis);
+    // 6. Elastic jobs: sized from what the pass left idle, or shrunk for a waiting job.
+    return ElasticStage.apply(
+        in, new PassResult(starts, reserves, preemptions, diagnosis), placement);
   }
 
   /** 0, 1, ..., n - 1: the order of jobs already in arrival order. */

@@ -7,6 +7,7 @@ import io.kairos.core.model.Job;
 import io.kairos.core.model.JobId;
 import io.kairos.core.model.Placement;
 import io.kairos.core.model.RunningJob;
+import io.kairos.core.model.TaskShape;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -131,61 +132,137 @@ public final class ClusterStore {
           "job " + id + " is held until t=" + job.eligibleSec() + ", cannot start at t=" + atSec);
     }
     var gang = job.spec().gang();
-    var excluded = job.spec().excludedNodes();
-    if (placement.totalTasks() != gang.tasks()) {
+    int size = placement.totalTasks();
+    if (size < gang.tasks() || size > gang.maxTasks()) {
       return new Refused(
           "job "
               + id
               + ": placement has "
-              + placement.totalTasks()
+              + size
               + " tasks, gang has "
-              + gang.tasks());
+              + (gang.isElastic() ? gang.tasks() + " to " + gang.maxTasks() : gang.tasks()));
     }
-    int gpusPerTask = gang.shape().gpus();
     for (int i = 0; i < placement.nodeCount(); i++) {
-      int node = placement.node(i);
-      int tasks = placement.tasksOn(i);
-      long mask = placement.gpuMask(i);
-      if (node < 0 || node >= cluster.nodeCount()) {
-        return new Refused("job " + id + ": no node with index " + node);
-      }
-      if (cordoned[node]) {
-        return new Refused("job " + id + ": node " + cluster.node(node).name() + " is cordoned");
-      }
-      if (!excluded.isEmpty() && excluded.contains(cluster.node(node).name())) {
-        return new Refused("job " + id + ": node " + cluster.node(node).name() + " is excluded");
-      }
-      if (gang.distinctNodes() && tasks > 1) {
-        return new Refused("job " + id + ": " + tasks + " tasks on one node, gang needs distinct");
-      }
-      if (Long.bitCount(mask) != tasks * gpusPerTask) {
-        return new Refused("job " + id + ": node " + node + " mask does not match task GPUs");
-      }
-      if ((mask & ~freeMask[node]) != 0) {
-        return new Refused("job " + id + ": GPUs on node " + node + " are no longer free");
-      }
-      if ((mask & outOfService[node]) != 0) {
-        return new Refused("job " + id + ": a GPU on node " + node + " is out of service");
-      }
-      if (!job.spec().gpuModel().isEmpty()
-          && gpusPerTask > 0
-          && !job.spec().gpuModel().equals(cluster.gpuModel(node))) {
-        return new Refused("job " + id + ": node " + node + " has another GPU model");
-      }
-      if ((long) tasks * gang.shape().cpus() > freeCpus[node]
-          || (long) tasks * gang.shape().memoryBytes() > freeMemoryBytes[node]) {
-        return new Refused("job " + id + ": node " + node + " lacks CPU or memory");
+      String refusal = refuseSlot(job, placement, i);
+      if (refusal != null) {
+        return new Refused(refusal);
       }
     }
     for (int i = 0; i < placement.nodeCount(); i++) {
-      int node = placement.node(i);
-      freeMask[node] &= ~placement.gpuMask(i);
-      freeCpus[node] -= placement.tasksOn(i) * gang.shape().cpus();
-      freeMemoryBytes[node] -= placement.tasksOn(i) * gang.shape().memoryBytes();
+      take(gang.shape(), placement, i);
     }
-    freeGpus -= gang.totalGpus();
     pending.remove(id);
     running.put(id, new RunningJob(job, placement, atSec));
+    return Applied.ACCEPTED;
+  }
+
+  /**
+   * Why slot {@code i} of {@code placement} cannot be taken for {@code job} now; null if it can.
+   */
+  private String refuseSlot(Job job, Placement placement, int i) {
+    var id = job.id();
+    var gang = job.spec().gang();
+    var excluded = job.spec().excludedNodes();
+    int gpusPerTask = gang.shape().gpus();
+    int node = placement.node(i);
+    int tasks = placement.tasksOn(i);
+    long mask = placement.gpuMask(i);
+    if (node < 0 || node >= cluster.nodeCount()) {
+      return "job " + id + ": no node with index " + node;
+    }
+    if (cordoned[node]) {
+      return "job " + id + ": node " + cluster.node(node).name() + " is cordoned";
+    }
+    if (!excluded.isEmpty() && excluded.contains(cluster.node(node).name())) {
+      return "job " + id + ": node " + cluster.node(node).name() + " is excluded";
+    }
+    if (gang.distinctNodes() && tasks > 1) {
+      return "job " + id + ": " + tasks + " tasks on one node, gang needs distinct";
+    }
+    if (Long.bitCount(mask) != tasks * gpusPerTask) {
+      return "job " + id + ": node " + node + " mask does not match task GPUs";
+    }
+    if ((mask & ~freeMask[node]) != 0) {
+      return "job " + id + ": GPUs on node " + node + " are no longer free";
+    }
+    if ((mask & outOfService[node]) != 0) {
+      return "job " + id + ": a GPU on node " + node + " is out of service";
+    }
+    if (!job.spec().gpuModel().isEmpty()
+        && gpusPerTask > 0
+        && !job.spec().gpuModel().equals(cluster.gpuModel(node))) {
+      return "job " + id + ": node " + node + " has another GPU model";
+    }
+    if ((long) tasks * gang.shape().cpus() > freeCpus[node]
+        || (long) tasks * gang.shape().memoryBytes() > freeMemoryBytes[node]) {
+      return "job " + id + ": node " + node + " lacks CPU or memory";
+    }
+    return null;
+  }
+
+  private void take(TaskShape shape, Placement placement, int i) {
+    int node = placement.node(i);
+    freeMask[node] &= ~placement.gpuMask(i);
+    freeCpus[node] -= placement.tasksOn(i) * shape.cpus();
+    freeMemoryBytes[node] -= placement.tasksOn(i) * shape.memoryBytes();
+    freeGpus -= Long.bitCount(placement.gpuMask(i));
+  }
+
+  private void give(TaskShape shape, Placement placement, int i) {
+    int node = placement.node(i);
+    freeMask[node] |= placement.gpuMask(i);
+    freeCpus[node] += placement.tasksOn(i) * shape.cpus();
+    freeMemoryBytes[node] += placement.tasksOn(i) * shape.memoryBytes();
+    freeGpus += Long.bitCount(placement.gpuMask(i));
+  }
+
+  /**
+   * Resizes a running elastic job to {@code to} ({@link io.kairos.core.command.Command.ResizeJob}):
+   * nodes it keeps must keep their GPUs, nodes it adds must be free as for a start, and the size
+   * stays within the gang's range. A stopping job is not resized.
+   */
+  Applied resize(JobId id, Placement to) {
+    RunningJob job = running.get(id);
+    if (job == null) {
+      return new Refused("job " + id + " is not running");
+    }
+    var gang = job.job().spec().gang();
+    if (!gang.isElastic()) {
+      return new Refused("job " + id + " is not elastic");
+    }
+    if (job.releasedTasks() > 0) {
+      return new Refused("job " + id + " is stopping");
+    }
+    int size = to.totalTasks();
+    if (size < gang.tasks() || size > gang.maxTasks()) {
+      return new Refused(
+          "job " + id + ": " + size + " tasks, outside " + gang.tasks() + " to " + gang.maxTasks());
+    }
+    Placement from = job.placement();
+    for (int i = 0; i < to.nodeCount(); i++) {
+      int slot = from.slotOf(to.node(i));
+      if (slot >= 0) {
+        if (from.gpuMask(slot) != to.gpuMask(i) || from.tasksOn(slot) != to.tasksOn(i)) {
+          return new Refused("job " + id + ": node " + to.node(i) + " must keep its GPUs");
+        }
+        continue;
+      }
+      String refusal = refuseSlot(job.job(), to, i);
+      if (refusal != null) {
+        return new Refused(refusal);
+      }
+    }
+    for (int i = 0; i < from.nodeCount(); i++) {
+      if (to.slotOf(from.node(i)) < 0) {
+        give(gang.shape(), from, i);
+      }
+    }
+    for (int i = 0; i < to.nodeCount(); i++) {
+      if (from.slotOf(to.node(i)) < 0) {
+        take(gang.shape(), to, i);
+      }
+    }
+    running.put(id, new RunningJob(job.job(), to, job.startSec()));
     return Applied.ACCEPTED;
   }
 
@@ -278,8 +355,8 @@ public final class ClusterStore {
     }
     var gang = job.spec().gang();
     int tasks = held.totalTasks();
-    if (held.nodeCount() == 0 || tasks >= gang.tasks()) {
-      return new Refused("job " + id + ": a stopping part holds 1 to " + (gang.tasks() - 1));
+    if (held.nodeCount() == 0 || tasks >= gang.maxTasks()) {
+      return new Refused("job " + id + ": a stopping part holds 1 to " + (gang.maxTasks() - 1));
     }
     for (int s = 0; s < held.nodeCount(); s++) {
       int node = held.node(s);
@@ -298,7 +375,9 @@ public final class ClusterStore {
       freeMemoryBytes[node] -= held.tasksOn(s) * gang.shape().memoryBytes();
       freeGpus -= Long.bitCount(held.gpuMask(s));
     }
-    running.put(id, new RunningJob(job, held, startSec, gang.tasks() - tasks));
+    // An elastic job's size when it stopped is not known here: count it as its minimum, or one
+    // more task than it holds.
+    running.put(id, new RunningJob(job, held, startSec, Math.max(1, gang.tasks() - tasks)));
     return Applied.ACCEPTED;
   }
 

@@ -8,6 +8,7 @@ import io.kairos.core.command.Command.FinishJob;
 import io.kairos.core.command.Command.GpuService;
 import io.kairos.core.command.Command.ReleaseTasks;
 import io.kairos.core.command.Command.RequeueJob;
+import io.kairos.core.command.Command.ResizeJob;
 import io.kairos.core.command.Command.ResumeStopping;
 import io.kairos.core.command.Command.StartJob;
 import io.kairos.core.command.Command.SubmitJob;
@@ -28,6 +29,7 @@ public final class Reducer {
       case ReleaseTasks(var at, var job, var node) -> store.releaseTasks(job, node);
       case ResumeStopping(var at, var job, var held) -> store.resumeStopping(job, held, at);
       case GpuService(var at, var node, var gpu, var in) -> store.gpuService(node, gpu, in);
+      case ResizeJob(var at, var job, var placement) -> store.resize(job, placement);
     };
   }
 }

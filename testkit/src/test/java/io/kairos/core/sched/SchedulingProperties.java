@@ -482,6 +482,7 @@ class SchedulingProperties {
             case Decision.Reserve v -> v.placement();
             case Decision.Preempt x ->
                 throw new AssertionError("no preemption without tenancy: " + x);
+            case Decision.Resize z -> throw new AssertionError("not a start or reservation: " + z);
           };
       if (job.spec().hasExclusions()) {
         run.saw(EXCLUDING_JOB);
