@@ -111,7 +111,7 @@ public record JobSubmission(
 
   /** This submission elastic from {@code gpus} to {@code maxGpus} (null: a fixed size). */
   public JobSubmission withGpus(Integer gpus, Integer maxGpus) {
-    return copy(ntasks, ntasksPerNode, gpusPerTask, checkpoint, gpus, maxGpus);
+    return copy(env, checkpointDir, ntasks, ntasksPerNode, gpusPerTask, checkpoint, gpus, maxGpus);
   }
 
   /** A submission without a checkpoint declaration. */
@@ -185,10 +185,17 @@ public record JobSubmission(
 
   /** This submission declaring {@code checkpoint}. */
   public JobSubmission withCheckpoint(CheckpointSpec checkpoint) {
-    return copy(ntasks, ntasksPerNode, gpusPerTask, checkpoint, gpus, maxGpus);
+    return copy(env, checkpointDir, ntasks, ntasksPerNode, gpusPerTask, checkpoint, gpus, maxGpus);
+  }
+
+  /** This submission with its checkpoints in {@code location} and {@code env} for its tasks. */
+  public JobSubmission withCheckpointLocation(String location, Map<String, String> env) {
+    return copy(env, location, ntasks, ntasksPerNode, gpusPerTask, checkpoint, gpus, maxGpus);
   }
 
   private JobSubmission copy(
+      Map<String, String> env,
+      String checkpointDir,
       Integer ntasks,
       Integer ntasksPerNode,
       Integer gpusPerTask,
@@ -229,43 +236,6 @@ public record JobSubmission(
         qos,
         checkpoint,
         maxGpus);
-  }
-
-  /** This submission with its checkpoints in {@code location} and {@code env} for its tasks. */
-  public JobSubmission withCheckpointLocation(String location, Map<String, String> env) {
-    return new JobSubmission(
-        name,
-        command,
-        env,
-        workdir,
-        gpus,
-        gpusPerNode,
-        cpus,
-        memoryMb,
-        timeLimit,
-        queue,
-        priority,
-        gpuModel,
-        user,
-        killSignal,
-        gracePeriod,
-        warnSignal,
-        location,
-        maxRestarts,
-        excludeNodes,
-        array,
-        dependency,
-        output,
-        error,
-        account,
-        priorityClass,
-        ntasks,
-        ntasksPerNode,
-        gpusPerTask,
-        script,
-        nodes,
-        qos,
-        checkpoint);
   }
 
   /** The longest batch script, as Slurm's default {@code max_script_size}: 4 MiB. */
@@ -468,7 +438,7 @@ public record JobSubmission(
 
   /** This submission with Slurm's task options in place of its own. */
   public JobSubmission withTasks(Integer ntasks, Integer ntasksPerNode, Integer gpusPerTask) {
-    return copy(ntasks, ntasksPerNode, gpusPerTask, checkpoint, gpus, maxGpus);
+    return copy(env, checkpointDir, ntasks, ntasksPerNode, gpusPerTask, checkpoint, gpus, maxGpus);
   }
 
   /** A submission without account or priority class. */
