@@ -123,3 +123,9 @@ for i in $(seq 1 "$runs"); do
   bench "leader, run $i" "$leader" "$all" --duration "$secs" --concurrency 64
   bench "through a follower, run $i" "$follower" "$all" --duration "$secs" --concurrency 64
 done
+if [ -n "${KAIROS_BENCH_CONCURRENCY:-}" ]; then # e.g. "1 8": how latency bounds the rate
+  for c in $KAIROS_BENCH_CONCURRENCY; do
+    bench "leader, concurrency $c" "$leader" "$all" --duration "$secs" --concurrency "$c"
+    bench "follower, concurrency $c" "$follower" "$all" --duration "$secs" --concurrency "$c"
+  done
+fi

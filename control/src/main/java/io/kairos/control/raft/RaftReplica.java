@@ -247,7 +247,10 @@ public final class RaftReplica implements Closeable {
               reply -> {
                 if (reply.isSuccess()) {
                   return CompletableFuture.completedFuture(
-                      CommandCodec.decodeResult(reply.getMessage().getContent().toByteArray()));
+                      reply.getMessage() instanceof ResultMessage applied
+                          ? applied.result() // the object the state machine answered: no JSON
+                          : CommandCodec.decodeResult(
+                              reply.getMessage().getContent().toByteArray()));
                 }
                 if (reply.getNotLeaderException() != null
                     || reply.getLeaderNotReadyException() != null) {
