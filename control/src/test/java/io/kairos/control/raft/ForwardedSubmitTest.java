@@ -107,6 +107,30 @@ class ForwardedSubmitTest {
     assertThat(entries).isLessThan(submits / 2);
   }
 
+  /** Group commit on one replica: a burst of separate submits shares few entries. */
+  @Test
+  void aBurstOfSubmitsSharesFewEntries() throws Exception {
+    var self = new PeerAddress("127.0.0.1", freePort(), freePort());
+    var replica = new RaftReplica(self, List.of(self), dir.resolve("one"));
+    replicas.add(replica);
+    replica.start();
+    await().atMost(Duration.ofSeconds(60)).until(replica::isLeaderReady);
+    var batcher = new SubmitBatcher(replica, InstantSource.system());
+    batchers.add(batcher);
+    assertThat(batcher.submit(List.of(job(0))).get(60, TimeUnit.SECONDS)).containsExactly(1L);
+    long before = replica.appliedIndex();
+    var futures = new ArrayList<CompletableFuture<List<Long>>>();
+    for (int i = 1; i <= 300; i++) {
+      futures.add(batcher.submit(List.of(job(i))));
+    }
+    var ids = new ArrayList<Long>();
+    for (var f : futures) {
+      ids.addAll(f.get(60, TimeUnit.SECONDS));
+    }
+    assertThat(ids).doesNotHaveDuplicates().hasSize(300);
+    assertThat(replica.appliedIndex() - before).isLessThan(100);
+  }
+
   /** Bytes that are no command are refused at the leader before they reach the log. */
   @Test
   void anUndecodableCommandIsRefusedBeforeTheLog() {
