@@ -79,7 +79,7 @@ pids+=("$one")
 ready http://127.0.0.1:18500
 export KAIROS_TOKEN="$(cat "$work/one/admin.token")"
 unlimit http://127.0.0.1:18500
-bench "warm-up (discarded)" http://127.0.0.1:18500 "$one" --duration 10 --concurrency 64 >/dev/null
+bench "warm-up (discarded)" http://127.0.0.1:18500 "$one" --duration 20 --concurrency 64 >/dev/null
 for i in $(seq 1 "$runs"); do
   bench "closed loop, run $i" http://127.0.0.1:18500 "$one" --duration "$secs" --concurrency 64
 done
@@ -117,11 +117,14 @@ follower="$(for p in 18600 18601 18602; do
 done)"
 echo "leader $leader, follower $follower"
 all="$(IFS=,; echo "${group[*]}")"
-bench "warm-up (discarded)" "$leader" "$all" --duration 10 --concurrency 64 >/dev/null
-bench "warm-up (discarded)" "$follower" "$all" --duration 5 --concurrency 64 >/dev/null
+# Three JVMs to warm up (the JIT compiles each one's own path): both paths, twice.
+for _ in 1 2; do
+  bench "warm-up (discarded)" "$leader" "$all" --duration 8 --concurrency 128 >/dev/null
+  bench "warm-up (discarded)" "$follower" "$all" --duration 8 --concurrency 128 >/dev/null
+done
 for i in $(seq 1 "$runs"); do
-  bench "leader, run $i" "$leader" "$all" --duration "$secs" --concurrency 64
-  bench "through a follower, run $i" "$follower" "$all" --duration "$secs" --concurrency 64
+  bench "leader, run $i" "$leader" "$all" --duration "$secs" --concurrency 128
+  bench "through a follower, run $i" "$follower" "$all" --duration "$secs" --concurrency 128
 done
 if [ -n "${KAIROS_BENCH_CONCURRENCY:-}" ]; then # e.g. "1 8": how latency bounds the rate
   for c in $KAIROS_BENCH_CONCURRENCY; do

@@ -19,13 +19,13 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>A single thread drains the queue: it takes whatever is waiting (up to {@link
  * #MAX_JOBS_PER_ENTRY} jobs), proposes it, and goes on without waiting for the commit. Group
- * commit: while {@link #EAGER_IN_FLIGHT} entries are in flight, the next one waits for one of them
- * to commit, gathering the submits that arrive meanwhile, unless {@link #FULL_ENTRY} submits are
+ * commit: while an entry is in flight ({@link #EAGER_IN_FLIGHT}), the next one waits for its
+ * commit, gathering the submits that arrive meanwhile, unless {@link #FULL_ENTRY} submits are
  * already waiting; at most {@link #MAX_IN_FLIGHT} entries are in flight. So a submit alone is its
- * own entry and waits for nothing, 1,000 separate submits a second share entries (each entry, with
- * its fsync and its replication, costs far more than a job in it), and a heavy load still keeps the
- * log busy with several large entries. Each caller's future completes with its own ids once the
- * entry is committed and applied.
+ * own entry and waits for nothing, a steady stream of separate submits (1,000 a second) shares
+ * entries (each entry, with its fsync and its replication, costs far more than a job in it), and a
+ * heavy load still keeps the log busy with several large entries. Each caller's future completes
+ * with its own ids once the entry is committed and applied.
  *
  * <p>Each caller's jobs are one group of the entry ({@link SubmitJobs#groups}): the state machine
  * admits or refuses them as a whole against the limits, and a refused caller's future fails with
@@ -36,10 +36,10 @@ public final class SubmitBatcher implements Closeable {
   static final int MAX_IN_FLIGHT = 8;
 
   /** Entries proposed at once without waiting for a commit. */
-  static final int EAGER_IN_FLIGHT = 2;
+  static final int EAGER_IN_FLIGHT = 1;
 
   /** Submits waiting that make an entry worth proposing past {@link #EAGER_IN_FLIGHT}. */
-  static final int FULL_ENTRY = 64;
+  static final int FULL_ENTRY = 16;
 
   private record Pending(List<JobRequest> jobs, CompletableFuture<List<Long>> done) {}
 
