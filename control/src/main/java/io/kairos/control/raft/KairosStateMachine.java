@@ -20,7 +20,6 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Function;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
-import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
@@ -136,40 +135,16 @@ public final class KairosStateMachine extends BaseStateMachine {
   public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
     LogEntryProto entry = trx.getLogEntry();
     try {
-      return CompletableFuture.completedFuture(apply(trx, entry));
+      return CompletableFuture.completedFuture(apply(entry));
     } catch (Throwable e) {
       onFatal.accept("applying log entry " + entry.getIndex() + " failed", e);
       return CompletableFuture.failedFuture(e);
     }
   }
 
-  /**
-   * On the leader, for each write: decodes the command here, on the proposer's thread (the batcher,
-   * or gRPC for a follower's forwarded batch), so the apply thread does not parse JSON. The context
-   * is the command decoded from the very bytes the log holds, so the leader applies what every
-   * follower decodes. Bytes that do not decode are refused here, before they reach the log.
-   */
-  @Override
-  public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
-    ControlCommand command;
-    try {
-      command = CommandCodec.decode(request.getMessage().getContent().toByteArray());
-    } catch (IllegalArgumentException e) {
-      throw new IOException("refused an undecodable command: " + e.getMessage(), e);
-    }
-    return TransactionContext.newBuilder()
-        .setStateMachine(this)
-        .setClientRequest(request)
-        .setStateMachineContext(command)
-        .build();
-  }
-
-  private Message apply(TransactionContext trx, LogEntryProto entry) throws Exception {
+  private Message apply(LogEntryProto entry) throws Exception {
     ByteString data = entry.getStateMachineLogEntry().getLogData();
-    ControlCommand command =
-        trx.getStateMachineContext() instanceof ControlCommand decoded
-            ? decoded
-            : CommandCodec.decode(data.toByteArray()); // a follower, or a log replayed
+    ControlCommand command = CommandCodec.decode(data.toByteArray());
     ControlResult result;
     lock.writeLock().lock();
     try {
@@ -185,7 +160,7 @@ public final class KairosStateMachine extends BaseStateMachine {
     }
     shadow.apply(data);
     watch.changed();
-    return new ResultMessage(result);
+    return Message.valueOf(ByteString.copyFrom(CommandCodec.encodeResult(result)));
   }
 
   /**

@@ -247,10 +247,7 @@ public final class RaftReplica implements Closeable {
               reply -> {
                 if (reply.isSuccess()) {
                   return CompletableFuture.completedFuture(
-                      reply.getMessage() instanceof ResultMessage applied
-                          ? applied.result() // the object the state machine answered: no JSON
-                          : CommandCodec.decodeResult(
-                              reply.getMessage().getContent().toByteArray()));
+                      CommandCodec.decodeResult(reply.getMessage().getContent().toByteArray()));
                 }
                 if (reply.getNotLeaderException() != null
                     || reply.getLeaderNotReadyException() != null) {

@@ -1,7 +1,6 @@
 package io.kairos.control.raft;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.kairos.control.state.ControlState;
@@ -16,19 +15,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.apache.ratis.protocol.ClientId;
-import org.apache.ratis.protocol.Message;
-import org.apache.ratis.protocol.RaftClientRequest;
-import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Submits through a follower: its batcher packs concurrent submits into few log entries, forwarded
- * to the leader several at a time, and each caller gets its own ids back; at the leader, the
- * command is decoded off the apply thread and a result it proposed itself comes back as an object.
+ * to the leader several at a time, and each caller gets its own ids back; on one replica a burst of
+ * separate submits shares few entries (group commit).
  */
 class ForwardedSubmitTest {
   @TempDir Path dir;
@@ -129,23 +123,5 @@ class ForwardedSubmitTest {
     }
     assertThat(ids).doesNotHaveDuplicates().hasSize(300);
     assertThat(replica.appliedIndex() - before).isLessThan(100);
-  }
-
-  /** Bytes that are no command are refused at the leader before they reach the log. */
-  @Test
-  void anUndecodableCommandIsRefusedBeforeTheLog() {
-    var sm = new KairosStateMachine((what, e) -> {});
-    var request =
-        RaftClientRequest.newBuilder()
-            .setClientId(ClientId.randomId())
-            .setServerId(RaftPeerId.valueOf("s"))
-            .setGroupId(RaftReplica.GROUP_ID)
-            .setCallId(1)
-            .setMessage(Message.valueOf(ByteString.copyFrom(new byte[] {9, 9})))
-            .setType(RaftClientRequest.writeRequestType())
-            .build();
-    assertThatThrownBy(() -> sm.startTransaction(request))
-        .hasMessageContaining("undecodable command")
-        .hasMessageContaining("unknown log entry format");
   }
 }
