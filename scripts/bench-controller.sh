@@ -31,7 +31,8 @@ ready() {  # url
 # (docs/security.md) for the benchmark, as an admin would for a load test.
 unlimit() {  # token file, url
   KAIROS_TOKEN="$(cat "$1")" ./kairos limits set --server "$2" \
-    --max-jobs-per-user 1000000000 --max-live-jobs 1000000000 >/dev/null
+    --max-jobs-per-user 1000000000 --max-live-jobs 1000000000 \
+    --submits-per-sec 1000000 --submit-burst 1000000 >/dev/null
 }
 
 bench() {  # label, token file, url, bench args...
@@ -42,7 +43,7 @@ bench() {  # label, token file, url, bench args...
 }
 
 echo "### one replica"
-./kairos server --data "$work/one" --listen 127.0.0.1:18500 >"$work/one.log" 2>&1 &
+./kairos server --data "$work/one" --listen 127.0.0.1:18500 --allow-root-jobs >"$work/one.log" 2>&1 &
 pids+=($!)
 ready http://127.0.0.1:18500
 unlimit "$work/one/admin.token" http://127.0.0.1:18500
@@ -59,7 +60,7 @@ echo "### three replicas (one machine)"
 peers=127.0.0.1:18600,127.0.0.1:18601,127.0.0.1:18602
 ./kairos tls create-ca --out "$work/ca" >/dev/null 2>&1   # the group's shared CA (Raft over mutual TLS)
 for i in 0 1 2; do
-  ./kairos server --data "$work/g$i" --listen "127.0.0.1:1860$i" --peers "$peers" --ca-from "$work/ca" \
+  ./kairos server --data "$work/g$i" --listen "127.0.0.1:1860$i" --peers "$peers" --ca-from "$work/ca" --allow-root-jobs \
     >"$work/g$i.log" 2>&1 &
   pids+=($!)
 done

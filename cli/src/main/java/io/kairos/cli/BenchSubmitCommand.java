@@ -53,8 +53,22 @@ final class BenchSubmitCommand extends ApiCommand {
 
   @Option(
       names = "--duration",
-      paramLabel = "SECONDS",
-      description = "Stop sending after this many seconds.")
+      paramLabel = "TIME",
+      description =
+          "Stop sending after this long: seconds (2.5), or 500ms, 30s, 10m, 1h. A long run"
+              + " prints its figures per --window as it goes.")
+  String duration;
+
+  @Option(
+      names = "--window",
+      paramLabel = "TIME",
+      defaultValue = "60s",
+      description =
+          "For runs longer than this: the figures of each window of this length, by due time"
+              + " (default: ${DEFAULT-VALUE}), so a sustained latency can be read off.")
+  String window;
+
+  /** --duration in seconds; null when not given. */
   Double durationSeconds;
 
   @Option(
@@ -113,13 +127,17 @@ final class BenchSubmitCommand extends ApiCommand {
     if (!(rate >= 0) || concurrency < 1 || batch < 1 || gpus < 0) {
       throw new UsageException("--rate must be >= 0, --concurrency and --batch >= 1, --gpus >= 0");
     }
-    if (count != null && count < 1 || durationSeconds != null && !(durationSeconds > 0)) {
-      throw new UsageException("--count and --duration must be > 0");
+    durationSeconds = duration == null ? null : seconds(duration, "--duration");
+    windowNanos = (long) (seconds(window, "--window") * 1e9);
+    if (count != null && count < 1
+        || durationSeconds != null && !(durationSeconds > 0)
+        || windowNanos <= 0) {
+      throw new UsageException("--count, --duration and --window must be > 0");
     }
     long jobs = count != null ? count : durationSeconds != null ? Long.MAX_VALUE : DEFAULT_COUNT;
     // Before the clock starts: is a controller there, and does it take the token?
     api.get("/api/v1/whoami");
-    Result r = load(api, jobs);
+    Result r = load(api, jobs, out);
     if (isJson()) {
       ObjectNode o = Json.MAPPER.createObjectNode();
       o.put("requests", r.requests());
@@ -185,9 +203,9 @@ final class BenchSubmitCommand extends ApiCommand {
   }
 
   /** Sends {@code jobs} jobs (or until --duration), then waits for every reply. */
-  private Result load(ApiClient api, long jobs) throws InterruptedException {
+  private Result load(ApiClient api, long jobs, PrintWriter out) throws InterruptedException {
     URI server = URI.create(api.server().toString());
-    return rawLoad(server, api.token(), api.tls().context(), jobs);
+    return rawLoad(server, api.token(), api.tls().context(), jobs, out);
   }
 
   /**
@@ -197,7 +215,11 @@ final class BenchSubmitCommand extends ApiCommand {
    * back to back.
    */
   private Result rawLoad(
-      URI server, String token, java.util.Optional<javax.net.ssl.SSLContext> tls, long jobs)
+      URI server,
+      String token,
+      java.util.Optional<javax.net.ssl.SSLContext> tls,
+      long jobs,
+      PrintWriter out)
       throws InterruptedException {
     Plan plan = plan(jobs);
     long requests = plan.requests();
@@ -218,6 +240,28 @@ final class BenchSubmitCommand extends ApiCommand {
     long start = System.nanoTime();
     var lastReply = new AtomicLong(start);
     var workers = new java.util.ArrayList<Thread>();
+    boolean windowed = !isJson() && durationNanos != Long.MAX_VALUE && durationNanos > windowNanos;
+    var windows = new java.util.concurrent.ConcurrentHashMap<Long, Window>();
+    var printed = new AtomicLong();
+    Thread printer =
+        windowed
+            ? Thread.ofVirtual()
+                .start(
+                    () -> {
+                      // A window is printed once its replies are in: WINDOW_GRACE after it ends.
+                      try {
+                        while (true) {
+                          Thread.sleep(1000);
+                          long ended = (System.nanoTime() - start - WINDOW_GRACE) / windowNanos;
+                          synchronized (printed) {
+                            printWindows(windows, printed, ended, out);
+                          }
+                        }
+                      } catch (InterruptedException e) {
+                        // the run is over: the rest are printed below
+                      }
+                    })
+            : null;
     for (int c = 0; c < concurrency; c++) {
       workers.add(
           Thread.ofVirtual()
@@ -250,11 +294,19 @@ final class BenchSubmitCommand extends ApiCommand {
                           var reply = conn.send(isLast ? last : full);
                           long now = System.nanoTime();
                           lastReply.accumulateAndGet(now, Math::max);
+                          Window win = windowed ? window(windows, printed, due - start) : null;
                           if (reply.status() == 201) {
                             latencies.add(now - due);
                             acknowledged.addAndGet(isLast ? lastBatch : batch);
+                            if (win != null) {
+                              win.latencies().add(now - due);
+                              win.jobs().addAndGet(isLast ? lastBatch : batch);
+                            }
                           } else {
                             errors.incrementAndGet();
+                            if (win != null) {
+                              win.errors().incrementAndGet();
+                            }
                             firstError.compareAndSet(null, problemDetail(reply));
                           }
                         } catch (java.io.IOException e) {
@@ -299,6 +351,11 @@ final class BenchSubmitCommand extends ApiCommand {
         w.interrupt();
       }
     }
+    if (printer != null) {
+      printer.interrupt();
+      printer.join();
+      printWindows(windows, printed, Long.MAX_VALUE / 2, out);
+    }
     double seconds = (lastReply.get() - start) / 1e9;
     return new Result(
         sentRequests.get(),
@@ -307,6 +364,65 @@ final class BenchSubmitCommand extends ApiCommand {
         seconds,
         latencies.percentiles(),
         firstError.get());
+  }
+
+  private long windowNanos;
+
+  /** A duration option in seconds: a bare number (fractions allowed) or 500ms, 30s, 10m, 1h. */
+  static double seconds(String text, String option) {
+    try {
+      return Double.parseDouble(text.strip());
+    } catch (NumberFormatException e) {
+      return Durations.millis(text, option) / 1000.0;
+    }
+  }
+
+  /** The latencies of one window of due times, and its acknowledged jobs. */
+  private record Window(Samples latencies, AtomicLong jobs, AtomicLong errors) {
+    Window() {
+      this(new Samples(), new AtomicLong(), new AtomicLong());
+    }
+  }
+
+  static final long WINDOW_GRACE = TimeUnit.SECONDS.toNanos(5);
+
+  /** The window a request due at {@code sinceStart} counts in; null once that one was printed. */
+  private Window window(
+      java.util.concurrent.ConcurrentHashMap<Long, Window> windows,
+      AtomicLong printed,
+      long sinceStart) {
+    long w = Math.max(0, sinceStart) / windowNanos;
+    return w < printed.get() ? null : windows.computeIfAbsent(w, k -> new Window());
+  }
+
+  /** The figures of each window that has ended, in order, once; the rest at the end. */
+  private void printWindows(
+      java.util.concurrent.ConcurrentHashMap<Long, Window> windows,
+      java.util.concurrent.atomic.AtomicLong printed,
+      long upTo,
+      PrintWriter out) {
+    if (out == null || isJson()) {
+      return;
+    }
+    long last = windows.keySet().stream().mapToLong(Long::longValue).max().orElse(-1);
+    for (long w = printed.get(); w < Math.min(upTo, last + 1); w = printed.incrementAndGet()) {
+      Window win = windows.remove(w);
+      if (win == null) {
+        continue;
+      }
+      Percentiles p = win.latencies().percentiles();
+      out.printf(
+          Locale.ROOT,
+          "window to %s s  %d jobs  %d errors  latency (ms) p50 %s  p99 %s  p99.9 %s  max %s%n",
+          fmt((w + 1) * windowNanos / 1e9),
+          win.jobs().get(),
+          win.errors().get(),
+          fmt(ms(p.value(50))),
+          fmt(ms(p.value(99))),
+          fmt(ms(p.value(99.9))),
+          fmt(ms(p.max())));
+      out.flush();
+    }
   }
 
   /** The problem's detail, as the other commands print it, or the status and body. */

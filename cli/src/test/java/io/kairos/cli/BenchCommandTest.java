@@ -118,6 +118,17 @@ class BenchCommandTest extends ClientTestSupport {
     assertThat(requests).isBetween(15L, 21L);
   }
 
+  /** A long run is cut into windows by due time, each with its own figures (sustained tails). */
+  @Test
+  void aDurationWithAUnitRunsAndPrintsEachWindow() {
+    var r =
+        kairos("bench", "submit", "--duration", "1500ms", "--rate", "40", "--window", "500ms")
+            .assertOk();
+    assertThat(r.out().lines().filter(l -> l.startsWith("window ")).count()).isEqualTo(3);
+    assertThat(r.out()).contains("acknowledged  60 jobs");
+    assertThat(kairos("bench", "submit", "--duration", "ten minutes").code()).isEqualTo(2);
+  }
+
   @Test
   void latencyMeasuresSubmitToRunningBothWays() throws IOException {
     var polls = new ConcurrentHashMap<Long, AtomicInteger>();

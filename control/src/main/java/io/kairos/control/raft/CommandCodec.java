@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.util.Arrays;
 
 /**
  * Bytes for the log, replies and snapshots: a leading format byte, then JSON. The byte is there
@@ -30,7 +29,7 @@ public final class CommandCodec {
   }
 
   public static ControlCommand decode(byte[] bytes) {
-    return read(payload(bytes), ControlCommand.class);
+    return read(checkFormat(bytes), ControlCommand.class);
   }
 
   public static byte[] encodeResult(ControlResult result) {
@@ -38,7 +37,7 @@ public final class CommandCodec {
   }
 
   public static ControlResult decodeResult(byte[] bytes) {
-    return read(payload(bytes), ControlResult.class);
+    return read(checkFormat(bytes), ControlResult.class);
   }
 
   public static void writeImage(StateImage image, OutputStream out) throws IOException {
@@ -105,12 +104,13 @@ public final class CommandCodec {
     return out;
   }
 
-  private static byte[] payload(byte[] bytes) {
+  /** {@code bytes}, once its format byte is known (the JSON follows it; no copy is made). */
+  private static byte[] checkFormat(byte[] bytes) {
     if (bytes.length == 0 || bytes[0] != FORMAT_JSON) {
       throw new IllegalArgumentException(
           "unknown log entry format " + (bytes.length == 0 ? "(empty)" : bytes[0]));
     }
-    return Arrays.copyOfRange(bytes, 1, bytes.length);
+    return bytes;
   }
 
   private static byte[] write(Object value) {
@@ -121,9 +121,10 @@ public final class CommandCodec {
     }
   }
 
-  private static <T> T read(byte[] json, Class<T> type) {
+  /** The JSON after the format byte of {@code bytes}. */
+  private static <T> T read(byte[] bytes, Class<T> type) {
     try {
-      return JSON.readValue(json, type);
+      return JSON.readValue(bytes, 1, bytes.length - 1, type);
     } catch (IOException e) {
       throw new IllegalArgumentException("undecodable log entry: " + e.getMessage(), e);
     }

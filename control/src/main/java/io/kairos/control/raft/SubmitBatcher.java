@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -19,10 +18,14 @@ import java.util.concurrent.TimeUnit;
  * per second cost tens of log writes, not thousands (group commit).
  *
  * <p>A single thread drains the queue: it takes whatever is waiting (up to {@link
- * #MAX_JOBS_PER_ENTRY} jobs), proposes it, and goes on without waiting for the commit; at most
- * {@link #MAX_IN_FLIGHT} entries are in flight. Under light load each submit is its own entry and
- * waits for nothing; under heavy load entries grow. Each caller's future completes with its own ids
- * once the entry is committed and applied.
+ * #MAX_JOBS_PER_ENTRY} jobs), proposes it, and goes on without waiting for the commit. Group
+ * commit: while an entry is in flight ({@link #EAGER_IN_FLIGHT}), the next one waits for its
+ * commit, gathering the submits that arrive meanwhile, unless {@link #FULL_ENTRY} submits are
+ * already waiting; at most {@link #MAX_IN_FLIGHT} entries are in flight. So a submit alone is its
+ * own entry and waits for nothing, a steady stream of separate submits (1,000 a second) shares
+ * entries (each entry, with its fsync and its replication, costs far more than a job in it), and a
+ * heavy load still keeps the log busy with several large entries. Each caller's future completes
+ * with its own ids once the entry is committed and applied.
  *
  * <p>Each caller's jobs are one group of the entry ({@link SubmitJobs#groups}): the state machine
  * admits or refuses them as a whole against the limits, and a refused caller's future fails with
@@ -31,6 +34,12 @@ import java.util.concurrent.TimeUnit;
 public final class SubmitBatcher implements Closeable {
   static final int MAX_JOBS_PER_ENTRY = 2_000;
   static final int MAX_IN_FLIGHT = 8;
+
+  /** Entries proposed at once without waiting for a commit. */
+  static final int EAGER_IN_FLIGHT = 1;
+
+  /** Submits waiting that make an entry worth proposing past {@link #EAGER_IN_FLIGHT}. */
+  static final int FULL_ENTRY = 16;
 
   private record Pending(List<JobRequest> jobs, CompletableFuture<List<Long>> done) {}
 
@@ -52,7 +61,11 @@ public final class SubmitBatcher implements Closeable {
   private final RaftReplica replica;
   private final InstantSource clock;
   private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
-  private final Semaphore inFlight = new Semaphore(MAX_IN_FLIGHT);
+
+  /** Guards {@link #inFlight}; notified when an entry completes or the queue fills. */
+  private final Object gate = new Object();
+
+  private int inFlight;
   private final Thread drainer;
   private volatile boolean closed;
 
@@ -75,6 +88,11 @@ public final class SubmitBatcher implements Closeable {
       return done;
     }
     queue.add(new Pending(List.copyOf(jobs), done));
+    if (queue.size() == FULL_ENTRY) {
+      synchronized (gate) {
+        gate.notifyAll();
+      }
+    }
     return done;
   }
 
@@ -86,7 +104,7 @@ public final class SubmitBatcher implements Closeable {
         if (first == null) {
           continue;
         }
-        inFlight.acquire();
+        awaitTurn();
         batch.add(first);
         int jobs = first.jobs().size();
         Pending next;
@@ -103,6 +121,24 @@ public final class SubmitBatcher implements Closeable {
     }
   }
 
+  /** Waits until an entry may be proposed (see the class comment), and counts it in flight. */
+  private void awaitTurn() throws InterruptedException {
+    synchronized (gate) {
+      while (inFlight >= MAX_IN_FLIGHT
+          || inFlight >= EAGER_IN_FLIGHT && queue.size() + 1 < FULL_ENTRY) {
+        gate.wait(50); // notified on a commit or a full queue; the timeout is a safety net
+      }
+      inFlight++;
+    }
+  }
+
+  private void landed() {
+    synchronized (gate) {
+      inFlight--;
+      gate.notifyAll();
+    }
+  }
+
   private void propose(List<Pending> batch, int jobCount) {
     var all = new ArrayList<JobRequest>(jobCount);
     var groups = new ArrayList<Integer>(batch.size());
@@ -110,17 +146,21 @@ public final class SubmitBatcher implements Closeable {
       all.addAll(p.jobs());
       groups.add(p.jobs().size());
     }
-    replica
-        .propose(new SubmitJobs(clock.millis(), all, groups))
-        .whenComplete(
-            (result, error) -> {
-              inFlight.release();
-              if (error != null) {
-                batch.forEach(p -> p.done().completeExceptionally(error));
-                return;
-              }
-              distribute(batch, result);
-            });
+    CompletableFuture<ControlResult> proposed;
+    try {
+      proposed = replica.propose(new SubmitJobs(clock.millis(), all, groups));
+    } catch (RuntimeException e) {
+      proposed = CompletableFuture.failedFuture(e);
+    }
+    proposed.whenComplete(
+        (result, error) -> {
+          landed();
+          if (error != null) {
+            batch.forEach(p -> p.done().completeExceptionally(error));
+            return;
+          }
+          distribute(batch, result);
+        });
   }
 
   private static void distribute(List<Pending> batch, ControlResult result) {
