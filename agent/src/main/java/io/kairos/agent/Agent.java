@@ -93,7 +93,7 @@ public final class Agent implements AutoCloseable {
   private Thread loop;
   private volatile String address;
 
-  private final Lease lease = new Lease();
+  private final Lease lease;
   // Retry state, used by the loop thread only.
   private final Retries retries;
   private int fencesInARow;
@@ -103,6 +103,7 @@ public final class Agent implements AutoCloseable {
 
   public Agent(AgentConfig config, InstantSource clock, RandomGenerator random) {
     this.config = Objects.requireNonNull(config, "config");
+    this.lease = new Lease(config.fenceMarginMs());
     this.clock = Objects.requireNonNull(clock, "clock");
     this.backoff = new Backoff(random);
     this.identity = new AgentIdentity(config);
@@ -316,7 +317,7 @@ public final class Agent implements AutoCloseable {
         }
         registered(registered, sentAt);
         reportAdopted = false;
-        isolation.renewed(sentAtNanos, registered.leaseMs(), registered.epoch());
+        isolation.renewed(sentAtNanos, lease.fenceMs(), registered.epoch());
         return true;
       }
       if (outcome.get() instanceof Outcome.Rejected<Registered>(int status, String body)) {
@@ -376,9 +377,9 @@ public final class Agent implements AutoCloseable {
         retryAfter(outcome.get());
         continue;
       }
-      lease.renewed(sentAt);
+      lease.renewed(sentAt, reply.leaseMs());
       retries.reachedLeader();
-      isolation.renewed(sentAtNanos, lease.leaseMs(), epoch());
+      isolation.renewed(sentAtNanos, lease.fenceMs(), epoch());
       reported = version;
       if (reply.fenced()) {
         fenced();
@@ -501,12 +502,14 @@ public final class Agent implements AutoCloseable {
     lease.registered(registered, sentAt);
     retries.succeeded();
     log.info(
-        "agent {} registered with {}: epoch {}, heartbeat every {} ms, lease {} ms",
+        "agent {} registered with {}: epoch {}, heartbeat every {} ms, lease {} ms (tasks killed"
+            + " {} ms after the last accepted heartbeat)",
         config.nodeName(),
         client.current(),
         registered.epoch(),
         registered.heartbeatIntervalMs(),
-        registered.leaseMs());
+        registered.leaseMs(),
+        lease.fenceMs());
   }
 
   /**
