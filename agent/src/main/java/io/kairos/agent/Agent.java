@@ -548,8 +548,11 @@ public final class Agent implements AutoCloseable {
             + " (the controller may have given their GPUs away)",
         config.nodeName(),
         lapsedAfterMs);
+    // The node's fault, not the job's: reported so, its job is requeued elsewhere (if the
+    // controller has not called the node DOWN already), not failed.
     table.killAllNow(
-        ExitReason.KILLED, "lease expired: no heartbeat accepted for " + lapsedAfterMs + " ms");
+        ExitReason.NODE_UNHEALTHY,
+        "lease expired: no heartbeat accepted for " + lapsedAfterMs + " ms");
   }
 
   private void shutdown() {

@@ -289,7 +289,7 @@ class AgentTest {
     clock.advance(Duration.ofMillis(1));
 
     await().atMost(WAIT).until(() -> report(agent, key).status() == TaskStatus.EXITED);
-    assertThat(report(agent, key).reason()).isEqualTo(ExitReason.KILLED);
+    assertThat(report(agent, key).reason()).isEqualTo(ExitReason.NODE_UNHEALTHY);
     assertThat(report(agent, key).message()).contains("lease expired");
   }
 

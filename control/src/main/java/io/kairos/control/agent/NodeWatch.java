@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The leader's view of its nodes' heartbeats: when each last arrived, its failure detector, and
@@ -15,9 +17,25 @@ import java.util.Set;
  * DOWN's reading of the last arrival are ordered: either the arrival counts in the DOWN's {@code
  * safeAfterMs}, or {@link #arrived} refuses it and its reply fences the agent ({@link #beginDown}).
  * Leader state, never replicated.
+ *
+ * <p>Its own pauses: when the evaluations come more than {@link #MAX_OWN_PAUSE_MS} apart (a
+ * stop-the-world pause, a starved process on a loaded host), the heartbeats that came in meanwhile
+ * may still wait in the sockets, unstamped, so no node is judged for {@link #AFTER_OWN_PAUSE_MS}
+ * (Cassandra's failure detector does the same after a local pause). Never unsafe: the lease, not
+ * the verdict, decides when a lost node's GPUs may go elsewhere; a pause only delays the verdict.
  */
 final class NodeWatch {
+  private static final Logger log = LoggerFactory.getLogger(NodeWatch.class);
+
+  /** Evaluations further apart than this mean the controller itself paused. */
+  static final long MAX_OWN_PAUSE_MS = 1_000;
+
+  /** How long after its own pause no node is judged: the waiting heartbeats are read by then. */
+  static final long AFTER_OWN_PAUSE_MS = 1_500;
+
   private final FailureDetectors detectors;
+  private long lastEvaluatedMs = -1;
+  private long quietUntilMs = -1;
   private final Map<String, Long> lastSeenMs = new HashMap<>();
   private final Set<String> goingDown = new HashSet<>();
 
@@ -48,14 +66,24 @@ final class NodeWatch {
 
   /** A new leader watches every live node as if it had just heard from it. */
   synchronized void adopt(List<String> nodes, long nowMs) {
+    lastEvaluatedMs = nowMs; // not leader until now: not a pause
     for (String n : nodes) {
       detectors.reset(n, nowMs);
       lastSeenMs.putIfAbsent(n, nowMs);
     }
   }
 
+  /** The detectors' changes at {@code nowMs}; none within a while after a pause of its own. */
   synchronized List<FailureDetectors.Transition> evaluate(long nowMs) {
-    return detectors.evaluate(nowMs);
+    if (lastEvaluatedMs >= 0 && nowMs - lastEvaluatedMs > MAX_OWN_PAUSE_MS) {
+      log.warn(
+          "liveness: the controller itself was paused for {} ms; judging no node for {} ms",
+          nowMs - lastEvaluatedMs,
+          AFTER_OWN_PAUSE_MS);
+      quietUntilMs = nowMs + AFTER_OWN_PAUSE_MS;
+    }
+    lastEvaluatedMs = nowMs;
+    return nowMs < quietUntilMs ? List.of() : detectors.evaluate(nowMs);
   }
 
   synchronized Optional<Long> lastSeen(String node) {
