@@ -97,6 +97,7 @@ class Cluster:
             if condition():
                 return time.monotonic()
             time.sleep(poll)
+        self.keep = True  # the logs explain the failure: close() leaves them
         sys.exit(f"timed out after {limit}s waiting for {what}; logs in {self.dir}")
 
     def close(self):
@@ -110,7 +111,8 @@ class Cluster:
                 p.kill()
         for log in self.logs:
             log.close()
-        shutil.rmtree(self.dir, ignore_errors=True)
+        if not getattr(self, "keep", False):
+            shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def percentile(values, q):

@@ -17,6 +17,9 @@ import java.util.OptionalLong;
  * Thread-safe.
  */
 final class Lease {
+  /** The longest lease a controller may grant ({@code kairos server --lease} at most). */
+  static final long MAX_LEASE_MS = 3_600_000;
+
   private final long fenceMarginMs;
   private long epoch;
   private long heartbeatIntervalMs;
@@ -55,10 +58,11 @@ final class Lease {
 
   /**
    * As {@link #renewed(Instant)}, for {@code leaseMs} from now on when the controller says so (a
-   * restarted controller may grant another; null or not positive keeps the current one).
+   * restarted controller may grant another; null, or outside 1 ms to an hour, keeps the current
+   * one).
    */
   synchronized void renewed(Instant sentAt, Long leaseMs) {
-    if (leaseMs != null && leaseMs > 0) {
+    if (leaseMs != null && leaseMs > 0 && leaseMs <= MAX_LEASE_MS) {
       this.leaseMs = leaseMs;
     }
     renewed(sentAt);

@@ -47,6 +47,8 @@ class LeaseTest {
     lease.renewed(T0.plusMillis(1_000), null);
     assertThat(lease.leaseMs()).as("a reply that names none keeps it").isEqualTo(10_000);
 
+    lease.renewed(T0.plusMillis(1_500), Long.MAX_VALUE);
+    assertThat(lease.leaseMs()).as("past an hour: ignored").isEqualTo(10_000);
     lease.renewed(T0.plusMillis(2_000), 3_500L);
     assertThat(lease.leaseMs()).isEqualTo(3_500);
     assertThat(lease.fenceMs()).isEqualTo(3_250);

@@ -443,6 +443,24 @@ class AgentProtocolTest {
     assertThat(failed.message()).contains("killed");
   }
 
+  @Test
+  void aJobStoppedBeforeItsLaunchReachedTheAgentFreesItsGpusThere() throws Exception {
+    start(PATIENT);
+    var a = new FakeAgent("a", 2).register();
+    long id = submit("{\"command\":[\"sleep\",\"60\"],\"gpus\":2}");
+    awaitState(id, JobState.RUNNING);
+    // Cancelled before any heartbeat brought the agent its launch.
+    var cancel = api.post("/api/v1/jobs/" + id + "/cancel", "{}");
+    assertThat(cancel.status()).as(cancel.body()).isEqualTo(200);
+    long next = submit("{\"command\":[\"sleep\",\"60\"],\"gpus\":2}");
+
+    // The agent holds nothing: the first job's task never started here, its GPUs are free.
+    a.beat();
+    awaitState(next, JobState.RUNNING);
+    assertThat(a.launched(next).jobId()).isEqualTo(next);
+    assertThat(job(id).state()).isEqualTo(JobState.CANCELLED);
+  }
+
   // ---- helpers ----
 
   /** An agent played by hand: it registers and heartbeats with {@code waitMs} 0. */

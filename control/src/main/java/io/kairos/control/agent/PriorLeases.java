@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 
 /**
  * The longest lease this replica may have granted before it started, kept in {@code
@@ -15,8 +16,8 @@ import java.nio.file.StandardCopyOption;
  * <p>At start the file is read (missing or unreadable: {@link #LEGACY_LEASE_MS}, what releases
  * before the setting granted) and then holds the longer of it and the new lease; once the prior
  * lease has surely run out since the start, {@link #settle} writes the new one alone. Each write is
- * a temp file renamed over the old one. One replica's record: the replicas of a group must run with
- * the same lease (docs/operations.md).
+ * a temp file (0600) renamed over the old one. One replica's record: the replicas of a group must
+ * run with the same lease (docs/operations.md).
  */
 public final class PriorLeases {
   /** The lease every release before {@code --lease} granted. */
@@ -49,6 +50,10 @@ public final class PriorLeases {
 
   private static void write(Path dataDir, long leaseMs) throws IOException {
     Path tmp = dataDir.resolve(FILE + ".tmp");
+    Files.deleteIfExists(tmp);
+    // Private, as everything under the data directory, whatever the process's umask.
+    Files.createFile(
+        tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     Files.writeString(tmp, leaseMs + "\n", StandardCharsets.US_ASCII);
     Files.move(
         tmp,
