@@ -398,7 +398,19 @@ public final class Agent implements AutoCloseable {
   }
 
   private void apply(HeartbeatReply reply) {
-    for (TaskAssignment assignment : orEmpty(reply.launch())) {
+    // A reply that came back after the lease it renews was over (a round trip longer than the
+    // lease, on an overloaded controller): its launches would only be killed by the fence
+    // watchdog. Leave them; the next heartbeat, sooner back, brings them again.
+    boolean leaseHolds = lease.holds(clock);
+    if (!leaseHolds && !orEmpty(reply.launch()).isEmpty()) {
+      log.warn(
+          "agent {}: the reply came after the lease it renews was over: not launching {} task(s)"
+              + " until the next one",
+          config.nodeName(),
+          reply.launch().size());
+    }
+    for (TaskAssignment assignment :
+        leaseHolds ? orEmpty(reply.launch()) : List.<TaskAssignment>of()) {
       table.launch(assignment);
     }
     for (TaskKill kill : orEmpty(reply.kill())) {
@@ -407,7 +419,7 @@ public final class Agent implements AutoCloseable {
     for (TaskRef ref : orEmpty(reply.forget())) {
       table.forget(ref);
     }
-    if (!orEmpty(reply.go()).isEmpty()) {
+    if (leaseHolds && !orEmpty(reply.go()).isEmpty()) {
       // The node was checked when the tasks were prepared; check again before they start.
       List<String> problems = health.checks() ? health.checkNow() : List.of();
       for (TaskRef ref : reply.go()) {

@@ -100,6 +100,16 @@ final class Lease {
   }
 
   /**
+   * Whether the lease, less the fence margin ({@link #fenceMs}), still holds at {@code clock}'s
+   * time: registered, and renewed no longer ago than that.
+   */
+  synchronized boolean holds(InstantSource clock) {
+    return renewedAt != null
+        && leaseMs > 0
+        && !clock.instant().isAfter(renewedAt.plusMillis(fenceMs()));
+  }
+
+  /**
    * Whether the lease, less the fence margin ({@link #fenceMs}), ran out by {@code clock}'s time
    * since the last check: that length in ms the first time it is seen lapsed, empty otherwise (not
    * registered, still valid, or already reported until the next renewal).

@@ -19,7 +19,9 @@ class LeaseTest {
 
     clock.advance(Duration.ofMillis(3_250));
     assertThat(lease.lapse(clock)).isEmpty();
+    assertThat(lease.holds(clock)).isTrue();
     clock.advance(Duration.ofMillis(1));
+    assertThat(lease.holds(clock)).as("a launch now would only be fenced").isFalse();
     assertThat(lease.lapse(clock)).hasValue(3_250);
     assertThat(lease.lapse(clock)).as("reported once per lapse").isEmpty();
 
