@@ -398,14 +398,14 @@ public final class Agent implements AutoCloseable {
   }
 
   private void apply(HeartbeatReply reply) {
-    // A reply that came back when the lease it renews was (nearly) over (a round trip close to the
-    // lease, on an overloaded controller): its launches would likely be killed by the fence
-    // watchdog. Leave them; the next heartbeat, sooner back, brings them again.
+    // A reply that came back after the lease it renews was over (a round trip longer than the
+    // lease, on an overloaded controller): the tasks have been killed, and its launches would be
+    // killed by the fence watchdog at once. Leave them; the next heartbeat brings them again.
     boolean leaseHolds = lease.holds(clock);
     if (!leaseHolds && !orEmpty(reply.launch()).isEmpty()) {
       log.warn(
-          "agent {}: the reply came when the lease it renews was (nearly) over: not launching {}"
-              + " task(s) until the next one",
+          "agent {}: the reply came after the lease it renews was over: not launching {} task(s)"
+              + " until the next one",
           config.nodeName(),
           reply.launch().size());
     }

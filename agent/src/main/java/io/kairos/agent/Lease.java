@@ -100,16 +100,15 @@ final class Lease {
   }
 
   /**
-   * Whether the lease, less the fence margin ({@link #fenceMs}), holds at {@code clock}'s time and
-   * for a while yet: a third of it, at most a second, the time for the next heartbeat to renew it.
-   * A task launched later would likely be killed by the fence watchdog before that renewal.
+   * Whether the lease, less the fence margin ({@link #fenceMs}), still holds at {@code clock}'s
+   * time: registered, and renewed no longer ago than that. (Not "for a while yet": a controller
+   * that answers every heartbeat just inside the lease keeps its agents' tasks alive, and must be
+   * able to start new ones too.)
    */
   synchronized boolean holds(InstantSource clock) {
-    long fenceMs = fenceMs();
-    long aheadMs = Math.min(1_000, fenceMs / 3);
     return renewedAt != null
         && leaseMs > 0
-        && !clock.instant().plusMillis(aheadMs).isAfter(renewedAt.plusMillis(fenceMs));
+        && !clock.instant().isAfter(renewedAt.plusMillis(fenceMs()));
   }
 
   /**
