@@ -398,17 +398,9 @@ public final class Agent implements AutoCloseable {
   }
 
   private void apply(HeartbeatReply reply) {
-    // A reply that came back after the lease it renews was over (a round trip longer than the
-    // lease, on an overloaded controller): the tasks have been killed, and its launches would be
-    // killed by the fence watchdog at once. Leave them; the next heartbeat brings them again.
+    // After the lease it renews was over (a slow round trip), a reply's launches would be fenced
+    // at once (checkLease logs it): the next heartbeat brings them again.
     boolean leaseHolds = lease.holds(clock);
-    if (!leaseHolds && !orEmpty(reply.launch()).isEmpty()) {
-      log.warn(
-          "agent {}: the reply came after the lease it renews was over: not launching {} task(s)"
-              + " until the next one",
-          config.nodeName(),
-          reply.launch().size());
-    }
     for (TaskAssignment assignment :
         leaseHolds ? orEmpty(reply.launch()) : List.<TaskAssignment>of()) {
       table.launch(assignment);
@@ -514,8 +506,7 @@ public final class Agent implements AutoCloseable {
     lease.registered(registered, sentAt);
     retries.succeeded();
     log.info(
-        "agent {} registered with {}: epoch {}, heartbeat every {} ms, lease {} ms (tasks killed"
-            + " {} ms after the last accepted heartbeat)",
+        "agent {} registered with {}: epoch {}, heartbeat every {} ms, lease {} ms (fence {} ms)",
         config.nodeName(),
         client.current(),
         registered.epoch(),
@@ -554,17 +545,12 @@ public final class Agent implements AutoCloseable {
     if (lapsed.isEmpty()) {
       return;
     }
-    long lapsedAfterMs = lapsed.getAsLong();
+    String why = "lease expired: no heartbeat accepted for " + lapsed.getAsLong() + " ms";
     log.error(
-        "agent {}: LEASE EXPIRED: no heartbeat accepted for more than {} ms; killing every task"
-            + " (the controller may have given their GPUs away)",
+        "agent {}: LEASE EXPIRED: {}; killing every task (the controller may give their GPUs away)",
         config.nodeName(),
-        lapsedAfterMs);
-    // The node's fault, not the job's: reported so, its job is requeued elsewhere (if the
-    // controller has not called the node DOWN already), not failed.
-    table.killAllNow(
-        ExitReason.NODE_UNHEALTHY,
-        "lease expired: no heartbeat accepted for " + lapsedAfterMs + " ms");
+        why);
+    table.killAllNow(ExitReason.NODE_UNHEALTHY, why); // the node's fault: its jobs are requeued
   }
 
   private void shutdown() {
