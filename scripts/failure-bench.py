@@ -1,17 +1,22 @@
 #!/usr/bin/env python3
 """Node-failure benchmark: how fast Kairos notices a dead agent and runs its job elsewhere.
 
-Starts `kairos server` and N agents (real processes, via ./kairos), then for each trial: submits a
-one-GPU job, waits until it runs, kill -9s the agent of its node, and measures
+Starts `kairos server` and N agents (real processes, via ./kairos, one emulated GPU each), then
+for each trial: submits a job (one GPU, or with --gang K a gang of K one-GPU ranks on K nodes),
+waits until it runs, kill -9s the agent of its rank 0's node, and measures
 
   detection  from the kill until GET /api/v1/nodes shows the node DOWN (the phi-accrual
-             detector's verdict, committed through the log);
-  recovery   from the kill until the job RUNS again on another node (detection, then the lost
-             agent's lease plus a margin, the requeue backoff and a scheduling pass).
+             detector's verdict, or the lost agent's lease surely over, committed through the log);
+  recovery   from the kill until the job RUNS again, as its next attempt, with no rank on the
+             lost node (the lost agent's lease plus the margin, the other ranks stopped, a
+             scheduling pass and the start).
 
-The killed agent is restarted between trials. Prints each trial, then median, p95, min and max.
+The killed agent is restarted between trials. Prints the load average before and after, each
+trial, then median, p95, min and max. --server-args passes options to `kairos server` (e.g.
+"--lease 10s" to compare lease lengths).
 
-Usage: scripts/failure-bench.py [--trials 20] [--agents 3] [--port 18650] [--json]
+Usage: scripts/failure-bench.py [--trials 20] [--agents 3] [--gang 1] [--port 18650]
+                                [--server-args "..."] [--json]
 """
 import argparse
 import json
@@ -33,12 +38,13 @@ KAIROS = os.path.join(ROOT, "kairos")
 
 
 class Cluster:
-    def __init__(self, port, agents):
+    def __init__(self, port, agents, server_args=()):
         self.dir = tempfile.mkdtemp(prefix="kairos-failure-bench-")
         self.url = f"http://127.0.0.1:{port}"
         self.logs = []
         self.server = self._spawn("server", [KAIROS, "server", "--data", f"{self.dir}/ctl",
-                                             "--listen", f"127.0.0.1:{port}"] + ROOT_JOBS)
+                                             "--listen", f"127.0.0.1:{port}"] + ROOT_JOBS
+                                  + list(server_args))
         self.token = self._wait_file(f"{self.dir}/ctl/admin.token")
         self.agents = {}
         for i in range(agents):
@@ -91,6 +97,7 @@ class Cluster:
             if condition():
                 return time.monotonic()
             time.sleep(poll)
+        self.keep = True  # the logs explain the failure: close() leaves them
         sys.exit(f"timed out after {limit}s waiting for {what}; logs in {self.dir}")
 
     def close(self):
@@ -104,7 +111,8 @@ class Cluster:
                 p.kill()
         for log in self.logs:
             log.close()
-        shutil.rmtree(self.dir, ignore_errors=True)
+        if not getattr(self, "keep", False):
+            shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def percentile(values, q):
@@ -117,16 +125,22 @@ def main():
     ap.add_argument("--trials", type=int, default=20)
     ap.add_argument("--agents", type=int, default=3)
     ap.add_argument("--port", type=int, default=18650)
+    ap.add_argument("--gang", type=int, default=1, help="ranks of the job, one GPU each, one per node")
+    ap.add_argument("--server-args", default="", help="extra `kairos server` options")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = ap.parse_args()
-    if args.agents < 2:
-        sys.exit("--agents must be at least 2: the job needs somewhere to go")
-    cluster = Cluster(args.port, args.agents)
+    if args.agents < args.gang + 1:
+        sys.exit("--agents must be at least --gang + 1: the job needs somewhere to go")
+    print(f"load average before: {os.getloadavg()}", flush=True)
+    cluster = Cluster(args.port, args.agents, args.server_args.split())
     detections, recoveries = [], []
     try:
         for trial in range(1, args.trials + 1):
-            job_id = cluster.request("POST", "/api/v1/jobs", {
-                "command": ["sleep", "3600"], "gpus": 1, "timeLimit": "1h", "gracePeriod": "1s"})["id"]
+            job = {"command": ["sleep", "3600"], "gpus": args.gang, "timeLimit": "1h",
+                   "gracePeriod": "1s"}
+            if args.gang > 1:
+                job["gpusPerNode"] = 1
+            job_id = cluster.request("POST", "/api/v1/jobs", job)["id"]
             cluster.wait(lambda: cluster.job(job_id).get("state") == "RUNNING", 60, f"job {job_id} runs")
             victim = cluster.job(job_id)["placement"][0]["node"]
             time.sleep(3)  # a few heartbeats after the start, as in steady state
@@ -136,8 +150,10 @@ def main():
             detected = cluster.wait(lambda: cluster.node(victim).get("state") == "DOWN", 60,
                                     f"{victim} down")
             running = cluster.wait(lambda: (lambda j: j.get("state") == "RUNNING"
-                                            and j.get("attempt") == 2)(cluster.job(job_id)),
-                                   90, f"job {job_id} runs again")
+                                            and j.get("attempt") == 2
+                                            and all(p["node"] != victim
+                                                    for p in j.get("placement") or []))(
+                cluster.job(job_id)), 90, f"job {job_id} runs again")
             elsewhere = cluster.job(job_id)["placement"][0]["node"]
             d, r = detected - killed, running - killed
             detections.append(d)
@@ -156,6 +172,7 @@ def main():
         "recovery_s": {"median": statistics.median(recoveries), "p95": percentile(recoveries, 0.95),
                        "min": min(recoveries), "max": max(recoveries)},
     }
+    summary["load_average_after"] = os.getloadavg()
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
@@ -163,6 +180,7 @@ def main():
             s = summary[key]
             print(f"{label:34s} median {s['median']:.2f} s  p95 {s['p95']:.2f} s"
                   f"  min {s['min']:.2f} s  max {s['max']:.2f} s  ({summary['trials']} trials)")
+        print(f"load average after: {summary['load_average_after']}")
 
 
 if __name__ == "__main__":

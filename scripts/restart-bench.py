@@ -17,7 +17,7 @@ A restart that takes longer than the failure detector allows is safe but not fre
 called DOWN, the job is requeued and the new agent's adopted task is killed (counted as a job
 killed here).
 
-Usage: scripts/restart-bench.py [--trials 20] [--port 18670] [--pause 6s] [--json]
+Usage: scripts/restart-bench.py [--trials 20] [--port 18670] [--pause 6s] [--lease 10s] [--json]
 """
 import argparse
 import json
@@ -41,14 +41,17 @@ COUNTER = ("echo $$ > $KAIROS_CHECKPOINT_DIR/pid-$RANK; i=0;"
 
 
 class Cluster:
-    def __init__(self, port, pause):
+    def __init__(self, port, pause, lease):
         self.dir = tempfile.mkdtemp(prefix="kairos-restart-bench-")
         os.chmod(self.dir, 0o755)
         self.url = f"http://127.0.0.1:{port}"
         self.logs = []
         # A restart must register before the failure detector calls the node down (else the job
         # is requeued, as for a lost node): --pause gives the detector more room than its default.
+        # The lease bounds it too (DOWN once it has surely run out), and the fence watchdog kills
+        # the tasks when it runs out: --lease gives a restart more room than the default 3.5 s.
         extra = ["--acceptable-heartbeat-pause", pause] if pause else []
+        extra += ["--lease", lease] if lease else []
         self.server = self._spawn("server", [KAIROS, "server", "--data", f"{self.dir}/ctl",
                                              "--listen", f"127.0.0.1:{port}", "--allow-root-jobs"]
                                   + extra)
@@ -137,9 +140,10 @@ def main():
     ap.add_argument("--port", type=int, default=18670)
     ap.add_argument("--pause", help="the controller's --acceptable-heartbeat-pause (default: its"
                     " own default, 3s)")
+    ap.add_argument("--lease", help="the controller's --lease (default: its own default, 3500ms)")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = ap.parse_args()
-    cluster = Cluster(args.port, args.pause)
+    cluster = Cluster(args.port, args.pause, args.lease)
     for name in cluster.agents:
         cluster.wait(lambda: cluster.node(name).get("state") == "UP", 120, f"{name} up")
     out = os.path.join(cluster.dir, "gang")

@@ -93,7 +93,7 @@ public final class Agent implements AutoCloseable {
   private Thread loop;
   private volatile String address;
 
-  private final Lease lease = new Lease();
+  private final Lease lease;
   // Retry state, used by the loop thread only.
   private final Retries retries;
   private int fencesInARow;
@@ -103,6 +103,7 @@ public final class Agent implements AutoCloseable {
 
   public Agent(AgentConfig config, InstantSource clock, RandomGenerator random) {
     this.config = Objects.requireNonNull(config, "config");
+    this.lease = new Lease(config.fenceMarginMs());
     this.clock = Objects.requireNonNull(clock, "clock");
     this.backoff = new Backoff(random);
     this.identity = new AgentIdentity(config);
@@ -325,7 +326,7 @@ public final class Agent implements AutoCloseable {
         }
         registered(registered, sentAt);
         reportAdopted = false;
-        isolation.renewed(sentAtNanos, registered.leaseMs(), registered.epoch());
+        isolation.renewed(sentAtNanos, lease.fenceMs(), registered.epoch());
         return true;
       }
       if (outcome.get() instanceof Outcome.Rejected<Registered>(int status, String body)) {
@@ -385,9 +386,9 @@ public final class Agent implements AutoCloseable {
         retryAfter(outcome.get());
         continue;
       }
-      lease.renewed(sentAt);
+      lease.renewed(sentAt, reply.leaseMs());
       retries.reachedLeader();
-      isolation.renewed(sentAtNanos, lease.leaseMs(), epoch());
+      isolation.renewed(sentAtNanos, lease.fenceMs(), epoch());
       reported = version;
       if (reply.fenced()) {
         fenced();
@@ -406,7 +407,11 @@ public final class Agent implements AutoCloseable {
   }
 
   private void apply(HeartbeatReply reply) {
-    for (TaskAssignment assignment : orEmpty(reply.launch())) {
+    // After the lease it renews was over (a slow round trip), a reply's launches would be fenced
+    // at once (checkLease logs it): the next heartbeat brings them again.
+    boolean leaseHolds = lease.holds(clock);
+    for (TaskAssignment assignment :
+        leaseHolds ? orEmpty(reply.launch()) : List.<TaskAssignment>of()) {
       table.launch(assignment);
     }
     for (TaskKill kill : orEmpty(reply.kill())) {
@@ -415,7 +420,7 @@ public final class Agent implements AutoCloseable {
     for (TaskRef ref : orEmpty(reply.forget())) {
       table.forget(ref);
     }
-    if (!orEmpty(reply.go()).isEmpty()) {
+    if (leaseHolds && !orEmpty(reply.go()).isEmpty()) {
       // The node was checked when the tasks were prepared; check again before they start.
       List<String> problems = health.checks() ? health.checkNow() : List.of();
       for (TaskRef ref : reply.go()) {
@@ -510,12 +515,13 @@ public final class Agent implements AutoCloseable {
     lease.registered(registered, sentAt);
     retries.succeeded();
     log.info(
-        "agent {} registered with {}: epoch {}, heartbeat every {} ms, lease {} ms",
+        "agent {} registered with {}: epoch {}, heartbeat every {} ms, lease {} ms (fence {} ms)",
         config.nodeName(),
         client.current(),
         registered.epoch(),
         registered.heartbeatIntervalMs(),
-        registered.leaseMs());
+        registered.leaseMs(),
+        lease.fenceMs());
   }
 
   /**
@@ -548,14 +554,12 @@ public final class Agent implements AutoCloseable {
     if (lapsed.isEmpty()) {
       return;
     }
-    long lapsedAfterMs = lapsed.getAsLong();
+    String why = "lease expired: no heartbeat accepted for " + lapsed.getAsLong() + " ms";
     log.error(
-        "agent {}: LEASE EXPIRED: no heartbeat accepted for more than {} ms; killing every task"
-            + " (the controller may have given their GPUs away)",
+        "agent {}: LEASE EXPIRED: {}; killing every task (the controller may give their GPUs away)",
         config.nodeName(),
-        lapsedAfterMs);
-    table.killAllNow(
-        ExitReason.KILLED, "lease expired: no heartbeat accepted for " + lapsedAfterMs + " ms");
+        why);
+    table.killAllNow(ExitReason.NODE_UNHEALTHY, why); // the node's fault: its jobs are requeued
   }
 
   private void shutdown() {

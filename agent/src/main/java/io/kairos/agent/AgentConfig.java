@@ -47,6 +47,9 @@ import java.util.regex.Pattern;
  *     where the kernel lets the agent write them
  * @param fenceWatchdog whether to run the fence watchdog, a small process that kills the tasks when
  *     the lease runs out even if the agent itself is frozen or dead
+ * @param fenceMarginMs how long before its lease runs out the agent and its fence watchdog kill the
+ *     tasks, so that they are dead by the lease's end (the watchdog's tick, the kill itself); at
+ *     most a quarter of the lease is taken
  * @param allowRootJobs whether tasks may run as root (uid 0); off, a task whose account is root is
  *     refused (it fails with a message saying so)
  * @param caFile the CA (PEM) the controllers' certificates must chain to, pinned with {@code
@@ -80,6 +83,7 @@ public record AgentConfig(
     long healthIntervalMs,
     boolean cgroups,
     boolean fenceWatchdog,
+    long fenceMarginMs,
     boolean allowRootJobs,
     Path caFile,
     boolean insecure,
@@ -87,6 +91,8 @@ public record AgentConfig(
 
   public static final long MAX_HEARTBEAT_WAIT_MS = 60_000;
   public static final long MAX_KILL_GRACE_MS = 3_600_000;
+  public static final long MAX_FENCE_MARGIN_MS = 60_000;
+  public static final long DEFAULT_FENCE_MARGIN_MS = 250;
 
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._\\-]{0,62}");
 
@@ -126,6 +132,7 @@ public record AgentConfig(
     labels = Map.copyOf(Objects.requireNonNull(labels, "labels"));
     inRange(heartbeatWaitMs, 0, MAX_HEARTBEAT_WAIT_MS, "heartbeatWaitMs");
     inRange(killGraceMs, 0, MAX_KILL_GRACE_MS, "killGraceMs");
+    inRange(fenceMarginMs, 0, MAX_FENCE_MARGIN_MS, "fenceMarginMs");
     inRange(maxTaskOutputBytes, 0, Long.MAX_VALUE, "maxTaskOutputBytes");
     if (nvidiaSmi != null && nvidiaSmi.isBlank()) {
       throw new IllegalArgumentException("nvidiaSmi must name the nvidia-smi binary, or be absent");
@@ -286,6 +293,7 @@ public record AgentConfig(
     private long healthIntervalMs = 30_000;
     private boolean cgroups = true;
     private boolean fenceWatchdog = true;
+    private long fenceMarginMs = DEFAULT_FENCE_MARGIN_MS;
     private boolean allowRootJobs;
     private Path caFile;
     private boolean insecure;
@@ -377,6 +385,12 @@ public record AgentConfig(
       return this;
     }
 
+    /** See {@link AgentConfig#fenceMarginMs}. */
+    public Builder fenceMarginMs(long fenceMarginMs) {
+      this.fenceMarginMs = fenceMarginMs;
+      return this;
+    }
+
     public Builder fenceWatchdog(boolean fenceWatchdog) {
       this.fenceWatchdog = fenceWatchdog;
       return this;
@@ -429,6 +443,7 @@ public record AgentConfig(
           healthIntervalMs,
           cgroups,
           fenceWatchdog,
+          fenceMarginMs,
           allowRootJobs,
           caFile,
           insecure,

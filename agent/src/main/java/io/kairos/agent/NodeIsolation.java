@@ -127,13 +127,16 @@ final class NodeIsolation implements TaskHooks, AutoCloseable {
     return new NodeIsolation(config, health, cgroups, lease, watchdog, owners);
   }
 
-  /** The controller accepted a heartbeat sent at {@code sentAtNanos}: the lease runs from then. */
-  void renewed(long sentAtNanos, long leaseMs, long epoch) {
+  /**
+   * The controller accepted a heartbeat sent at {@code sentAtNanos}: the watchdog kills the tasks
+   * {@code fenceMs} (the lease less the fence margin) after it.
+   */
+  void renewed(long sentAtNanos, long fenceMs, long epoch) {
     if (lease == null) {
       return;
     }
     try {
-      lease.renewUntil(sentAtNanos + leaseMs * 1_000_000L, epoch);
+      lease.renewUntil(sentAtNanos + fenceMs * 1_000_000L, epoch);
       watchdog.ensureRunning();
     } catch (IOException e) {
       log.error("agent {}: could not renew the fence lease: {}", config.nodeName(), e.toString());

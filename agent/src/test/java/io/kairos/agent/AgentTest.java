@@ -279,16 +279,17 @@ class AgentTest {
         .until(() -> fake.lastReport(key).map(r -> r.status() == TaskStatus.RUNNING).orElse(false));
 
     fake.failWith = 503;
-    clock.advance(Duration.ofMillis(5_000));
+    // The tasks die the fence margin before the lease ends, so that they are dead by its end.
+    clock.advance(Duration.ofMillis(5_000 - AgentConfig.DEFAULT_FENCE_MARGIN_MS));
     // A few refused heartbeats (with backoff between them) leave time for several ticks.
     await().atMost(WAIT).until(() -> fake.refused.get() >= 3);
     assertThat(report(agent, key).status())
-        .as("at the lease, not past it")
+        .as("at the lease less the fence margin, not past it")
         .isEqualTo(TaskStatus.RUNNING);
     clock.advance(Duration.ofMillis(1));
 
     await().atMost(WAIT).until(() -> report(agent, key).status() == TaskStatus.EXITED);
-    assertThat(report(agent, key).reason()).isEqualTo(ExitReason.KILLED);
+    assertThat(report(agent, key).reason()).isEqualTo(ExitReason.NODE_UNHEALTHY);
     assertThat(report(agent, key).message()).contains("lease expired");
   }
 

@@ -100,6 +100,16 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
               + " CPUs runs only 2 one-GPU jobs at once.")
   Integer cpus;
 
+  @Option(
+      names = "--fence-margin",
+      paramLabel = "TIME",
+      defaultValue = "250ms",
+      description =
+          "Kill the tasks this long before the lease runs out, so that they are dead by its end"
+              + " when the controller may give their GPUs away (default ${DEFAULT-VALUE}; at most"
+              + " a quarter of the lease counts).")
+  String fenceMargin;
+
   @Option(names = "--no-cgroups", description = "Do not put tasks in cgroups of their own.")
   boolean noCgroups;
 
@@ -178,6 +188,14 @@ final class AgentCommand implements java.util.concurrent.Callable<Integer> {
     }
     builder.healthIntervalMs(Durations.millis(healthInterval, "--health-interval"));
     builder.cgroups(!noCgroups);
+    long fenceMarginMs = Durations.millis(fenceMargin, "--fence-margin");
+    if (fenceMarginMs > AgentConfig.MAX_FENCE_MARGIN_MS) {
+      throw new UsageException(
+          "--fence-margin "
+              + fenceMargin
+              + " is too long: at most 60s (a quarter of the lease counts)");
+    }
+    builder.fenceMarginMs(fenceMarginMs);
     if (cpus != null) {
       if (cpus < 1) {
         throw new UsageException("--cpus must be at least 1, got " + cpus);

@@ -6,6 +6,7 @@ import io.kairos.config.TenancyYaml;
 import io.kairos.control.Controller;
 import io.kairos.control.ControllerMain;
 import io.kairos.control.NetworkSecurity;
+import io.kairos.control.agent.LeaseSettings;
 import io.kairos.control.auth.PrivateData;
 import io.kairos.control.auth.RunAsPolicy;
 import io.kairos.control.health.PhiAccrualDetector;
@@ -258,6 +259,37 @@ final class ServerCommand implements Callable<Integer> {
           "Failure detector: a pause this long is not yet suspicious (default ${DEFAULT-VALUE}).")
   String acceptablePause;
 
+  @Option(
+      names = "--lease",
+      paramLabel = "TIME",
+      defaultValue = "3500ms",
+      description =
+          "How long an agent's lease lasts after its last accepted heartbeat: a lost node's jobs run"
+              + " elsewhere about --lease + --lease-margin after it fell silent, and an agent that"
+              + " cannot reach the leader for about --lease minus 2 s kills its tasks"
+              + " (default ${DEFAULT-VALUE}; 2s to 1h).")
+  String lease;
+
+  @Option(
+      names = "--lease-margin",
+      paramLabel = "TIME",
+      defaultValue = "500ms",
+      description =
+          "Added to a lost agent's lease before its GPUs go to other jobs: the agent's clock"
+              + " drift and the kill of its tasks (default ${DEFAULT-VALUE}; at least 200 ms + 1% of"
+              + " --lease).")
+  String leaseMargin;
+
+  /** The agents' lease from the options. */
+  LeaseSettings leaseSettings() {
+    try {
+      return new LeaseSettings(
+          Durations.millis(lease, "--lease"), Durations.millis(leaseMargin, "--lease-margin"));
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("--lease, --lease-margin: " + e.getMessage());
+    }
+  }
+
   /** The failure detector's settings from the options. */
   PhiAccrualDetector.Settings detection() {
     try {
@@ -297,6 +329,7 @@ final class ServerCommand implements Callable<Integer> {
     var config =
         ControllerMain.config(dir, listen, peers, policy, tls)
             .withDetection(detection())
+            .withLease(leaseSettings())
             .withPrivateData(level)
             .withRunAs(runAs(adminRunsAs, allowRootJobs))
             .withSecurity(security())

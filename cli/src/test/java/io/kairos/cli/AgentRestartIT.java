@@ -31,9 +31,10 @@ class AgentRestartIT {
 
   @BeforeAll
   static void start() throws Exception {
-    // A JVM restart on a loaded build machine can take seconds: the failure detector must not
-    // call the node down before the new agent registers (the lease, 10 s, bounds it anyway).
-    cluster = TestCluster.start(dir, "--acceptable-heartbeat-pause", "6s");
+    // A JVM restart on a loaded build machine can take seconds: neither the failure detector nor
+    // the lease (3.5 s by default, which bounds the detector) may run out before the new agent
+    // registers, as a site that restarts agents on busy machines would configure it.
+    cluster = TestCluster.start(dir, "--acceptable-heartbeat-pause", "6s", "--lease", "10s");
     for (int i = 0; i < NODES.size(); i++) {
       cluster.agent(NODES.get(i), 2 + i, "2xEMU");
     }

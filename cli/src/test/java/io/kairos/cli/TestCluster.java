@@ -135,12 +135,27 @@ final class TestCluster implements AutoCloseable {
    */
   Process agent(String name, int host, String gpus, Map<String, String> env, String... extra)
       throws Exception {
+    return agentVia(url, name, host, gpus, env, extra);
+  }
+
+  /**
+   * As {@link #agent(String, int, String, Map, String...)}, reaching the controller at {@code
+   * controllerUrl} (a proxy in front of it).
+   */
+  Process agentVia(
+      String controllerUrl,
+      String name,
+      int host,
+      String gpus,
+      Map<String, String> env,
+      String... extra)
+      throws Exception {
     var args =
         new ArrayList<>(
             List.of(
                 "agent",
                 "--controller",
-                url,
+                controllerUrl,
                 "--join-token-file",
                 dir.resolve("ctl/join.token").toString(),
                 "--node-name",

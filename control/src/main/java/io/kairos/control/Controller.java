@@ -7,7 +7,9 @@ import io.kairos.control.accounting.Accounting;
 import io.kairos.control.accounting.AccountingSettings;
 import io.kairos.control.agent.AgentLogs;
 import io.kairos.control.agent.AgentService;
+import io.kairos.control.agent.LeaseSettings;
 import io.kairos.control.agent.NodeIdentity;
+import io.kairos.control.agent.PriorLeases;
 import io.kairos.control.api.Api;
 import io.kairos.control.api.Safeguards;
 import io.kairos.control.api.Services;
@@ -69,6 +71,7 @@ public final class Controller implements Closeable {
    * @param security TLS or plain text, the Raft bind address, the cluster CA's origin
    * @param privateData who may read a job's env, command, paths and logs (give every replica the
    *     same)
+   * @param lease the agents' lease and the controller's margin on it ({@link LeaseSettings})
    * @param slurm the site's Slurm names: GPU type aliases, partitions as queues, whether an unknown
    *     QOS is an error (give every replica the same)
    */
@@ -84,8 +87,10 @@ public final class Controller implements Closeable {
       RunAsPolicy runAs,
       NetworkSecurity security,
       PrivateData privateData,
-      SlurmNames slurm) {
+      SlurmNames slurm,
+      LeaseSettings lease) {
     public Config {
+      java.util.Objects.requireNonNull(lease, "lease");
       peers = List.copyOf(peers);
       java.util.Objects.requireNonNull(runAs, "runAs");
       java.util.Objects.requireNonNull(security, "security");
@@ -107,7 +112,8 @@ public final class Controller implements Closeable {
           runAs,
           security,
           privateData,
-          names);
+          names,
+          lease);
     }
 
     public Config(
@@ -131,7 +137,8 @@ public final class Controller implements Closeable {
           RunAsPolicy.serverDefaults(),
           NetworkSecurity.DEFAULT,
           PrivateData.OWNER,
-          SlurmNames.DEFAULTS);
+          SlurmNames.DEFAULTS,
+          LeaseSettings.DEFAULT);
     }
 
     public Config(
@@ -164,7 +171,8 @@ public final class Controller implements Closeable {
           runAs,
           security,
           privateData,
-          slurm);
+          slurm,
+          lease);
     }
 
     /**
@@ -185,14 +193,36 @@ public final class Controller implements Closeable {
           runAs,
           security,
           privateData,
-          slurm);
+          slurm,
+          lease);
+    }
+
+    /**
+     * The agents' lease and the margin before a lost node's GPUs go elsewhere ({@code kairos server
+     * --lease, --lease-margin}); see {@link LeaseSettings}.
+     */
+    public Config withLease(LeaseSettings lease) {
+      return new Config(
+          dataDir,
+          self,
+          peers,
+          policy,
+          tls,
+          detection,
+          kubeApi,
+          tenancy,
+          runAs,
+          security,
+          privateData,
+          slurm,
+          lease);
     }
 
     /** Who may read a job's private data ({@code kairos server --private-data}). */
     public Config withPrivateData(PrivateData level) {
       return new Config(
           dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, security, level,
-          slurm);
+          slurm, lease);
     }
 
     public Config(
@@ -220,7 +250,8 @@ public final class Controller implements Closeable {
           runAs,
           security,
           privateData,
-          slurm);
+          slurm,
+          lease);
     }
 
     /** TLS or plain text, where Raft binds, the cluster CA's origin ({@link NetworkSecurity}). */
@@ -237,7 +268,8 @@ public final class Controller implements Closeable {
           runAs,
           s,
           privateData,
-          slurm);
+          slurm,
+          lease);
     }
 
     /**
@@ -257,7 +289,8 @@ public final class Controller implements Closeable {
           runAs,
           security,
           privateData,
-          slurm);
+          slurm,
+          lease);
     }
 
     public static Config single(Path dataDir, String host, int port) {
@@ -316,7 +349,8 @@ public final class Controller implements Closeable {
             config.runAs(),
             config.security(),
             config.privateData(),
-            config.slurm());
+            config.slurm(),
+            config.lease());
     Ports.ensureFree(self.host(), self.httpPort(), "the API (--listen)");
     Ports.ensureFree(
         binding.bindHost(),
@@ -350,7 +384,22 @@ public final class Controller implements Closeable {
         new NodeIdentity(
             exposure.clusterTls(),
             hash -> replica.stateMachine().read(st -> st.token(hash).isPresent()));
-    agents = new AgentService(replica, clock, config.detection(), identity);
+    long priorLeaseMs = PriorLeases.readAndRecord(config.dataDir(), config.lease());
+    agents =
+        new AgentService(
+            replica,
+            clock,
+            config.detection(),
+            config.lease(),
+            priorLeaseMs,
+            () -> {
+              try {
+                PriorLeases.settle(config.dataDir(), config.lease());
+              } catch (IOException e) {
+                LOG.warn("could not record the agents' lease: {}", e.toString());
+              }
+            },
+            identity);
     scheduler.onStart(agents::premint);
     var utilization = new UtilizationHistory();
     sampler =

@@ -62,7 +62,11 @@ class AgentProtocolTest {
         Controller.start(
             Controller.Config.single(dir, "127.0.0.1", 0)
                 .withRunAs(TestApi.SINGLE_USER)
-                .withDetection(detection));
+                .withDetection(detection)
+                .withLease(
+                    detection.equals(PATIENT)
+                        ? io.kairos.control.agent.LeaseSettings.PATIENT
+                        : io.kairos.control.agent.LeaseSettings.DEFAULT));
     Leaders.awaitLeader(controller, Duration.ofSeconds(30));
     api = new TestApi(controller.url(), controller.adminToken());
     join = api.as(controller.joinToken());
@@ -345,7 +349,9 @@ class AgentProtocolTest {
     assertThat(requeued.message()).contains("down");
     assertThat(requeued.eligibleTime()).as("held until the lost lease has run out").isNotNull();
     Instant eligible = Instant.parse(requeued.eligibleTime());
-    assertThat(eligible).isAfterOrEqualTo(lastHeartbeat.plusMillis(AgentService.LEASE_MS));
+    assertThat(eligible)
+        .isAfterOrEqualTo(
+            lastHeartbeat.plusMillis(io.kairos.control.agent.LeaseSettings.DEFAULT.leaseMs()));
 
     HeartbeatReply late = a.beat(report(t, TaskStatus.RUNNING));
     assertThat(late.fenced()).as("a heartbeat under the old epoch").isTrue();
@@ -500,6 +506,24 @@ class AgentProtocolTest {
     assertThat(started.placement())
         .extracting(p -> p.node())
         .containsExactlyInAnyOrderElementsOf(killed);
+  }
+
+  @Test
+  void aJobStoppedBeforeItsLaunchReachedTheAgentFreesItsGpusThere() throws Exception {
+    start(PATIENT);
+    var a = new FakeAgent("a", 2).register();
+    long id = submit("{\"command\":[\"sleep\",\"60\"],\"gpus\":2}");
+    awaitState(id, JobState.RUNNING);
+    // Cancelled before any heartbeat brought the agent its launch.
+    var cancel = api.post("/api/v1/jobs/" + id + "/cancel", "{}");
+    assertThat(cancel.status()).as(cancel.body()).isEqualTo(200);
+    long next = submit("{\"command\":[\"sleep\",\"60\"],\"gpus\":2}");
+
+    // The agent holds nothing: the first job's task never started here, its GPUs are free.
+    a.beat();
+    awaitState(next, JobState.RUNNING);
+    assertThat(a.launched(next).jobId()).isEqualTo(next);
+    assertThat(job(id).state()).isEqualTo(JobState.CANCELLED);
   }
 
   // ---- helpers ----

@@ -59,7 +59,8 @@ class AuthorizationTest {
                 .withRunAs(TestApi.SINGLE_USER)
                 .withDetection(
                     new io.kairos.control.health.PhiAccrualDetector.Settings(
-                        8.0, 1000, 100, 3_600_000, 1_000)));
+                        8.0, 1000, 100, 3_600_000, 1_000))
+                .withLease(io.kairos.control.agent.LeaseSettings.PATIENT));
     admin = new TestApi(controller.url(), controller.adminToken());
     agent = admin.as(controller.joinToken());
     Leaders.awaitLeader(controller, java.time.Duration.ofSeconds(30));

@@ -56,7 +56,8 @@ class BadInputTest {
         Controller.start(
             Controller.Config.single(dir, "127.0.0.1", 0)
                 .withRunAs(TestApi.SINGLE_USER)
-                .withDetection(new PhiAccrualDetector.Settings(8.0, 1000, 100, 3_600_000, 1_000)));
+                .withDetection(new PhiAccrualDetector.Settings(8.0, 1000, 100, 3_600_000, 1_000))
+                .withLease(io.kairos.control.agent.LeaseSettings.PATIENT));
     admin = new TestApi(controller.url(), controller.adminToken());
     agent = admin.as(controller.joinToken());
     Leaders.awaitLeader(controller, java.time.Duration.ofSeconds(30));

@@ -45,7 +45,8 @@ class CheckpointApiTest {
         Controller.start(
             Controller.Config.single(dir, "127.0.0.1", 0)
                 .withRunAs(TestApi.SINGLE_USER)
-                .withDetection(AgentProtocolTest.PATIENT));
+                .withDetection(AgentProtocolTest.PATIENT)
+                .withLease(io.kairos.control.agent.LeaseSettings.PATIENT));
     Leaders.awaitLeader(controller, Duration.ofSeconds(30));
     api = new TestApi(controller.url(), controller.adminToken());
     join = api.as(controller.joinToken());

@@ -83,7 +83,8 @@ class ConfigApiTest {
   Controller.Config config() {
     return Controller.Config.single(dir.resolve("ctl"), "127.0.0.1", port)
         .withRunAs(TestApi.SINGLE_USER)
-        .withDetection(new PhiAccrualDetector.Settings(8.0, 1000, 100, 3_600_000, 1_000));
+        .withDetection(new PhiAccrualDetector.Settings(8.0, 1000, 100, 3_600_000, 1_000))
+        .withLease(io.kairos.control.agent.LeaseSettings.PATIENT);
   }
 
   @AfterEach

@@ -82,6 +82,7 @@ class TenancyApiTest {
             Controller.Config.single(dir, "127.0.0.1", 0)
                 .withRunAs(TestApi.SINGLE_USER)
                 .withDetection(new PhiAccrualDetector.Settings(8.0, 1000, 100, 3_600_000, 1_000))
+                .withLease(io.kairos.control.agent.LeaseSettings.PATIENT)
                 .withTenancy(tenancy()));
     admin = new TestApi(controller.url(), controller.adminToken());
     Leaders.awaitLeader(controller, Duration.ofSeconds(30));

@@ -9,7 +9,6 @@ import io.kairos.control.raft.RaftReplica;
 import io.kairos.control.sched.SchedulerLoop;
 import io.kairos.control.state.ControlCommand;
 import io.kairos.control.state.ControlCommand.DrainNode;
-import io.kairos.control.state.ControlCommand.GpusUnhealthy;
 import io.kairos.control.state.ControlCommand.NodeDown;
 import io.kairos.control.state.ControlCommand.RegisterNode;
 import io.kairos.control.state.ControlCommand.ResetNode;
@@ -52,9 +51,12 @@ import org.slf4j.LoggerFactory;
  * FailureDetectors}). A monitor thread evaluates them every {@link #MONITOR_PERIOD_MS}: a node
  * whose phi passes the suspect level shows SUSPECT in {@code kairos nodes}; past the threshold it
  * is DOWN, and the leader commits {@link NodeDown}, which fences the node's epoch and requeues its
- * jobs, not before the lost agent's lease has run out ({@code safeAfterMs}). Liveness is leader
- * state, not replicated: a new leader starts every node afresh, as if heard from when it took over,
- * so its first verdicts come a detection time later.
+ * jobs, not before the lost agent's lease has run out ({@code safeAfterMs}). A node silent until
+ * its lease has surely run out ({@link LeaseSettings}) is DOWN then, whatever its phi: its agent
+ * has fenced itself. A heartbeat that arrives while its node is being declared DOWN is answered
+ * {@code fenced} ({@link #arrived}), so no lease is renewed past the {@code safeAfterMs} committed.
+ * Liveness is leader state, not replicated: a new leader starts every node afresh, as if heard from
+ * when it took over, so its first verdicts come a detection time later.
  *
  * <p><b>Gang barrier.</b> Tasks of a multi-node gang are assigned with {@code barrier}: each agent
  * prepares its task and reports it READY; once every task of the attempt has reported READY, the
@@ -76,15 +78,6 @@ import org.slf4j.LoggerFactory;
 public final class AgentService implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(AgentService.class);
 
-  /** How long an agent's lease lasts without a heartbeat; the agent fences itself after it. */
-  public static final long LEASE_MS = 10_000;
-
-  /**
-   * Added to the lease before a lost node's jobs may start elsewhere: covers the agent's clock
-   * running slow against ours and its fence watchdog's polling.
-   */
-  public static final long LEASE_MARGIN_MS = 1_000;
-
   public static final long HEARTBEAT_INTERVAL_MS = 1_000;
   static final long MAX_WAIT_MS = 5_000;
   static final long MONITOR_PERIOD_MS = 100;
@@ -97,9 +90,17 @@ public final class AgentService implements AutoCloseable {
 
   private final RaftReplica replica;
   private final InstantSource clock;
+  private final LeaseSettings lease;
+
+  /**
+   * Until when leases granted before this start ({@link PriorLeases}) may still hold: no lost
+   * node's jobs start elsewhere before it. Then {@code priorLeasesOver} runs, once.
+   */
+  private final long priorSafeAfterMs;
+
+  private Runnable priorLeasesOver;
   private final NodeIdentity identity;
-  private final Map<String, Long> lastSeenMs = new ConcurrentHashMap<>();
-  private final FailureDetectors detectors;
+  private final NodeWatch heard;
 
   /** The step credentials this leader minted and is minting. */
   private final StepCredentials credentials;
@@ -131,14 +132,19 @@ public final class AgentService implements AutoCloseable {
       RaftReplica replica,
       InstantSource clock,
       PhiAccrualDetector.Settings detection,
+      LeaseSettings lease,
+      long priorLeaseMs,
+      Runnable priorLeasesOver,
       NodeIdentity identity) {
     this.replica = replica;
     this.clock = clock;
+    this.lease = lease;
+    this.priorSafeAfterMs =
+        clock.millis() + priorLeaseMs + LeaseSettings.leastMarginMs(priorLeaseMs);
+    this.priorLeasesOver = priorLeasesOver;
     this.identity = identity;
     this.credentials = new StepCredentials(replica, clock);
-    this.detectors =
-        new FailureDetectors(
-            detection, Math.min(FailureDetectors.DEFAULT_SUSPECT_THRESHOLD, detection.threshold()));
+    this.heard = new NodeWatch(detection, lease);
     this.monitor =
         Thread.ofPlatform()
             .name("kairos-liveness")
@@ -189,15 +195,12 @@ public final class AgentService implements AutoCloseable {
     }
     long epoch = result.ids().get(0);
     long now = clock.millis();
-    lastSeenMs.put(r.node(), now);
-    synchronized (detectors) {
-      detectors.reset(r.node(), now);
-    }
+    heard.registered(r.node(), now);
     return new Registered(
         r.node(),
         epoch,
         HEARTBEAT_INTERVAL_MS,
-        LEASE_MS,
+        lease.leaseMs(),
         admitted.certificate().map(identity::chainPem).orElse(null),
         admitted.certificate().map(c -> identity.caPem()).orElse(null));
   }
@@ -223,7 +226,7 @@ public final class AgentService implements AutoCloseable {
    */
   public ControlResult reset(String node) throws InterruptedException {
     long now = clock.millis();
-    return commit(new ResetNode(now, node, now + LEASE_MS + LEASE_MARGIN_MS));
+    return commit(new ResetNode(now, node, Math.max(lease.safeAfterMs(now), priorSafeAfterMs)));
   }
 
   public HeartbeatReply heartbeat(Heartbeat hb) throws InterruptedException {
@@ -259,7 +262,11 @@ public final class AgentService implements AutoCloseable {
       }
       if (first) {
         first = false;
-        arrived(hb.node());
+        // Arrived, and then the epoch read again: a DOWN committed between the read above and the
+        // arrival is seen here, so its reply fences the agent rather than renewing its lease.
+        if (!arrived(hb.node()) || !sameEpoch(hb)) {
+          return new HeartbeatReply(hb.epoch(), true, List.of(), List.of(), List.of());
+        }
         if (hb.problems() != null && !hb.problems().isEmpty() && node[1] == 1) {
           drainUnhealthy(hb);
         }
@@ -295,37 +302,36 @@ public final class AgentService implements AutoCloseable {
           || !plan.forget().isEmpty()
           || !go.isEmpty()
           || left <= 0) {
-        return new HeartbeatReply(hb.epoch(), false, plan.launch(), plan.kill(), plan.forget(), go);
+        return new HeartbeatReply(
+            hb.epoch(), false, plan.launch(), plan.kill(), plan.forget(), go, lease.leaseMs());
       }
       watch.awaitChange(seen, left);
     }
   }
 
-  private void arrived(String node) {
-    long now = clock.millis();
-    lastSeenMs.put(node, now);
-    synchronized (detectors) {
-      detectors.heartbeat(node, now);
-    }
-  }
-
-  private void drainUnhealthy(Heartbeat hb) throws InterruptedException {
-    String reason = UNHEALTHY + String.join("; ", hb.problems());
-    if (reason.length() > 1000) {
-      reason = reason.substring(0, 1000) + "...";
-    }
-    log.warn(
-        "node {} reports problems, draining it and requeueing its jobs: {}", hb.node(), reason);
-    commit(new DrainNode(clock.millis(), hb.node(), reason, true));
+  private boolean sameEpoch(Heartbeat hb) {
+    return replica
+        .stateMachine()
+        .read(s -> s.node(hb.node()).map(n -> n.epoch == hb.epoch()).orElse(false));
   }
 
   /**
-   * Takes the GPUs this heartbeat reports unhealthy out of service, each alone, when one is not out
-   * yet (the state keeps the first reason; an admin returns the GPU). At most 64 GPUs, reasons
-   * clipped: an agent cannot grow the log beyond that.
+   * Records a heartbeat's arrival; false while its node is being declared DOWN ({@link NodeWatch}).
    */
+  private boolean arrived(String node) {
+    return heard.arrived(node, clock.millis());
+  }
+
+  private void drainUnhealthy(Heartbeat hb) throws InterruptedException {
+    DrainNode drain = HealthReports.drain(hb, UNHEALTHY, clock.millis());
+    log.warn(
+        "node {} reports problems, draining it and requeueing its jobs: {}",
+        hb.node(),
+        drain.reason());
+    commit(drain);
+  }
+
   private void takeOutUnhealthyGpus(Heartbeat hb) throws InterruptedException {
-    var fresh = new java.util.TreeMap<Integer, String>();
     var known =
         replica
             .stateMachine()
@@ -334,16 +340,13 @@ public final class AgentService implements AutoCloseable {
                     s.node(hb.node())
                         .map(n -> java.util.Set.copyOf(n.gpusOutOfService.keySet()))
                         .orElse(java.util.Set.of()));
-    for (var e : hb.gpuProblems().entrySet()) {
-      Integer gpu = e.getKey();
-      if (gpu != null && gpu >= 0 && gpu < 64 && !known.contains(gpu)) {
-        String reason = e.getValue() == null ? "unhealthy" : e.getValue().strip();
-        fresh.put(gpu, reason.length() > 300 ? reason.substring(0, 300) + "..." : reason);
-      }
-    }
-    if (!fresh.isEmpty()) {
-      log.warn("node {} reports unhealthy GPUs, taking them out of service: {}", hb.node(), fresh);
-      commit(new GpusUnhealthy(clock.millis(), hb.node(), hb.epoch(), fresh));
+    var out = HealthReports.gpusOut(hb, known, clock.millis());
+    if (out.isPresent()) {
+      log.warn(
+          "node {} reports unhealthy GPUs, taking them out of service: {}",
+          hb.node(),
+          out.get().problems());
+      commit(out.get());
     }
   }
 
@@ -459,7 +462,7 @@ public final class AgentService implements AutoCloseable {
 
   /** When this replica last heard from {@code node} (epoch millis), if ever. */
   public Optional<Long> lastSeen(String node) {
-    return Optional.ofNullable(lastSeenMs.get(node));
+    return heard.lastSeen(node);
   }
 
   /**
@@ -469,12 +472,7 @@ public final class AgentService implements AutoCloseable {
     if (!replica.isLeader()) {
       return Optional.empty();
     }
-    long now = clock.millis();
-    synchronized (detectors) {
-      return detectors
-          .liveness(node)
-          .map(l -> new Liveness(l.name(), Math.min(1000.0, detectors.phi(node, now).orElse(0.0))));
-    }
+    return heard.liveness(node, clock.millis());
   }
 
   // ---- the monitor ----
@@ -504,23 +502,24 @@ public final class AgentService implements AutoCloseable {
     if (!leader) {
       return;
     }
-    List<FailureDetectors.Transition> transitions;
-    synchronized (detectors) {
-      transitions = detectors.evaluate(now);
-    }
+    List<FailureDetectors.Transition> transitions = heard.evaluate(now);
     for (var t : transitions) {
       if (t.to() == FailureDetectors.Liveness.SUSPECT) {
         log.warn(
             "node {} is suspect: phi {} ({} ms since its last heartbeat)",
             t.node(),
             String.format("%.1f", t.phi()),
-            now - lastSeenMs.getOrDefault(t.node(), now));
+            now - heard.lastSeen(t.node()).orElse(now));
       } else if (t.to() == FailureDetectors.Liveness.DOWN) {
         down(t, now);
       }
     }
     pruneReady();
     credentials.prune();
+    if (priorLeasesOver != null && now > priorSafeAfterMs) {
+      priorLeasesOver.run();
+      priorLeasesOver = null;
+    }
   }
 
   /** A new leader watches every live node as if it had just heard from it. */
@@ -535,14 +534,7 @@ public final class AgentService implements AutoCloseable {
                         .filter(n -> n.state != NodeState.DOWN && n.registration != null)
                         .map(n -> n.name)
                         .toList());
-    synchronized (detectors) {
-      for (String n : live) {
-        detectors.reset(n, now);
-      }
-    }
-    for (String n : live) {
-      lastSeenMs.putIfAbsent(n, now);
-    }
+    heard.adopt(live, now);
     log.info("leader: watching {} nodes' heartbeats", live.size());
   }
 
@@ -554,19 +546,29 @@ public final class AgentService implements AutoCloseable {
     if (epoch.isEmpty()) {
       return;
     }
-    long last = Math.max(lastSeenMs.getOrDefault(t.node(), leaderSinceMs), leaderSinceMs);
-    if (last > now) {
-      // Judged at `now`, but a heartbeat came in since (the commits of a burst of DOWNs take time).
-      log.info("node {}: a heartbeat arrived after it was judged down; not down", t.node());
-      return;
-    }
-    String reason =
-        String.format("no heartbeat for %.1f s (phi %.1f)", (now - last) / 1000.0, t.phi());
-    log.warn("node {} is down: {}; requeueing its jobs", t.node(), reason);
-    var result =
-        commit(new NodeDown(now, t.node(), epoch.get(), reason, last + LEASE_MS + LEASE_MARGIN_MS));
-    if (!result.isOk()) {
-      log.info("node {}: {}", t.node(), result.error());
+    long last = heard.beginDown(t.node(), leaderSinceMs);
+    try {
+      if (last > now) {
+        // Judged at `now`, but a heartbeat came in since (the commits of a burst of DOWNs take
+        // time).
+        log.info("node {}: a heartbeat arrived after it was judged down; not down", t.node());
+        heard.registered(t.node(), last); // watched afresh: the verdict DOWN was sticky
+        return;
+      }
+      String reason =
+          now - last >= lease.silenceMs()
+              ? String.format(
+                  "no heartbeat for %.1f s: its lease has run out (phi %.1f)",
+                  (now - last) / 1000.0, t.phi())
+              : String.format("no heartbeat for %.1f s (phi %.1f)", (now - last) / 1000.0, t.phi());
+      log.warn("node {} is down: {}; requeueing its jobs", t.node(), reason);
+      long safeAfterMs = Math.max(lease.safeAfterMs(last), priorSafeAfterMs);
+      var result = commit(new NodeDown(now, t.node(), epoch.get(), reason, safeAfterMs));
+      if (!result.isOk()) {
+        log.info("node {}: {}", t.node(), result.error());
+      }
+    } finally {
+      heard.endDown(t.node());
     }
   }
 

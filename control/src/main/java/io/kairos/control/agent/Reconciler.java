@@ -8,6 +8,7 @@ import io.kairos.control.state.StepRecord;
 import io.kairos.control.state.StepRequest;
 import io.kairos.protocol.JobState;
 import io.kairos.protocol.TaskPlacement;
+import io.kairos.protocol.agent.ExitReason;
 import io.kairos.protocol.agent.Heartbeat;
 import io.kairos.protocol.agent.TaskAssignment;
 import io.kairos.protocol.agent.TaskCheckpoint;
@@ -121,6 +122,7 @@ public final class Reconciler {
     }
     for (JobRecord job : state.jobsHoldingGpusOn(hb.node())) {
       if (job.state != JobState.RUNNING || job.requeueing) {
+        neverStarted(job, hb.node(), held, toRecord);
         continue;
       }
       for (TaskPlacement t : job.placement) {
@@ -147,6 +149,34 @@ public final class Reconciler {
       }
     }
     return new Plan(launch, kill, forget, toRecord);
+  }
+
+  /**
+   * A stopping job's tasks placed on {@code node} that its agent does not hold never started there
+   * (the job stopped before their launch reached the agent, which reports every task it holds in
+   * every heartbeat, and sends the next heartbeat only after applying the last reply): their end is
+   * recorded, so that the job's GPUs there are freed. Without this, a job cancelled or requeued in
+   * the moment between its start and its launch held those GPUs until the node was lost.
+   */
+  private static void neverStarted(
+      JobRecord job, String node, Set<TaskRef> held, List<TaskReport> toRecord) {
+    for (TaskPlacement t : job.placement) {
+      if (t.node().equals(node)
+          && job.taskExits.get(t.task()) == null
+          && !held.contains(new TaskRef(job.id, job.attempt, t.task()))) {
+        toRecord.add(
+            new TaskReport(
+                job.id,
+                job.attempt,
+                t.task(),
+                TaskStatus.EXITED,
+                ControlState.LOST_EXIT_CODE,
+                ExitReason.KILLED,
+                "never started on node " + node + ": the job stopped before its launch",
+                null,
+                null));
+      }
+    }
   }
 
   /** A step task's report: record its end, forget it, or kill it once its step should not run. */

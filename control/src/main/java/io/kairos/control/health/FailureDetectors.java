@@ -23,6 +23,10 @@ import java.util.TreeMap;
  * defaults a silent node is SUSPECT 4.306 s after its last heartbeat and DOWN at 4.523 s. SUSPECT
  * is a warning (show it, stop placing new work there); DOWN is the decision.
  *
+ * <p>A node may also be DOWN by silence alone ({@code maxSilenceMs}): the controller passes the
+ * agent's lease plus its margin, after which the agent has surely fenced itself, so phi need not be
+ * waited for.
+ *
  * <p>Why DOWN is sticky: once a node is declared down the controller fences its lease (a new epoch
  * on re-registration), so a late heartbeat from the old incarnation must not revive it. A heartbeat
  * from a DOWN node is ignored; {@link #reset} (called on registration) starts a fresh detector.
@@ -63,6 +67,7 @@ public final class FailureDetectors {
 
   private final PhiAccrualDetector.Settings settings;
   private final double suspectThreshold;
+  private final long maxSilenceMs;
   private final TreeMap<String, Watched> nodes = new TreeMap<>();
 
   /** Akka's defaults, suspect at phi {@value #DEFAULT_SUSPECT_THRESHOLD}. */
@@ -75,6 +80,19 @@ public final class FailureDetectors {
    *     threshold (equal means SUSPECT is never reported)
    */
   public FailureDetectors(PhiAccrualDetector.Settings settings, double suspectThreshold) {
+    this(settings, suspectThreshold, Long.MAX_VALUE);
+  }
+
+  /**
+   * As {@link #FailureDetectors(PhiAccrualDetector.Settings, double)}, and a node silent for {@code
+   * maxSilenceMs} (> 0) is DOWN whatever its phi.
+   */
+  public FailureDetectors(
+      PhiAccrualDetector.Settings settings, double suspectThreshold, long maxSilenceMs) {
+    if (maxSilenceMs <= 0) {
+      throw new IllegalArgumentException("maxSilenceMs must be > 0, got " + maxSilenceMs);
+    }
+    this.maxSilenceMs = maxSilenceMs;
     this.settings = Objects.requireNonNull(settings, "settings");
     if (!(suspectThreshold > 0 && suspectThreshold <= settings.threshold())) {
       throw new IllegalArgumentException(
@@ -133,8 +151,9 @@ public final class FailureDetectors {
 
   /**
    * Every ALIVE-to-SUSPECT, ALIVE-to-DOWN and SUSPECT-to-DOWN change at {@code nowMs}, in node name
-   * order. Nodes that improve without a heartbeat cannot exist (phi only grows between heartbeats),
-   * so nothing returns to ALIVE here.
+   * order; DOWN when phi reaches the threshold or the node has been silent {@code maxSilenceMs}.
+   * Nodes that improve without a heartbeat cannot exist (phi only grows between heartbeats), so
+   * nothing returns to ALIVE here.
    */
   public List<Transition> evaluate(long nowMs) {
     List<Transition> changes = new ArrayList<>(0);
@@ -144,8 +163,10 @@ public final class FailureDetectors {
         continue;
       }
       double phi = w.detector.phi(nowMs);
+      boolean silent =
+          w.detector.isMonitoring() && nowMs - w.detector.lastHeartbeatMs() >= maxSilenceMs;
       Liveness next =
-          phi >= settings.threshold()
+          phi >= settings.threshold() || silent
               ? Liveness.DOWN
               : phi >= suspectThreshold
                   ? Liveness.SUSPECT

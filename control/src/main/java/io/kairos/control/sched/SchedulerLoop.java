@@ -132,6 +132,19 @@ public final class SchedulerLoop implements Closeable {
   static final long IDLE_PASS_MS = 1000;
 
   /**
+   * How long an idle loop waits at {@code nowMs}: until just after the next whole second. The core
+   * keeps time in whole seconds, so whatever waits for a time (a requeued job's eligibility, a
+   * begin time, a reservation) becomes due exactly as a second begins: a pass then starts it at
+   * once, where a pass a second after the last one would come up to a second late.
+   */
+  static long idleWaitMs(long nowMs) {
+    return IDLE_PASS_MS - Math.floorMod(nowMs, IDLE_PASS_MS) + IDLE_PASS_PAST_SECOND_MS;
+  }
+
+  /** How far past a whole second an idle pass runs: the clock read in the pass must be past it. */
+  static final long IDLE_PASS_PAST_SECOND_MS = 2;
+
+  /**
    * Told of the jobs a pass is about to start, before their {@link StartJobs} is proposed; what it
    * returns runs right after the proposal, so that what it proposes (the agents' service: the jobs'
    * step credentials) follows the starts in the log and shares their flush.
@@ -302,7 +315,8 @@ public final class SchedulerLoop implements Closeable {
         settleNodes();
         long passStart = System.nanoTime();
         runOnce();
-        watch.awaitChange(seen, staleSinceNanos >= 0 ? SETTLE_AFTER_MS : IDLE_PASS_MS);
+        watch.awaitChange(
+            seen, staleSinceNanos >= 0 ? SETTLE_AFTER_MS : idleWaitMs(clock.millis()));
         // The floor: a burst of events (task ends, submits) arriving together makes one pass.
         long sinceMs = (System.nanoTime() - passStart) / 1_000_000;
         if (sinceMs < MIN_PASS_INTERVAL_MS) {

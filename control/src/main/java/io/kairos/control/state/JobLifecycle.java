@@ -421,11 +421,28 @@ final class JobLifecycle {
    * {@code failedNode} (none when null).
    */
   void requeue(JobRecord job, long atMs, long safeAfterMs, String why, String failedNode) {
+    requeue(job, atMs, safeAfterMs, why, failedNode, false);
+  }
+
+  /**
+   * As {@link #requeue(JobRecord, long, long, String, String)}, for a job whose node was lost: the
+   * job did nothing wrong, so its first requeue waits only for the lost agent's lease ({@code
+   * safeAfterMs}), and later ones back off as one requeue fewer would ({@link #nodeLossBackoffMs}):
+   * a job that keeps taking its nodes down still slows down.
+   */
+  void requeueLost(JobRecord job, long atMs, long safeAfterMs, String why, String lostNode) {
+    requeue(job, atMs, safeAfterMs, why, lostNode, true);
+  }
+
+  private void requeue(
+      JobRecord job, long atMs, long safeAfterMs, String why, String failedNode, boolean nodeLost) {
     JobSteps.jobStopped(job, "the job was requeued: " + why);
     job.requeueing = true;
     job.requeues++;
     job.message = "requeued: " + why;
-    job.nextEligibleMs = Math.max(safeAfterMs, atMs + backoffMs(job.id, job.requeues));
+    long backoff =
+        nodeLost ? nodeLossBackoffMs(job.id, job.requeues) : backoffMs(job.id, job.requeues);
+    job.nextEligibleMs = Math.max(safeAfterMs, atMs + backoff);
     job.nextAvoidNodes =
         failedNode == null ? job.avoidNodes : avoiding(job, job.avoidNodes, failedNode);
     completeRequeueWhenStopped(job, atMs);
@@ -478,6 +495,11 @@ final class JobLifecycle {
       past.subList(0, past.size() - AttemptRecord.MAX_KEPT).clear();
     }
     job.pastAttempts = List.copyOf(past);
+  }
+
+  /** The backoff of a requeue for a lost node: none the first time, then one step behind. */
+  static long nodeLossBackoffMs(long jobId, int requeues) {
+    return requeues <= 1 ? 0 : backoffMs(jobId, requeues - 1);
   }
 
   /**

@@ -178,7 +178,7 @@ final class NodeRegistry {
         job.nextAvoidNodes = lifecycle.avoiding(job, job.nextAvoidNodes, nodeName);
         lifecycle.completeRequeueWhenStopped(job, atMs);
       } else if (job.state == JobState.RUNNING) {
-        lifecycle.requeue(job, atMs, safeAfterMs, why, nodeName);
+        lifecycle.requeueLost(job, atMs, safeAfterMs, why, nodeName);
       }
     }
   }

@@ -126,4 +126,33 @@ class FailureDetectorsTest {
           .hasMessageStartingWith("suspectThreshold must be");
     }
   }
+
+  @Test
+  void aNodeSilentForTheMaximumIsDownWhateverItsPhi() {
+    // Patient phi (an hour of acceptable pause): only the silence bound can call the node DOWN.
+    var patient = new Settings(8.0, 1000, 100, 3_600_000, 1_000);
+    var fd = new FailureDetectors(patient, 3.0, 4_000);
+    for (long t = 0; t <= 10_000; t += 1000) {
+      fd.heartbeat("n1", t);
+    }
+    fd.heartbeat("n2", 12_000);
+    assertThat(fd.evaluate(13_999)).isEmpty();
+    assertThat(fd.phi("n1", 14_000)).hasValueSatisfying(phi -> assertThat(phi).isLessThan(3.0));
+    assertThat(fd.evaluate(14_000))
+        .singleElement()
+        .satisfies(
+            t -> {
+              assertThat(t.node()).isEqualTo("n1");
+              assertThat(t.to()).isEqualTo(DOWN);
+            });
+    assertThat(fd.liveness("n2")).contains(FailureDetectors.Liveness.ALIVE);
+    assertThat(fd.evaluate(16_000)).extracting(Transition::node).containsExactly("n2");
+  }
+
+  @Test
+  void theMaximumSilenceMustBePositive() {
+    assertThatThrownBy(() -> new FailureDetectors(Settings.AKKA_DEFAULTS, 3.0, 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("maxSilenceMs must be > 0");
+  }
 }

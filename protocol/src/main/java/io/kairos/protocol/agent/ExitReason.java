@@ -13,8 +13,8 @@ public enum ExitReason {
   /** It ran past its assignment's {@code timeLimitSec}. */
   TIME_LIMIT,
   /**
-   * The controller asked for it (a kill or a fenced reply), or the agent lost its lease or is
-   * shutting down; the report's message says which. Never restarted: someone wanted it stopped.
+   * The controller asked for it (a kill or a fenced reply), or the agent is shutting down; the
+   * report's message says which. Never restarted: someone wanted it stopped.
    */
   KILLED,
   /** The process could not be started; the report's message says why. */
@@ -22,8 +22,10 @@ public enum ExitReason {
   /** Its stdout and stderr together grew past the agent's {@code maxTaskOutputBytes}. */
   OUTPUT_LIMIT,
   /**
-   * The node's health check failed just before the start, so the task was never started; the
-   * controller requeues the job elsewhere rather than failing it.
+   * The node's health check failed just before the start, so the task was never started; or the
+   * agent lost its lease (no heartbeat accepted for that long) and killed the task, as it must (the
+   * message says "lease expired"). The node's fault, not the job's: the controller requeues the job
+   * elsewhere rather than failing it.
    */
   NODE_UNHEALTHY
 }

@@ -1,5 +1,6 @@
 package io.kairos.protocol.agent;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
 
 /**
@@ -11,6 +12,9 @@ import java.util.List;
  * @param kill tasks to stop
  * @param forget exited tasks whose end the controller has recorded
  * @param go READY tasks whose whole gang is READY: start their processes now
+ * @param leaseMs the lease this reply renews, from now on the agent's (a controller restarted with
+ *     another {@code --lease} hands it on this way); null from controllers that do not say, whose
+ *     agents keep the lease their registration gave
  */
 public record HeartbeatReply(
     long epoch,
@@ -18,7 +22,19 @@ public record HeartbeatReply(
     List<TaskAssignment> launch,
     List<TaskKill> kill,
     List<TaskRef> forget,
-    List<TaskRef> go) {
+    List<TaskRef> go,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Long leaseMs) {
+
+  /** A reply that leaves the agent's lease as it is. */
+  public HeartbeatReply(
+      long epoch,
+      boolean fenced,
+      List<TaskAssignment> launch,
+      List<TaskKill> kill,
+      List<TaskRef> forget,
+      List<TaskRef> go) {
+    this(epoch, fenced, launch, kill, forget, go, null);
+  }
 
   /** A reply without barrier releases. */
   public HeartbeatReply(
