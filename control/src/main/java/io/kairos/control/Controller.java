@@ -352,6 +352,8 @@ public final class Controller implements Closeable {
             hash -> replica.stateMachine().read(st -> st.token(hash).isPresent()));
     agents = new AgentService(replica, clock, config.detection(), identity);
     scheduler.onStart(agents::premint);
+    agents.exchanges().passesFrom(scheduler::awaitPass);
+    agents.exchanges().register(meters);
     var utilization = new UtilizationHistory();
     sampler =
         new UtilizationSampler(replica, utilization, clock, UtilizationSampler.DEFAULT_INTERVAL);
