@@ -49,9 +49,9 @@ import org.slf4j.LoggerFactory;
  * (a long poll) up to {@code min(heartbeatWaitMs, heartbeatIntervalMs, leaseMs / 3)}, or not at all
  * when there is news (an exit, a READY task; a start is not news, the next long poll reports it).
  * News while a long poll is held leaves that poll to finish on its own (the controller answers a
- * superseded poll at once) and goes out at once; the controller sends whatever that poll held
- * again. Each reply is applied (launch, kill, forget). A reply saying {@code fenced} kills every
- * task and registers again for a new epoch. A 421 moves to the leader it names; a connection
+ * superseded poll when it next wakes) and goes out at once; the controller sends whatever that poll
+ * held again. Each reply is applied (launch, kill, forget). A reply saying {@code fenced} kills
+ * every task and registers again for a new epoch. A 421 moves to the leader it names; a connection
  * failure to the next controller URL, after a backoff. With {@code heartbeatWaitMs} 0 it heartbeats
  * every {@code heartbeatIntervalMs} instead, and at once on news.
  *
