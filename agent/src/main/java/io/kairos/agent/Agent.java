@@ -1,7 +1,5 @@
 package io.kairos.agent;
 
-import static io.kairos.agent.ControllerClient.orEmpty;
-
 import io.kairos.agent.ControllerClient.Outcome;
 import io.kairos.protocol.agent.ExitReason;
 import io.kairos.protocol.agent.Heartbeat;
@@ -47,13 +45,12 @@ import org.slf4j.LoggerFactory;
  * <p>The loop, on one thread: register (retrying with {@link Backoff} until a controller answers),
  * then heartbeat. A heartbeat carries every task's report and asks the controller to hold its reply
  * (a long poll) up to {@code min(heartbeatWaitMs, heartbeatIntervalMs, leaseMs / 3)}, or not at all
- * when there is news (an exit, a READY task; a start is not news, the next long poll reports it).
- * News while a long poll is held leaves that poll to finish on its own (the controller answers a
- * superseded poll when it next wakes) and goes out at once; the controller sends whatever that poll
- * held again. Each reply is applied (launch, kill, forget). A reply saying {@code fenced} kills
- * every task and registers again for a new epoch. A 421 moves to the leader it names; a connection
- * failure to the next controller URL, after a backoff. With {@code heartbeatWaitMs} 0 it heartbeats
- * every {@code heartbeatIntervalMs} instead, and at once on news.
+ * when there is news (a task started or exited). A task that changes state while a long poll is in
+ * flight abandons it and reports at once; the protocol being a reconciliation, the controller sends
+ * whatever that reply held again. Each reply is applied (launch, kill, forget). A reply saying
+ * {@code fenced} kills every task and registers again for a new epoch. A 421 moves to the leader it
+ * names; a connection failure to the next controller URL, after a backoff. With {@code
+ * heartbeatWaitMs} 0 it heartbeats every {@code heartbeatIntervalMs} instead, and at once on news.
  *
  * <p>Calls carry the node's own credential, or the join token to join ({@link AgentIdentity}). A
  * heartbeat refused (401, 403) kills every task and registers again; a registration refused with
@@ -339,7 +336,7 @@ public final class Agent implements AutoCloseable {
   private void heartbeatUntilFenced() throws InterruptedException {
     long reported = -1;
     while (!stopping) {
-      long version = table.newsVersion();
+      long version = table.version();
       long waitMs = version == reported ? lease.longPollMs(config.heartbeatWaitMs()) : 0;
       long sentAtNanos = System.nanoTime();
       Instant sentAt = clock.instant();
@@ -390,12 +387,11 @@ public final class Agent implements AutoCloseable {
       retries.succeeded();
       fencesInARow = 0;
       apply(reply);
-      // An empty long poll reply, or a periodic heartbeat: wait out the period (or news) so that a
-      // controller that holds no reply is not flooded. Else the long poll follows at once.
+      // A long poll that came back early without news, or a periodic heartbeat: wait for the
+      // rest of the period (or news) so that a controller that does not hold replies is not
+      // flooded. After a news heartbeat (waitMs 0), the long poll follows at once.
       long gapMs =
-          config.heartbeatWaitMs() == 0
-              ? lease.heartbeatIntervalMs()
-              : waitMs > 0 && ControllerClient.isEmpty(reply) ? waitMs : 0;
+          waitMs > 0 ? waitMs : config.heartbeatWaitMs() == 0 ? lease.heartbeatIntervalMs() : 0;
       pace(sentAtNanos, gapMs, version);
     }
   }
@@ -448,12 +444,8 @@ public final class Agent implements AutoCloseable {
       if (future.isDone()) {
         return Optional.of(future.join());
       }
-      if (stopping) {
+      if (stopping || (watchVersion != -1 && table.version() != watchVersion)) {
         future.cancel(true);
-        return Optional.empty();
-      }
-      if (watchVersion != -1 && table.newsVersion() != watchVersion) {
-        ControllerClient.abandon(future); // not cancelled: that would close its connection
         return Optional.empty();
       }
       wakeup.await(generation, TICK.toMillis());
@@ -478,7 +470,7 @@ public final class Agent implements AutoCloseable {
     while (true) {
       long generation = wakeup.generation();
       long leftMs = (until - System.nanoTime()) / 1_000_000;
-      if (stopping || table.newsVersion() != version || leftMs <= 0) {
+      if (stopping || table.version() != version || leftMs <= 0) {
         return;
       }
       wakeup.await(generation, leftMs);
@@ -596,5 +588,9 @@ public final class Agent implements AutoCloseable {
       log.info("agent {} stopped: {}", config.nodeName(), exit.get());
       terminated.countDown();
     }
+  }
+
+  private static <T> List<T> orEmpty(List<T> list) {
+    return list == null ? List.of() : list;
   }
 }

@@ -3,7 +3,6 @@ package io.kairos.agent;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kairos.protocol.agent.HeartbeatReply;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -177,7 +176,7 @@ final class ControllerClient implements AutoCloseable {
                   } catch (InterruptedException e) {
                     return; // cancelled
                   } catch (IOException e) {
-                    if (!outcome.isDone()) { // an abandoned call moves nothing
+                    if (!outcome.isCancelled()) {
                       outcome.complete(unreachable(base, e));
                     }
                     return;
@@ -195,28 +194,6 @@ final class ControllerClient implements AutoCloseable {
           }
         });
     return outcome;
-  }
-
-  /**
-   * Gives up on a call without aborting its exchange: its connection is reused once the answer
-   * comes, which is dropped unread (cancelling would close the connection, and the next call would
-   * open another).
-   */
-  static <T> void abandon(CompletableFuture<Outcome<T>> call) {
-    call.complete(new Outcome.Failed<>("", 0, "abandoned"));
-  }
-
-  /** Whether a heartbeat reply asks nothing of the agent. */
-  static boolean isEmpty(HeartbeatReply reply) {
-    return !reply.fenced()
-        && orEmpty(reply.launch()).isEmpty()
-        && orEmpty(reply.kill()).isEmpty()
-        && orEmpty(reply.forget()).isEmpty()
-        && orEmpty(reply.go()).isEmpty();
-  }
-
-  static <T> List<T> orEmpty(List<T> list) {
-    return list == null ? List.of() : list;
   }
 
   private <T> Outcome<T> unreachable(String base, IOException error) {

@@ -72,13 +72,35 @@ public final class TaskTable {
   // Spool directories of forgotten steps, and when they may go.
   private final Map<Path, Instant> spoolsToDelete = new TreeMap<>();
   private long version;
-  private long news;
 
   /**
    * @param maxOutputBytes stop a task whose stdout plus stderr pass this; 0 for no limit
    * @param agentEnv the environment tasks inherit ({@code System.getenv()} in production)
    * @param onChange called (under the table's lock: keep it short) after every change a heartbeat
    *     should report
+   */
+  public TaskTable(
+      String node,
+      Path dataDir,
+      Duration killGrace,
+      long maxOutputBytes,
+      Map<String, String> agentEnv,
+      ProcessLauncher launcher,
+      InstantSource clock,
+      Runnable onChange) {
+    this(
+        node,
+        dataDir,
+        killGrace,
+        maxOutputBytes,
+        agentEnv,
+        launcher,
+        clock,
+        onChange,
+        TaskHooks.NONE);
+  }
+
+  /**
    * @param hooks the health check before each start, the process's isolation (cgroup) and its
    *     registration with the fence watchdog
    */
@@ -283,10 +305,8 @@ public final class TaskTable {
     if (failed != null) {
       task.specs = List.copyOf(task.specs.subList(0, task.procs.size()));
       stop(task, ExitReason.LAUNCH_FAILED, failed);
-      changed();
-      return;
     }
-    changedQuietly();
+    changed();
   }
 
   /**
@@ -437,15 +457,6 @@ public final class TaskTable {
   }
 
   /**
-   * Counts the changes the controller should hear of at once (an exit, a READY task, a refusal,
-   * health): all but a process's start, which the next long poll reports (the controller records
-   * ends, not starts, so a start need not cut a long poll short or cost an exchange of its own).
-   */
-  public synchronized long newsVersion() {
-    return news;
-  }
-
-  /**
    * Waits, at most {@code max} of real time, until no held task is running.
    *
    * @return whether none is
@@ -582,12 +593,6 @@ public final class TaskTable {
   }
 
   private void changed() {
-    news++;
-    changedQuietly();
-  }
-
-  /** A change the next heartbeat carries, but that need not cut a long poll short: a start. */
-  private void changedQuietly() {
     version++;
     notifyAll();
     onChange.run();

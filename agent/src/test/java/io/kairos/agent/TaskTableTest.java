@@ -47,8 +47,7 @@ class TaskTableTest {
             Map.of("PATH", System.getenv("PATH")),
             new ProcessLauncher(),
             clock,
-            changes::incrementAndGet,
-            TaskHooks.NONE);
+            changes::incrementAndGet);
     return table;
   }
 
@@ -77,25 +76,6 @@ class TaskTableTest {
     assertThat(Files.readString(dir.resolve("stderr.log"))).isEqualTo("oops\n");
     assertThat(changes.get()).as("launch and exit each signal a change").isEqualTo(2);
     assertThat(table.version()).isEqualTo(2);
-  }
-
-  @Test
-  void aStartIsNotNewsThatCutsALongPollShortButAnExitOrAFailedLaunchIs() {
-    var table = table(0);
-    var a = assignment(1, "sleep", "60");
-
-    assertThat(table.launch(a)).isTrue();
-    assertThat(table.version()).as("the next heartbeat reports the start").isEqualTo(1);
-    assertThat(table.newsVersion()).as("but need not go at once").isZero();
-
-    table.kill(new TaskKill(1, 1, "stopping"));
-    awaitExited(TaskKey.of(a));
-    assertThat(table.newsVersion()).as("an exit goes at once").isEqualTo(1);
-
-    assertThat(table.launch(assignment(2, "/no/such/program"))).isTrue();
-    assertThat(table.report(new TaskKey(2, 1, 0)).orElseThrow().status())
-        .isEqualTo(TaskStatus.EXITED);
-    assertThat(table.newsVersion()).as("a launch that failed goes at once").isEqualTo(2);
   }
 
   @Test
