@@ -8,19 +8,18 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Keeps an agent's heartbeat exchanges few when short jobs turn over (about one exchange per three
- * jobs, where there were two per job and a reconnection): the agents' service asks it two things.
+ * Keeps the work of agents' heartbeat exchanges small when short jobs turn over: the agents'
+ * service asks it two things.
  *
  * <ul>
- *   <li><b>Superseded long polls.</b> An agent with news while its long poll is held sends the news
- *       at once on another connection and leaves the poll to finish (closing it would cost a new
- *       connection). Each heartbeat of a node gets the next number; a held heartbeat that wakes and
- *       finds a newer one of its node answers at once, empty, rather than compute a plan on every
- *       state change until its wait runs out.
- *   <li><b>The pass after the ends.</b> A heartbeat that reported task ends commits them, then
- *       waits (at most {@link #PASS_WAIT_MS}) for the scheduling pass they trigger to commit its
- *       starts, so that its reply carries the jobs placed on the GPUs it freed; without it the
- *       reply came back empty and the next long poll brought them.
+ *   <li><b>Superseded long polls.</b> An agent with news while its long poll is held gives up on
+ *       the poll and sends the news at once; the controller's side of the old poll would go on
+ *       waiting, computing a plan at every state change, until its wait ran out. Each heartbeat of
+ *       a node gets the next number; a held heartbeat that wakes and finds a newer one of its node
+ *       answers at once, empty.
+ *   <li><b>The pass after the ends</b> (off by default: {@link #PASS_WAIT_MS}). A heartbeat that
+ *       reported task ends commits them, then waits for the scheduling pass they trigger to commit
+ *       its starts, so that its reply carries the jobs placed on the GPUs it freed.
  * </ul>
  *
  * <p>A node's number is bumped only by heartbeats that authenticated as that node: one node cannot
@@ -37,11 +36,11 @@ public final class Exchanges {
 
   /**
    * The longest a heartbeat that reported ends waits for the pass; 0 (the default): it does not
-   * wait, and the next long poll brings the starts. Measured (scripts/turnover.sh, 16 agents, 2,000
-   * jobs, a loaded 2-core machine): waiting up to 250 ms made fewer exchanges (0.24 per job instead
-   * of 0.36) but a slower turnover (70-83 jobs/s instead of 106), since the agent reports its next
-   * ends only after that reply. The system property {@code kairos.agents.passWaitMs} sets it, for
-   * benchmarks on other machines.
+   * wait, and the next long poll brings the starts. Measured with an agent that did not abort its
+   * polls (scripts/turnover.sh, 16 agents, 2,000 jobs, a loaded 2-core machine): waiting up to 250
+   * ms made fewer exchanges (0.24 per job instead of 0.36) but a slower turnover (70-83 jobs/s
+   * instead of 106), since the agent reports its next ends only after that reply. The system
+   * property {@code kairos.agents.passWaitMs} sets it, for benchmarks on other machines.
    */
   static final long PASS_WAIT_MS = Math.max(0, Long.getLong("kairos.agents.passWaitMs", 0));
 
