@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Turnover benchmark: a controller and N agents as real processes on this machine (each agent
 # emulates 8 GPUs), then `kairos bench turnover`: J one-GPU jobs that exit at once, jobs/s end to
-# end and submit-to-start latency. Prints one JSON line per run.
+# end and submit-to-start latency. Prints one JSON line per run, then (on stderr) the CPU seconds
+# of the server and the agents and the agents' heartbeat exchanges per job.
 # Each agent advertises --cpus CPUs (default 64: 8 per GPU, as the Slurm peer harness configures
 # its nodes; a job asks 1 CPU, so the host's own 2 CPUs would let a node run only 2 jobs at once).
 # Usage: scripts/turnover.sh [--agents 16] [--jobs 2000] [--runs 1] [--cpus 64] [--keep DIR]
@@ -45,7 +46,7 @@ export KAIROS_TOKEN="$(cat "$work/server/admin.token")"
 # Lift the count limits, as an admin would for a load test (the defaults bound one user's jobs).
 ./kairos limits set --server "$url" --max-jobs-per-user 1000000000 --max-live-jobs 1000000000 >/dev/null
 for i in $(seq 1 "$agents"); do
-  opts=""; [ "$i" = 1 ] && opts="${TURNOVER_AGENT1_JAVA_OPTS:-}"
+  opts="${TURNOVER_AGENT_JAVA_OPTS:-}"; [ "$i" = 1 ] && opts="$opts ${TURNOVER_AGENT1_JAVA_OPTS:-}"
   KAIROS_JAVA_OPTS="$opts" ./kairos agent --controller "$url" --join-token-file "$work/server/join.token" \
     --node-name "$(printf 'tn%03d' "$i")" --data "$work/agent-$i" --emulate-gpus 8 \
     --cpus "$cpus" --allow-root-jobs --no-cgroups >"$work/agent-$i.log" 2>&1 &
@@ -69,3 +70,11 @@ cpu() { ps -o cputime= -p "$1" | awk -F: '{ print ($1 * 3600) + ($2 * 60) + $3 }
 agents_cpu=0
 for p in "${pids[@]:1}"; do agents_cpu=$((agents_cpu + $(cpu "$p"))); done
 echo "cpu seconds: server $(cpu "${pids[0]}"), agents $agents_cpu" >&2
+# Agent exchanges per job (warm-up included): heartbeats served, and how many of them were held
+# long polls answered early because the agent had sent news on another connection.
+metric() { curl -sf -m 5 -H "Authorization: Bearer $KAIROS_TOKEN" "$url/metrics" \
+  | awk -v m="$1" '$1 == m { print $2 }'; }
+total=$((jobs * (runs + 1)))
+awk -v h="$(metric kairos_agent_heartbeats_total)" -v s="$(metric kairos_agent_heartbeats_superseded_total)" \
+  -v w="$(metric kairos_agent_heartbeats_pass_waits_total)" -v n="$total" \
+  'BEGIN { if (h != "") printf "heartbeats: %d for %d jobs (%.2f per job; %d superseded polls, %d waited for the pass)\n", h, n, h / n, s, w }' >&2

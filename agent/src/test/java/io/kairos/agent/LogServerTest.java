@@ -42,7 +42,8 @@ class LogServerTest {
             Map.of("PATH", System.getenv("PATH")),
             new ProcessLauncher(),
             new ManualClock(),
-            () -> {});
+            () -> {},
+            TaskHooks.NONE);
     server = new LogServer("127.0.0.1", 0, TOKEN, dataDir, table);
     client = HttpClient.newHttpClient();
     // Job 1 has exited; job 2 is still running.

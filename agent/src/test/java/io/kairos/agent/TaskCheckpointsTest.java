@@ -45,7 +45,8 @@ class TaskCheckpointsTest {
             Map.of("PATH", System.getenv("PATH")),
             new ProcessLauncher(),
             clock,
-            () -> {});
+            () -> {},
+            TaskHooks.NONE);
   }
 
   @AfterEach

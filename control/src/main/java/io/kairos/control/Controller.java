@@ -401,6 +401,8 @@ public final class Controller implements Closeable {
             },
             identity);
     scheduler.onStart(agents::premint);
+    agents.exchanges().passesFrom(scheduler::awaitPass);
+    agents.exchanges().register(meters);
     var utilization = new UtilizationHistory();
     sampler =
         new UtilizationSampler(

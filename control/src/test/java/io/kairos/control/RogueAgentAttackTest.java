@@ -116,6 +116,72 @@ class RogueAgentAttackTest {
     assertThat(job(jobOnA).state()).isEqualTo(JobState.RUNNING);
   }
 
+  /**
+   * A node's newer heartbeat answers its held long poll early (the agent sent news on another
+   * connection); nobody else's can: no token, a user's token and another node's credential are
+   * refused before they count, so the node's long poll stays held.
+   */
+  @Test
+  void onlyTheNodeItselfCanCutItsHeldLongPollShort() throws Exception {
+    long rogueEpoch = registerRogue("rogue", 1, "http://127.0.0.1:1");
+    var held = holdAsA();
+
+    Heartbeat asA = new Heartbeat("a", epochA, List.of(), 0);
+    assertThat(new TestApi(controller.url(), null).post("/api/v1/agents/heartbeat", asA).status())
+        .as("no token")
+        .isEqualTo(401);
+    var user = admin.post("/api/v1/tokens", Map.of("user", "alice", "admin", false));
+    assertThat(user.status()).as(user.body()).isEqualTo(201);
+    String alice = user.as(io.kairos.protocol.TokenCreated.class).token();
+    assertThat(join.as(alice).post("/api/v1/agents/heartbeat", asA).status())
+        .as("a user's token")
+        .isEqualTo(403);
+    assertThat(join.asNode("rogue").post("/api/v1/agents/heartbeat", asA).status())
+        .as("another node's credential")
+        .isEqualTo(403);
+    var own = new Heartbeat("rogue", rogueEpoch, List.of(), 0);
+    assertThat(join.asNode("rogue").post("/api/v1/agents/heartbeat", own).status())
+        .as("the rogue's heartbeat for itself counts for itself only")
+        .isEqualTo(200);
+    submit(1); // a state change wakes every held heartbeat
+    await()
+        .during(Duration.ofMillis(300))
+        .atMost(Duration.ofSeconds(2))
+        .until(() -> metric("kairos_agent_heartbeats_superseded_total") == 0);
+    held.get(10, java.util.concurrent.TimeUnit.SECONDS);
+
+    // The node's own newer heartbeat does.
+    var next = holdAsA();
+    assertThat(beatAsA(report(taskOnA, TaskStatus.RUNNING, null)).fenced()).isFalse();
+    submit(1);
+    var early = next.get(3, java.util.concurrent.TimeUnit.SECONDS);
+    assertThat(early.status()).isEqualTo(200);
+    assertThat(early.as(HeartbeatReply.class).launch()).isEmpty();
+    assertThat(metric("kairos_agent_heartbeats_superseded_total")).isEqualTo(1);
+  }
+
+  /** Node a's long poll (4 s), once the controller has counted it. */
+  java.util.concurrent.CompletableFuture<TestApi.Reply> holdAsA() {
+    double before = metric("kairos_agent_heartbeats_total");
+    var poll =
+        new Heartbeat("a", epochA, List.of(report(taskOnA, TaskStatus.RUNNING, null)), 4_000);
+    var held =
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            () -> join.asNode("a").post("/api/v1/agents/heartbeat", poll));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> metric("kairos_agent_heartbeats_total") > before);
+    return held;
+  }
+
+  double metric(String name) {
+    var m =
+        java.util.regex.Pattern.compile("(?m)^" + name + "(\\{[^}]*})? ([0-9.eE+]+)$")
+            .matcher(admin.get("/metrics").body());
+    assertThat(m.find()).as(name + " in /metrics").isTrue();
+    return Double.parseDouble(m.group(2));
+  }
+
   @Test
   void aRogueCannotReportAnotherNodesTaskDone() {
     long epoch = registerRogue("rogue", 1, "http://127.0.0.1:1");

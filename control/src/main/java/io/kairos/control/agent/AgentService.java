@@ -12,7 +12,6 @@ import io.kairos.control.state.ControlCommand.DrainNode;
 import io.kairos.control.state.ControlCommand.NodeDown;
 import io.kairos.control.state.ControlCommand.RegisterNode;
 import io.kairos.control.state.ControlCommand.ResetNode;
-import io.kairos.control.state.ControlCommand.TaskEnded;
 import io.kairos.control.state.ControlResult;
 import io.kairos.control.state.TokenRecord;
 import io.kairos.protocol.JobState;
@@ -153,6 +152,13 @@ public final class AgentService implements AutoCloseable {
             .unstarted(this::monitor);
   }
 
+  private final Exchanges exchanges = new Exchanges();
+
+  /** Heartbeats kept few: their counts, and the scheduler's passes to await. */
+  public Exchanges exchanges() {
+    return exchanges;
+  }
+
   /** The scheduler's {@link SchedulerLoop.StartHook}: see {@link StepCredentials#premint}. */
   public Runnable premint(List<SchedulerLoop.StartHook.Starting> jobs) {
     return credentials.premint(jobs);
@@ -231,11 +237,15 @@ public final class AgentService implements AutoCloseable {
 
   public HeartbeatReply heartbeat(Heartbeat hb) throws InterruptedException {
     var watch = replica.stateMachine().watch();
+    long number = exchanges.arrived(hb.node());
     long waitMs = Math.max(0, Math.min(MAX_WAIT_MS, hb.waitMs()));
     long deadline = System.nanoTime() + waitMs * 1_000_000L;
     boolean first = true;
     while (true) {
       long seen = watch.version();
+      if (!first && exchanges.superseded(hb.node(), number)) {
+        return new HeartbeatReply(hb.epoch(), false, List.of(), List.of(), List.of());
+      }
       // The node's epoch, and whether a health report should drain it (1): it is UP, or drained
       // by an admin with jobs still running there, which must not stay on a failing GPU.
       long[] node =
@@ -281,9 +291,10 @@ public final class AgentService implements AutoCloseable {
       if (!plan.toRecord().isEmpty()) {
         var ends = new ArrayList<ControlCommand>(plan.toRecord().size());
         for (TaskReport r : plan.toRecord()) {
-          ends.add(ended(hb, r));
+          ends.add(Reconciler.ended(hb, r, clock.millis()));
         }
         commitAll(ends);
+        exchanges.awaitPass(watch.version());
         plan =
             replica
                 .stateMachine()
@@ -407,22 +418,6 @@ public final class AgentService implements AutoCloseable {
       replica.stateMachine().watch().poke();
     }
     return go == null ? List.of() : go;
-  }
-
-  private TaskEnded ended(Heartbeat hb, TaskReport r) {
-    long at = r.endedAtMs() != null ? r.endedAtMs() : clock.millis();
-    return new TaskEnded(
-        at,
-        hb.node(),
-        hb.epoch(),
-        r.jobId(),
-        r.attempt(),
-        r.task(),
-        r.exitCode() == null ? -1 : r.exitCode(),
-        r.reason(),
-        r.message(),
-        r.step(),
-        r.exitCodes());
   }
 
   private ControlResult commit(ControlCommand c) throws InterruptedException {

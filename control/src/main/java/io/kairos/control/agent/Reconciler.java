@@ -1,5 +1,6 @@
 package io.kairos.control.agent;
 
+import io.kairos.control.state.ControlCommand.TaskEnded;
 import io.kairos.control.state.ControlState;
 import io.kairos.control.state.ElasticResizes;
 import io.kairos.control.state.JobCheckpoints;
@@ -413,5 +414,22 @@ public final class Reconciler {
             policy.everySec(),
             policy.keep(),
             newest == null ? null : newest.step()));
+  }
+
+  /** The command that records a reported end; stamped {@code nowMs} when the agent gave no time. */
+  static TaskEnded ended(Heartbeat hb, TaskReport r, long nowMs) {
+    long at = r.endedAtMs() != null ? r.endedAtMs() : nowMs;
+    return new TaskEnded(
+        at,
+        hb.node(),
+        hb.epoch(),
+        r.jobId(),
+        r.attempt(),
+        r.task(),
+        r.exitCode() == null ? -1 : r.exitCode(),
+        r.reason(),
+        r.message(),
+        r.step(),
+        r.exitCodes());
   }
 }

@@ -240,6 +240,40 @@ public final class SchedulerLoop implements Closeable {
     this.startHook = java.util.Objects.requireNonNull(hook, "hook");
   }
 
+  /** The state version ({@code StateWatch}) the last finished pass began at; -1 before any. */
+  private long passedVersion = -1;
+
+  private final Object passes = new Object();
+
+  private void passed(long version) {
+    synchronized (passes) {
+      passedVersion = version;
+      passes.notifyAll();
+    }
+  }
+
+  /**
+   * Waits, at most {@code timeoutMs}, until a pass that began at state version {@code version} or
+   * later has finished, its starts committed: the agents' service holds its reply to a heartbeat
+   * that reported task ends until the pass they trigger has placed jobs on the freed GPUs, so that
+   * the reply carries them.
+   *
+   * @return whether such a pass finished in time
+   */
+  public boolean awaitPass(long version, long timeoutMs) throws InterruptedException {
+    long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+    synchronized (passes) {
+      while (passedVersion < version) {
+        long leftMs = (deadline - System.nanoTime()) / 1_000_000L;
+        if (leftMs <= 0) {
+          return false;
+        }
+        passes.wait(leftMs);
+      }
+      return true;
+    }
+  }
+
   /**
    * The tenancy configuration this replica schedules and admits with, if any: the replicated one
    * once applied ({@code kairos config apply}), else the one it was started with.
@@ -315,6 +349,7 @@ public final class SchedulerLoop implements Closeable {
         settleNodes();
         long passStart = System.nanoTime();
         runOnce();
+        passed(seen);
         watch.awaitChange(
             seen, staleSinceNanos >= 0 ? SETTLE_AFTER_MS : idleWaitMs(clock.millis()));
         // The floor: a burst of events (task ends, submits) arriving together makes one pass.
