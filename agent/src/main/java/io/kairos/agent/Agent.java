@@ -123,7 +123,7 @@ public final class Agent implements AutoCloseable {
             Duration.ofMillis(config.killGraceMs()),
             config.maxTaskOutputBytes(),
             System.getenv(),
-            taskKairosEnv(config),
+            KairosEnv.forTasks(config),
             new ProcessLauncher(),
             clock,
             wakeup::signal,
@@ -133,33 +133,6 @@ public final class Agent implements AutoCloseable {
   /** Whether {@code dataDir} holds a node's own credential, so its agent needs no join token. */
   public static boolean holdsCredential(java.nio.file.Path dataDir) {
     return NodeKeys.existIn(dataDir);
-  }
-
-  /** What every task is told about Kairos: srun's place, and the checkpoint S3 endpoint. */
-  private static java.util.Map<String, String> taskKairosEnv(AgentConfig config) {
-    var env = new java.util.HashMap<>(slurmBin(config));
-    if (config.checkpointS3Endpoint() != null) {
-      env.put(TaskCheckpoints.S3_ENDPOINT, config.checkpointS3Endpoint());
-    }
-    return env;
-  }
-
-  /**
-   * Installs srun and scontrol for the tasks ({@link SlurmBin}) and returns what tasks are told
-   * about them; empty (tasks then have no srun) when the directory cannot be written.
-   */
-  private static java.util.Map<String, String> slurmBin(AgentConfig config) {
-    try {
-      return SlurmBin.install(
-          config.dataDir(), config.controllers(), java.util.Optional.ofNullable(config.caFile()));
-    } catch (IOException | RuntimeException e) {
-      log.warn(
-          "agent {}: could not install srun and scontrol in {}/bin: {}; tasks will not find them",
-          config.nodeName(),
-          config.dataDir(),
-          e.toString());
-      return java.util.Map.of();
-    }
   }
 
   /**

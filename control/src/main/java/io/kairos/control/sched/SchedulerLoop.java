@@ -6,7 +6,6 @@ import io.kairos.control.accounting.AccountingQueries;
 import io.kairos.control.raft.RaftReplica;
 import io.kairos.control.state.ControlCommand.PreemptJobs;
 import io.kairos.control.state.ControlCommand.Preemption;
-import io.kairos.control.state.ControlCommand.SettleNodes;
 import io.kairos.control.state.ControlCommand.Start;
 import io.kairos.control.state.ControlCommand.StartJobs;
 import io.kairos.control.state.ControlState;
@@ -163,6 +162,10 @@ public final class SchedulerLoop implements Closeable {
   private final RaftReplica replica;
   private final SchedulingPass pass;
   private final InstantSource clock;
+
+  /** Settles the node store after a burst of registrations (loop thread only). */
+  private final NodeSettler settler;
+
   private final Timer passTimer;
   private final Counter starts;
   private final Counter preemptions;
@@ -203,6 +206,7 @@ public final class SchedulerLoop implements Closeable {
     use(tenancy);
     this.pass = new SchedulingPass(policy);
     this.clock = clock;
+    this.settler = new NodeSettler(replica, clock);
     this.passTimer =
         Timer.builder("kairos.scheduler.pass")
             .description("time of one scheduling pass (snapshot, pass, not the commit)")
@@ -346,12 +350,12 @@ public final class SchedulerLoop implements Closeable {
           watch.awaitChange(seen, 250);
           continue;
         }
-        settleNodes();
+        settler.tick();
         long passStart = System.nanoTime();
         runOnce();
         passed(seen);
         watch.awaitChange(
-            seen, staleSinceNanos >= 0 ? SETTLE_AFTER_MS : idleWaitMs(clock.millis()));
+            seen, settler.stale() ? NodeSettler.SETTLE_AFTER_MS : idleWaitMs(clock.millis()));
         // The floor: a burst of events (task ends, submits) arriving together makes one pass.
         long sinceMs = (System.nanoTime() - passStart) / 1_000_000;
         if (sinceMs < MIN_PASS_INTERVAL_MS) {
@@ -365,54 +369,6 @@ public final class SchedulerLoop implements Closeable {
           sleepQuietly(1000);
         }
       }
-    }
-  }
-
-  /** How long the state must be quiet (no command) before the loop settles a stale store. */
-  static final long SETTLE_AFTER_MS = 200;
-
-  /** The longest a burst of registrations leaves the store stale before the loop settles it. */
-  static final long SETTLE_AT_MOST_MS = 2_000;
-
-  /** When this loop first saw the store stale (System.nanoTime), or -1. Loop thread only. */
-  private long staleSinceNanos = -1;
-
-  /** The state's version when the loop last looked, and when that version was first seen. */
-  private long lastVersion = -1;
-
-  private long lastChangeNanos;
-
-  /**
-   * Registrations mark the store stale rather than rebuild it each ({@link ControlState}); once the
-   * burst is over ({@link #SETTLE_AFTER_MS} without a change) or has gone on for {@link
-   * #SETTLE_AT_MOST_MS}, this proposes {@link SettleNodes}: new nodes take work within about that
-   * time whether or not another command comes, and a burst of N registrations costs a handful of
-   * rebuilds, not N.
-   */
-  private void settleNodes() throws InterruptedException {
-    long now = System.nanoTime();
-    long version = replica.stateMachine().read(ControlState::version);
-    if (version != lastVersion) {
-      lastVersion = version;
-      lastChangeNanos = now;
-    }
-    if (!replica.stateMachine().read(ControlState::storeIsStale)) {
-      staleSinceNanos = -1;
-      return;
-    }
-    if (staleSinceNanos < 0) {
-      staleSinceNanos = now;
-    }
-    boolean quiet = now - lastChangeNanos >= SETTLE_AFTER_MS * 1_000_000L;
-    boolean tooLong = now - staleSinceNanos >= SETTLE_AT_MOST_MS * 1_000_000L;
-    if (!quiet && !tooLong) {
-      return;
-    }
-    try {
-      replica.propose(new SettleNodes(clock.millis())).get(10, TimeUnit.SECONDS);
-      staleSinceNanos = -1;
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-      LOG.warn("could not settle the registered nodes: {}", e.toString());
     }
   }
 
