@@ -21,35 +21,15 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 class LaunchSpecTest {
   static TaskAssignment withRestartCount(TaskAssignment a, int restarts) {
-    return new TaskAssignment(
-        a.jobId(),
-        a.attempt(),
-        a.task(),
-        a.tasks(),
-        a.nodes(),
-        a.name(),
-        a.user(),
-        a.command(),
-        a.env(),
-        a.workdir(),
-        a.gpus(),
-        a.cpus(),
-        a.memoryMb(),
-        a.timeLimitSec(),
-        a.masterAddr(),
-        a.gpuUuids(),
-        a.killSignal(),
-        a.graceSec(),
-        a.warnSignal(),
-        a.warnBeforeSec(),
-        a.checkpointDir(),
-        a.barrier(),
-        restarts,
-        a.output(),
-        a.error());
+    return copy(a, a.checkpointDir(), restarts);
   }
 
   static TaskAssignment withCheckpointLocation(TaskAssignment a, String location) {
+    return copy(a, location, a.restarts());
+  }
+
+  /** {@code a} with another checkpoint location and restart count. */
+  private static TaskAssignment copy(TaskAssignment a, String checkpointDir, int restarts) {
     return new TaskAssignment(
         a.jobId(),
         a.attempt(),
@@ -71,9 +51,9 @@ class LaunchSpecTest {
         a.graceSec(),
         a.warnSignal(),
         a.warnBeforeSec(),
-        location,
+        checkpointDir,
         a.barrier(),
-        a.restarts(),
+        restarts,
         a.output(),
         a.error());
   }
