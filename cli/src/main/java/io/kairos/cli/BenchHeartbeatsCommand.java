@@ -8,9 +8,6 @@ import io.kairos.protocol.agent.Registration;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,19 +34,19 @@ import picocli.CommandLine.TypeConversionException;
  * {@code kairos bench heartbeats}: many simulated agents heartbeating one controller.
  *
  * <p>Design: the agents {@code PREFIX0 .. PREFIX(N-1)} register first with the join token ({@code
- * --register-parallel} at a time through the JDK HttpClient; each registration is a Raft commit, so
- * this phase is timed and reported on its own), each with a credential of its own ({@link
- * BenchNodes}): a node secret over http, a key and the certificate the controller issues for it
- * over https. A name is bound to its credential, so each run takes new names (a random prefix).
- * Then heartbeats follow a fixed schedule, an open loop: heartbeat {@code j} is agent {@code j mod
- * N}'s, due at {@code start + j / (N * rate)} seconds, so each agent heartbeats every {@code
- * 1/rate} s and the agents are spread evenly over the interval. {@code --connections} workers take
- * the next index, wait for its due time and send it: over http on one keep-alive {@link RawHttp}
- * connection per worker, each heartbeat with its agent's node secret; over https on the agent's own
- * connection (opened at its first heartbeat, in the warmup), which presents its certificate, as a
- * real agent's does; latency runs from the due time, so a stalled server is charged for the
- * heartbeats it held back (no coordinated omission). Heartbeats due in the warmup are sent but not
- * counted.
+ * --register-parallel} at a time, each worker over one keep-alive connection; registrations that
+ * arrive together share Raft entries, and this phase is timed and reported on its own), each with a
+ * credential of its own ({@link BenchNodes}): a node secret over http, a key and the certificate
+ * the controller issues for it over https. A name is bound to its credential, so each run takes new
+ * names (a random prefix). Then heartbeats follow a fixed schedule, an open loop: heartbeat {@code
+ * j} is agent {@code j mod N}'s, due at {@code start + j / (N * rate)} seconds, so each agent
+ * heartbeats every {@code 1/rate} s and the agents are spread evenly over the interval. {@code
+ * --connections} workers take the next index, wait for its due time and send it: over http on one
+ * keep-alive {@link RawHttp} connection per worker, each heartbeat with its agent's node secret;
+ * over https on the agent's own connection (opened at its first heartbeat, in the warmup), which
+ * presents its certificate, as a real agent's does; latency runs from the due time, so a stalled
+ * server is charged for the heartbeats it held back (no coordinated omission). Heartbeats due in
+ * the warmup are sent but not counted.
  *
  * <p>Besides latency it reports what a failure detector would see: for each agent, the longest gap
  * between the replies to its successful heartbeats during the measured window (and from its last
@@ -355,43 +352,36 @@ final class BenchHeartbeatsCommand implements Callable<Integer> {
     return r.errorCount() == 0 ? 0 : 1;
   }
 
-  /** Registers every agent; returns their epochs. Stops at the first failure. */
+  /**
+   * Registers every agent; returns their epochs. Stops at the first failure. Each worker sends its
+   * registrations over one keep-alive {@link RawHttp} connection, as the heartbeat phase does: the
+   * JDK's HttpClient cost the bench about as much CPU per registration as the controller spent
+   * serving it, and on a small machine the two share the cores.
+   */
   private long[] register(URI server, String token) throws IOException, InterruptedException {
     long[] epochs = new long[agents];
     var next = new AtomicLong();
-    var builder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
-    tls.ifPresent(builder::sslContext);
-    try (var clientThreads = Executors.newVirtualThreadPerTaskExecutor();
-        var client = builder.executor(clientThreads).build();
-        var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+    try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
       var workers = new ArrayList<Future<Void>>();
       for (int w = 0; w < Math.min(registerParallel, agents); w++) {
         workers.add(
             pool.submit(
                 () -> {
-                  for (long i = next.getAndIncrement(); i < agents; i = next.getAndIncrement()) {
-                    var request =
-                        HttpRequest.newBuilder(server.resolve("/api/v1/agents/register"))
-                            .timeout(ApiClient.REQUEST_TIMEOUT)
-                            .header("Authorization", "Bearer " + token)
-                            .header("Content-Type", "application/json")
-                            .POST(
-                                HttpRequest.BodyPublishers.ofByteArray(
-                                    Json.bytes(
-                                        nodes.withCredential((int) i, registration((int) i)))))
-                            .build();
-                    var response = client.send(request, HttpResponse.BodyHandlers.ofString());
-                    if (response.statusCode() != 200) {
-                      throw new IOException(
-                          nodes.name((int) i)
-                              + ": HTTP "
-                              + response.statusCode()
-                              + ": "
-                              + response.body());
+                  try (var conn = new RawHttp(server, tls)) {
+                    for (long i = next.getAndIncrement(); i < agents; i = next.getAndIncrement()) {
+                      byte[] body =
+                          Json.bytes(nodes.withCredential((int) i, registration((int) i)));
+                      var reply =
+                          conn.send(
+                              RawHttp.post(server, "/api/v1/agents/register", token, body), true);
+                      if (reply.status() != 200) {
+                        throw new IOException(
+                            nodes.name((int) i) + ": HTTP " + reply.status() + ": " + reply.body());
+                      }
+                      var registered = Json.MAPPER.readValue(reply.body(), Registered.class);
+                      nodes.registered((int) i, registered);
+                      epochs[(int) i] = registered.epoch();
                     }
-                    var registered = Json.MAPPER.readValue(response.body(), Registered.class);
-                    nodes.registered((int) i, registered);
-                    epochs[(int) i] = registered.epoch();
                   }
                   return null;
                 }));

@@ -20,8 +20,16 @@ import java.util.Locale;
  * (verified as the CLI verifies: {@link ClientTls}); no redirects.
  */
 final class RawHttp implements Closeable {
-  /** What came back: the status and, for an error, the body (for the first-error line). */
-  record Reply(int status, String errorBody) {}
+  /**
+   * What came back: the status and, for an error (for the first-error line) or when asked for, the
+   * body; else null.
+   */
+  record Reply(int status, String errorBody) {
+    /** The body, when {@link #send(byte[], boolean)} was asked to keep it. */
+    String body() {
+      return errorBody;
+    }
+  }
 
   private final Socket socket;
   private final OutputStream out;
@@ -91,6 +99,11 @@ final class RawHttp implements Closeable {
   }
 
   Reply send(byte[] request) throws IOException {
+    return send(request, false);
+  }
+
+  /** Sends a prepared request; keeps the reply's body also when it succeeded, if asked. */
+  Reply send(byte[] request, boolean keepBody) throws IOException {
     out.write(request);
     out.flush();
     String status = line();
@@ -108,7 +121,7 @@ final class RawHttp implements Closeable {
         chunked = true;
       }
     }
-    var body = code >= 300 ? new ByteArrayOutputStream() : null;
+    var body = keepBody || code >= 300 ? new ByteArrayOutputStream() : null;
     if (chunked) {
       for (long size = Long.parseLong(line().strip(), 16);
           size > 0;

@@ -6,6 +6,7 @@ import io.kairos.control.auth.Principal;
 import io.kairos.control.health.FailureDetectors;
 import io.kairos.control.health.PhiAccrualDetector;
 import io.kairos.control.raft.RaftReplica;
+import io.kairos.control.raft.RegisterBatcher;
 import io.kairos.control.sched.SchedulerLoop;
 import io.kairos.control.state.ControlCommand;
 import io.kairos.control.state.ControlCommand.DrainNode;
@@ -88,6 +89,7 @@ public final class AgentService implements AutoCloseable {
   public record Liveness(String state, double phi) {}
 
   private final RaftReplica replica;
+  private final RegisterBatcher registrations;
   private final InstantSource clock;
   private final LeaseSettings lease;
 
@@ -143,6 +145,7 @@ public final class AgentService implements AutoCloseable {
     this.priorLeasesOver = priorLeasesOver;
     this.identity = identity;
     this.credentials = new StepCredentials(replica, clock);
+    this.registrations = new RegisterBatcher(replica, clock);
     this.heard = new NodeWatch(detection, lease);
     this.monitor =
         Thread.ofPlatform()
@@ -174,6 +177,7 @@ public final class AgentService implements AutoCloseable {
   public void close() {
     closed = true;
     monitor.interrupt();
+    registrations.close();
   }
 
   /**
@@ -188,13 +192,10 @@ public final class AgentService implements AutoCloseable {
     String bound =
         replica.stateMachine().read(s -> s.node(r.node()).map(n -> n.credential).orElse(null));
     NodeIdentity.Admission admitted = identity.admit(r, who, bound, remoteAddress, overTls);
-    var result =
-        commit(
-            new RegisterNode(
-                clock.millis(),
-                admitted.stored().withTasks(null),
-                admitted.credential(),
-                adopted(r)));
+    var command =
+        new RegisterNode(
+            clock.millis(), admitted.stored().withTasks(null), admitted.credential(), adopted(r));
+    var result = await(registrations.register(command), command);
     if (!result.isOk()) {
       // Another registration of the name, or of the credential, committed first.
       throw ApiError.conflict(result.error());
@@ -421,8 +422,13 @@ public final class AgentService implements AutoCloseable {
   }
 
   private ControlResult commit(ControlCommand c) throws InterruptedException {
+    return await(replica.propose(c), c);
+  }
+
+  private static ControlResult await(CompletableFuture<ControlResult> proposed, ControlCommand c)
+      throws InterruptedException {
     try {
-      return replica.propose(c).get(10, TimeUnit.SECONDS);
+      return proposed.get(10, TimeUnit.SECONDS);
     } catch (ExecutionException | TimeoutException e) {
       throw ApiError.unavailable(
           "could not commit " + c.getClass().getSimpleName() + ": " + e.getMessage());

@@ -23,6 +23,7 @@ import java.util.TreeMap;
   @JsonSubTypes.Type(value = ControlCommand.StartJobs.class, name = "start"),
   @JsonSubTypes.Type(value = ControlCommand.TaskEnded.class, name = "taskEnded"),
   @JsonSubTypes.Type(value = ControlCommand.RegisterNode.class, name = "register"),
+  @JsonSubTypes.Type(value = ControlCommand.RegisterNodes.class, name = "registerNodes"),
   @JsonSubTypes.Type(value = ControlCommand.DrainNode.class, name = "drain"),
   @JsonSubTypes.Type(value = ControlCommand.ResumeNode.class, name = "resume"),
   @JsonSubTypes.Type(value = ControlCommand.AddToken.class, name = "addToken"),
@@ -167,6 +168,19 @@ public sealed interface ControlCommand {
 
     public RegisterNode(long atMs, Registration registration) {
       this(atMs, registration, null);
+    }
+  }
+
+  /**
+   * Registrations that arrived together, applied one after another as if each were its own entry
+   * (group commit: a burst of agents costs a few log entries, not one each). The result's {@link
+   * ControlResult#items} holds what each answered, in order.
+   *
+   * @param atMs when the entry was proposed; each registration keeps its own time
+   */
+  record RegisterNodes(long atMs, List<RegisterNode> nodes) implements ControlCommand {
+    public RegisterNodes {
+      nodes = List.copyOf(nodes);
     }
   }
 

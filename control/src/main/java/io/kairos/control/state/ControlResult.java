@@ -10,12 +10,15 @@ import java.util.List;
  * @param ids new job ids (submit: of the groups admitted, in order), or the epoch (register) as a
  *     single element
  * @param refused the submit's groups that a limit refused (they made no jobs); absent when none
+ * @param items a command that carries several ({@link ControlCommand.RegisterNodes}): what each
+ *     answered, in order (the command itself is then 200); absent for the others
  */
 public record ControlResult(
     int status,
     String error,
     List<Long> ids,
-    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Refusal> refused) {
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Refusal> refused,
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<ControlResult> items) {
   public static final ControlResult OK = new ControlResult(200, null, List.of());
 
   /**
@@ -33,10 +36,20 @@ public record ControlResult(
   public ControlResult {
     ids = ids == null ? List.of() : List.copyOf(ids);
     refused = refused == null ? List.of() : List.copyOf(refused);
+    items = items == null ? List.of() : List.copyOf(items);
+  }
+
+  public ControlResult(int status, String error, List<Long> ids, List<Refusal> refused) {
+    this(status, error, ids, refused, List.of());
   }
 
   public ControlResult(int status, String error, List<Long> ids) {
     this(status, error, ids, List.of());
+  }
+
+  /** The answer of a command that carries several: each one's, in order. */
+  public static ControlResult ofItems(List<ControlResult> items) {
+    return new ControlResult(200, null, List.of(), List.of(), items);
   }
 
   public static ControlResult ok(List<Long> ids) {

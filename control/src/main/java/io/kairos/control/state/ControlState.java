@@ -11,6 +11,7 @@ import io.kairos.control.state.ControlCommand.NodeDown;
 import io.kairos.control.state.ControlCommand.PreemptJobs;
 import io.kairos.control.state.ControlCommand.RecordCheckpoint;
 import io.kairos.control.state.ControlCommand.RegisterNode;
+import io.kairos.control.state.ControlCommand.RegisterNodes;
 import io.kairos.control.state.ControlCommand.ResetNode;
 import io.kairos.control.state.ControlCommand.ResizeJob;
 import io.kairos.control.state.ControlCommand.ResumeNode;
@@ -109,6 +110,7 @@ public final class ControlState {
           case StartStep c -> steps.start(c);
           case CancelStep c -> steps.cancel(c);
           case RegisterNode c -> nodeRegistry.register(c);
+          case RegisterNodes c -> registerAll(c);
           case NodeDown c -> nodeRegistry.nodeDown(c);
           case DrainNode c -> nodeRegistry.drain(c);
           case ResumeNode c -> nodeRegistry.resume(c);
@@ -145,10 +147,25 @@ public final class ControlState {
    */
   private static boolean readsTheStore(ControlCommand command) {
     return !(command instanceof RegisterNode
+        || command instanceof RegisterNodes
         || command instanceof TokensUsed
         || command instanceof AddToken
         || command instanceof RevokeToken
         || command instanceof SetUser);
+  }
+
+  /** Each registration in turn, as {@link #apply} would one entry of its own. */
+  private ControlResult registerAll(RegisterNodes c) {
+    var results = new java.util.ArrayList<ControlResult>(c.nodes().size());
+    for (int i = 0; i < c.nodes().size(); i++) {
+      RegisterNode r = c.nodes().get(i);
+      results.add(nodeRegistry.register(r));
+      if (i < c.nodes().size() - 1) { // apply() settles after the last one
+        lifecycle.settleDependencies(r.atMs());
+        forgetEndedBeyondLimit();
+      }
+    }
+    return ControlResult.ofItems(results);
   }
 
   /**
