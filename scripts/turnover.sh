@@ -2,7 +2,8 @@
 # Turnover benchmark: a controller and N agents as real processes on this machine (each agent
 # emulates 8 GPUs), then `kairos bench turnover`: J one-GPU jobs that exit at once, jobs/s end to
 # end and submit-to-start latency. Prints one JSON line per run, then (on stderr) the CPU seconds
-# of the server and the agents and the agents' heartbeat exchanges per job.
+# of the server, the agents and the tasks' processes, the same per job, and the agents' heartbeat
+# exchanges per job.
 # Each agent advertises --cpus CPUs (default 64: 8 per GPU, as the Slurm peer harness configures
 # its nodes; a job asks 1 CPU, so the host's own 2 CPUs would let a node run only 2 jobs at once).
 # Usage: scripts/turnover.sh [--agents 16] [--jobs 2000] [--runs 1] [--cpus 64] [--keep DIR]
