@@ -333,8 +333,10 @@ final class EventLoop {
       report.passTimed(nanoTime.getAsLong() - before);
     }
     if (options.checkInvariants()) {
-      // What the pass keeps between passes (sched.ScheduleCache) must change no decision.
-      PassResult fresh = new SchedulingPass(policy, options.placement()).run(input);
+      // What the pass keeps between passes (sched.ScheduleCache) and the ranks it settles in one go
+      // must change no decision: the reference is a fresh pass that visits every rank.
+      PassResult fresh =
+          new SchedulingPass(policy, options.placement()).visitingEveryRank().run(input);
       if (!fresh.sameAs(result)) {
         throw new IllegalStateException(
             "pass at t=" + t + " decided otherwise than a fresh pass: " + result + " vs " + fresh);

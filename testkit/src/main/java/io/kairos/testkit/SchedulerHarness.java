@@ -327,7 +327,7 @@ public final class SchedulerHarness {
         pass = new SchedulingPass(policy);
       }
       result = pass.run(input);
-      PassResult fresh = new SchedulingPass(policy).run(input);
+      PassResult fresh = new SchedulingPass(policy).visitingEveryRank().run(input);
       if (!fresh.sameAs(result)) {
         throw new AssertionError(
             context()

@@ -15,6 +15,14 @@ public final class Diagnosis {
   private final byte[] reasons;
   private final Details details;
   private int[] counts; // computed on first use: most passes' diagnoses are never read
+  // The reasons of the last ranks, written into reasons on first read (null once written): a pass
+  // over a long queue settles them all alike and most diagnoses are never read.
+  private volatile Tail tail;
+
+  /** Writes the reasons a pass left to be filled in. */
+  interface Tail {
+    void fill(byte[] reasons);
+  }
 
   /** Builds the detail text of the job at a rank on demand (most are never asked for). */
   interface Details {
@@ -29,10 +37,35 @@ public final class Diagnosis {
   }
 
   Diagnosis(Job[] pending, int[] order, byte[] reasons, Details details) {
+    this(pending, order, reasons, details, null);
+  }
+
+  /**
+   * @param tail null, or what writes the reasons {@code reasons} does not hold yet; it is run on
+   *     the first read, so it must read only what stays unchanged while the pass's snapshot is read
+   */
+  Diagnosis(Job[] pending, int[] order, byte[] reasons, Details details, Tail tail) {
     this.pending = pending;
     this.order = order;
     this.reasons = reasons;
     this.details = details;
+    this.tail = tail;
+  }
+
+  /** The reasons, the tail written in first. */
+  private byte[] reasons() {
+    if (tail != null) {
+      fillTail();
+    }
+    return reasons;
+  }
+
+  private synchronized void fillTail() {
+    Tail t = tail;
+    if (t != null) {
+      t.fill(reasons);
+      tail = null;
+    }
   }
 
   /**
@@ -42,7 +75,7 @@ public final class Diagnosis {
    * Built when asked, from the state at the end of the pass.
    */
   public Optional<String> detail(int rank) {
-    byte r = reasons[rank];
+    byte r = reasons()[rank];
     return r < 0 ? Optional.empty() : Optional.ofNullable(details.detail(rank, Reason.ofCode(r)));
   }
 
@@ -59,7 +92,7 @@ public final class Diagnosis {
   private int[] counts() {
     if (counts == null) {
       int[] c = new int[Reason.values().length + 1];
-      for (byte r : reasons) {
+      for (byte r : reasons()) {
         c[r + 1]++;
       }
       counts = c;
@@ -83,7 +116,7 @@ public final class Diagnosis {
 
   /** Why the job at {@code rank} waits, or empty when it started in this pass. */
   public Optional<Reason> reason(int rank) {
-    byte r = reasons[rank];
+    byte r = reasons()[rank];
     return r < 0 ? Optional.empty() : Optional.of(Reason.ofCode(r));
   }
 
@@ -98,7 +131,7 @@ public final class Diagnosis {
 
   /** Whether {@code other} has the same jobs in the same order with the same reasons. O(n). */
   public boolean sameAs(Diagnosis other) {
-    if (other.order.length != order.length || !Arrays.equals(reasons, other.reasons)) {
+    if (other.order.length != order.length || !Arrays.equals(reasons(), other.reasons())) {
       return false;
     }
     for (int rank = 0; rank < order.length; rank++) {

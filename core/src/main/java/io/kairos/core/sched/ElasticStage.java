@@ -76,7 +76,7 @@ final class ElasticStage {
   /** {@code pass} with the elastic jobs sized; {@code pass} itself when no job is elastic. */
   static PassResult apply(PassInput in, PassResult pass, PlacementStrategy strategy) {
     ClusterSnapshot snapshot = in.snapshot();
-    if (!anyElastic(snapshot)) {
+    if (!snapshot.anyElastic()) {
       return pass;
     }
     Cluster cluster = snapshot.cluster();
@@ -144,20 +144,6 @@ final class ElasticStage {
     }
     resizes.sort(Comparator.comparing(Decision.Resize::job));
     return new PassResult(starts, pass.reservations(), preemptions, pass.diagnosis(), resizes);
-  }
-
-  private static boolean anyElastic(ClusterSnapshot snapshot) {
-    for (int i = 0; i < snapshot.runningCount(); i++) {
-      if (snapshot.running(i).job().spec().gang().isElastic()) {
-        return true;
-      }
-    }
-    for (Job job : snapshot.pendingJobs().jobs()) {
-      if (job != null && job.spec().gang().isElastic()) {
-        return true;
-      }
-    }
-    return false;
   }
 
   private static ElasticFreeNodes freeAfterStarts(

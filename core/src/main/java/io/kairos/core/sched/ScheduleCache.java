@@ -99,13 +99,15 @@ final class ScheduleCache {
    * waits for another reason, capacity that is neither free nor held by a running job (a cordoned
    * node), or no free count (its reservations came from elsewhere). The cache the pass replayed, if
    * any, is updated in place and returned: O(replayed ranks + new entries + reserved entries), with
-   * no copy of the entries it did not reach.
+   * no copy of the entries it did not reach. Ranks from {@code settled} on are not in {@code
+   * passReasons} yet: the pass settled them as waiting, none started or reserved.
    */
   static ScheduleCache record(
       ClusterSnapshot snapshot,
       long nowSec,
       int[] order,
       byte[] passReasons,
+      int settled,
       List<Reservation> made,
       Ledger ledger,
       AvailabilityProfile profile,
@@ -118,7 +120,7 @@ final class ScheduleCache {
     // Keep up to this pass's last reservation; or, when the replay of the previous cache stopped
     // early and nothing started from there on, everything replayed and the previous cache's rest.
     boolean tail = previous != null && replayed < previous.size;
-    for (int rank = tail ? replayed : order.length; rank < order.length; rank++) {
+    for (int rank = tail ? replayed : settled; rank < settled; rank++) {
       tail = passReasons[rank] >= 0;
       if (!tail) {
         break;
@@ -130,7 +132,7 @@ final class ScheduleCache {
     }
     int last = replayed - 1;
     if (!tail) {
-      for (int rank = order.length - 1; rank >= replayed; rank--) {
+      for (int rank = settled - 1; rank >= replayed; rank--) {
         if (passReasons[rank] == RESERVED) {
           last = rank;
           break;

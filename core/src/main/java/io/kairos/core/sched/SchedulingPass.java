@@ -49,6 +49,9 @@ public final class SchedulingPass {
   /** What the last pass left for this one (policies with many reservations); may be null. */
   private ScheduleCache cache;
 
+  /** Whether the ranks after the last job that could start or reserve are settled in one go. */
+  private boolean settleTail = true;
+
   public SchedulingPass(Policy policy) {
     this(policy, PlacementStrategy.TOPOLOGY);
   }
@@ -56,6 +59,16 @@ public final class SchedulingPass {
   public SchedulingPass(Policy policy, PlacementStrategy placement) {
     this.policy = policy;
     this.placement = placement;
+  }
+
+  /**
+   * The reference for checks: visits every rank, instead of settling in one go the ranks after the
+   * last job that could start or reserve ({@link #settle}). Its decisions and diagnosis must not
+   * differ; a check compares a pass that keeps a cache with a fresh pass of this kind.
+   */
+  public SchedulingPass visitingEveryRank() {
+    settleTail = false;
+    return this;
   }
 
   public Policy policy() {
@@ -116,6 +129,9 @@ public final class SchedulingPass {
     cache = null;
     int replayed = replay == null ? 0 : replay.ranks();
     blocked = !reserved.isEmpty();
+    // Single tenant with backfill: once no later job can use the free GPUs, the rest is settled.
+    final boolean closed = settleTail && backfill && tenancy == TenancyStage.SINGLE_TENANT;
+    int settled = n;
     for (int rank = replayed; rank < n; rank++) {
       int slot = order[rank];
       // Passed over: it cannot start in this pass, so it neither blocks nor reserves.
@@ -154,6 +170,11 @@ public final class SchedulingPass {
       if (gpus[slot] > ledger.freeTotal() && !mayReserve) {
         reasons[rank] = insufficient;
         blocked = true;
+        if (closed && !reserved.isEmpty() && !laterFit.anyFits(rank + 1, ledger.freeTotal())) {
+          // No later job can start or reserve: each waits for the GPUs, is held or never fits.
+          settled = rank + 1;
+          break;
+        }
         continue;
       }
       // 3. Place now, respecting the reservations that start before this job would end; a
@@ -189,12 +210,19 @@ public final class SchedulingPass {
     }
     if (cached) {
       cache =
-          ScheduleCache.record(snapshot, now, order, reasons, reserved, ledger, profile, replay);
+          ScheduleCache.record(
+              snapshot, now, order, reasons, settled, reserved, ledger, profile, replay);
     }
     // 5. Preempt: for the first blocked job that preemption can start, if its queue allows it.
     List<Decision.Preempt> preemptions = tenancy.preempt(order, reasons, snapshot, ledger, now);
+    final int from = settled;
     var diagnosis =
-        new Diagnosis(pending.jobs(), order, reasons, tenancy.details(order, preemptions));
+        new Diagnosis(
+            pending.jobs(),
+            order,
+            reasons,
+            tenancy.details(order, preemptions),
+            from == n ? null : r -> settle(order, from, r, exclusions, eligibleSec, now));
     // Pinned reservations may have moved since they were made: report where they are now.
     var reserves = new ArrayList<Decision.Reserve>(reserved.size());
     for (Reservation r : reserved) {
@@ -203,6 +231,28 @@ public final class SchedulingPass {
     // 6. Elastic jobs: sized from what the pass left idle, or shrunk for a waiting job.
     return ElasticStage.apply(
         in, new PassResult(starts, reserves, preemptions, diagnosis), placement);
+  }
+
+  /**
+   * The reasons of the ranks from {@code from} on once no later job fits the free GPUs ({@link
+   * LaterFit}) and a reservation exists, for a single tenant (every job admitted, none placed by
+   * flavor): the loop of {@link #run} would give each of them exactly this, since one that is
+   * neither passed over nor held needs more GPUs than are free and may not reserve, and nothing
+   * changes on the way. The pass stops there and its diagnosis runs this on its first read (most
+   * are never read): on a queue of thousands this tail is most of the queue, in every pass.
+   */
+  private static void settle(
+      int[] order, int from, byte[] reasons, Exclusions exclusions, long[] eligibleSec, long now) {
+    final byte neverFits = (byte) Reason.NEVER_FITS.ordinal();
+    final byte beginTime = (byte) Reason.BEGIN_TIME.ordinal();
+    final byte insufficient = (byte) Reason.INSUFFICIENT_GPUS.ordinal();
+    for (int rank = from; rank < order.length; rank++) {
+      int slot = order[rank];
+      reasons[rank] =
+          exclusions.neverFits(slot)
+              ? neverFits
+              : eligibleSec[slot] > now ? beginTime : insufficient;
+    }
   }
 
   /** 0, 1, ..., n - 1: the order of jobs already in arrival order. */

@@ -20,6 +20,10 @@ public final class ClusterSnapshot {
   private final boolean arrivalOrdered;
   private final int[] tenantShareMilli;
   private final int[] runningShareMilli;
+  // Whether some pending or running job is elastic: unknown (scan on first ask) unless the store
+  // that built the snapshot counted them.
+  private static final byte UNKNOWN = -1;
+  private byte elastic = UNKNOWN;
 
   /** A snapshot without run history: every job is expected to run to its limit. */
   public ClusterSnapshot(
@@ -114,6 +118,34 @@ public final class ClusterSnapshot {
    */
   public boolean pendingInArrivalOrder() {
     return arrivalOrdered;
+  }
+
+  /**
+   * Whether some pending or running job is elastic ({@link
+   * io.kairos.core.model.GangSpec#isElastic}). O(1) for a snapshot of the store, which counts them;
+   * otherwise one scan, remembered.
+   */
+  public boolean anyElastic() {
+    if (elastic == UNKNOWN) {
+      boolean any = false;
+      for (int i = 0; i < running.length && !any; i++) {
+        any = running[i].job().spec().gang().isElastic();
+      }
+      for (Job job : pending.jobs()) {
+        if (any) {
+          break;
+        }
+        any = job != null && job.spec().gang().isElastic();
+      }
+      elastic = (byte) (any ? 1 : 0);
+    }
+    return elastic == 1;
+  }
+
+  /** Set by the store, which knows whether any of its jobs is elastic. */
+  ClusterSnapshot knownElastic(boolean any) {
+    elastic = (byte) (any ? 1 : 0);
+    return this;
   }
 
   /** The pending jobs as parallel arrays (arrival order). Read-only. */

@@ -516,18 +516,21 @@ public final class ClusterStore {
     }
     RunningJob[] runningJobs = running.values().toArray(RunningJob[]::new);
     int[] runningShares = new int[runningJobs.length];
+    boolean elastic = pending.elasticCount() > 0;
     for (int i = 0; i < runningJobs.length; i++) {
       runningShares[i] = history.shareMilli(runningJobs[i].job().spec().user());
+      elastic |= runningJobs[i].job().spec().gang().isElastic();
     }
     return new ClusterSnapshot(
-        cluster,
-        masks,
-        cpus,
-        memory,
-        pending.copy(),
-        runningJobs,
-        pending.arrivalOrdered(),
-        shares,
-        runningShares);
+            cluster,
+            masks,
+            cpus,
+            memory,
+            pending.copy(),
+            runningJobs,
+            pending.arrivalOrdered(),
+            shares,
+            runningShares)
+        .knownElastic(elastic);
   }
 }

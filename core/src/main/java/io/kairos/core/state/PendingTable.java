@@ -46,6 +46,12 @@ final class PendingTable {
   private int sharers;
   private int end;
   private int live;
+  // Live elastic jobs: a pass skips its elastic stage when there are none (and none run).
+  private int elastic;
+  // The slots removed since the last compaction, in the order removed: compaction moves the runs
+  // between them with one array copy each, instead of visiting every slot.
+  private int[] holes = new int[16];
+  private int holeCount;
   // Whether the live jobs, in slot order, are in arrival order: higher priority first, then
   // earlier eligible time, then lower id. Kept in O(1) per change by comparing each addition with
   // the last one (a removal keeps it); an addition out of order clears it until the table empties.
@@ -68,6 +74,11 @@ final class PendingTable {
 
   int size() {
     return live;
+  }
+
+  /** How many live jobs are elastic. */
+  int elasticCount() {
+    return elastic;
   }
 
   /** How many tenant keys were interned so far (ids below this are in use). */
@@ -178,6 +189,7 @@ final class PendingTable {
     seqOf.put(job.id(), nextSeq++);
     end++;
     live++;
+    elastic += gang.isElastic() ? 1 : 0;
   }
 
   Job remove(JobId id) {
@@ -191,9 +203,15 @@ final class PendingTable {
     int slot = slotOf(seq);
     Job job = jobs[slot];
     jobs[slot] = null;
+    if (holeCount == holes.length) {
+      holes = Arrays.copyOf(holes, holeCount * 2);
+    }
+    holes[holeCount++] = slot;
     live--;
+    elastic -= job.spec().gang().isElastic() ? 1 : 0;
     if (live == 0) {
       end = 0;
+      holeCount = 0;
       arrivalOrdered = true;
     } else if (end > 64 && live < end / 2) {
       compact();
@@ -221,26 +239,36 @@ final class PendingTable {
     if (sharedSize > 0) {
       unshare();
     }
-    int to = 0;
-    for (int from = 0; from < end; from++) {
-      if (jobs[from] != null) {
-        if (to != from) {
-          jobs[to] = jobs[from];
-          ids[to] = ids[from];
-          eligibleSec[to] = eligibleSec[from];
-          limitSec[to] = limitSec[from];
-          gpus[to] = gpus[from];
-          priority[to] = priority[from];
-          tasks[to] = tasks[from];
-          shapeIds[to] = shapeIds[from];
-          tenantIds[to] = tenantIds[from];
-          seqs[to] = seqs[from];
-        }
-        to++;
-      }
+    // The holes are exactly the null slots below end: sorted, each run between two moves down by
+    // the number of holes before it.
+    Arrays.sort(holes, 0, holeCount);
+    int to = holeCount == 0 ? end : holes[0];
+    for (int h = 0; h < holeCount; h++) {
+      int from = holes[h] + 1;
+      int until = h + 1 < holeCount ? holes[h + 1] : end;
+      moveRun(from, to, until - from);
+      to += until - from;
     }
     Arrays.fill(jobs, to, end, null);
     end = to;
+    holeCount = 0;
+  }
+
+  /** Moves {@code length} slots from {@code from} down to {@code to}, in every array. */
+  private void moveRun(int from, int to, int length) {
+    if (length <= 0) {
+      return;
+    }
+    System.arraycopy(jobs, from, jobs, to, length);
+    System.arraycopy(ids, from, ids, to, length);
+    System.arraycopy(eligibleSec, from, eligibleSec, to, length);
+    System.arraycopy(limitSec, from, limitSec, to, length);
+    System.arraycopy(gpus, from, gpus, to, length);
+    System.arraycopy(priority, from, priority, to, length);
+    System.arraycopy(tasks, from, tasks, to, length);
+    System.arraycopy(shapeIds, from, shapeIds, to, length);
+    System.arraycopy(tenantIds, from, tenantIds, to, length);
+    System.arraycopy(seqs, from, seqs, to, length);
   }
 
   /**

@@ -12,6 +12,7 @@ import io.kairos.core.model.JobId;
 import io.kairos.core.model.JobSpec;
 import io.kairos.core.model.NodeSpec;
 import io.kairos.core.model.Placement;
+import io.kairos.core.model.RunningJob;
 import io.kairos.core.model.TaskShape;
 import io.kairos.testkit.Clusters;
 import io.kairos.testkit.StoreState;
@@ -49,6 +50,44 @@ class ClusterStoreTest {
 
   private Applied start(long id, Placement p) {
     return apply(new Command.StartJob(0, JobId.of(id), p));
+  }
+
+  /**
+   * The store counts its elastic jobs, so a pass skips its elastic stage in O(1) when there are
+   * none (issue 16.4): the count follows submission, start, cancel, and agrees with a scan.
+   */
+  @Test
+  void snapshotsKnowWhetherAnyJobIsElastic() {
+    submit(1, GangSpec.flexible(2));
+    assertThat(store.snapshot().anyElastic()).isFalse();
+    submit(2, GangSpec.elastic(4, 8, 4));
+    assertThat(store.snapshot().anyElastic()).isTrue();
+    assertThat(start(2, on(0, 1, 0b1111))).isEqualTo(Applied.ACCEPTED);
+    var running = store.snapshot();
+    assertThat(running.anyElastic()).as("elastic and running").isTrue();
+    assertThat(rebuilt(running).anyElastic()).as("a scan agrees").isTrue();
+    assertThat(apply(new Command.CancelJob(1, JobId.of(2), "test")).isAccepted()).isTrue();
+    var none = store.snapshot();
+    assertThat(none.anyElastic()).isFalse();
+    assertThat(rebuilt(none).anyElastic()).as("a scan agrees").isFalse();
+  }
+
+  /** The same snapshot built by hand: whether any job is elastic is found by a scan. */
+  private static ClusterSnapshot rebuilt(ClusterSnapshot s) {
+    int n = s.cluster().nodeCount();
+    long[] masks = new long[n];
+    int[] cpus = new int[n];
+    long[] memory = new long[n];
+    for (int i = 0; i < n; i++) {
+      masks[i] = s.freeMask(i);
+      cpus[i] = s.freeCpus(i);
+      memory[i] = s.freeMemoryBytes(i);
+    }
+    var running = new RunningJob[s.runningCount()];
+    for (int i = 0; i < running.length; i++) {
+      running[i] = s.running(i);
+    }
+    return new ClusterSnapshot(s.cluster(), masks, cpus, memory, s.pendingJobs(), running);
   }
 
   @Test

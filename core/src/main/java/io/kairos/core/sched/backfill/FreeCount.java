@@ -19,8 +19,12 @@ import java.util.Set;
  * built on the first query of a pass (O(E log E) for E running jobs and reservations) and kept in
  * step with the ledger afterwards: what it started and reserved since the last query is added, in
  * one sort and a merge in place from the back (no new array unless it is full). A query is one
- * sweep from now, O(E), with no work per node: the count of free GPUs nothing holds is exact for
- * such gangs, because any free GPU holds any of their tasks.
+ * sweep from now with no work per node: the count of free GPUs nothing holds is exact for such
+ * gangs, because any free GPU holds any of their tasks. The sweep steps over whole blocks of 64
+ * changes where the count stays at or above what the gang needs (while a start is a candidate) or
+ * below it (while none is), using each block's sum and least and greatest running sum; those are
+ * computed lazily and, after a merge, again only from the first position it wrote (issue 16.4: with
+ * thousands of reservations a new one's sweep crossed all of them).
  *
  * <p>A later pass may take the array over ({@link #carryTo}) when every job ran as predicted: the
  * changes it still needs are then exactly those after its own now (see {@code ScheduleCache}).
@@ -35,6 +39,15 @@ public final class FreeCount {
   private int size;
   private int startsSeen;
   private int reservationsSeen;
+  // Blocks of BLOCK changes (by position in changes): the sum of a block's changes and the least
+  // and greatest running sum within it. Valid for the blocks below indexed (and at or past the
+  // block of from: those before it are never read); a merge invalidates from where it wrote.
+  private static final int BLOCK_BITS = 6;
+  private static final int BLOCK = 1 << BLOCK_BITS;
+  private long[] blockSum = new long[0];
+  private long[] blockMin = new long[0];
+  private long[] blockMax = new long[0];
+  private int indexed;
 
   FreeCount(ClusterSnapshot snapshot, Ledger ledger, Set<JobId> stopping, long stopBySec) {
     this.ledger = ledger;
@@ -76,6 +89,7 @@ public final class FreeCount {
    */
   long earliest(long gpus, long lengthSec, long[] availableAt) {
     catchUp();
+    index();
     long now = ledger.nowSec();
     long available = ledger.freeTotal();
     int e = from;
@@ -85,6 +99,25 @@ public final class FreeCount {
     long candidate = available >= gpus ? now : -1;
     long candidateAvailable = available;
     while (true) {
+      // A whole block where the count stays at or above gpus (with a candidate) or below it
+      // (without) changes nothing but the count: skip it, unless the candidate's window ends in it.
+      if ((e & (BLOCK - 1)) == 0 && e + BLOCK <= size) {
+        int k = e >>> BLOCK_BITS;
+        if (candidate >= 0 && available + blockMin[k] >= gpus) {
+          if (timeOf(changes[e + BLOCK - 1]) - candidate >= lengthSec) {
+            availableAt[0] = candidateAvailable;
+            return candidate;
+          }
+          available += blockSum[k];
+          e += BLOCK;
+          continue;
+        }
+        if (candidate < 0 && available + blockMax[k] < gpus) {
+          available += blockSum[k];
+          e += BLOCK;
+          continue;
+        }
+      }
       long next = e < size ? timeOf(changes[e]) : Long.MAX_VALUE;
       if (candidate >= 0 && next - candidate >= lengthSec) {
         availableAt[0] = candidateAvailable;
@@ -133,6 +166,7 @@ public final class FreeCount {
       changes = grown;
       size -= from;
       from = 0;
+      indexed = 0;
     }
     // Merge in place from the back: each change moves at most once.
     int a = size - 1;
@@ -142,6 +176,32 @@ public final class FreeCount {
       changes[n--] = a >= from && changes[a] > more[b] ? changes[a--] : more[b--];
     }
     size += added;
+    indexed = Math.min(indexed, (n + 1) >>> BLOCK_BITS);
+  }
+
+  /** Computes the blocks not yet valid, from the block of {@code from} on: O(changes there). */
+  private void index() {
+    int blocks = size >>> BLOCK_BITS;
+    if (blocks > blockSum.length) {
+      int capacity = Math.max(16, blocks * 3 / 2);
+      blockSum = Arrays.copyOf(blockSum, capacity);
+      blockMin = Arrays.copyOf(blockMin, capacity);
+      blockMax = Arrays.copyOf(blockMax, capacity);
+    }
+    for (int k = Math.max(indexed, from >>> BLOCK_BITS); k < blocks; k++) {
+      long sum = 0;
+      long min = Long.MAX_VALUE;
+      long max = Long.MIN_VALUE;
+      for (int i = k << BLOCK_BITS, end = i + BLOCK; i < end; i++) {
+        sum += changeOf(changes[i]);
+        min = Math.min(min, sum);
+        max = Math.max(max, sum);
+      }
+      blockSum[k] = sum;
+      blockMin[k] = min;
+      blockMax[k] = max;
+    }
+    indexed = Math.max(indexed, blocks);
   }
 
   private static long pack(long timeSec, long change) {
