@@ -86,7 +86,7 @@ class TraceReadersTest {
             e -> {
               assertThat(e.file()).isEqualTo(file.toString());
               assertThat(e.line()).isZero();
-              assertThat(e.getMessage()).endsWith("use --format swf|philly|kairos-csv|sacct");
+              assertThat(e.getMessage()).endsWith("use --format swf|philly|kairos-csv|sacct|sia-workload");
             });
   }
 
@@ -97,7 +97,7 @@ class TraceReadersTest {
     assertThatThrownBy(() -> TraceReaders.read(file, "auto", EstimateMode.REQUESTED))
         .isInstanceOf(TraceFormatException.class)
         .hasMessageContaining("no data lines")
-        .hasMessageEndingWith("use --format swf|philly|kairos-csv|sacct");
+        .hasMessageEndingWith("use --format swf|philly|kairos-csv|sacct|sia-workload");
   }
 
   @Test
@@ -107,7 +107,7 @@ class TraceReadersTest {
     assertThatThrownBy(() -> TraceReaders.read(file, "json", EstimateMode.REQUESTED))
         .isInstanceOf(TraceFormatException.class)
         .hasMessageContaining("unknown format 'json'")
-        .hasMessageEndingWith("auto|swf|philly|kairos-csv|sacct");
+        .hasMessageEndingWith("auto|swf|philly|kairos-csv|sacct|sia-workload");
   }
 
   @Test
