@@ -66,7 +66,8 @@ final class SimulateCommand implements Callable<Integer> {
   @Option(
       names = "--format",
       defaultValue = "auto",
-      description = "auto, swf, philly, kairos-csv, sacct or sia-workload (default: ${DEFAULT-VALUE}).")
+      description =
+          "auto, swf, philly, kairos-csv, sacct or sia-workload (default: ${DEFAULT-VALUE}).")
   String format;
 
   @Option(

@@ -11,13 +11,14 @@ import java.util.SplittableRandom;
  *
  * <p><b>Which jobs are elastic.</b> A job is eligible when it uses at least 2 GPUs in whole nodes:
  * with {@code G} its GPUs per node (the trace's, else the cluster's largest node), its GPUs are a
- * multiple of {@code G}. It is chosen with probability {@code elasticShare}, by a draw seeded by the
- * run's seed and the job's trace id only (so the choice does not depend on the other jobs or the
- * policy). An elastic job of {@code n = gpus / G} nodes runs on {@code max(1, n / 2)} to {@code
- * min(2n, nodes of the cluster)} nodes of {@code G} GPUs each (a range of one size leaves it fixed).
- * Its work is the trace's GPU-seconds ({@code duration x gpus}); at {@code g} GPUs it does {@code g}
- * GPU-seconds per second (linear scaling), so at its trace size it runs as long as the trace says.
- * Its time limit is the trace's, times {@code gpus / minimum GPUs} (the run at its minimum size).
+ * multiple of {@code G}. It is chosen with probability {@code elasticShare}, by a draw seeded by
+ * the run's seed and the job's trace id only (so the choice does not depend on the other jobs or
+ * the policy). An elastic job of {@code n = gpus / G} nodes runs on {@code max(1, n / 2)} to {@code
+ * min(2n, nodes of the cluster)} nodes of {@code G} GPUs each (a range of one size leaves it
+ * fixed). Its work is the trace's GPU-seconds ({@code duration x gpus}); at {@code g} GPUs it does
+ * {@code g} GPU-seconds per second (linear scaling), so at its trace size it runs as long as the
+ * trace says. Its time limit is the trace's, times {@code gpus / minimum GPUs} (the run at its
+ * minimum size).
  *
  * <p><b>Checkpoint cost.</b> With {@code checkpointCostSec > 0} every job is checkpointable: a
  * preempted job writes a checkpoint and stops {@code checkpointCostSec} after its signal (instead

@@ -6,9 +6,9 @@ package io.kairos.sim;
  *
  * <p>Per elastic job (by index in submit order; other jobs are never asked about): its current
  * GPUs, its work left (GPU-seconds, at the start of the current segment), when progress at the
- * current size starts ({@code progressFrom}: the start, or a resize plus the checkpoint cost),
- * when its GPU time was last counted, whether it runs, and its resizes and GPU time used and lost.
- * A run ends at {@code progressFrom + ceil(work / gpus)}.
+ * current size starts ({@code progressFrom}: the start, or a resize plus the checkpoint cost), when
+ * its GPU time was last counted, whether it runs, and its resizes and GPU time used and lost. A run
+ * ends at {@code progressFrom + ceil(work / gpus)}.
  *
  * <p>A resize first saves the work done so far (the resize is a checkpoint), then restarts at the
  * new size after the checkpoint cost, which is GPU time lost to the resize. A stall cut short (by

@@ -309,8 +309,7 @@ final class ReportBuilder {
       elastic =
           Optional.of(new SimJobs.Elastic(minGpus, maxGpus, resizes, new int[n], gpuSeconds, lost));
     }
-    return Optional.of(
-        new SimJobs(ids, submits, runs.firstStarts(), runs.ends(), nodes, elastic));
+    return Optional.of(new SimJobs(ids, submits, runs.firstStarts(), runs.ends(), nodes, elastic));
   }
 
   /** Per-queue figures and fairness (finish-time fairness is added by the alone runs). */
@@ -339,7 +338,7 @@ final class ReportBuilder {
       waits[q][filled[q]++] = wait;
       waitSum[q] += wait;
       jctSum[q] += runs.end(i) - dependencies.arrival(i);
-      gpuSec[q] += (double) runs.runSec(i) * specs.get(i).totalGpus();
+      gpuSec[q] += runs.gpuSeconds(i);
       if (specs.get(i).totalGpus() >= bigGpus) {
         bigMaxWait = Math.max(bigMaxWait, wait);
       }
@@ -410,7 +409,7 @@ final class ReportBuilder {
       waits[a][filled[a]++] = wait;
       waitSum[a] += wait;
       jctSum[a] += runs.end(i) - dependencies.arrival(i);
-      gpuSec[a] += (double) runs.runSec(i) * specs.get(i).totalGpus();
+      gpuSec[a] += runs.gpuSeconds(i);
     }
     double[] factors = book.finalFairShareFactors();
     var reports = new ArrayList<TenancyReport.AccountReport>(accounts);

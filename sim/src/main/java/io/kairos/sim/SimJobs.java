@@ -16,8 +16,7 @@ public record SimJobs(
     long[] endSec,
     int[][] nodes,
     Optional<Elastic> elastic) {
-  public SimJobs(
-      long[] traceIds, long[] submitSec, long[] startSec, long[] endSec, int[][] nodes) {
+  public SimJobs(long[] traceIds, long[] submitSec, long[] startSec, long[] endSec, int[][] nodes) {
     this(traceIds, submitSec, startSec, endSec, nodes, Optional.empty());
   }
 

@@ -9,18 +9,19 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reads the Pollux and Sia evaluation workloads ({@code philly/pollux_workloads/},
- * {@code philly/sia_philly_workloads/}, {@code helios/sia_saturn_workloads/}): columns {@code
+ * Reads the Pollux and Sia evaluation workloads ({@code philly/pollux_workloads/}, {@code
+ * philly/sia_philly_workloads/}, {@code helios/sia_saturn_workloads/}): columns {@code
  * name,time,application,num_replicas,batch_size}, found by name ({@code time}, {@code application}
  * and {@code num_replicas} are required, the others ignored).
  *
  * <p>These files carry no run time: in Pollux and Sia a job runs until its model converges, from
- * measured goodput profiles. Kairos gives each job a fixed amount of work instead, from the GPU-time
- * band its application class was drawn from (the workloads map a Philly job's GPU time to a class:
- * under 1 GPU-hour cifar10 or ncf, 1 to 10 deepspeech2 or bert, 10 to 100 yolov3, over 100 imagenet,
- * and sample jobs under 1,000 GPU-hours): the band's geometric middle, so {@link #GPU_HOURS}. The
- * run time is that GPU time over {@code num_replicas} GPUs, rounded up to whole seconds. So these
- * runs compare schedulers on the workloads' arrival pattern and sizes, not Sia's goodput.
+ * measured goodput profiles. Kairos gives each job a fixed amount of work instead, from the
+ * GPU-time band its application class was drawn from (the workloads map a Philly job's GPU time to
+ * a class: under 1 GPU-hour cifar10 or ncf, 1 to 10 deepspeech2 or bert, 10 to 100 yolov3, over 100
+ * imagenet, and sample jobs under 1,000 GPU-hours): the band's geometric middle, so {@link
+ * #GPU_HOURS}. The run time is that GPU time over {@code num_replicas} GPUs, rounded up to whole
+ * seconds. So these runs compare schedulers on the workloads' arrival pattern and sizes, not Sia's
+ * goodput.
  *
  * <p>Jobs are sorted by {@code time} (ties keep file order) and numbered 1, 2, ...; the queue is
  * {@code default}, there is no user, no estimate (run times are the limits) and the GPUs may be
@@ -86,7 +87,10 @@ public final class SiaWorkloadReader {
             source,
             lineNumber,
             "",
-            "expected " + header.width() + " comma-separated values (as in the header), got " + count);
+            "expected "
+                + header.width()
+                + " comma-separated values (as in the header), got "
+                + count);
       }
       double time = csv.decimal(timeAt);
       if (!(time >= 0 && time < 1e12)) {

@@ -13,8 +13,8 @@ import java.util.Locale;
  * starting with {@code ;}, or a first line of whitespace-separated numbers, mean SWF; a
  * comma-separated header with {@code timestamp} and {@code num_gpus} columns means Philly; one with
  * a {@code submit_s} column means Kairos CSV; one with {@code application} and {@code num_replicas}
- * columns means a Pollux/Sia workload; a {@code |}-separated header with a {@code JobID}
- * column means sacct. Anything else is an error that asks for {@code --format}.
+ * columns means a Pollux/Sia workload; a {@code |}-separated header with a {@code JobID} column
+ * means sacct. Anything else is an error that asks for {@code --format}.
  */
 public final class TraceReaders {
   /** The format that detects the others. */
@@ -30,8 +30,7 @@ public final class TraceReaders {
           SacctReader.FORMAT,
           SiaWorkloadReader.FORMAT);
 
-  private static final String FORMAT_HINT =
-      "use --format swf|philly|kairos-csv|sacct|sia-workload";
+  private static final String FORMAT_HINT = "use --format swf|philly|kairos-csv|sacct|sia-workload";
 
   /** Lines looked at, at most, before detection gives up. */
   private static final int DETECT_LINES = 10_000;

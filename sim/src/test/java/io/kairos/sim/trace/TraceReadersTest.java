@@ -86,7 +86,8 @@ class TraceReadersTest {
             e -> {
               assertThat(e.file()).isEqualTo(file.toString());
               assertThat(e.line()).isZero();
-              assertThat(e.getMessage()).endsWith("use --format swf|philly|kairos-csv|sacct|sia-workload");
+              assertThat(e.getMessage())
+                  .endsWith("use --format swf|philly|kairos-csv|sacct|sia-workload");
             });
   }
 
