@@ -78,7 +78,7 @@ class TraceReadersTest {
 
   @Test
   void unrecognisedContentAsksForFormat() throws IOException {
-    var file = write("other.csv", "name,time,application,num_replicas,batch_size\nx,1,y,2,3\n");
+    var file = write("other.csv", "name,time,model,replicas,batch_size\nx,1,y,2,3\n");
 
     assertThatThrownBy(() -> TraceReaders.read(file, "auto", EstimateMode.REQUESTED))
         .isInstanceOfSatisfying(
