@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * (preemption): the invariant checker passes after every event batch (never more GPUs than the
  * cluster, every elastic job within its range), every job finishes, GPU-seconds of work are
  * conserved (what a job held is its work plus what it lost, up to the rounding of its last second
- * at each size), and two runs are identical.
+ * at each size), two runs are identical, and a pass after every event batch changes nothing.
  */
 class ElasticSimulatorPropertiesTest {
   private static final Policy[] POLICIES = {
@@ -121,6 +121,15 @@ class ElasticSimulatorPropertiesTest {
         .isEqualTo(json.writeValueAsString(r.toMap(false)));
     var jobs = r.perJob().orElseThrow();
     assertThat(again.perJob().orElseThrow().endSec()).as(what).containsExactly(jobs.endSec());
+    // A pass after every event batch decides the same: the passes skipped start, grow and
+    // shrink nothing.
+    var everyPass =
+        new SimOptions(true, Optional.empty(), true, seed, true)
+            .withTenancy(tenancy(tenancy))
+            .withElastic(model);
+    var all = new Simulator(cluster, "8x4", policy, everyPass).run(trace).perJob().orElseThrow();
+    assertThat(all.startSec()).as(what + ", every pass").containsExactly(jobs.startSec());
+    assertThat(all.endSec()).as(what + ", every pass").containsExactly(jobs.endSec());
     var perJob = jobs.elastic().orElseThrow();
     assertThat(r.utilization()).as(what).isBetween(0.0, 1.0);
     var e = r.elastic().orElseThrow();
