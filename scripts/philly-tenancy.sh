@@ -11,7 +11,8 @@
 #        $OUT/philly-tenancy.html, with each queue's GPUs held against its quota per policy, and
 #        its charts as SVG files in $OUT/charts/)
 # Env:   TRACE (default ../shared/traces/philly/pollux_philly_jobs.csv.gz relative to the repo's
-#        parent), OUT (work directory, default target/philly-tenancy), EXTRA (more simulate flags)
+#        parent), OUT (work directory, default target/philly-tenancy), EXTRA (more simulate flags),
+#        POLICIES (default kairos,fcfs,easy), FORMAT (default --markdown; --json)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 trace="${TRACE:-$root/../shared/traces/philly/pollux_philly_jobs.csv.gz}"
@@ -68,7 +69,7 @@ yaml="$out/philly-tenancy.yaml"
 echo "tenancy file: $yaml" >&2
 start=$(date +%s)
 "$root/kairos" simulate --trace "$input" --format philly --cluster 64x8 \
-  --policy kairos,fcfs,easy --tenancy "$yaml" --tenancy-policies kairos \
-  --markdown --no-timing "${report[@]}" ${EXTRA:-}
+  --policy "${POLICIES:-kairos,fcfs,easy}" --tenancy "$yaml" --tenancy-policies kairos \
+  "${FORMAT:---markdown}" --no-timing "${report[@]}" ${EXTRA:-}
 echo "wall: $(( $(date +%s) - start )) s" >&2
 if [ ${#report[@]} -gt 0 ]; then echo "report: $out/philly-tenancy.html, charts: $out/charts/" >&2; fi

@@ -38,6 +38,13 @@ final class ReportTable {
           new String[] {"naive_p90_error_s", "naive error p90 (s)"},
           new String[] {"naive_within_10_min", "naive within 10 min"},
           new String[] {"naive_within_1_h", "naive within 1 h"},
+          new String[] {"elastic_jobs", "elastic jobs"},
+          new String[] {"resizes", "resizes"},
+          new String[] {"grows", "of which grows"},
+          new String[] {"resizes_refused", "resizes refused"},
+          new String[] {"migrations", "migrations"},
+          new String[] {"gpu_hours_lost_to_preemption", "GPU-h lost to preemption"},
+          new String[] {"gpu_hours_lost_to_resizes", "GPU-h lost to resizes"},
           new String[] {"sim_wall_s", "simulation wall (s)"},
           new String[] {"pass_p50_ms", "pass p50 (ms)"},
           new String[] {"pass_p99_ms", "pass p99 (ms)"});

@@ -9,6 +9,7 @@ import io.kairos.core.model.Cluster;
 import io.kairos.core.sched.Policy;
 import io.kairos.core.sched.place.PlacementStrategy;
 import io.kairos.sim.CommModel;
+import io.kairos.sim.ElasticModel;
 import io.kairos.sim.SimOptions;
 import io.kairos.sim.SimReport;
 import io.kairos.sim.SimTenancy;
@@ -65,7 +66,8 @@ final class SimulateCommand implements Callable<Integer> {
   @Option(
       names = "--format",
       defaultValue = "auto",
-      description = "auto, swf, philly, kairos-csv or sacct (default: ${DEFAULT-VALUE}).")
+      description =
+          "auto, swf, philly, kairos-csv, sacct or sia-workload (default: ${DEFAULT-VALUE}).")
   String format;
 
   @Option(
@@ -178,6 +180,18 @@ final class SimulateCommand implements Callable<Integer> {
   String checkpointEvery;
 
   @Option(
+      names = "--elastic-share",
+      description =
+          "Make this fraction (0 to 1) of the eligible jobs (2+ GPUs in whole nodes) elastic, from half to twice their nodes, chosen by --seed and the job id (see docs/simulator.md; default: none).")
+  String elasticShare;
+
+  @Option(
+      names = "--checkpoint-cost",
+      description =
+          "Seconds a checkpoint on demand takes (e.g. 60s, 2m): preempted jobs checkpoint and keep their work, losing only this; each resize of an elastic job costs this (default: 0, free).")
+  String checkpointCost;
+
+  @Option(
       names = "--fair-share",
       defaultValue = "classic",
       description =
@@ -274,7 +288,7 @@ final class SimulateCommand implements Callable<Integer> {
             everyPass,
             strategy,
             reportOut != null || chartsDir != null);
-    options = options.withPredictions(predictions);
+    options = options.withPredictions(predictions).withElastic(elasticModel());
     var reports = new ArrayList<SimReport>();
     for (Policy policy : chosen) {
       long t0 = System.nanoTime();
@@ -317,6 +331,30 @@ final class SimulateCommand implements Callable<Integer> {
       throw new UsageException("--generate: " + e.getMessage());
     }
     return workload.generate(on.totalGpus(), on.maxGpusPerNode());
+  }
+
+  /** The elastic model from --elastic-share and --checkpoint-cost. */
+  private ElasticModel elasticModel() {
+    double share = 0;
+    if (elasticShare != null) {
+      try {
+        share = Double.parseDouble(elasticShare.strip());
+      } catch (NumberFormatException e) {
+        share = Double.NaN;
+      }
+      if (!(share >= 0 && share <= 1)) {
+        throw new UsageException(
+            "--elastic-share: not a fraction between 0 and 1: '"
+                + elasticShare
+                + "'; write e.g. 0.5");
+      }
+    }
+    long cost = checkpointCost == null ? 0 : parseDuration(checkpointCost, "--checkpoint-cost");
+    try {
+      return new ElasticModel(share, cost);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
   }
 
   /** The tenancy of the runs, from --tenancy and its companions; empty without a file. */
@@ -420,6 +458,14 @@ final class SimulateCommand implements Callable<Integer> {
           "estimates", first.estimatesFromRuntime() ? "run times (the trace has none)" : estimate);
       parameters.put("placement", placement);
       parameters.put("communication model", commModel ? "on, fraction " + commFraction : "off");
+      if (elasticShare != null || checkpointCost != null) {
+        parameters.put(
+            "elastic model",
+            "elastic share "
+                + (elasticShare == null ? "0" : elasticShare)
+                + ", checkpoint cost "
+                + (checkpointCost == null ? "0" : checkpointCost));
+      }
       try {
         Files.writeString(reportOut, HtmlReport.page(reports, parameters, figures));
       } catch (IOException e) {
@@ -429,8 +475,10 @@ final class SimulateCommand implements Callable<Integer> {
   }
 
   private static void writeJobs(Path file, List<SimReport> reports, Cluster cluster) {
+    boolean elastic = reports.getFirst().perJob().orElseThrow().elastic().isPresent();
     try (BufferedWriter w = Files.newBufferedWriter(file)) {
-      w.write("policy,id,submit_s,start_s,end_s,wait_s,nodes\n");
+      w.write("policy,id,submit_s,start_s,end_s,wait_s,nodes");
+      w.write(elastic ? ",min_gpus,max_gpus,resizes,migrations,gpu_s,lost_gpu_s\n" : "\n");
       var sb = new StringBuilder(256);
       for (SimReport r : reports) {
         var jobs = r.perJob().orElseThrow();
@@ -454,6 +502,21 @@ final class SimulateCommand implements Callable<Integer> {
               sb.append(' ');
             }
             sb.append(cluster.node(nodes[k]).name());
+          }
+          if (jobs.elastic().isPresent()) {
+            var e = jobs.elastic().get();
+            sb.append(',')
+                .append(e.minGpus()[i])
+                .append(',')
+                .append(e.maxGpus()[i])
+                .append(',')
+                .append(e.resizes()[i])
+                .append(',')
+                .append(e.migrations()[i])
+                .append(',')
+                .append(Math.round(e.gpuSeconds()[i]))
+                .append(',')
+                .append(Math.round(e.lostGpuSeconds()[i]));
           }
           sb.append('\n');
           w.write(sb.toString());

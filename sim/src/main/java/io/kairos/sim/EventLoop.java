@@ -102,6 +102,15 @@ final class EventLoop {
   /** The tenancy of the last pass, for forecasts between passes. */
   private Tenants lastTenants = Tenants.none();
 
+  /** Whether any job is elastic (then passes also run to grow and shrink them). */
+  private final boolean elastic;
+
+  /** Whether this instant's pass shrank a job for a waiting one (it may start next second). */
+  private boolean shrank;
+
+  private int resizesRefused;
+  private String firstRefused = "";
+
   EventLoop(
       Cluster cluster,
       Policy policy,
@@ -134,8 +143,11 @@ final class EventLoop {
     pendingBySize = new int[(int) Math.min(Integer.MAX_VALUE - 8, cluster.totalGpus() + 1)];
     boolean samePriority = jobs.stream().mapToInt(TraceJob::priority).distinct().count() <= 1;
     boolean exact = jobs.stream().allMatch(j -> j.durationSec() == j.timeLimitSec());
+    elastic = runs.anyElastic();
     checkReservations =
         options.checkInvariants()
+            && !elastic
+            && options.elastic().checkpointCostSec() == 0
             && options.commModel().isEmpty()
             && exact
             && samePriority
@@ -172,7 +184,7 @@ final class EventLoop {
           stop(i, t);
           continue;
         }
-        if (runs.staleFinish(i)) {
+        if (runs.staleFinish(i, t)) {
           continue; // the end of a run that was stopped early: it never happens
         }
         finish(i, t);
@@ -189,7 +201,7 @@ final class EventLoop {
       // what it decides depends on time (fair share, protection, starvation): always run it,
       // and while jobs wait and run, at least every PASS_INTERVAL_SEC.
       if (tenantPass) {
-        if (store.pendingCount() > 0) {
+        if (store.pendingCount() > 0 || (elastic && dirty && mayGrow())) {
           runPass(t);
         }
         if (store.pendingCount() > 0 && store.runningCount() > 0 && tickAt <= t) {
@@ -200,8 +212,18 @@ final class EventLoop {
         if (dirty || options.everyPass()) {
           runPass(t);
         }
+      } else if (elastic
+          && (dirty || options.everyPass())
+          && (mayGrow() || (store.pendingCount() > 0 && mayShrink()))) {
+        runPass(t);
       }
       dirty = false;
+      if (shrank) {
+        // The nodes a shrink let go are free now: the job it was for may start next second.
+        shrank = false;
+        dirty = true;
+        events.add(t + 1, EventQueue.TICK, 0);
+      }
       if (options.checkInvariants()) {
         InvariantChecker.checkStore(store);
       }
@@ -223,7 +245,7 @@ final class EventLoop {
     if (progress != null) {
       progress.update(n, n);
     }
-    var built = report.build(passes);
+    var built = report.build(passes, resizesRefused, firstRefused);
     return predictions == null ? built : built.withPredictions(Optional.of(predictions.report()));
   }
 
@@ -274,11 +296,12 @@ final class EventLoop {
   /** Job {@code i} finishes at {@code t}: the jobs waiting for it are released. */
   private void finish(int i, long t) {
     int gpus = specs.get(i).totalGpus();
-    runs.finished(i);
     tenancy.finished(i, gpus);
     if (report.recordsSeries()) {
-      report.ended(i, t, store.running(jobId(i)).orElseThrow().placement(), gpus);
+      var placement = store.running(jobId(i)).orElseThrow().placement();
+      report.ended(i, t, placement, runs.gpusOf(i, placement));
     }
+    runs.finished(i, t);
     mustApply(new Command.FinishJob(t, jobId(i), 0));
     dependencies.ended(i, t, events);
     dirty = true;
@@ -316,6 +339,7 @@ final class EventLoop {
     }
     // A job that waited for another arrives out of id order: always look again.
     if (dependencies.any()
+        || elastic
         || !order.isStatic()
         || !last
         || specs.get(i).totalGpus() <= store.freeGpus()) {
@@ -358,7 +382,7 @@ final class EventLoop {
         predictions.started(i, t);
       }
       long endSec = runs.start(i, t, s.placement());
-      report.started(i, t, s.placement(), gpus);
+      report.started(i, t, s.placement(), runs.gpusOf(i, s.placement()));
       events.add(endSec, EventQueue.FINISH, i);
     }
     if (checkReservations && !result.reservations().isEmpty()) {
@@ -370,6 +394,61 @@ final class EventLoop {
     for (Decision.Preempt p : result.preemptions()) {
       preempt(p, t);
     }
+    for (Decision.Resize z : result.resizes()) {
+      resize(z, t);
+    }
+  }
+
+  /**
+   * The pass resized elastic job {@code z.job()} at {@code t}: the store holds its new placement
+   * (added nodes are taken, removed ones let go at once) and the job restarts at its new size after
+   * a checkpoint ({@link JobRuns#resize}). As the controller does, a job being stopped for a
+   * preemption is not resized (counted in a note).
+   */
+  private void resize(Decision.Resize z, long t) {
+    int i = index(z.job());
+    var running = store.running(z.job());
+    if (running.isEmpty()
+        || runs.stopping(i)
+        || running.get().placement().totalTasks() != z.fromTasks()) {
+      if (resizesRefused++ == 0) {
+        firstRefused =
+            "job " + z.job().value() + " at t=" + t + (runs.stopping(i) ? ", stopping" : "");
+      }
+      return;
+    }
+    var from = running.get().placement();
+    mustApply(new Command.ResizeJob(t, z.job(), z.placement()));
+    report.ended(i, t, from, runs.gpusOf(i, from));
+    report.started(i, t, z.placement(), runs.gpusOf(i, z.placement()));
+    events.add(runs.resize(i, t, z.placement()), EventQueue.FINISH, i);
+    shrank |= !z.grows();
+    dirty = true;
+  }
+
+  /** Whether a pass could grow an elastic job: free GPUs, and one running below its maximum. */
+  private boolean mayGrow() {
+    if (store.freeGpus() == 0) {
+      return false;
+    }
+    for (var r : store.runningJobs()) {
+      var gang = r.job().spec().gang();
+      if (gang.isElastic() && r.placement().totalTasks() < gang.maxTasks()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether a pass could shrink an elastic job for a waiting one: one runs above its minimum. */
+  private boolean mayShrink() {
+    for (var r : store.runningJobs()) {
+      var gang = r.job().spec().gang();
+      if (gang.isElastic() && r.placement().totalTasks() > gang.tasks()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -402,7 +481,7 @@ final class EventLoop {
     var running = store.running(id).orElseThrow();
     double lost = runs.requeue(v, s, tenancy.checkpointEverySec());
     int gpus = specs.get(v).totalGpus();
-    report.ended(v, s, running.placement(), gpus);
+    report.ended(v, s, running.placement(), runs.gpusOf(v, running.placement()));
     mustApply(new Command.RequeueJob(s, id));
     addPending(gpus);
     tenancy.requeued(v, gpus, lost);

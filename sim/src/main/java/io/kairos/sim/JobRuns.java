@@ -24,12 +24,35 @@ import java.util.Optional;
  * started, when its last run ended or will end, and its total run time. And the totals of the run:
  * GPU time lost to the comm model and runs stopped at their limit; preemptions signalled, ignored
  * (with the first described) and requeued, and the GPU time they lost.
+ *
+ * <p>Elastic jobs ({@link ElasticModel}) keep their progress in {@link ElasticRuns}: their work is
+ * GPU-seconds, done at their current size, and the comm model does not stretch them. Their finish
+ * events are stale unless they are due at the job's current end while it runs (a grown job ends
+ * earlier than its stale event). With a checkpoint cost, a preempted job stops that long after its
+ * signal and keeps its work up to the signal (preemption by checkpoint).
  */
 final class JobRuns {
   private final Cluster cluster;
   private final List<TraceJob> jobs;
   private final List<JobSpec> specs;
   private final Optional<CommModel> commModel;
+
+  /** Seconds a checkpoint on demand takes; 0: preempted jobs run out their grace instead. */
+  private final long checkpointCostSec;
+
+  /** Progress of elastic jobs, or null when none is elastic. */
+  private final ElasticRuns elastic;
+
+  private final boolean[] isElastic;
+
+  /** Whether each elastic job runs now (its finish events are stale otherwise). */
+  private final boolean[] running;
+
+  /** When a job preempted by checkpoint was signalled (its work up to then is kept), or -1. */
+  private final long[] signalledAt;
+
+  /** GPU-seconds each job lost to preemptions. */
+  private final double[] preemptionLost;
 
   /** Work left per job, in seconds of its trace duration (less after a checkpointed stop). */
   private final long[] workLeft;
@@ -65,12 +88,28 @@ final class JobRuns {
   private double preemptionLostGpuSeconds;
 
   JobRuns(
-      Cluster cluster, List<TraceJob> jobs, List<JobSpec> specs, Optional<CommModel> commModel) {
+      Cluster cluster,
+      List<TraceJob> jobs,
+      List<JobSpec> specs,
+      Optional<CommModel> commModel,
+      long checkpointCostSec) {
     this.cluster = cluster;
     this.jobs = jobs;
     this.specs = specs;
     this.commModel = commModel;
+    this.checkpointCostSec = checkpointCostSec;
     int n = jobs.size();
+    isElastic = new boolean[n];
+    boolean any = false;
+    for (int i = 0; i < n; i++) {
+      isElastic[i] = specs.get(i).gang().isElastic();
+      any |= isElastic[i];
+    }
+    elastic = any ? new ElasticRuns(n, checkpointCostSec) : null;
+    running = any ? new boolean[n] : null;
+    signalledAt = new long[n];
+    Arrays.fill(signalledAt, -1);
+    preemptionLost = new double[n];
     start = new long[n];
     end = new long[n];
     workLeft = new long[n];
@@ -82,6 +121,9 @@ final class JobRuns {
     everStarted = new boolean[n];
     for (int i = 0; i < n; i++) {
       workLeft[i] = jobs.get(i).durationSec();
+      if (isElastic[i]) {
+        elastic.init(i, jobs.get(i).durationSec() * jobs.get(i).gpus());
+      }
     }
     runSec = new long[n];
   }
@@ -93,6 +135,13 @@ final class JobRuns {
       start[i] = t;
     }
     lastStart[i] = t;
+    if (isElastic[i]) {
+      running[i] = true;
+      long endSec = elastic.start(i, t, gpusOf(i, placement));
+      runSec[i] += endSec - t;
+      end[i] = endSec;
+      return endSec;
+    }
     long run = runtime(i, placement);
     plannedRun[i] = run;
     runSec[i] += run;
@@ -105,7 +154,10 @@ final class JobRuns {
    * stopped early and never happens (then it is consumed). A stale event is never later than the
    * job's current end (a restart ends no earlier), so it comes first.
    */
-  boolean staleFinish(int i) {
+  boolean staleFinish(int i, long t) {
+    if (isElastic[i]) {
+      return !running[i] || end[i] != t;
+    }
     if (staleFinishes[i] > 0) {
       staleFinishes[i]--;
       return true;
@@ -117,8 +169,41 @@ final class JobRuns {
    * Job {@code i} finished. If it was signalled, it finished within its grace: nothing to stop (its
    * preemption stays under way until the preemptor starts).
    */
-  void finished(int i) {
+  void finished(int i, long t) {
     stopAt[i] = -1;
+    signalledAt[i] = -1;
+    if (isElastic[i]) {
+      running[i] = false;
+      elastic.finished(i, t);
+    }
+  }
+
+  /** Whether job {@code i} is elastic. */
+  boolean elastic(int i) {
+    return isElastic[i];
+  }
+
+  /** Whether any job is elastic. */
+  boolean anyElastic() {
+    return elastic != null;
+  }
+
+  /** The GPUs job {@code i} holds on {@code placement}. */
+  int gpusOf(int i, Placement placement) {
+    return isElastic[i]
+        ? placement.totalTasks() * specs.get(i).gang().shape().gpus()
+        : specs.get(i).totalGpus();
+  }
+
+  /**
+   * Elastic job {@code i}, running, is resized at {@code t} to {@code placement}: returns its new
+   * end (its finish event at the old end becomes stale).
+   */
+  long resize(int i, long t, Placement placement) {
+    long endSec = elastic.resize(i, t, gpusOf(i, placement));
+    runSec[i] += endSec - end[i];
+    end[i] = endSec;
+    return endSec;
   }
 
   /** Whether job {@code i} has been signalled and is running out its grace. */
@@ -129,7 +214,13 @@ final class JobRuns {
   /** Victim {@code v} is signalled at {@code t}: returns when its grace ends and it stops. */
   long signal(int v, long t, long graceSec) {
     preemptionsSignalled++;
-    stopAt[v] = t + graceSec;
+    if (checkpointCostSec > 0) {
+      // Preemption by checkpoint: it stops once its checkpoint is written, keeping its work.
+      signalledAt[v] = t;
+      stopAt[v] = t + checkpointCostSec;
+    } else {
+      stopAt[v] = t + graceSec;
+    }
     return stopAt[v];
   }
 
@@ -172,8 +263,16 @@ final class JobRuns {
    * is lost. Returns the GPU-seconds lost.
    */
   double requeue(int v, long s, long checkpointEverySec) {
+    long signalled = signalledAt[v];
+    signalledAt[v] = -1;
+    if (isElastic[v]) {
+      return requeueElastic(v, s, checkpointEverySec, signalled);
+    }
     long ran = s - lastStart[v];
-    long saved = checkpointEverySec > 0 ? ran / checkpointEverySec * checkpointEverySec : 0;
+    long saved =
+        signalled >= 0
+            ? signalled - lastStart[v]
+            : checkpointEverySec > 0 ? ran / checkpointEverySec * checkpointEverySec : 0;
     // Saved run time as work: the same unless the comm model stretched this run.
     long done =
         plannedRun[v] == workLeft[v]
@@ -187,6 +286,20 @@ final class JobRuns {
     staleFinishes[v]++;
     requeued++;
     preemptionLostGpuSeconds += lost;
+    preemptionLost[v] += lost;
+    return lost;
+  }
+
+  private double requeueElastic(int v, long s, long checkpointEverySec, long signalled) {
+    long keep =
+        signalled >= 0 ? signalled : elastic.lastPeriodicCheckpoint(v, s, checkpointEverySec);
+    double lost = elastic.requeue(v, s, keep);
+    running[v] = false;
+    runSec[v] -= end[v] - s;
+    end[v] = s;
+    requeued++;
+    preemptionLostGpuSeconds += lost;
+    preemptionLost[v] += lost;
     return lost;
   }
 
@@ -271,6 +384,21 @@ final class JobRuns {
   /** The first preemption ignored, described; empty if none. */
   String firstIgnored() {
     return firstIgnored;
+  }
+
+  /** GPU-seconds job {@code i} held over all its runs. */
+  double gpuSeconds(int i) {
+    return isElastic[i] ? elastic.usedGpuSec(i) : (double) runSec[i] * jobs.get(i).gpus();
+  }
+
+  /** GPU-seconds job {@code i} lost to preemptions (work since its last checkpoint). */
+  double preemptionLostGpuSeconds(int i) {
+    return preemptionLost[i];
+  }
+
+  /** The elastic jobs' progress, or null when no job is elastic. */
+  ElasticRuns elasticRuns() {
+    return elastic;
   }
 
   /** GPU time lost by preempted runs since their last checkpoint. */

@@ -138,8 +138,11 @@ final class ReportBuilder {
     return runs.end(i) - dependencies.arrival(i) - runs.runSec(i);
   }
 
-  /** The report, after {@code passes} passes. */
-  SimReport build(int passes) {
+  /**
+   * The report, after {@code passes} passes; {@code resizesRefused} resizes were not applied (the
+   * first described by {@code firstRefused}).
+   */
+  SimReport build(int passes, int resizesRefused, String firstRefused) {
     // Jobs that never started (under a tenancy whose quotas can never admit them) are left out.
     int ran = 0;
     for (int i = 0; i < n; i++) {
@@ -165,11 +168,21 @@ final class ReportBuilder {
       k++;
       waitSum += wait;
       jctSum += wait + run;
-      slowdownSum += Math.max(1.0, (double) (wait + run) / Math.max(run, 10));
-      busyGpuSeconds += (double) run * job.gpus();
+      // An elastic job's run time depends on its sizes: its slowdown is against the trace's.
+      long reference = runs.elastic(i) ? job.durationSec() : run;
+      slowdownSum += Math.max(1.0, (double) (wait + run) / Math.max(reference, 10));
+      busyGpuSeconds += runs.gpuSeconds(i);
       lastEnd = Math.max(lastEnd, runs.end(i));
     }
     addNotes(ran);
+    if (resizesRefused > 0) {
+      notes.add(
+          resizesRefused
+              + " resizes named a job being stopped or no longer running, and were not applied"
+              + " (first: "
+              + firstRefused
+              + ")");
+    }
     Arrays.sort(waits);
     Arrays.sort(jcts);
     long makespan = lastEnd - firstSubmit;
@@ -207,7 +220,34 @@ final class ReportBuilder {
         dependencies.waited(),
         dependencies.ignored(),
         book == null ? Optional.empty() : Optional.of(tenancyReport(n - ran)),
-        Optional.empty());
+        Optional.empty(),
+        elasticReport(resizesRefused));
+  }
+
+  /** The elastic model's figures, when it is enabled. */
+  private Optional<ElasticReport> elasticReport(int resizesRefused) {
+    ElasticModel model = options.elastic();
+    if (!model.enabled()) {
+      return Optional.empty();
+    }
+    ElasticRuns e = runs.elasticRuns();
+    int elasticJobs = 0;
+    int resizes = 0;
+    for (int i = 0; i < n; i++) {
+      elasticJobs += runs.elastic(i) ? 1 : 0;
+      resizes += runs.elastic(i) ? e.resizes(i) : 0;
+    }
+    return Optional.of(
+        new ElasticReport(
+            model.elasticShare(),
+            model.checkpointCostSec(),
+            elasticJobs,
+            resizes,
+            e == null ? 0 : e.totalGrows(),
+            resizesRefused,
+            0,
+            runs.preemptionLostGpuSeconds() / 3600.0,
+            e == null ? 0 : e.resizeLostGpuSec() / 3600.0));
   }
 
   /** The run's own notes: jobs that never started, preemptions ignored or expired. */
@@ -247,7 +287,29 @@ final class ReportBuilder {
       ids[i] = jobs.get(i).id();
       submits[i] = dependencies.arrival(i);
     }
-    return Optional.of(new SimJobs(ids, submits, runs.firstStarts(), runs.ends(), nodes));
+    Optional<SimJobs.Elastic> elastic = Optional.empty();
+    if (options.elastic().enabled()) {
+      int[] minGpus = new int[n];
+      int[] maxGpus = new int[n];
+      int[] resizes = new int[n];
+      double[] gpuSeconds = new double[n];
+      double[] lost = new double[n];
+      ElasticRuns e = runs.elasticRuns();
+      for (int i = 0; i < n; i++) {
+        var gang = specs.get(i).gang();
+        minGpus[i] = gang.totalGpus();
+        maxGpus[i] = (int) gang.maxGpus();
+        gpuSeconds[i] = runs.gpuSeconds(i);
+        lost[i] = runs.preemptionLostGpuSeconds(i);
+        if (runs.elastic(i)) {
+          resizes[i] = e.resizes(i);
+          lost[i] += e.lostGpuSec(i);
+        }
+      }
+      elastic =
+          Optional.of(new SimJobs.Elastic(minGpus, maxGpus, resizes, new int[n], gpuSeconds, lost));
+    }
+    return Optional.of(new SimJobs(ids, submits, runs.firstStarts(), runs.ends(), nodes, elastic));
   }
 
   /** Per-queue figures and fairness (finish-time fairness is added by the alone runs). */
@@ -276,7 +338,7 @@ final class ReportBuilder {
       waits[q][filled[q]++] = wait;
       waitSum[q] += wait;
       jctSum[q] += runs.end(i) - dependencies.arrival(i);
-      gpuSec[q] += (double) runs.runSec(i) * specs.get(i).totalGpus();
+      gpuSec[q] += runs.gpuSeconds(i);
       if (specs.get(i).totalGpus() >= bigGpus) {
         bigMaxWait = Math.max(bigMaxWait, wait);
       }
@@ -347,7 +409,7 @@ final class ReportBuilder {
       waits[a][filled[a]++] = wait;
       waitSum[a] += wait;
       jctSum[a] += runs.end(i) - dependencies.arrival(i);
-      gpuSec[a] += (double) runs.runSec(i) * specs.get(i).totalGpus();
+      gpuSec[a] += runs.gpuSeconds(i);
     }
     double[] factors = book.finalFairShareFactors();
     var reports = new ArrayList<TenancyReport.AccountReport>(accounts);

@@ -18,6 +18,7 @@ import java.util.Optional;
  *     against; empty for a single-tenant run (the report then has no per-queue part)
  * @param recordPredictions measure predicted start times against real ones ({@link
  *     StartPredictions}; a forecast per event batch while jobs wait, so slower)
+ * @param elastic elastic jobs and checkpoint costs ({@link ElasticModel#NONE}: the trace as it is)
  */
 public record SimOptions(
     boolean checkInvariants,
@@ -28,11 +29,36 @@ public record SimOptions(
     PlacementStrategy placement,
     boolean recordSeries,
     Optional<SimTenancy> tenancy,
-    boolean recordPredictions) {
+    boolean recordPredictions,
+    ElasticModel elastic) {
   public SimOptions {
     java.util.Objects.requireNonNull(commModel, "commModel");
     java.util.Objects.requireNonNull(placement, "placement");
     java.util.Objects.requireNonNull(tenancy, "tenancy");
+    java.util.Objects.requireNonNull(elastic, "elastic");
+  }
+
+  public SimOptions(
+      boolean checkInvariants,
+      Optional<CommModel> commModel,
+      boolean recordJobs,
+      long seed,
+      boolean everyPass,
+      PlacementStrategy placement,
+      boolean recordSeries,
+      Optional<SimTenancy> tenancy,
+      boolean recordPredictions) {
+    this(
+        checkInvariants,
+        commModel,
+        recordJobs,
+        seed,
+        everyPass,
+        placement,
+        recordSeries,
+        tenancy,
+        recordPredictions,
+        ElasticModel.NONE);
   }
 
   public SimOptions(
@@ -105,7 +131,8 @@ public record SimOptions(
         placement,
         record,
         tenancy,
-        recordPredictions);
+        recordPredictions,
+        elastic);
   }
 
   /** These options, measuring predicted starts or not. */
@@ -119,7 +146,8 @@ public record SimOptions(
         placement,
         recordSeries,
         tenancy,
-        record);
+        record,
+        elastic);
   }
 
   /** These options under a tenancy, or without one. */
@@ -133,7 +161,23 @@ public record SimOptions(
         placement,
         recordSeries,
         value,
-        recordPredictions);
+        recordPredictions,
+        elastic);
+  }
+
+  /** These options with elastic jobs and checkpoint costs modelled by {@code value}. */
+  public SimOptions withElastic(ElasticModel value) {
+    return new SimOptions(
+        checkInvariants,
+        commModel,
+        recordJobs,
+        seed,
+        everyPass,
+        placement,
+        recordSeries,
+        tenancy,
+        recordPredictions,
+        value);
   }
 
   public static SimOptions defaults() {

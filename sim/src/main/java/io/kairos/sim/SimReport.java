@@ -21,6 +21,8 @@ import java.util.Optional;
  * @param tenancy per-queue figures and fairness, for a run under a tenancy file
  * @param predictions how right the predicted start times were, when {@link
  *     SimOptions#recordPredictions()} asked
+ * @param elastic resizes, migrations and GPU time lost, for a run under an {@link ElasticModel}
+ *     that is {@link ElasticModel#enabled()}
  */
 public record SimReport(
     String policy,
@@ -54,7 +56,8 @@ public record SimReport(
     int jobsWaitedOnDependency,
     int dependenciesIgnored,
     Optional<TenancyReport> tenancy,
-    Optional<PredictionReport> predictions) {
+    Optional<PredictionReport> predictions,
+    Optional<ElasticReport> elastic) {
 
   public SimReport withWall(double simWallSec) {
     return new SimReport(
@@ -89,7 +92,8 @@ public record SimReport(
         jobsWaitedOnDependency,
         dependenciesIgnored,
         tenancy,
-        predictions);
+        predictions,
+        elastic);
   }
 
   public SimReport withTenancy(Optional<TenancyReport> value) {
@@ -125,7 +129,8 @@ public record SimReport(
         jobsWaitedOnDependency,
         dependenciesIgnored,
         value,
-        predictions);
+        predictions,
+        elastic);
   }
 
   public SimReport withPredictions(Optional<PredictionReport> value) {
@@ -161,7 +166,8 @@ public record SimReport(
         jobsWaitedOnDependency,
         dependenciesIgnored,
         tenancy,
-        value);
+        value,
+        elastic);
   }
 
   /**
@@ -201,6 +207,8 @@ public record SimReport(
     tenancy.ifPresent(t -> m.put("tenancy", t.toMap()));
     // Only with --predictions, so that other reports stay as they were.
     predictions.ifPresent(p -> m.putAll(p.toMap()));
+    // Only with --elastic-share or --checkpoint-cost, so that other reports stay as they were.
+    elastic.ifPresent(e -> m.putAll(e.toMap()));
     if (timing) {
       m.put("sim_wall_s", round(simWallSec));
       m.put("pass_p50_ms", round(passP50Ms));

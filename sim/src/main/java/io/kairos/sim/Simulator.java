@@ -89,6 +89,7 @@ public final class Simulator {
     var skippedIds = new ArrayList<Long>();
     var unknownQueue = new java.util.TreeMap<String, Integer>();
     var tenancy = options.tenancy();
+    int elasticJobs = 0;
     for (TraceJob t : trace.jobs()) {
       if (t.submitSec() < 0
           || t.durationSec() <= 0
@@ -125,7 +126,14 @@ public final class Simulator {
         skippedIds.add(t.id());
         continue;
       }
-      var spec = new JobSpec(t.user(), t.queue(), t.priority(), gang, t.timeLimitSec(), "");
+      long limit = t.timeLimitSec();
+      GangSpec elastic = options.elastic().elasticGang(t, cluster, options.seed());
+      if (elastic != null && cluster.canEverHold(elastic, "")) {
+        gang = elastic;
+        limit = ElasticModel.elasticLimit(t, elastic);
+        elasticJobs++;
+      }
+      var spec = new JobSpec(t.user(), t.queue(), t.priority(), gang, limit, "");
       if (tenancy.isPresent()) {
         var config = tenancy.get().tenancy().config();
         if (config.queue(t.queue()).isEmpty()) {
@@ -155,6 +163,15 @@ public final class Simulator {
               + (unknownQueue.size() > 5 ? ", ..." : "")
               + ")");
     }
+    if (elasticJobs > 0) {
+      notes.add(
+          elasticJobs
+              + " jobs are elastic (--elastic-share "
+              + options.elastic().elasticShare()
+              + ", seed "
+              + options.seed()
+              + ")");
+    }
     // Preceding jobs, by index in submit order; only an earlier job can be waited for.
     var dependencies = Dependencies.of(kept);
     if (dependencies.ignored() > 0) {
@@ -168,7 +185,9 @@ public final class Simulator {
             ? null
             : TenancyBook.of(
                 tenancy.get(), cluster, specs, kept.isEmpty() ? 0 : kept.getFirst().submitSec());
-    var runs = new JobRuns(cluster, kept, specs, options.commModel());
+    var runs =
+        new JobRuns(
+            cluster, kept, specs, options.commModel(), options.elastic().checkpointCostSec());
     var reportBuilder =
         new ReportBuilder(
             cluster,
@@ -236,7 +255,8 @@ public final class Simulator {
     int gpusPerNode = cluster.maxGpusPerNode();
     var aloneOptions =
         new SimOptions(
-            false, options.commModel(), false, options.seed(), false, options.placement());
+                false, options.commModel(), false, options.seed(), false, options.placement())
+            .withElastic(options.elastic());
     var updated = new ArrayList<TenancyReport.QueueReport>();
     for (int q = 0; q < book.queueNames.size(); q++) {
       var queue = shared.queues().get(q);

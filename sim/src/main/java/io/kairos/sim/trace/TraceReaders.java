@@ -12,8 +12,9 @@ import java.util.Locale;
  * <p>{@code auto} looks at the start of the file (after gunzipping it, when it is gzip): lines
  * starting with {@code ;}, or a first line of whitespace-separated numbers, mean SWF; a
  * comma-separated header with {@code timestamp} and {@code num_gpus} columns means Philly; one with
- * a {@code submit_s} column means Kairos CSV; a {@code |}-separated header with a {@code JobID}
- * column means sacct. Anything else is an error that asks for {@code --format}.
+ * a {@code submit_s} column means Kairos CSV; one with {@code application} and {@code num_replicas}
+ * columns means a Pollux/Sia workload; a {@code |}-separated header with a {@code JobID} column
+ * means sacct. Anything else is an error that asks for {@code --format}.
  */
 public final class TraceReaders {
   /** The format that detects the others. */
@@ -22,9 +23,14 @@ public final class TraceReaders {
   /** The values {@code --format} accepts. */
   public static final List<String> FORMATS =
       List.of(
-          AUTO, SwfReader.FORMAT, PhillyReader.FORMAT, KairosCsvReader.FORMAT, SacctReader.FORMAT);
+          AUTO,
+          SwfReader.FORMAT,
+          PhillyReader.FORMAT,
+          KairosCsvReader.FORMAT,
+          SacctReader.FORMAT,
+          SiaWorkloadReader.FORMAT);
 
-  private static final String FORMAT_HINT = "use --format swf|philly|kairos-csv|sacct";
+  private static final String FORMAT_HINT = "use --format swf|philly|kairos-csv|sacct|sia-workload";
 
   /** Lines looked at, at most, before detection gives up. */
   private static final int DETECT_LINES = 10_000;
@@ -57,6 +63,7 @@ public final class TraceReaders {
       case SwfReader.FORMAT -> SwfReader.read(file, mode);
       case PhillyReader.FORMAT -> PhillyReader.read(file, mode);
       case SacctReader.FORMAT -> SacctReader.read(file, mode);
+      case SiaWorkloadReader.FORMAT -> SiaWorkloadReader.read(file);
       default -> KairosCsvReader.read(file, mode);
     };
   }
@@ -110,13 +117,20 @@ public final class TraceReaders {
       csv.split(text);
       boolean timestamp = false;
       boolean gpus = false;
+      boolean application = false;
+      boolean replicas = false;
       for (int i = 0; i < csv.count(); i++) {
         var column = csv.text(i);
         timestamp |= column.equals(PhillyReader.TIMESTAMP);
         gpus |= column.equals(PhillyReader.NUM_GPUS);
+        application |= column.equals(SiaWorkloadReader.APPLICATION);
+        replicas |= column.equals(SiaWorkloadReader.REPLICAS);
         if (column.equals(KairosCsvReader.SUBMIT)) {
           return KairosCsvReader.FORMAT;
         }
+      }
+      if (application && replicas) {
+        return SiaWorkloadReader.FORMAT;
       }
       return timestamp && gpus ? PhillyReader.FORMAT : null;
     }

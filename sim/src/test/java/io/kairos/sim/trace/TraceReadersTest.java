@@ -78,7 +78,7 @@ class TraceReadersTest {
 
   @Test
   void unrecognisedContentAsksForFormat() throws IOException {
-    var file = write("other.csv", "name,time,application,num_replicas,batch_size\nx,1,y,2,3\n");
+    var file = write("other.csv", "name,time,model,replicas,batch_size\nx,1,y,2,3\n");
 
     assertThatThrownBy(() -> TraceReaders.read(file, "auto", EstimateMode.REQUESTED))
         .isInstanceOfSatisfying(
@@ -86,7 +86,8 @@ class TraceReadersTest {
             e -> {
               assertThat(e.file()).isEqualTo(file.toString());
               assertThat(e.line()).isZero();
-              assertThat(e.getMessage()).endsWith("use --format swf|philly|kairos-csv|sacct");
+              assertThat(e.getMessage())
+                  .endsWith("use --format swf|philly|kairos-csv|sacct|sia-workload");
             });
   }
 
@@ -97,7 +98,7 @@ class TraceReadersTest {
     assertThatThrownBy(() -> TraceReaders.read(file, "auto", EstimateMode.REQUESTED))
         .isInstanceOf(TraceFormatException.class)
         .hasMessageContaining("no data lines")
-        .hasMessageEndingWith("use --format swf|philly|kairos-csv|sacct");
+        .hasMessageEndingWith("use --format swf|philly|kairos-csv|sacct|sia-workload");
   }
 
   @Test
@@ -107,7 +108,7 @@ class TraceReadersTest {
     assertThatThrownBy(() -> TraceReaders.read(file, "json", EstimateMode.REQUESTED))
         .isInstanceOf(TraceFormatException.class)
         .hasMessageContaining("unknown format 'json'")
-        .hasMessageEndingWith("auto|swf|philly|kairos-csv|sacct");
+        .hasMessageEndingWith("auto|swf|philly|kairos-csv|sacct|sia-workload");
   }
 
   @Test
