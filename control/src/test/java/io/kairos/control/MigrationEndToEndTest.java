@@ -207,4 +207,25 @@ class MigrationEndToEndTest {
     assertThat(m.find()).as("migrate counter in /metrics").isTrue();
     assertThat(Double.parseDouble(m.group(1))).isEqualTo(1.0);
   }
+
+  @Test
+  void badMigrationSettingsAreRefusedWith400NamingTheFieldAndChangeNothing() {
+    String before = api.get("/api/v1/config").body();
+    for (var c :
+        List.of(
+            List.of(
+                "{enabled: true, consolidationGain: 2}", "scheduling.migration.consolidationGain"),
+            List.of(
+                "{enabled: true, protectionWindow: -1h}", "scheduling.migration.protectionWindow"),
+            List.of("{enabled: true, restartCost: soon}", "scheduling.migration.restartCost"),
+            List.of("{enabled: maybe}", "scheduling.migration.enabled"),
+            List.of("{enabled: true, window: 1h}", "scheduling.migration"))) {
+      String yaml =
+          TENANCY.replace("{enabled: true, protectionWindow: 1h, restartCost: 10s}", c.get(0));
+      var reply = api.post("/api/v1/config", Map.of("yaml", yaml));
+      BadInputTest.assertProblem(reply, 400, "yaml");
+      assertThat(reply.body()).as(c.get(0)).contains(c.get(1));
+    }
+    assertThat(api.get("/api/v1/config").body()).isEqualTo(before);
+  }
 }
