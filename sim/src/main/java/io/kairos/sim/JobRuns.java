@@ -63,6 +63,7 @@ final class JobRuns {
   private int preemptionsIgnored;
   private String firstIgnored = "";
   private double preemptionLostGpuSeconds;
+  private int migrations;
 
   JobRuns(
       Cluster cluster, List<TraceJob> jobs, List<JobSpec> specs, Optional<CommModel> commModel) {
@@ -188,6 +189,27 @@ final class JobRuns {
     requeued++;
     preemptionLostGpuSeconds += lost;
     return lost;
+  }
+
+  /**
+   * Job {@code i} is moved at {@code t} to {@code target}: it checkpoints at once (its run so far
+   * is kept), and its restart costs {@code costSec} more run time. Returns when the new run ends.
+   */
+  long migrate(int i, long t, Placement target, long costSec) {
+    long ran = t - lastStart[i];
+    long done =
+        plannedRun[i] == workLeft[i]
+            ? ran
+            : (long) Math.floor((double) ran * workLeft[i] / plannedRun[i]);
+    workLeft[i] = Math.max(0, workLeft[i] - done) + costSec;
+    runSec[i] -= plannedRun[i] - ran;
+    staleFinishes[i]++;
+    migrations++;
+    return start(i, t, target);
+  }
+
+  int migrations() {
+    return migrations;
   }
 
   private long runtime(int i, Placement placement) {

@@ -207,7 +207,10 @@ final class ReportBuilder {
         dependencies.waited(),
         dependencies.ignored(),
         book == null ? Optional.empty() : Optional.of(tenancyReport(n - ran)),
-        Optional.empty());
+        Optional.empty(),
+        options.migration().isPresent()
+            ? java.util.OptionalInt.of(runs.migrations())
+            : java.util.OptionalInt.empty());
   }
 
   /** The run's own notes: jobs that never started, preemptions ignored or expired. */

@@ -28,11 +28,37 @@ public record SimOptions(
     PlacementStrategy placement,
     boolean recordSeries,
     Optional<SimTenancy> tenancy,
-    boolean recordPredictions) {
+    boolean recordPredictions,
+    Optional<io.kairos.core.sched.MigrationSettings> migration) {
   public SimOptions {
+    java.util.Objects.requireNonNull(migration, "migration");
     java.util.Objects.requireNonNull(commModel, "commModel");
     java.util.Objects.requireNonNull(placement, "placement");
     java.util.Objects.requireNonNull(tenancy, "tenancy");
+  }
+
+  /** Without migration. */
+  public SimOptions(
+      boolean checkInvariants,
+      Optional<CommModel> commModel,
+      boolean recordJobs,
+      long seed,
+      boolean everyPass,
+      PlacementStrategy placement,
+      boolean recordSeries,
+      Optional<SimTenancy> tenancy,
+      boolean recordPredictions) {
+    this(
+        checkInvariants,
+        commModel,
+        recordJobs,
+        seed,
+        everyPass,
+        placement,
+        recordSeries,
+        tenancy,
+        recordPredictions,
+        Optional.empty());
   }
 
   public SimOptions(
@@ -105,7 +131,8 @@ public record SimOptions(
         placement,
         record,
         tenancy,
-        recordPredictions);
+        recordPredictions,
+        migration);
   }
 
   /** These options, measuring predicted starts or not. */
@@ -119,7 +146,8 @@ public record SimOptions(
         placement,
         recordSeries,
         tenancy,
-        record);
+        record,
+        migration);
   }
 
   /** These options under a tenancy, or without one. */
@@ -133,7 +161,27 @@ public record SimOptions(
         placement,
         recordSeries,
         value,
-        recordPredictions);
+        recordPredictions,
+        migration);
+  }
+
+  /**
+   * These options moving running jobs when it pays ({@code kairos simulate --migration}), or not:
+   * every running job of a fixed size counts as checkpointable, each move costs {@link
+   * io.kairos.core.sched.MigrationSettings#restartCostSec()} of the gang's time.
+   */
+  public SimOptions withMigration(Optional<io.kairos.core.sched.MigrationSettings> value) {
+    return new SimOptions(
+        checkInvariants,
+        commModel,
+        recordJobs,
+        seed,
+        everyPass,
+        placement,
+        recordSeries,
+        tenancy,
+        recordPredictions,
+        value);
   }
 
   public static SimOptions defaults() {

@@ -54,7 +54,8 @@ public record SimReport(
     int jobsWaitedOnDependency,
     int dependenciesIgnored,
     Optional<TenancyReport> tenancy,
-    Optional<PredictionReport> predictions) {
+    Optional<PredictionReport> predictions,
+    java.util.OptionalInt migrations) {
 
   public SimReport withWall(double simWallSec) {
     return new SimReport(
@@ -89,7 +90,8 @@ public record SimReport(
         jobsWaitedOnDependency,
         dependenciesIgnored,
         tenancy,
-        predictions);
+        predictions,
+        migrations);
   }
 
   public SimReport withTenancy(Optional<TenancyReport> value) {
@@ -125,7 +127,8 @@ public record SimReport(
         jobsWaitedOnDependency,
         dependenciesIgnored,
         value,
-        predictions);
+        predictions,
+        migrations);
   }
 
   public SimReport withPredictions(Optional<PredictionReport> value) {
@@ -161,7 +164,8 @@ public record SimReport(
         jobsWaitedOnDependency,
         dependenciesIgnored,
         tenancy,
-        value);
+        value,
+        migrations);
   }
 
   /**
@@ -199,6 +203,8 @@ public record SimReport(
     }
     // Only under a tenancy file, so that other reports stay as they were.
     tenancy.ifPresent(t -> m.put("tenancy", t.toMap()));
+    // Only with --migration, so that other reports stay as they were.
+    migrations.ifPresent(count -> m.put("migrations", count));
     // Only with --predictions, so that other reports stay as they were.
     predictions.ifPresent(p -> m.putAll(p.toMap()));
     if (timing) {

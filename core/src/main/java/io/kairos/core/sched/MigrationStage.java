@@ -44,8 +44,9 @@ import java.util.Set;
  * </ol>
  *
  * A move is decided only when gain &gt; cost. Each {@link Decision.Migrate} names the target nodes,
- * the job it serves and both figures. Cost: nothing when disabled or no job is movable; else
- * O(nodes) set-up and a few placements per candidate.
+ * the job it serves and both figures. A target never takes a node promised to a reservation (but
+ * the waiting job's) that starts while the moved job would hold it. Cost: nothing when disabled or
+ * no job is movable; else O(nodes) set-up and a few placements per candidate.
  */
 final class MigrationStage {
   private static final Comparator<RunningJob> CANDIDATE_ORDER =
@@ -99,7 +100,7 @@ final class MigrationStage {
     }
     for (RunningJob r : candidates) {
       if (defrag == null || !defrag.job().equals(r.id())) {
-        Decision.Migrate m = consolidate(in, cluster, free, r, placer);
+        Decision.Migrate m = consolidate(in, cluster, free, r, placer, pass.reservations());
         if (m != null) {
           decided.add(m);
         }
@@ -151,16 +152,24 @@ final class MigrationStage {
         take(free, forWaiting, waiting);
         var spec = r.job().spec();
         long[] avoid =
-            withNodes(
+            promised(
                 cluster,
-                withNodes(cluster, cluster.excludedMask(spec.excludedNodes()), r.placement()),
-                forWaiting);
+                withNodes(
+                    cluster,
+                    withNodes(cluster, cluster.excludedMask(spec.excludedNodes()), r.placement()),
+                    forWaiting),
+                pass.reservations(),
+                waiting.id(),
+                now + r.job().timeLimitSec());
         Placement target =
-            withGpus(
-                cluster,
-                free,
-                placer.place(spec.gang(), cluster.modelIdOf(spec.gpuModel()), free, true, avoid),
-                r.job());
+            avoid == null
+                ? null
+                : withGpus(
+                    cluster,
+                    free,
+                    placer.place(
+                        spec.gang(), cluster.modelIdOf(spec.gpuModel()), free, true, avoid),
+                    r.job());
         if (target != null) {
           long waitSec = reservedStart >= 0 ? reservedStart - now : r.endLimitSec() - now;
           long gain = Math.max(0, waitSec) * waiting.totalGpus();
@@ -179,9 +188,24 @@ final class MigrationStage {
 
   /** Step 2 for one candidate: a narrower placement that pays, or null. */
   private static Decision.Migrate consolidate(
-      PassInput in, Cluster cluster, ElasticFreeNodes free, RunningJob r, GangPlacer placer) {
+      PassInput in,
+      Cluster cluster,
+      ElasticFreeNodes free,
+      RunningJob r,
+      GangPlacer placer,
+      List<Decision.Reserve> reservations) {
     Placement now = r.placement();
     if (now.nodeCount() < 2) {
+      return null;
+    }
+    long[] avoid =
+        promised(
+            cluster,
+            cluster.excludedMask(r.job().spec().excludedNodes()),
+            reservations,
+            null,
+            in.nowSec() + r.job().timeLimitSec());
+    if (avoid == null) {
       return null;
     }
     TopologyLevel span = cluster.spanOf(now.nodesUnsafe(), now.nodeCount());
@@ -191,12 +215,7 @@ final class MigrationStage {
         withGpus(
             cluster,
             free,
-            placer.place(
-                spec.gang(),
-                cluster.modelIdOf(spec.gpuModel()),
-                free,
-                true,
-                cluster.excludedMask(spec.excludedNodes())),
+            placer.place(spec.gang(), cluster.modelIdOf(spec.gpuModel()), free, true, avoid),
             r.job());
     Decision.Migrate decided = null;
     if (target != null
@@ -239,6 +258,30 @@ final class MigrationStage {
               perTask);
     }
     return p.withGpuMasks(masks);
+  }
+
+  /**
+   * {@code base} (may be null) with the nodes promised to reservations (but {@code except}'s) that
+   * start before {@code untilSec}, when the moved job would still hold its target; null when an
+   * unpinned reservation (a count of GPUs anywhere) does: then no target is safe.
+   */
+  private static long[] promised(
+      Cluster cluster,
+      long[] base,
+      List<Decision.Reserve> reservations,
+      JobId except,
+      long untilSec) {
+    long[] mask = base;
+    for (Decision.Reserve r : reservations) {
+      if (r.job().equals(except) || r.startSec() >= untilSec) {
+        continue;
+      }
+      if (r.placement().nodeCount() == 0) {
+        return null;
+      }
+      mask = withNodes(cluster, mask, r.placement());
+    }
+    return mask == null ? new long[(cluster.nodeCount() + 63) >>> 6] : mask;
   }
 
   /** {@code base} (may be null) with every node of {@code p} set. */
