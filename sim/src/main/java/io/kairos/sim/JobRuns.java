@@ -201,6 +201,11 @@ final class JobRuns {
         plannedRun[i] == workLeft[i]
             ? ran
             : (long) Math.floor((double) ran * workLeft[i] / plannedRun[i]);
+    // The stretch charged at the start for the part of the run that never happens is given back.
+    if (plannedRun[i] > workLeft[i] && plannedRun[i] > 0) {
+      double unrun = (double) (plannedRun[i] - ran) / plannedRun[i];
+      lostGpuSeconds -= unrun * (plannedRun[i] - workLeft[i]) * jobs.get(i).gpus();
+    }
     workLeft[i] = Math.max(0, workLeft[i] - done) + costSec;
     runSec[i] -= plannedRun[i] - ran;
     staleFinishes[i]++;

@@ -36,7 +36,9 @@ import java.util.Set;
  *       so that a node is held for one job only), the move saves the waiting job its wait: gain =
  *       wait x its GPUs, where the wait is until its reservation when it has one, else until the
  *       candidate's time limit ends (when its GPUs would be free anyway). Cost = (the candidate's
- *       checkpoint time + the restart cost) x its GPUs. At most one such move per pass.
+ *       checkpoint time + the restart cost) x its GPUs. At most one such move per pass, and at most
+ *       {@link #MAX_DEFRAG_TRIES} candidates tried (those whose best case cannot pay are skipped
+ *       unplaced).
  *   <li><b>Consolidation.</b> A candidate on several nodes whose gang, placed afresh on what is
  *       free (its own GPUs included), spans a narrower topology level (e.g. one rack instead of
  *       two): gain = {@link MigrationSettings#consolidationGain()} x its remaining time limit x its
@@ -52,7 +54,15 @@ final class MigrationStage {
   private static final Comparator<RunningJob> CANDIDATE_ORDER =
       Comparator.comparingInt((RunningJob r) -> r.job().totalGpus()).thenComparing(RunningJob::id);
 
+  /** Candidates a pass tries to move for the waiting job, at most (each costs two placements). */
+  static final int MAX_DEFRAG_TRIES = 16;
+
   private MigrationStage() {}
+
+  /** How wide {@code p} is, as an ordinal: a move for another job never spreads the moved one. */
+  private static int spanOf(Cluster cluster, Placement p) {
+    return cluster.spanOf(p.nodesUnsafe(), p.nodeCount()).ordinal();
+  }
 
   static PassResult apply(PassInput in, PassResult pass, PlacementStrategy strategy) {
     Migrations migrations = in.migrations();
@@ -144,7 +154,15 @@ final class MigrationStage {
       }
     }
     long now = in.nowSec();
+    int tried = 0;
     for (RunningJob r : candidates) {
+      long bestWait = reservedStart >= 0 ? reservedStart - now : r.endLimitSec() - now;
+      if (bestWait * waiting.totalGpus() <= in.migrations().costSec(r.id()) * r.job().totalGpus()) {
+        continue; // even a move that works would not pay
+      }
+      if (++tried > MAX_DEFRAG_TRIES) {
+        break;
+      }
       give(free, r);
       Placement forWaiting =
           withGpus(cluster, free, placer.place(wGang, wModel, free, true, wExcluded), waiting);
@@ -170,7 +188,7 @@ final class MigrationStage {
                     placer.place(
                         spec.gang(), cluster.modelIdOf(spec.gpuModel()), free, true, avoid),
                     r.job());
-        if (target != null) {
+        if (target != null && spanOf(cluster, target) <= spanOf(cluster, r.placement())) {
           long waitSec = reservedStart >= 0 ? reservedStart - now : r.endLimitSec() - now;
           long gain = Math.max(0, waitSec) * waiting.totalGpus();
           long cost = in.migrations().costSec(r.id()) * r.job().totalGpus();
