@@ -29,6 +29,7 @@ final class ReportTable {
           new String[] {"passes", "passes"},
           new String[] {"gpu_hours_lost_to_spread", "GPU-hours lost to spread"},
           new String[] {"jobs_stopped_at_limit", "jobs stopped at limit"},
+          new String[] {"migrations", "migrations"},
           new String[] {"predictions_scored", "start predictions scored"},
           new String[] {"prediction_p50_error_s", "prediction error p50 (s)"},
           new String[] {"prediction_p90_error_s", "prediction error p90 (s)"},

@@ -146,6 +146,24 @@ final class SimulateCommand implements Callable<Integer> {
   double commFraction;
 
   @Option(
+      names = "--migration",
+      description =
+          "Move running jobs (all count as checkpointable) when that lets a waiting job start or packs a spread gang, and the gain exceeds the cost.")
+  boolean migration;
+
+  @Option(
+      names = "--migration-restart-cost",
+      defaultValue = "60",
+      description = "Seconds of a moved gang's time one move costs (default: ${DEFAULT-VALUE}).")
+  long migrationRestartCost;
+
+  @Option(
+      names = "--migration-window",
+      defaultValue = "3600",
+      description = "Seconds before a moved job may be moved again (default: ${DEFAULT-VALUE}).")
+  long migrationWindow;
+
+  @Option(
       names = "--placement",
       defaultValue = "topology",
       description =
@@ -249,6 +267,13 @@ final class SimulateCommand implements Callable<Integer> {
     if (!(commFraction >= 0 && commFraction <= 1)) {
       throw new UsageException("--comm-fraction must be between 0 and 1, got " + commFraction);
     }
+    if (migrationRestartCost < 0 || migrationWindow < 0) {
+      throw new UsageException(
+          "--migration-restart-cost and --migration-window must be >= 0 seconds, got "
+              + migrationRestartCost
+              + " and "
+              + migrationWindow);
+    }
     if (rackSize < 1 || blockSize < 1) {
       throw new UsageException("--rack-size and --block-size must be >= 1");
     }
@@ -289,6 +314,13 @@ final class SimulateCommand implements Callable<Integer> {
             strategy,
             reportOut != null || chartsDir != null);
     options = options.withPredictions(predictions).withElastic(elasticModel());
+    if (migration) {
+      options =
+          options.withMigration(
+              Optional.of(
+                  new io.kairos.core.sched.MigrationSettings(
+                      migrationWindow, migrationRestartCost, 0.30)));
+    }
     var reports = new ArrayList<SimReport>();
     for (Policy policy : chosen) {
       long t0 = System.nanoTime();

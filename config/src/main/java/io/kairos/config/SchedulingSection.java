@@ -4,9 +4,11 @@ import static io.kairos.config.YamlChecks.absent;
 import static io.kairos.config.YamlChecks.kind;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kairos.core.sched.MigrationSettings;
 import io.kairos.core.sched.preempt.ProtectionPolicy;
 import io.kairos.core.tenancy.Tenants;
 import java.util.List;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -18,7 +20,9 @@ import java.util.regex.Pattern;
 final class SchedulingSection {
   private static final List<String> FAIR_SHARE_KEYS = List.of("halfLife");
   private static final List<String> SCHEDULING_KEYS =
-      List.of("preemptionGrace", "protection", "starvation");
+      List.of("preemptionGrace", "protection", "starvation", "migration");
+  private static final List<String> MIGRATION_KEYS =
+      List.of("enabled", "protectionWindow", "restartCost", "consolidationGain");
   private static final List<String> PROTECTION_KEYS =
       List.of("minRuntime", "window", "maxPreemptions", "protectFor");
   private static final List<String> STARVATION_KEYS = List.of("minGpus", "maxWait");
@@ -94,6 +98,46 @@ final class SchedulingSection {
       maxWait = orElse(duration(sn.get("maxWait"), sp + ".maxWait", true), maxWait);
     }
     return new Tenants.Settings(p, grace, minGpus, maxWait);
+  }
+
+  /**
+   * The {@code scheduling.migration} block: empty when absent or {@code enabled: false}; every
+   * other key optional, defaults {@link MigrationSettings#DEFAULT}.
+   */
+  Optional<MigrationSettings> migration(JsonNode scheduling) {
+    if (absent(scheduling) || !scheduling.isObject()) {
+      return Optional.empty();
+    }
+    JsonNode node = scheduling.get("migration");
+    String path = "scheduling.migration";
+    if (absent(node) || !c.mapping(node, path)) {
+      return Optional.empty();
+    }
+    c.keys(node, path, MIGRATION_KEYS);
+    var d = MigrationSettings.DEFAULT;
+    Boolean enabled = c.bool(node, "enabled", path);
+    long window =
+        orElse(
+            duration(node.get("protectionWindow"), path + ".protectionWindow", true),
+            d.protectionWindowSec());
+    long restart =
+        orElse(duration(node.get("restartCost"), path + ".restartCost", true), d.restartCostSec());
+    double gain = d.consolidationGain();
+    JsonNode g = node.get("consolidationGain");
+    if (!absent(g)) {
+      if (!g.isNumber() || g.asDouble() < 0 || g.asDouble() > 1) {
+        c.problem(
+            path + ".consolidationGain",
+            "must be a number from 0 to 1, got " + (g.isNumber() ? g.asText() : kind(g)),
+            "write the fraction of a spread gang's run time saved when packed, e.g. 0.3");
+      } else {
+        gain = g.asDouble();
+      }
+    }
+    if (enabled == null || !enabled) {
+      return Optional.empty();
+    }
+    return Optional.of(new MigrationSettings(window, restart, gain));
   }
 
   private static long orElse(Long value, long otherwise) {

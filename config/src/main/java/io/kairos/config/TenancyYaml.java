@@ -151,6 +151,7 @@ public final class TenancyYaml {
     List<QueueSpec> queues = new QueueSection(c).queues(root.get("queues"));
     List<AccountTree.Account> accounts = accounts(c, root.get("accounts"));
     Tenants.Settings settings = times.scheduling(root.get("scheduling"));
+    var migration = times.migration(root.get("scheduling"));
     defaultAccounts(c, queues, accounts);
     if (!c.ok()) {
       throw new InvalidConfig(c.problems());
@@ -177,7 +178,7 @@ public final class TenancyYaml {
     if (!c.ok() || config == null || tree == null) {
       throw new InvalidConfig(c.problems());
     }
-    return new Tenancy(config, tree, halfLife, settings, text);
+    return new Tenancy(config, tree, halfLife, settings, text, migration);
   }
 
   private static List<PriorityClass> priorityClasses(YamlChecks c, JsonNode node) {

@@ -14,7 +14,7 @@ import java.util.Map;
  * @param grows of which grows
  * @param resizesRefused resizes the pass decided for a job being stopped (not applied, as the
  *     controller refuses them)
- * @param migrations jobs moved by a migration (0: the simulator does not migrate yet)
+ * @param migrations moves of running jobs ({@code --migration}; else 0)
  * @param gpuHoursLostToPreemption GPU time preempted jobs ran since their last checkpoint, or spent
  *     writing the checkpoint of a preemption by checkpoint
  * @param gpuHoursLostToResizes GPU time spent in resizes' checkpoints and restarts

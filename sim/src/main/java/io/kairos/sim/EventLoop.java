@@ -55,6 +55,7 @@ final class EventLoop {
   private final boolean tenantPass;
 
   private final JobRuns runs;
+  private final SimMigrations migrations;
   private final Dependencies dependencies;
   private final ReportBuilder report;
   private final SchedulingPass pass;
@@ -134,6 +135,7 @@ final class EventLoop {
     this.tenancy = tenancy;
     this.tenantPass = tenancy.schedules();
     this.runs = runs;
+    this.migrations = new SimMigrations(options.migration());
     this.dependencies = dependencies;
     this.report = report;
     this.pass = new SchedulingPass(policy, options.placement());
@@ -153,7 +155,8 @@ final class EventLoop {
             && samePriority
             && policy.order() == JobOrder.ARRIVAL
             && policy.backfill()
-            && !tenantPass;
+            && !tenantPass
+            && options.migration().isEmpty();
   }
 
   SimReport run() {
@@ -351,7 +354,13 @@ final class EventLoop {
     long before = nanoTime == null ? 0 : nanoTime.getAsLong();
     var tenants = tenancy.beforePass(t, jobStates);
     lastTenants = tenants;
-    var input = new PassInput(store.snapshot(), t, options.seed() * 1_000_003L + passes, tenants);
+    var input =
+        new PassInput(
+            store.snapshot(),
+            t,
+            options.seed() * 1_000_003L + passes,
+            tenants,
+            migrations.inputs(store, t));
     PassResult result = pass.run(input);
     if (nanoTime != null) {
       report.passTimed(nanoTime.getAsLong() - before);
@@ -396,6 +405,9 @@ final class EventLoop {
     }
     for (Decision.Resize z : result.resizes()) {
       resize(z, t);
+    }
+    for (Decision.Migrate m : result.migrations()) {
+      migrate(m, t);
     }
   }
 
@@ -449,6 +461,27 @@ final class EventLoop {
       }
     }
     return false;
+  }
+
+  /**
+   * A move decided at {@code t} happens at once: the job checkpoints, stops and restarts on its
+   * target, paying the restart cost in run time ({@link JobRuns#migrate}).
+   */
+  private void migrate(Decision.Migrate m, long t) {
+    int i = index(m.job());
+    if (runs.stopping(i)) {
+      return;
+    }
+    var running = store.running(m.job()).orElseThrow();
+    int gpus = specs.get(i).totalGpus();
+    report.ended(i, t, running.placement(), gpus);
+    mustApply(new Command.RequeueJob(t, m.job()));
+    mustApply(new Command.StartJob(t, m.job(), m.target()));
+    long endSec = runs.migrate(i, t, m.target(), migrations.costSec());
+    migrations.moved(m.job(), t);
+    report.started(i, t, m.target(), gpus);
+    events.add(endSec, EventQueue.FINISH, i);
+    dirty = true;
   }
 
   /**

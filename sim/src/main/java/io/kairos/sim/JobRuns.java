@@ -86,6 +86,10 @@ final class JobRuns {
   private int preemptionsIgnored;
   private String firstIgnored = "";
   private double preemptionLostGpuSeconds;
+  private int migrations;
+
+  /** How many times each job was moved ({@link #migrate}); allocated at the first move. */
+  private int[] moved;
 
   JobRuns(
       Cluster cluster,
@@ -301,6 +305,41 @@ final class JobRuns {
     preemptionLostGpuSeconds += lost;
     preemptionLost[v] += lost;
     return lost;
+  }
+
+  /**
+   * Job {@code i} is moved at {@code t} to {@code target}: it checkpoints at once (its run so far
+   * is kept), and its restart costs {@code costSec} more run time. Returns when the new run ends.
+   */
+  long migrate(int i, long t, Placement target, long costSec) {
+    long ran = t - lastStart[i];
+    long done =
+        plannedRun[i] == workLeft[i]
+            ? ran
+            : (long) Math.floor((double) ran * workLeft[i] / plannedRun[i]);
+    // The stretch charged at the start for the part of the run that never happens is given back.
+    if (plannedRun[i] > workLeft[i] && plannedRun[i] > 0) {
+      double unrun = (double) (plannedRun[i] - ran) / plannedRun[i];
+      lostGpuSeconds -= unrun * (plannedRun[i] - workLeft[i]) * jobs.get(i).gpus();
+    }
+    workLeft[i] = Math.max(0, workLeft[i] - done) + costSec;
+    runSec[i] -= plannedRun[i] - ran;
+    staleFinishes[i]++;
+    migrations++;
+    if (moved == null) {
+      moved = new int[jobs.size()];
+    }
+    moved[i]++;
+    return start(i, t, target);
+  }
+
+  int migrations() {
+    return migrations;
+  }
+
+  /** How many times job {@code i} was moved. */
+  int migrations(int i) {
+    return moved == null ? 0 : moved[i];
   }
 
   private long runtime(int i, Placement placement) {

@@ -221,7 +221,10 @@ final class ReportBuilder {
         dependencies.ignored(),
         book == null ? Optional.empty() : Optional.of(tenancyReport(n - ran)),
         Optional.empty(),
-        elasticReport(resizesRefused));
+        elasticReport(resizesRefused),
+        options.migration().isPresent()
+            ? java.util.OptionalInt.of(runs.migrations())
+            : java.util.OptionalInt.empty());
   }
 
   /** The elastic model's figures, when it is enabled. */
@@ -245,7 +248,7 @@ final class ReportBuilder {
             resizes,
             e == null ? 0 : e.totalGrows(),
             resizesRefused,
-            0,
+            runs.migrations(),
             runs.preemptionLostGpuSeconds() / 3600.0,
             e == null ? 0 : e.resizeLostGpuSec() / 3600.0));
   }
@@ -292,6 +295,7 @@ final class ReportBuilder {
       int[] minGpus = new int[n];
       int[] maxGpus = new int[n];
       int[] resizes = new int[n];
+      int[] migrations = new int[n];
       double[] gpuSeconds = new double[n];
       double[] lost = new double[n];
       ElasticRuns e = runs.elasticRuns();
@@ -300,6 +304,7 @@ final class ReportBuilder {
         minGpus[i] = gang.totalGpus();
         maxGpus[i] = (int) gang.maxGpus();
         gpuSeconds[i] = runs.gpuSeconds(i);
+        migrations[i] = runs.migrations(i);
         lost[i] = runs.preemptionLostGpuSeconds(i);
         if (runs.elastic(i)) {
           resizes[i] = e.resizes(i);
@@ -307,7 +312,7 @@ final class ReportBuilder {
         }
       }
       elastic =
-          Optional.of(new SimJobs.Elastic(minGpus, maxGpus, resizes, new int[n], gpuSeconds, lost));
+          Optional.of(new SimJobs.Elastic(minGpus, maxGpus, resizes, migrations, gpuSeconds, lost));
     }
     return Optional.of(new SimJobs(ids, submits, runs.firstStarts(), runs.ends(), nodes, elastic));
   }

@@ -25,8 +25,8 @@ public record SimJobs(
   }
 
   /**
-   * Per job: its GPU range (equal for a fixed job), resizes, migrations (always 0 for now), GPU
-   * time held over all runs, and GPU time lost to preemptions and resizes.
+   * Per job: its GPU range (equal for a fixed job), resizes, migrations (with {@code --migration}),
+   * GPU time held over all runs, and GPU time lost to preemptions and resizes.
    */
   public record Elastic(
       int[] minGpus,

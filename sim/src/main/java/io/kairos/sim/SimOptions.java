@@ -19,6 +19,9 @@ import java.util.Optional;
  * @param recordPredictions measure predicted start times against real ones ({@link
  *     StartPredictions}; a forecast per event batch while jobs wait, so slower)
  * @param elastic elastic jobs and checkpoint costs ({@link ElasticModel#NONE}: the trace as it is)
+ * @param migration move running jobs when it pays ({@code kairos simulate --migration}), or empty:
+ *     every running job of a fixed size counts as checkpointable, each move costs {@link
+ *     io.kairos.core.sched.MigrationSettings#restartCostSec()} of the gang's time
  */
 public record SimOptions(
     boolean checkInvariants,
@@ -30,12 +33,40 @@ public record SimOptions(
     boolean recordSeries,
     Optional<SimTenancy> tenancy,
     boolean recordPredictions,
-    ElasticModel elastic) {
+    ElasticModel elastic,
+    Optional<io.kairos.core.sched.MigrationSettings> migration) {
   public SimOptions {
+    java.util.Objects.requireNonNull(migration, "migration");
     java.util.Objects.requireNonNull(commModel, "commModel");
     java.util.Objects.requireNonNull(placement, "placement");
     java.util.Objects.requireNonNull(tenancy, "tenancy");
     java.util.Objects.requireNonNull(elastic, "elastic");
+  }
+
+  /** Without migration. */
+  public SimOptions(
+      boolean checkInvariants,
+      Optional<CommModel> commModel,
+      boolean recordJobs,
+      long seed,
+      boolean everyPass,
+      PlacementStrategy placement,
+      boolean recordSeries,
+      Optional<SimTenancy> tenancy,
+      boolean recordPredictions,
+      ElasticModel elastic) {
+    this(
+        checkInvariants,
+        commModel,
+        recordJobs,
+        seed,
+        everyPass,
+        placement,
+        recordSeries,
+        tenancy,
+        recordPredictions,
+        elastic,
+        Optional.empty());
   }
 
   public SimOptions(
@@ -132,7 +163,8 @@ public record SimOptions(
         record,
         tenancy,
         recordPredictions,
-        elastic);
+        elastic,
+        migration);
   }
 
   /** These options, measuring predicted starts or not. */
@@ -147,7 +179,8 @@ public record SimOptions(
         recordSeries,
         tenancy,
         record,
-        elastic);
+        elastic,
+        migration);
   }
 
   /** These options under a tenancy, or without one. */
@@ -162,7 +195,8 @@ public record SimOptions(
         recordSeries,
         value,
         recordPredictions,
-        elastic);
+        elastic,
+        migration);
   }
 
   /** These options with elastic jobs and checkpoint costs modelled by {@code value}. */
@@ -177,6 +211,23 @@ public record SimOptions(
         recordSeries,
         tenancy,
         recordPredictions,
+        value,
+        migration);
+  }
+
+  /** These options moving running jobs when it pays, or not (see {@link #migration}). */
+  public SimOptions withMigration(Optional<io.kairos.core.sched.MigrationSettings> value) {
+    return new SimOptions(
+        checkInvariants,
+        commModel,
+        recordJobs,
+        seed,
+        everyPass,
+        placement,
+        recordSeries,
+        tenancy,
+        recordPredictions,
+        elastic,
         value);
   }
 

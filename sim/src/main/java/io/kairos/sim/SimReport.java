@@ -57,7 +57,8 @@ public record SimReport(
     int dependenciesIgnored,
     Optional<TenancyReport> tenancy,
     Optional<PredictionReport> predictions,
-    Optional<ElasticReport> elastic) {
+    Optional<ElasticReport> elastic,
+    java.util.OptionalInt migrations) {
 
   public SimReport withWall(double simWallSec) {
     return new SimReport(
@@ -93,7 +94,8 @@ public record SimReport(
         dependenciesIgnored,
         tenancy,
         predictions,
-        elastic);
+        elastic,
+        migrations);
   }
 
   public SimReport withTenancy(Optional<TenancyReport> value) {
@@ -130,7 +132,8 @@ public record SimReport(
         dependenciesIgnored,
         value,
         predictions,
-        elastic);
+        elastic,
+        migrations);
   }
 
   public SimReport withPredictions(Optional<PredictionReport> value) {
@@ -167,7 +170,8 @@ public record SimReport(
         dependenciesIgnored,
         tenancy,
         value,
-        elastic);
+        elastic,
+        migrations);
   }
 
   /**
@@ -205,6 +209,8 @@ public record SimReport(
     }
     // Only under a tenancy file, so that other reports stay as they were.
     tenancy.ifPresent(t -> m.put("tenancy", t.toMap()));
+    // Only with --migration, so that other reports stay as they were.
+    migrations.ifPresent(count -> m.put("migrations", count));
     // Only with --predictions, so that other reports stay as they were.
     predictions.ifPresent(p -> m.putAll(p.toMap()));
     // Only with --elastic-share or --checkpoint-cost, so that other reports stay as they were.

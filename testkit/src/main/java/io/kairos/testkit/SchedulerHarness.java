@@ -84,6 +84,9 @@ public final class SchedulerHarness {
   private final List<PassListener> listeners = new ArrayList<>();
   private final List<Command> log = new ArrayList<>();
   private int passes;
+  private io.kairos.core.sched.MigrationSettings migration; // null: migration off
+  private final Map<JobId, Long> checkpointSec = new LinkedHashMap<>();
+  private final Map<JobId, Long> movedSec = new LinkedHashMap<>();
 
   private SchedulerHarness(Cluster cluster) {
     this.store = new ClusterStore(cluster);
@@ -109,6 +112,46 @@ public final class SchedulerHarness {
   public SchedulerHarness tenants(io.kairos.core.tenancy.Tenants tenants) {
     this.tenants = java.util.Objects.requireNonNull(tenants, "tenants");
     return this;
+  }
+
+  /**
+   * Runs later passes with migration on ({@link io.kairos.core.sched.MigrationStage}), with these
+   * settings; only jobs marked {@link #checkpointable} move.
+   */
+  public SchedulerHarness migration(io.kairos.core.sched.MigrationSettings settings) {
+    this.migration = java.util.Objects.requireNonNull(settings, "settings");
+    return this;
+  }
+
+  /** Marks {@code id} as declaring checkpoints that take up to {@code sec}: it may be moved. */
+  public SchedulerHarness checkpointable(JobId id, long sec) {
+    checkpointSec.put(id, sec);
+    return this;
+  }
+
+  /** Records that {@code id} was moved at {@code sec} (its protection window runs from then). */
+  public SchedulerHarness movedAt(JobId id, long sec) {
+    movedSec.put(id, sec);
+    return this;
+  }
+
+  /** When each moved job was last moved. */
+  public Map<JobId, Long> movedSec() {
+    return Map.copyOf(movedSec);
+  }
+
+  /** What the next pass knows of migration: {@code Migrations.OFF} unless turned on. */
+  public io.kairos.core.sched.Migrations migrations() {
+    if (migration == null) {
+      return io.kairos.core.sched.Migrations.OFF;
+    }
+    var movable = new LinkedHashMap<JobId, io.kairos.core.sched.Migrations.Movable>();
+    checkpointSec.forEach(
+        (id, sec) ->
+            movable.put(
+                id,
+                new io.kairos.core.sched.Migrations.Movable(sec, movedSec.getOrDefault(id, -1L))));
+    return new io.kairos.core.sched.Migrations(true, migration, movable, Map.of());
   }
 
   public SchedulerHarness seed(long seed) {
@@ -320,7 +363,7 @@ public final class SchedulerHarness {
 
   /** One pass over the current state at the current time. Commits nothing. */
   public PassResult runPass() {
-    var input = new PassInput(store.snapshot(), nowSec, seed, tenants);
+    var input = new PassInput(store.snapshot(), nowSec, seed, tenants, migrations());
     PassResult result;
     try {
       if (pass == null) {
@@ -366,6 +409,18 @@ public final class SchedulerHarness {
       apply(new Command.ResizeJob(nowSec, z.job(), z.placement()), "resize " + z);
       job(z.job()).resized(z.placement());
       check("resize " + z);
+    }
+    // A move at once, as the simulator does it: requeued and started on its target in the same
+    // instant, finishing when it would have (the checkpoint keeps its work).
+    for (Decision.Migrate m : result.migrations()) {
+      var record = job(m.job());
+      apply(new Command.RequeueJob(nowSec, m.job()), "requeue to move " + m);
+      apply(new Command.StartJob(nowSec, m.job(), m.target()), "move " + m);
+      timeline.stopped(record);
+      record.resized(m.target());
+      timeline.running(record);
+      movedSec.put(m.job(), nowSec);
+      check("move " + m);
     }
     return this;
   }

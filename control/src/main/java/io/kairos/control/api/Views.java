@@ -68,6 +68,13 @@ final class Views {
         } else {
           reason = p.reason().name();
           detail = describe(p);
+          if (!j.migrationTarget.isEmpty()) {
+            detail =
+                "migrated: restarts on "
+                    + String.join(", ", j.migrationTarget)
+                    + " (held for it); "
+                    + detail;
+          }
           if (p.predictedStartSec() >= 0) {
             predictedStart = Instant.ofEpochSecond(p.predictedStartSec()).toString();
           }

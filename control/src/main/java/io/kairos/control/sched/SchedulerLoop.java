@@ -19,6 +19,7 @@ import io.kairos.core.model.JobId;
 import io.kairos.core.model.Placement;
 import io.kairos.core.sched.Decision;
 import io.kairos.core.sched.Diagnosis;
+import io.kairos.core.sched.Migrations;
 import io.kairos.core.sched.PassInput;
 import io.kairos.core.sched.PassResult;
 import io.kairos.core.sched.Policy;
@@ -169,6 +170,7 @@ public final class SchedulerLoop implements Closeable {
   private final Timer passTimer;
   private final Counter starts;
   private final Counter preemptions;
+  private final Counter migrations;
   private final SiteTenancy site;
 
   /** The tenancy of the last pass, its usage and its preemption book: scheduler thread only. */
@@ -221,6 +223,11 @@ public final class SchedulerLoop implements Closeable {
         Counter.builder("kairos.scheduler.decisions")
             .tag("decision", "preempt")
             .description("running jobs the scheduler decided to preempt")
+            .register(meters);
+    this.migrations =
+        Counter.builder("kairos.scheduler.decisions")
+            .tag("decision", "migrate")
+            .description("running jobs the scheduler moved (checkpoint, stop, restart elsewhere)")
             .register(meters);
     this.thread =
         Thread.ofPlatform()
@@ -373,7 +380,7 @@ public final class SchedulerLoop implements Closeable {
   }
 
   /** What one pass reads under the state's lock. */
-  private record Inputs(ClusterSnapshot snapshot, Tenants tenants) {}
+  private record Inputs(ClusterSnapshot snapshot, Tenants tenants, Migrations migrations) {}
 
   /** One pass and its commit. Returns how many jobs it started. */
   int runOnce() throws InterruptedException {
@@ -386,7 +393,8 @@ public final class SchedulerLoop implements Closeable {
     ClusterSnapshot snapshot = in.snapshot();
     long t0 = System.nanoTime();
     var passInput =
-        new PassInput(snapshot, CoreTime.sec(nowMs), replica.appliedIndex(), in.tenants());
+        new PassInput(
+            snapshot, CoreTime.sec(nowMs), replica.appliedIndex(), in.tenants(), in.migrations());
     PassResult result = pass.run(passInput);
     passTimer.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
     publish(result, new Forecast(passInput, result, pass.policy().backfill()));
@@ -441,6 +449,11 @@ public final class SchedulerLoop implements Closeable {
     if (!result.resizes().isEmpty()) {
       ElasticProposals.propose(replica, snapshot.cluster(), result.resizes(), nowMs);
     }
+    if (!result.migrations().isEmpty()) {
+      migrations.increment(
+          MigrationProposals.propose(
+              replica, snapshot.cluster(), result.migrations(), in.migrations().settings(), nowMs));
+    }
     return started;
   }
 
@@ -474,17 +487,21 @@ public final class SchedulerLoop implements Closeable {
    * besides the snapshot.
    */
   private Inputs inputs(ControlState s, long nowMs) {
+    Optional<Tenancy> current = site.of(s.config());
+    var migration = current.flatMap(Tenancy::migration);
     if (s.store() == null
-        || (s.store().pendingCount() == 0 && !ElasticProposals.mayGrow(s.store()))) {
+        || (s.store().pendingCount() == 0
+            && !ElasticProposals.mayGrow(s.store())
+            && !MigrationProposals.anyMovable(s, migration))) {
       return null;
     }
     ClusterSnapshot snapshot = s.store().snapshot();
-    Optional<Tenancy> current = site.of(s.config());
     if (current != tenancy) {
       use(current);
     }
+    var moves = MigrationProposals.inputs(s, snapshot.cluster(), migration);
     if (tenancy.isEmpty()) {
-      return new Inputs(snapshot, Tenants.none());
+      return new Inputs(snapshot, Tenants.none(), moves);
     }
     Tenancy setup = tenancy.get();
     FairShareFactor fair = usage.update(s, capacity(snapshot.cluster()), CoreTime.sec(nowMs));
@@ -505,7 +522,9 @@ public final class SchedulerLoop implements Closeable {
     preemptionBook.update(CoreTime.sec(nowMs), new RecordedJobs(id -> s.job(id).orElse(null)));
     preemptionBook.preempting().forEach(preempting::putIfAbsent);
     return new Inputs(
-        snapshot, new Tenants(setup.config(), fair, histories, preempting, setup.settings()));
+        snapshot,
+        new Tenants(setup.config(), fair, histories, preempting, setup.settings()),
+        moves);
   }
 
   private static Resources capacity(Cluster cluster) {

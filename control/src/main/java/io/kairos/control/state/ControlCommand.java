@@ -43,6 +43,7 @@ import java.util.TreeMap;
   @JsonSubTypes.Type(value = ControlCommand.SettleNodes.class, name = "settleNodes"),
   @JsonSubTypes.Type(value = ControlCommand.ForgetJobs.class, name = "forgetJobs"),
   @JsonSubTypes.Type(value = ControlCommand.ResizeJob.class, name = "resize"),
+  @JsonSubTypes.Type(value = ControlCommand.MigrateJob.class, name = "migrate"),
 })
 public sealed interface ControlCommand {
   long atMs();
@@ -354,6 +355,31 @@ public sealed interface ControlCommand {
     public ResizeJob {
       add = add == null ? List.of() : List.copyOf(add);
       remove = remove == null ? List.of() : List.copyOf(remove);
+    }
+  }
+
+  /**
+   * The scheduler moves a running checkpointable job ({@link JobMigrations}): it is asked for a
+   * checkpoint, stopped, and queued again pinned to {@code targetNodes}, which no other job may
+   * take until it has restarted there. Refused unless the job runs attempt {@code attempt},
+   * declares checkpoints, is of a fixed size and not stopping, was not moved within {@code
+   * windowSec}, and every target node is registered.
+   *
+   * @param beneficiary the waiting job the move lets start, or the job itself when the move puts it
+   *     into a narrower topology level
+   * @param detail for people: the modelled gain and cost
+   */
+  record MigrateJob(
+      long atMs,
+      long jobId,
+      int attempt,
+      List<String> targetNodes,
+      long beneficiary,
+      long windowSec,
+      String detail)
+      implements ControlCommand {
+    public MigrateJob {
+      targetNodes = targetNodes == null ? List.of() : List.copyOf(targetNodes);
     }
   }
 }

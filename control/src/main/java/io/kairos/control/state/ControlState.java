@@ -7,6 +7,7 @@ import io.kairos.control.state.ControlCommand.CancelStep;
 import io.kairos.control.state.ControlCommand.DrainNode;
 import io.kairos.control.state.ControlCommand.ForgetJobs;
 import io.kairos.control.state.ControlCommand.GpusUnhealthy;
+import io.kairos.control.state.ControlCommand.MigrateJob;
 import io.kairos.control.state.ControlCommand.NodeDown;
 import io.kairos.control.state.ControlCommand.PreemptJobs;
 import io.kairos.control.state.ControlCommand.RecordCheckpoint;
@@ -106,6 +107,7 @@ public final class ControlState {
           case StartJobs c -> lifecycle.start(c);
           case PreemptJobs c -> lifecycle.preempt(c);
           case ResizeJob c -> lifecycle.resize(c);
+          case MigrateJob c -> lifecycle.migrate(c);
           case TaskEnded c -> c.step() == null ? lifecycle.taskEnded(c) : steps.taskEnded(c);
           case StartStep c -> steps.start(c);
           case CancelStep c -> steps.cancel(c);

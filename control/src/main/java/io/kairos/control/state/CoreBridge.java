@@ -73,7 +73,7 @@ final class CoreBridge {
    * registered): then the store is left alone and the answer is false.
    */
   boolean queue(JobRecord job) {
-    Job core = toCore(job, otherAccountNodes(job), coreModel(job.request.gpuModel()));
+    Job core = toCore(job, pinned(job, otherAccountNodes(job)), coreModel(job.request.gpuModel()));
     var spec = core.spec();
     if (store == null
         || !store.cluster().canEverHold(spec.gang(), spec.gpuModel(), spec.excludedNodes())) {
@@ -81,6 +81,31 @@ final class CoreBridge {
     }
     mustApply(new Command.SubmitJob(CoreTime.sec(job.submitMs), core));
     return true;
+  }
+
+  /**
+   * {@code excluded} and, for a job being moved ({@link JobRecord#migrationTarget}), every node but
+   * its targets: it restarts there. A target that is no longer registered lifts the pin (the job
+   * may then start anywhere rather than wait for a node that is gone).
+   */
+  private Set<String> pinned(JobRecord job, Set<String> excluded) {
+    if (job.migrationTarget.isEmpty() || store == null) {
+      return excluded;
+    }
+    var cluster = store.cluster();
+    for (String target : job.migrationTarget) {
+      if (cluster.indexOf(target).isEmpty()) {
+        return excluded;
+      }
+    }
+    var out = new TreeSet<>(excluded);
+    for (int i = 0; i < cluster.nodeCount(); i++) {
+      String name = cluster.node(i).name();
+      if (!job.migrationTarget.contains(name)) {
+        out.add(name);
+      }
+    }
+    return out;
   }
 
   /**

@@ -207,6 +207,7 @@ final class JobLifecycle {
       job.attempt++;
       job.startMs = c.atMs();
       job.placement = s.tasks();
+      job.migrationTarget = List.of();
       records.indexHolding(job);
       job.taskExits = new ArrayList<>(Collections.nCopies(s.tasks().size(), (Integer) null));
       changed.add(job.id);
@@ -277,6 +278,10 @@ final class JobLifecycle {
 
   ControlResult resize(ControlCommand.ResizeJob c) {
     return elastic.apply(c);
+  }
+
+  ControlResult migrate(ControlCommand.MigrateJob c) {
+    return JobMigrations.apply(records, core, this, c);
   }
 
   // --- a task's end ---
@@ -579,6 +584,7 @@ final class JobLifecycle {
     job.requeueing = false;
     job.preemptedBy = 0;
     job.checkpointAskedMs = 0;
+    job.migrationTarget = List.of();
     job.state = state;
     job.endMs = atMs;
     job.exitCode = exitCode;

@@ -145,6 +145,21 @@ public final class JobRecord {
   @JsonInclude(JsonInclude.Include.NON_EMPTY)
   public List<ResizeEntry> resizes = List.of();
 
+  /**
+   * While a move is under way (from the scheduler's {@link ControlCommand.MigrateJob} until the job
+   * has started again): the nodes it restarts on, held for it; else empty.
+   */
+  @JsonInclude(JsonInclude.Include.NON_EMPTY)
+  public List<String> migrationTarget = List.of();
+
+  /** When it was last moved (epoch millis); 0 for never. */
+  @JsonInclude(JsonInclude.Include.NON_DEFAULT)
+  public long migratedAtMs;
+
+  /** How many times it was moved. */
+  @JsonInclude(JsonInclude.Include.NON_DEFAULT)
+  public int migrations;
+
   public JobRecord() {}
 
   JobRecord(long id, JobRequest request, long submitMs) {
@@ -188,6 +203,9 @@ public final class JobRecord {
     c.leaving = leaving;
     c.left = left;
     c.resizes = resizes;
+    c.migrationTarget = migrationTarget;
+    c.migratedAtMs = migratedAtMs;
+    c.migrations = migrations;
     c.steps = new ArrayList<>(steps.size());
     for (StepRecord step : steps) {
       c.steps.add(step.copy());

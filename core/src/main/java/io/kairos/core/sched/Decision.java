@@ -44,6 +44,24 @@ public sealed interface Decision {
     }
   }
 
+  /**
+   * Move the running checkpointable job {@code job} to {@code target}: checkpoint it, stop it, and
+   * restart it there (the driver holds the target's nodes for it meanwhile). Decided by the pass's
+   * migration stage ({@link MigrationStage}) only when the modelled gain exceeds the cost.
+   *
+   * @param beneficiary the job the move serves: the waiting job it lets start (defragmentation), or
+   *     {@code job} itself when it is put into a narrower topology level (consolidation)
+   * @param gainGpuSec the modelled gain, in GPU-seconds
+   * @param costGpuSec the modelled checkpoint-and-restart cost, in GPU-seconds ({@code <} gain)
+   */
+  record Migrate(JobId job, Placement target, JobId beneficiary, long gainGpuSec, long costGpuSec)
+      implements Decision {
+    /** Whether the move consolidates the job itself rather than making room for another. */
+    public boolean consolidates() {
+      return beneficiary.equals(job);
+    }
+  }
+
   /** Why a job is preempted. */
   enum PreemptionKind {
     /** A higher-priority job of the same queue needs the room. */

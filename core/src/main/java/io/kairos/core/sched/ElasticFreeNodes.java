@@ -46,9 +46,13 @@ final class ElasticFreeNodes implements Capacity {
   }
 
   void give(int node, long gpuMask, TaskShape shape) {
+    give(node, gpuMask, shape.cpus(), shape.memoryBytes());
+  }
+
+  void give(int node, long gpuMask, int cpuCount, long memory) {
     mask[node] |= gpuMask;
-    cpus[node] += shape.cpus();
-    memoryBytes[node] += shape.memoryBytes();
+    cpus[node] += cpuCount;
+    memoryBytes[node] += memory;
   }
 
   @Override

@@ -146,7 +146,7 @@ final class ElasticStage {
     return new PassResult(starts, pass.reservations(), preemptions, pass.diagnosis(), resizes);
   }
 
-  private static ElasticFreeNodes freeAfterStarts(
+  static ElasticFreeNodes freeAfterStarts(
       ClusterSnapshot snapshot, PassResult pass, Map<JobId, Job> pendingById) {
     int n = snapshot.cluster().nodeCount();
     long[] mask = new long[n];
@@ -170,7 +170,7 @@ final class ElasticStage {
   }
 
   /** Step 1: the job the pass preempts for, else the first one blocked for lack of GPUs. */
-  private static Job waiting(PassResult pass, Map<JobId, Job> pendingById) {
+  static Job waiting(PassResult pass, Map<JobId, Job> pendingById) {
     if (!pass.preemptions().isEmpty()) {
       return pendingById.get(pass.preemptions().getFirst().preemptor());
     }

@@ -2,7 +2,9 @@ package io.kairos.core.sched;
 
 import io.kairos.core.model.Cluster;
 import io.kairos.core.model.GangSpec;
+import io.kairos.core.model.JobId;
 import io.kairos.core.state.PendingJobs;
+import java.util.Set;
 
 /**
  * One pass's excluded nodes, resolved once per gang shape: the node mask a placement must avoid,
@@ -21,17 +23,53 @@ final class Exclusions {
   private final PendingJobs pending;
   private final long[][] masks; // per shape: null until resolved, NOTHING when nothing excluded
   private final long[] maxTasks; // per shape: tasks the non-excluded nodes could ever hold
+  private final long[] held; // nodes held for moves under way, or null
+  private final Set<JobId> holders;
+  private final long[][] heldMasks; // per shape: its mask with the held nodes, once computed
 
   Exclusions(Cluster cluster, PendingJobs pending) {
+    this(cluster, pending, Migrations.OFF);
+  }
+
+  /**
+   * With the nodes {@code migrations} holds for moves under way: excluded for every job but the one
+   * each is held for (not counted in {@link #neverFits}: a hold is temporary).
+   */
+  Exclusions(Cluster cluster, PendingJobs pending, Migrations migrations) {
     this.cluster = cluster;
     this.pending = pending;
     this.masks = new long[pending.shapeCount()][];
     this.maxTasks = new long[pending.shapeCount()];
+    long[] heldMask = null;
+    for (int node : migrations.held().keySet()) {
+      if (node >= 0 && node < cluster.nodeCount()) {
+        if (heldMask == null) {
+          heldMask = new long[(cluster.nodeCount() + 63) >>> 6];
+        }
+        heldMask[node >>> 6] |= 1L << node;
+      }
+    }
+    this.held = heldMask;
+    this.holders = heldMask == null ? Set.of() : migrations.holders();
+    this.heldMasks = heldMask == null ? null : new long[pending.shapeCount()][];
   }
 
   /** The nodes the job in {@code slot} must not use (see {@link Cluster#isSet}), or null. */
   long[] mask(int slot) {
     long[] mask = resolve(slot);
+    if (held != null && !holders.contains(pending.jobs()[slot].id())) {
+      int shape = pending.shapeIds()[slot];
+      if (heldMasks[shape] == null) {
+        long[] with = held.clone();
+        if (mask != NOTHING) {
+          for (int i = 0; i < with.length; i++) {
+            with[i] |= mask[i];
+          }
+        }
+        heldMasks[shape] = with;
+      }
+      return heldMasks[shape];
+    }
     return mask == NOTHING ? null : mask;
   }
 

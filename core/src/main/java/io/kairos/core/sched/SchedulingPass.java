@@ -94,7 +94,7 @@ public final class SchedulingPass {
     tenancy.markStopping(profile, now);
     int[] gpus = pending.gpus();
     long[] eligibleSec = pending.eligibleSec();
-    var exclusions = new Exclusions(cluster, pending);
+    var exclusions = new Exclusions(cluster, pending, in.migrations());
     int n = order.length;
     byte[] reasons = new byte[n];
     var starts = new ArrayList<Decision.Start>();
@@ -109,7 +109,10 @@ public final class SchedulingPass {
     final int maxReservations = policy.reservations();
     int[] flavors = new int[Math.max(1, cluster.gpuModelCount())];
     // With many reservations, the last pass's may carry over unchanged (ScheduleCache).
-    boolean cached = maxReservations > 1 && tenancy == TenancyStage.SINGLE_TENANT;
+    boolean cached =
+        maxReservations > 1
+            && tenancy == TenancyStage.SINGLE_TENANT
+            && in.migrations().held().isEmpty();
     ScheduleCache.Replay replay = null;
     if (cached && cache != null) {
       replay =
@@ -229,8 +232,10 @@ public final class SchedulingPass {
       reserves.add(new Decision.Reserve(r.job().id(), r.startSec(), r.placement()));
     }
     // 6. Elastic jobs: sized from what the pass left idle, or shrunk for a waiting job.
-    return ElasticStage.apply(
-        in, new PassResult(starts, reserves, preemptions, diagnosis), placement);
+    var sized =
+        ElasticStage.apply(in, new PassResult(starts, reserves, preemptions, diagnosis), placement);
+    // 7. Migration (when enabled): move checkpointable jobs when the move pays.
+    return MigrationStage.apply(in, sized, placement);
   }
 
   /**

@@ -483,6 +483,7 @@ class SchedulingProperties {
             case Decision.Preempt x ->
                 throw new AssertionError("no preemption without tenancy: " + x);
             case Decision.Resize z -> throw new AssertionError("not a start or reservation: " + z);
+            case Decision.Migrate m -> throw new AssertionError("not a start or reservation: " + m);
           };
       if (job.spec().hasExclusions()) {
         run.saw(EXCLUDING_JOB);
