@@ -43,7 +43,6 @@ final class ReportTable {
           new String[] {"resizes", "resizes"},
           new String[] {"grows", "of which grows"},
           new String[] {"resizes_refused", "resizes refused"},
-          new String[] {"migrations", "migrations"},
           new String[] {"gpu_hours_lost_to_preemption", "GPU-h lost to preemption"},
           new String[] {"gpu_hours_lost_to_resizes", "GPU-h lost to resizes"},
           new String[] {"sim_wall_s", "simulation wall (s)"},
