@@ -25,11 +25,12 @@ import org.junit.jupiter.api.io.TempDir;
  * kairos agent}s (one emulated GPU each, on 127.0.0.2-4), and on each node of the job a torchrun
  * elastic agent ({@code docs/examples/torchrun_elastic.sh}: c10d rendezvous at {@code
  * KAIROS_RDZV_ENDPOINT}) running {@code docs/examples/train_elastic.py} on gloo with Debian's
- * python3-torch. The job ({@code gpus: 1-3}, one per node) starts at 2 nodes while a third is held
- * by another job, grows to 3 when that job ends, shrinks to 1 when a higher-priority fixed 2-node
- * job arrives (after the checkpoint the shrink asks for), and finishes. Its step counter never goes
- * back further than the last complete checkpoint, and its loss curve and final parameters match an
- * unresized run of the same script (the global batch is the same whatever the world size).
+ * python3-torch. The job ({@code gpus: 1-3}, one per node) starts at 2 nodes while a third (the
+ * lowest) is held by another job, grows to 3 when that job ends (onto a node below its first),
+ * shrinks to 1 when a higher-priority fixed 2-node job arrives (after the checkpoint the shrink
+ * asks for), and finishes. Its step counter never goes back further than the last complete
+ * checkpoint, and its loss curve and final parameters match an unresized run of the same script
+ * (the global batch is the same whatever the world size).
  *
  * <p>With {@code -Dkairos.elasticTrials=N} a second test shrinks and grows a 1-2 node job N times
  * and prints the time from each resize decision to the job training at the new size (p50, p95);
@@ -133,19 +134,22 @@ class ElasticTorchIT {
     Path hold = Files.writeString(out.resolve("hold"), "");
     Path holdFixed = Files.writeString(out.resolve("hold-fixed"), "");
 
-    // A job holds el-n3, so the elastic job starts at 2 nodes of its 3.
+    // A job holds el-n1, so the elastic job starts at 2 nodes of its 3 (el-n2 first, its
+    // rendezvous) and grows below its first node.
     long blocker =
-        cluster.submit(holder("blocker", 1, 0, hold, List.of(NODES.get(0), NODES.get(1))));
+        cluster.submit(holder("blocker", 1, 0, hold, List.of(NODES.get(1), NODES.get(2))));
     cluster.waitState(blocker, JobState.RUNNING, Duration.ofSeconds(60));
     long job = cluster.submit(trainer(3, out, 25));
     cluster.waitState(job, JobState.RUNNING, Duration.ofSeconds(60));
     assertThat(cluster.job(job).elastic().nodes()).isEqualTo(2);
+    assertThat(cluster.job(job).placement().getFirst().node()).isEqualTo(NODES.get(1));
     awaitTraining(progress, 2, 20, job);
 
-    // The blocker ends: the job grows into el-n3.
+    // The blocker ends: the job grows into el-n1, below its first node.
     Files.delete(hold);
     cluster.waitState(blocker, JobState.SUCCEEDED, Duration.ofSeconds(60));
     awaitNodes(job, 3);
+    assertThat(cluster.job(job).placement().getLast().node()).isEqualTo(NODES.get(0));
     awaitTraining(progress, 3, 20, job);
 
     // A higher-priority gang of 2 nodes waits: the job checkpoints and shrinks to its first node.
@@ -153,6 +157,9 @@ class ElasticTorchIT {
     cluster.waitState(fixed, JobState.RUNNING, Duration.ofSeconds(120));
     awaitNodes(job, 1);
     awaitTraining(progress, 1, 20, job);
+    assertThat(cluster.job(fixed).placement())
+        .as("the gang runs where the job shrank from: never the job's first node")
+        .noneMatch(t -> t.node().equals(NODES.get(1)));
 
     Files.writeString(out.resolve("stop"), "");
     cluster.waitState(job, JobState.SUCCEEDED, Duration.ofSeconds(120));
@@ -188,6 +195,99 @@ class ElasticTorchIT {
             .isCloseTo(reference.result.get(p).get(i).asDouble(), within(1e-9));
       }
     }
+  }
+
+  /**
+   * The measurement (scripts/elastic-bench.sh): a 1-2 node trainer on two of the three nodes is
+   * shrunk to 1 node by a waiting higher-priority 2-node gang (the third node and the one the
+   * shrink frees), then grown back to 2 when that gang ends, {@code kairos.elasticTrials} times.
+   * Each resize is timed from its decision (a shrink: the job's message says it is shrinking, seen
+   * by a 50 ms poll; a grow: the time in its resize history) to the first step rank 0 logs at the
+   * new world size.
+   */
+  @Test
+  void resizeTimes() throws Exception {
+    int trials = Integer.getInteger("kairos.elasticTrials", 0);
+    assumeThat(trials).as("-Dkairos.elasticTrials=N measures resizes").isPositive();
+    Path out = Files.createDirectories(dir.resolve("bench"));
+    Path progress = out.resolve("progress.txt");
+    long job = cluster.submit(trainer(2, out, 25));
+    cluster.waitState(job, JobState.RUNNING, Duration.ofSeconds(60));
+    awaitNodes(job, 2);
+    awaitTraining(progress, 2, 10, job);
+    var shrinkMs = new ArrayList<Long>();
+    var growMs = new ArrayList<Long>();
+    for (int trial = 0; trial < trials; trial++) {
+      Path hold = Files.writeString(out.resolve("hold-" + trial), "");
+      int before = restoredLines(progress);
+      long urgent = cluster.submit(holder("urgent", 2, 10, hold, null));
+      TestCluster.waitFor(
+          "job " + job + " is shrinking",
+          Duration.ofSeconds(60),
+          () -> String.valueOf(cluster.job(job).message()).startsWith("shrinking"),
+          () -> cluster.job(job) + "\n" + TestCluster.tail(cluster.serverLog()));
+      long decidedMs = System.currentTimeMillis();
+      awaitTraining(progress, 1, 1, job);
+      shrinkMs.add(firstStepAtMs(progress, 1, before) - decidedMs);
+      cluster.waitState(urgent, JobState.RUNNING, Duration.ofSeconds(60));
+
+      before = restoredLines(progress);
+      int resizes = cluster.job(job).elastic().resizes().size();
+      Files.delete(hold);
+      awaitNodes(job, 2);
+      TestCluster.waitFor(
+          "the grow is in the history",
+          Duration.ofSeconds(30),
+          () -> cluster.job(job).elastic().resizes().size() > resizes,
+          () -> cluster.job(job).toString());
+      String grew = cluster.job(job).elastic().resizes().getLast();
+      assertThat(grew).contains("1 -> 2 nodes (grew into idle nodes)");
+      long grewMs = java.time.Instant.parse(grew.substring(0, grew.indexOf(": "))).toEpochMilli();
+      awaitTraining(progress, 2, 1, job);
+      growMs.add(firstStepAtMs(progress, 2, before) - grewMs);
+      cluster.waitState(urgent, JobState.SUCCEEDED, Duration.ofSeconds(60));
+    }
+    Files.writeString(out.resolve("stop"), "");
+    cluster.waitState(job, JobState.SUCCEEDED, Duration.ofSeconds(120));
+    assertStepsNeverGoBackPastTheLastCheckpoint(Files.readAllLines(progress));
+    var shrink = Percentiles.of(shrinkMs.stream().mapToLong(Long::longValue).toArray());
+    var grow = Percentiles.of(growMs.stream().mapToLong(Long::longValue).toArray());
+    System.out.printf(
+        "elastic resize over %d trials, decision to training at the new size: shrink 2->1 p50 %d"
+            + " ms p95 %d ms (min %d, max %d); grow 1->2 p50 %d ms p95 %d ms (min %d, max %d)%n",
+        trials,
+        shrink.value(50),
+        shrink.value(95),
+        shrink.min(),
+        shrink.max(),
+        grow.value(50),
+        grow.value(95),
+        grow.min(),
+        grow.max());
+  }
+
+  static int restoredLines(Path progress) {
+    return (int)
+        TestCluster.readQuietly(progress).lines().filter(l -> l.startsWith("restored ")).count();
+  }
+
+  /**
+   * The time (ms since the epoch, as rank 0 logged it) of the first step at {@code world} after the
+   * first {@code restoredBefore} "restored" lines.
+   */
+  static long firstStepAtMs(Path progress, int world, int restoredBefore) {
+    int restored = 0;
+    int current = -1;
+    for (String line : TestCluster.readQuietly(progress).lines().toList()) {
+      String[] f = line.split(" ");
+      if (f[0].equals("restored")) {
+        restored++;
+        current = Integer.parseInt(f[3]);
+      } else if (f[0].equals("step") && restored > restoredBefore && current == world) {
+        return Math.round(Double.parseDouble(f[7]) * 1000);
+      }
+    }
+    throw new AssertionError("no step at world size " + world + " in " + progress);
   }
 
   /**
