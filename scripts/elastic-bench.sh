@@ -25,4 +25,4 @@ echo "load before: $(uptime)"
   exit 1
 }
 echo "load after:  $(uptime)"
-grep -h -E "^(elastic resize|preempt-by-checkpoint) over" "$log" cli/target/failsafe-reports/*-output.txt 2>/dev/null | sort -u
+grep -h -E "^(elastic resize|preempt-by-checkpoint) (over|trial)" "$log" cli/target/failsafe-reports/*-output.txt 2>/dev/null | sort -u

@@ -245,6 +245,9 @@ class ElasticTorchIT {
       long grewMs = java.time.Instant.parse(grew.substring(0, grew.indexOf(": "))).toEpochMilli();
       awaitTraining(progress, 2, 1, job);
       growMs.add(firstStepAtMs(progress, 2, before) - grewMs);
+      System.out.printf(
+          "elastic resize trial %d: shrink %d ms, grow %d ms%n",
+          trial, shrinkMs.getLast(), growMs.getLast());
       cluster.waitState(urgent, JobState.SUCCEEDED, Duration.ofSeconds(60));
     }
     Files.writeString(out.resolve("stop"), "");

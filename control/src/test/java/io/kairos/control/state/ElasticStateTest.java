@@ -188,6 +188,23 @@ class ElasticStateTest {
   }
 
   @Test
+  void aJobMidShrinkIsNotResizableUntilItsLeavingRanksHaveEnded() {
+    ok(s.apply(grow(2, all8(2, "n3"))));
+    JobRecord job = s.job(1).orElseThrow();
+    assertThat(ElasticResizes.resizable(job)).isTrue();
+    ok(s.apply(new ResizeJob(T0 + 20, 1, 1, 3, List.of(), List.of(2), 7)));
+    assertThat(ElasticResizes.resizable(job)).as("shrink under way").isFalse();
+    assertThat(s.apply(new ResizeJob(T0 + 21, 1, 1, 3, List.of(), List.of(2), 7)).status())
+        .isEqualTo(409);
+    long epoch = s.node("n3").orElseThrow().epoch;
+    ok(
+        s.apply(
+            new TaskEnded(
+                T0 + 30, "n3", epoch, 1, 1, 2, 143, ExitReason.KILLED, "the job shrinks")));
+    assertThat(ElasticResizes.resizable(job)).as("its leaving rank ended").isTrue();
+  }
+
+  @Test
   void theResizeCommandRoundTripsThroughTheLogCodec() {
     var c = new ResizeJob(T0 + 20, 1, 1, 2, List.of(all8(2, "n3")), List.of(), 0);
     assertThat(CommandCodec.decode(CommandCodec.encode(c))).isEqualTo(c);
