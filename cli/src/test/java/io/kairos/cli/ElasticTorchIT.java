@@ -112,7 +112,7 @@ class ElasticTorchIT {
             1,
             null,
             null,
-            "10m",
+            "2h", // 20 measured trials take 10-15 minutes on a loaded machine
             null,
             0,
             null,
