@@ -60,6 +60,19 @@ class ElasticSubmitTest extends ClientTestSupport {
   }
 
   @Test
+  void theDocumentedExampleJobFileIsAnElasticTorchrunJob() throws IOException {
+    var file = java.nio.file.Path.of("..", "docs", "examples", "elastic.yaml").toAbsolutePath();
+    kairos("submit", file.normalize().toString()).assertOk();
+    var body = JSON.readTree(sent());
+    assertThat(body.get("gpus").asInt()).isEqualTo(1);
+    assertThat(body.get("maxGpus").asInt()).isEqualTo(3);
+    assertThat(body.get("gpusPerNode").asInt()).isEqualTo(1);
+    assertThat(body.get("command").get(1).asText()).isEqualTo("docs/examples/torchrun_elastic.sh");
+    assertThat(body.get("checkpoint").get("signal").asText()).isEqualTo("USR1");
+    assertThat(body.get("checkpointDir").asText()).startsWith("/");
+  }
+
+  @Test
   void aBackwardRangeOrBadTextIsAUsageErrorNamingTheOption() throws IOException {
     kairos("submit", "--gpus", "32-8", "--gpus-per-node", "8", "--", "x")
         .assertError(2, "--gpus: the range 32-8 ends below its start");

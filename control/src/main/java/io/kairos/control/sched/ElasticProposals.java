@@ -67,8 +67,8 @@ final class ElasticProposals {
     var out = new ArrayList<ResizeJob>();
     for (Decision.Resize z : resizes) {
       JobRecord job = s.job(z.job().value()).orElse(null);
-      if (job == null) {
-        continue;
+      if (job == null || !ElasticResizes.resizable(job)) {
+        continue; // gone, stopping, or its last shrink still under way: it would be refused
       }
       List<TaskPlacement> live = ElasticResizes.liveTasks(job);
       var liveNodes = new HashSet<String>();

@@ -127,17 +127,22 @@ final class CoreBridge {
   }
 
   /**
-   * An elastic job now holds {@code tasks} (its live tasks: whole nodes added or let go), if the
-   * store accepts it: false when a node is unknown or a new node's GPUs are no longer free.
+   * An elastic job now holds {@code tasks} (its live tasks, in rank order: whole nodes added or let
+   * go), if the store accepts it: false when a node is unknown or a new node's GPUs are no longer
+   * free. The first task's node stays the job's anchor (its rendezvous) wherever the new nodes are.
    */
   boolean resize(JobRecord job, List<TaskPlacement> tasks, long atMs) {
-    if (store == null) {
+    if (store == null || tasks.isEmpty()) {
       return false;
     }
     Placement placement = toPlacement(tasks);
+    var anchor = store.cluster().indexOf(tasks.getFirst().node());
     return placement != null
+        && anchor.isPresent()
         && Reducer.apply(
-                store, new Command.ResizeJob(CoreTime.sec(atMs), JobId.of(job.id), placement))
+                store,
+                new Command.ResizeJob(
+                    CoreTime.sec(atMs), JobId.of(job.id), placement, anchor.get()))
             .isAccepted();
   }
 
@@ -244,6 +249,15 @@ final class CoreBridge {
       if (held.size() == job.placement.size() || !(job.releasing || job.requeueing)) {
         mustApply(new Command.SubmitJob(CoreTime.sec(job.submitMs), core));
         mustApply(new Command.StartJob(startSec, JobId.of(job.id), placement));
+        if (job.request.isElastic() && !held.isEmpty()) {
+          // Its first task may not be on its lowest node (it grew below it): name it again.
+          mustApply(
+              new Command.ResizeJob(
+                  startSec,
+                  JobId.of(job.id),
+                  placement,
+                  store.cluster().indexOf(held.getFirst().node()).orElseThrow()));
+        }
       } else {
         // Stopping, some nodes let go: only the rest is held (it may not fit the cluster now). An
         // elastic job that is not stopping starts on its live nodes (those that left are free).

@@ -38,14 +38,7 @@ public final class ElasticResizes {
 
   ControlResult apply(ResizeJob c) {
     JobRecord job = records.job(c.jobId());
-    if (job == null
-        || job.state != JobState.RUNNING
-        || job.releasing
-        || job.requeueing
-        || job.attempt != c.attempt()
-        || !job.request.isElastic()
-        || !job.leaving.isEmpty()
-        || !core.hasStore()) {
+    if (job == null || !resizable(job) || job.attempt != c.attempt() || !core.hasStore()) {
       return ControlResult.conflict("job " + c.jobId() + " cannot be resized now");
     }
     List<TaskPlacement> live = liveTasks(job);
@@ -137,6 +130,19 @@ public final class ElasticResizes {
     }
     history(job, atMs, before, before - 1, "shrank");
     return true;
+  }
+
+  /**
+   * Whether {@code job} may be resized now: a running elastic job, not stopping, with no shrink
+   * under way (its leaving ranks have all ended). The scheduler proposes no resize otherwise, so a
+   * pass that still sees the leaving nodes held does not propose the same shrink again.
+   */
+  public static boolean resizable(JobRecord job) {
+    return job.state == JobState.RUNNING
+        && !job.releasing
+        && !job.requeueing
+        && job.request.isElastic()
+        && job.leaving.isEmpty();
   }
 
   /** Forgets an attempt's resizes in progress (it ended or is requeued). */

@@ -163,6 +163,48 @@ class ElasticStateTest {
   }
 
   @Test
+  void aGrowBelowTheFirstRanksNodeKeepsThatNodeTheAnchorAlsoAfterARebuild() {
+    var t = new ControlState();
+    for (String n : List.of("n1", "n2", "n3", "n4")) {
+      t.apply(register(n, 8));
+    }
+    ok(t.apply(submit(elastic(null))));
+    ok(t.apply(startTasks(1, all8(0, "n2"), all8(1, "n3"))));
+    ok(t.apply(new ResizeJob(T0 + 10, 1, 1, 2, List.of(all8(2, "n1")), List.of(), 0)));
+    int n2 = t.store().cluster().indexOf("n2").orElseThrow();
+    var running = t.store().running(io.kairos.core.model.JobId.of(1)).orElseThrow();
+    assertThat(running.placement().totalTasks()).isEqualTo(3);
+    assertThat(running.anchorNode()).as("rank 0's node, not the lowest").isEqualTo(n2);
+
+    var rebuilt = ControlState.of(t.image());
+    assertThat(rebuilt.store().running(io.kairos.core.model.JobId.of(1)).orElseThrow().anchorNode())
+        .as("named again when the store is rebuilt from the records")
+        .isEqualTo(n2);
+    // Rank 0's node may not leave; the lowest node, which the job grew onto, may.
+    assertThat(rebuilt.apply(new ResizeJob(T0 + 20, 1, 1, 3, List.of(), List.of(0), 0)).status())
+        .isEqualTo(409);
+    ok(rebuilt.apply(new ResizeJob(T0 + 20, 1, 1, 3, List.of(), List.of(2), 0)));
+    assertThat(StateInvariants.violations(rebuilt)).isEmpty();
+  }
+
+  @Test
+  void aJobMidShrinkIsNotResizableUntilItsLeavingRanksHaveEnded() {
+    ok(s.apply(grow(2, all8(2, "n3"))));
+    JobRecord job = s.job(1).orElseThrow();
+    assertThat(ElasticResizes.resizable(job)).isTrue();
+    ok(s.apply(new ResizeJob(T0 + 20, 1, 1, 3, List.of(), List.of(2), 7)));
+    assertThat(ElasticResizes.resizable(job)).as("shrink under way").isFalse();
+    assertThat(s.apply(new ResizeJob(T0 + 21, 1, 1, 3, List.of(), List.of(2), 7)).status())
+        .isEqualTo(409);
+    long epoch = s.node("n3").orElseThrow().epoch;
+    ok(
+        s.apply(
+            new TaskEnded(
+                T0 + 30, "n3", epoch, 1, 1, 2, 143, ExitReason.KILLED, "the job shrinks")));
+    assertThat(ElasticResizes.resizable(job)).as("its leaving rank ended").isTrue();
+  }
+
+  @Test
   void theResizeCommandRoundTripsThroughTheLogCodec() {
     var c = new ResizeJob(T0 + 20, 1, 1, 2, List.of(all8(2, "n3")), List.of(), 0);
     assertThat(CommandCodec.decode(CommandCodec.encode(c))).isEqualTo(c);

@@ -62,6 +62,14 @@ public sealed interface Command {
    * every node it holds and still uses with the same GPUs, adds whole free nodes (growing) or drops
    * whole nodes (shrinking, once their tasks have stopped), and holds between the gang's minimum
    * and maximum tasks. Refused, changing nothing, otherwise.
+   *
+   * @param anchorNode the node of the job's first task (its rendezvous), which {@code placement}
+   *     must hold; -1 keeps the one it has (a driver that rebuilds a store names it again)
    */
-  record ResizeJob(long atSec, JobId job, Placement placement) implements Command {}
+  record ResizeJob(long atSec, JobId job, Placement placement, int anchorNode) implements Command {
+    /** A resize that keeps the job's first node. */
+    public ResizeJob(long atSec, JobId job, Placement placement) {
+      this(atSec, job, placement, -1);
+    }
+  }
 }

@@ -2,6 +2,7 @@ package io.kairos.core.sched;
 
 import io.kairos.core.model.Job;
 import io.kairos.core.model.Placement;
+import io.kairos.core.model.RunningJob;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -10,8 +11,8 @@ import java.util.TreeMap;
  * changes them, and what it held at the start of the stage.
  *
  * @param startedNow started by this pass (its start decision carries the new size); else running
- * @param anchor the node of a running job that the stage never removes and never adds below: its
- *     lowest node when the stage began, which hosts the job's rendezvous; -1 for a job started now
+ * @param anchor the node of a running job that the stage never removes: its first task's ({@link
+ *     RunningJob#anchorNode()}), which hosts the job's rendezvous; -1 for a job started now
  */
 record ElasticMember(
     Job job,
@@ -21,13 +22,26 @@ record ElasticMember(
     int anchor,
     TreeMap<Integer, Long> nodes) {
 
-  static ElasticMember of(Job job, long startSec, boolean startedNow, Placement placement) {
+  static ElasticMember running(RunningJob r) {
+    return of(r.job(), r.startSec(), false, r.placement(), r.anchorNode());
+  }
+
+  static ElasticMember startedNow(Job job, long startSec, Placement placement) {
+    return of(job, startSec, true, placement, -1);
+  }
+
+  private static ElasticMember of(
+      Job job, long startSec, boolean startedNow, Placement placement, int anchor) {
     var nodes = new TreeMap<Integer, Long>();
     for (int i = 0; i < placement.nodeCount(); i++) {
       nodes.put(placement.node(i), placement.gpuMask(i));
     }
-    int anchor = startedNow || placement.nodeCount() == 0 ? -1 : placement.node(0);
     return new ElasticMember(job, startSec, startedNow, placement, anchor, nodes);
+  }
+
+  /** The node that hosts the rendezvous: the anchor, else (started now) the lowest. */
+  int first() {
+    return anchor >= 0 ? anchor : nodes.firstKey();
   }
 
   int size() {

@@ -44,8 +44,12 @@ final class ElasticShrink {
     removing:
     for (ElasticMember m : donors) {
       var shape = m.job().spec().gang().shape();
-      while (m.size() > m.min() && m.nodes().lastKey() != m.anchor()) {
-        int node = m.nodes().lastKey();
+      while (m.size() > m.min()) {
+        // The last node that is not the job's first (its rendezvous).
+        int node =
+            m.nodes().lastKey() != m.anchor()
+                ? m.nodes().lastKey()
+                : m.nodes().lowerKey(m.anchor());
         long gpus = m.nodes().remove(node);
         free.give(node, gpus, shape);
         removed.add(new Removal(m, node, gpus));

@@ -43,10 +43,10 @@ import java.util.Set;
  *       start time, then id, take whole free nodes one at a time: nodes of their GPU model, not
  *       excluded, not promised to a reservation that starts before the job's time limit ends (and
  *       none at all while an unpinned reservation does), in their first node's rack first, then by
- *       index; a running job only above its first node. With tenancy, each node's GPUs must fit the
- *       queue's nominal quota (no borrowing: an elastic job's extra nodes are never lent quota). A
- *       job started in this pass starts at its grown size (its start decision changes); a running
- *       one gets a {@link Decision.Resize}.
+ *       index (below a running job's first node too: that node keeps the rendezvous). With tenancy,
+ *       each node's GPUs must fit the queue's nominal quota (no borrowing: an elastic job's extra
+ *       nodes are never lent quota). A job started in this pass starts at its grown size (its start
+ *       decision changes); a running one gets a {@link Decision.Resize}.
  * </ol>
  *
  * <p>Every resize keeps the job between its minimum and maximum, adds or removes whole nodes (one
@@ -95,13 +95,13 @@ final class ElasticStage {
       if (r.job().spec().gang().isElastic()
           && r.releasedTasks() == 0
           && !victims.contains(r.id())) {
-        members.add(ElasticMember.of(r.job(), r.startSec(), false, r.placement()));
+        members.add(ElasticMember.running(r));
       }
     }
     for (Decision.Start s : pass.starts()) {
       Job job = pendingById.get(s.job());
       if (job.spec().gang().isElastic()) {
-        members.add(ElasticMember.of(job, in.nowSec(), true, s.placement()));
+        members.add(ElasticMember.startedNow(job, in.nowSec(), s.placement()));
       }
     }
     Job waiting = waiting(pass, pendingById);
@@ -207,12 +207,12 @@ final class ElasticStage {
     }
     var spec = m.job().spec();
     var shape = spec.gang().shape();
-    int first = m.nodes().firstKey();
+    int first = m.first();
     int model = cluster.gpuModelId(first);
     int rack = cluster.domainOf(TopologyLevel.RACK, first);
     long[] excluded = cluster.excludedMask(spec.excludedNodes());
     List<Integer> candidates = new ArrayList<>();
-    for (int node = m.anchor() + 1; node < cluster.nodeCount(); node++) {
+    for (int node = 0; node < cluster.nodeCount(); node++) {
       if (!m.nodes().containsKey(node)
           && !promised.contains(node)
           && (excluded == null || !Cluster.isSet(excluded, node))

@@ -219,9 +219,10 @@ public final class ClusterStore {
   /**
    * Resizes a running elastic job to {@code to} ({@link io.kairos.core.command.Command.ResizeJob}):
    * nodes it keeps must keep their GPUs, nodes it adds must be free as for a start, and the size
-   * stays within the gang's range. A stopping job is not resized.
+   * stays within the gang's range, and {@code anchor} (-1: the job's own) must stay. A stopping job
+   * is not resized.
    */
-  Applied resize(JobId id, Placement to) {
+  Applied resize(JobId id, Placement to, int anchor) {
     RunningJob job = running.get(id);
     if (job == null) {
       return new Refused("job " + id + " is not running");
@@ -237,6 +238,10 @@ public final class ClusterStore {
     if (size < gang.tasks() || size > gang.maxTasks()) {
       return new Refused(
           "job " + id + ": " + size + " tasks, outside " + gang.tasks() + " to " + gang.maxTasks());
+    }
+    int keep = anchor >= 0 ? anchor : job.anchorNode();
+    if (keep >= 0 && to.slotOf(keep) < 0) {
+      return new Refused("job " + id + " must keep node " + keep + ", its first task's");
     }
     Placement from = job.placement();
     for (int i = 0; i < to.nodeCount(); i++) {
@@ -262,7 +267,7 @@ public final class ClusterStore {
         take(gang.shape(), to, i);
       }
     }
-    running.put(id, new RunningJob(job.job(), to, job.startSec()));
+    running.put(id, new RunningJob(job.job(), to, job.startSec(), 0, keep));
     return Applied.ACCEPTED;
   }
 

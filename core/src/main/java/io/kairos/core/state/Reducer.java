@@ -29,7 +29,8 @@ public final class Reducer {
       case ReleaseTasks(var at, var job, var node) -> store.releaseTasks(job, node);
       case ResumeStopping(var at, var job, var held) -> store.resumeStopping(job, held, at);
       case GpuService(var at, var node, var gpu, var in) -> store.gpuService(node, gpu, in);
-      case ResizeJob(var at, var job, var placement) -> store.resize(job, placement);
+      case ResizeJob(var at, var job, var placement, var anchor) ->
+          store.resize(job, placement, anchor);
     };
   }
 }

@@ -106,6 +106,28 @@ class ElasticPassTest {
               assertThat(h.job(e).placement().node(0)).isEqualTo(first);
             }),
         new Row(
+            "grows onto an idle node below its first node, and a shrink still keeps the first",
+            h -> {
+              JobId x = h.submit(Jobs.perNode(8, 8).limit(100).runtime(100));
+              JobId e = h.submit(Jobs.elastic(8, 32, 8).limit(H));
+              h.step();
+              int held = h.store().running(x).orElseThrow().placement().node(0);
+              int first = placement(h, e).node(0);
+              assertThat(held).as("the fixed job took the lowest node").isLessThan(first);
+              assertThat(size(h, e)).isEqualTo(3);
+              h.advance(100);
+              assertThat(h.stateOf(x)).isEqualTo(SchedulerHarness.JobState.FINISHED);
+              PassResult grow = h.step();
+              assertThat(grow.resizes()).singleElement().satisfies(z -> assertGrowth(z, e, 3, 4));
+              assertThat(placement(h, e).slotOf(held)).as("grew onto it").isNotNegative();
+              h.submit(Jobs.perNode(24, 8).limit(H));
+              h.step();
+              assertThat(size(h, e)).isEqualTo(1);
+              assertThat(placement(h, e).node(0))
+                  .as("kept its first node, not the lower one it grew onto")
+                  .isEqualTo(first);
+            }),
+        new Row(
             "never shrinks below its minimum: a job that would need it waits",
             h -> {
               JobId e = h.submit(Jobs.elastic(24, 32, 8).limit(H));
@@ -197,6 +219,10 @@ class ElasticPassTest {
         .findFirst()
         .map(s -> s.placement().totalTasks())
         .orElseThrow(() -> new AssertionError(job + " did not start: " + pass));
+  }
+
+  private static Placement placement(SchedulerHarness h, JobId job) {
+    return h.store().running(job).orElseThrow().placement();
   }
 
   private static int size(SchedulerHarness h, JobId job) {
