@@ -232,13 +232,14 @@ class ElasticTorchIT {
       cluster.waitState(urgent, JobState.RUNNING, Duration.ofSeconds(60));
 
       before = restoredLines(progress);
-      int resizes = cluster.job(job).elastic().resizes().size();
+      // The history keeps the latest resizes only: wait for a new last entry, not a longer list.
+      String lastBefore = cluster.job(job).elastic().resizes().getLast();
       Files.delete(hold);
       awaitNodes(job, 2);
       TestCluster.waitFor(
           "the grow is in the history",
           Duration.ofSeconds(30),
-          () -> cluster.job(job).elastic().resizes().size() > resizes,
+          () -> !cluster.job(job).elastic().resizes().getLast().equals(lastBefore),
           () -> cluster.job(job).toString());
       String grew = cluster.job(job).elastic().resizes().getLast();
       assertThat(grew).contains("1 -> 2 nodes (grew into idle nodes)");
