@@ -1,5 +1,10 @@
 package io.kairos.control.raft;
 
+import static io.kairos.control.raft.GoldenLogs.json;
+import static io.kairos.control.raft.GoldenLogs.lines;
+import static io.kairos.control.raft.GoldenLogs.snapshotJson;
+import static io.kairos.control.raft.GoldenLogs.text;
+import static io.kairos.control.raft.GoldenLogs.withFormat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -15,15 +20,9 @@ import io.kairos.protocol.agent.Heartbeat;
 import io.kairos.protocol.agent.TaskReport;
 import io.kairos.protocol.agent.TaskStatus;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Objects;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -195,46 +194,8 @@ class CommandCodecGoldenTest {
 
   // --- helpers ---
 
-  private static String snapshotJson(ControlState state) {
-    var out = new ByteArrayOutputStream();
-    try {
-      CommandCodec.writeImage(state.image(), out);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return json(out.toByteArray());
-  }
-
   /** The golden snapshot's JSON (a trailing newline an editor may add is not part of it). */
   private static String goldenSnapshot() {
     return text(SNAPSHOT).strip();
-  }
-
-  private static byte[] withFormat(String json) {
-    byte[] body = json.getBytes(StandardCharsets.UTF_8);
-    byte[] out = new byte[body.length + 1];
-    out[0] = CommandCodec.FORMAT_JSON;
-    System.arraycopy(body, 0, out, 1, body.length);
-    return out;
-  }
-
-  /** The JSON after the format byte. */
-  private static String json(byte[] withFormat) {
-    assertThat(withFormat[0]).isEqualTo(CommandCodec.FORMAT_JSON);
-    return new String(withFormat, 1, withFormat.length - 1, StandardCharsets.UTF_8);
-  }
-
-  private static List<String> lines(String resource) {
-    return Arrays.stream(text(resource).split("\n")).filter(l -> !l.isEmpty()).toList();
-  }
-
-  private static String text(String resource) {
-    try (InputStream in =
-        Objects.requireNonNull(
-            CommandCodecGoldenTest.class.getResourceAsStream(resource), resource)) {
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }

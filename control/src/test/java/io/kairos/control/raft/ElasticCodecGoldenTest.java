@@ -1,5 +1,10 @@
 package io.kairos.control.raft;
 
+import static io.kairos.control.raft.GoldenLogs.json;
+import static io.kairos.control.raft.GoldenLogs.lines;
+import static io.kairos.control.raft.GoldenLogs.snapshotJson;
+import static io.kairos.control.raft.GoldenLogs.text;
+import static io.kairos.control.raft.GoldenLogs.withFormat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kairos.control.state.ControlCommand;
@@ -12,18 +17,10 @@ import io.kairos.control.state.JobRequest;
 import io.kairos.protocol.TaskPlacement;
 import io.kairos.protocol.agent.ExitReason;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -58,7 +55,7 @@ class ElasticCodecGoldenTest {
 
   @Test
   void everyLogEntryDecodesAndEncodesToTheSameBytes() {
-    rewriteIfAsked();
+    GoldenLogs.rewriteIfAsked("elastic", commands());
     for (String line : lines(LOG)) {
       ControlCommand command = CommandCodec.decode(withFormat(line));
       assertThat(json(CommandCodec.encode(command))).as("re-encoded").isEqualTo(line);
@@ -88,28 +85,6 @@ class ElasticCodecGoldenTest {
     byte[] bytes = withFormat(text(SNAPSHOT).strip());
     ControlState loaded = ControlState.of(CommandCodec.readImage(new ByteArrayInputStream(bytes)));
     assertThat(snapshotJson(loaded)).isEqualTo(text(SNAPSHOT).strip());
-  }
-
-  private static void rewriteIfAsked() {
-    if (!Boolean.getBoolean("kairos.codec.rewrite")) {
-      return;
-    }
-    var state = new ControlState();
-    var log = new StringBuilder();
-    var results = new StringBuilder();
-    for (ControlCommand c : commands()) {
-      log.append(json(CommandCodec.encode(c))).append('\n');
-      results.append(json(CommandCodec.encodeResult(state.apply(c)))).append('\n');
-    }
-    Path dir = Path.of("src/test/resources/codec");
-    try {
-      Files.writeString(dir.resolve("elastic.log"), log);
-      Files.writeString(dir.resolve("elastic.results"), results);
-      Files.writeString(dir.resolve("elastic.snapshot.json"), snapshotJson(state) + "\n");
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    throw new AssertionError("rewrote the elastic golden files: run again without the property");
   }
 
   private static io.kairos.protocol.agent.Registration registration(String node) {
@@ -159,42 +134,5 @@ class ElasticCodecGoldenTest {
 
   private static TaskPlacement task(int rank, String node) {
     return new TaskPlacement(rank, node, List.of(0, 1));
-  }
-
-  private static String snapshotJson(ControlState state) {
-    var out = new ByteArrayOutputStream();
-    try {
-      CommandCodec.writeImage(state.image(), out);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return json(out.toByteArray());
-  }
-
-  private static byte[] withFormat(String json) {
-    byte[] body = json.getBytes(StandardCharsets.UTF_8);
-    byte[] out = new byte[body.length + 1];
-    out[0] = CommandCodec.FORMAT_JSON;
-    System.arraycopy(body, 0, out, 1, body.length);
-    return out;
-  }
-
-  private static String json(byte[] withFormat) {
-    assertThat(withFormat[0]).isEqualTo(CommandCodec.FORMAT_JSON);
-    return new String(withFormat, 1, withFormat.length - 1, StandardCharsets.UTF_8);
-  }
-
-  private static List<String> lines(String resource) {
-    return Arrays.stream(text(resource).split("\n")).filter(l -> !l.isEmpty()).toList();
-  }
-
-  private static String text(String resource) {
-    try (InputStream in =
-        Objects.requireNonNull(
-            ElasticCodecGoldenTest.class.getResourceAsStream(resource), resource)) {
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }

@@ -10,7 +10,6 @@ import io.kairos.control.state.ControlResult;
 import io.kairos.protocol.GpuDevice;
 import io.kairos.protocol.agent.Registration;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -119,11 +118,7 @@ class RegisterBatcherTest {
             + "\"gpus\":[],\"cpus\":8,\"memoryBytes\":1024}},"
             + "{\"op\":\"register\",\"atMs\":1700000000002,\"registration\":{\"node\":\"b\",\"address\":\"http://127.0.0.1:1\","
             + "\"gpus\":[],\"cpus\":8,\"memoryBytes\":1024},\"credential\":\"c\"}]}";
-    byte[] bytes = logged.getBytes(StandardCharsets.UTF_8);
-    byte[] framed = new byte[bytes.length + 1];
-    framed[0] = CommandCodec.FORMAT_JSON;
-    System.arraycopy(bytes, 0, framed, 1, bytes.length);
-    ControlCommand decoded = CommandCodec.decode(framed);
+    ControlCommand decoded = CommandCodec.decode(GoldenLogs.withFormat(logged));
     assertThat(decoded).isInstanceOf(RegisterNodes.class);
     var nodes = ((RegisterNodes) decoded).nodes();
     assertThat(nodes).extracting(r -> r.registration().node()).containsExactly("a", "b");
