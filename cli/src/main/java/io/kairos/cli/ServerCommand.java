@@ -108,6 +108,16 @@ final class ServerCommand implements Callable<Integer> {
   String peers;
 
   @Option(
+      names = "--join",
+      description =
+          "This replica joins a group that already runs (a replacement for one whose data"
+              + " directory was lost, or a new member): on an empty data directory it waits,"
+              + " without voting, until a member adds it (`kairos replicas add H:P`). Ignored"
+              + " once the data directory holds a log; never give it to a new group's first"
+              + " start.")
+  boolean join;
+
+  @Option(
       names = "--policy",
       defaultValue = "kairos",
       description = "Scheduling policy: fcfs, easy, conservative, sjf or kairos (default).")
@@ -333,7 +343,8 @@ final class ServerCommand implements Callable<Integer> {
             .withPrivateData(level)
             .withRunAs(runAs(adminRunsAs, allowRootJobs))
             .withSecurity(security())
-            .withSlurm(names);
+            .withSlurm(names)
+            .withJoin(join);
     var controller =
         Controller.start(
             tenancySetup == null ? config : config.withTenancy(tenancySetup), accountingSettings());

@@ -66,8 +66,8 @@ final class Bootstrap {
                 + " leader will not send it (a lost or replaced disk: the leader believes this"
                 + " member still holds what it acknowledged). Stop this replica; on a healthy one"
                 + " run `kairos replicas remove {}`; start this one again on an empty data"
-                + " directory; then run `kairos replicas add {}` (docs/operations.md, replacing a"
-                + " replica)",
+                + " directory with --join; then run `kairos replicas add {}` (docs/operations.md,"
+                + " replacing a replica)",
             me,
             me);
       }

@@ -74,6 +74,9 @@ public final class Controller implements Closeable {
    * @param lease the agents' lease and the controller's margin on it ({@link LeaseSettings})
    * @param slurm the site's Slurm names: GPU type aliases, partitions as queues, whether an unknown
    *     QOS is an error (give every replica the same)
+   * @param join this replica joins a group that already runs ({@code kairos server --join}): on an
+   *     empty data directory it neither votes nor campaigns until a member adds it ({@code kairos
+   *     replicas add}) and the leader has sent it the log
    */
   public record Config(
       Path dataDir,
@@ -88,7 +91,8 @@ public final class Controller implements Closeable {
       NetworkSecurity security,
       PrivateData privateData,
       SlurmNames slurm,
-      LeaseSettings lease) {
+      LeaseSettings lease,
+      boolean join) {
     public Config {
       java.util.Objects.requireNonNull(lease, "lease");
       peers = List.copyOf(peers);
@@ -113,7 +117,8 @@ public final class Controller implements Closeable {
           security,
           privateData,
           names,
-          lease);
+          lease,
+          join);
     }
 
     public Config(
@@ -138,7 +143,8 @@ public final class Controller implements Closeable {
           NetworkSecurity.DEFAULT,
           PrivateData.OWNER,
           SlurmNames.DEFAULTS,
-          LeaseSettings.DEFAULT);
+          LeaseSettings.DEFAULT,
+          false);
     }
 
     public Config(
@@ -172,7 +178,8 @@ public final class Controller implements Closeable {
           security,
           privateData,
           slurm,
-          lease);
+          lease,
+          join);
     }
 
     /**
@@ -194,7 +201,8 @@ public final class Controller implements Closeable {
           security,
           privateData,
           slurm,
-          lease);
+          lease,
+          join);
     }
 
     /**
@@ -215,14 +223,34 @@ public final class Controller implements Closeable {
           security,
           privateData,
           slurm,
-          lease);
+          lease,
+          join);
+    }
+
+    /** Joins a group that already runs ({@code kairos server --join}); see {@link #join}. */
+    public Config withJoin(boolean join) {
+      return new Config(
+          dataDir,
+          self,
+          peers,
+          policy,
+          tls,
+          detection,
+          kubeApi,
+          tenancy,
+          runAs,
+          security,
+          privateData,
+          slurm,
+          lease,
+          join);
     }
 
     /** Who may read a job's private data ({@code kairos server --private-data}). */
     public Config withPrivateData(PrivateData level) {
       return new Config(
           dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, security, level,
-          slurm, lease);
+          slurm, lease, join);
     }
 
     public Config(
@@ -251,7 +279,8 @@ public final class Controller implements Closeable {
           security,
           privateData,
           slurm,
-          lease);
+          lease,
+          join);
     }
 
     /** TLS or plain text, where Raft binds, the cluster CA's origin ({@link NetworkSecurity}). */
@@ -269,7 +298,8 @@ public final class Controller implements Closeable {
           s,
           privateData,
           slurm,
-          lease);
+          lease,
+          join);
     }
 
     /**
@@ -290,7 +320,8 @@ public final class Controller implements Closeable {
           security,
           privateData,
           slurm,
-          lease);
+          lease,
+          join);
     }
 
     public static Config single(Path dataDir, String host, int port) {
@@ -350,7 +381,8 @@ public final class Controller implements Closeable {
             config.security(),
             config.privateData(),
             config.slurm(),
-            config.lease());
+            config.lease(),
+            config.join());
     Ports.ensureFree(self.host(), self.httpPort(), "the API (--listen)");
     Ports.ensureFree(
         binding.bindHost(),
@@ -373,7 +405,8 @@ public final class Controller implements Closeable {
             peers,
             config.dataDir(),
             exposure.scheme(),
-            exposure.raftTransport(config.security().raftTls()));
+            exposure.raftTransport(config.security().raftTls()),
+            config.join());
     accounting = Accounting.open(accountingSettings, config.dataDir(), replica, clock, meters);
     replica.start();
     batcher = new SubmitBatcher(replica, clock);

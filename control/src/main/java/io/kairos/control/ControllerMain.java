@@ -26,6 +26,7 @@ public final class ControllerMain {
     String policy = "kairos";
     String adminRunsAs = null;
     boolean allowRootJobs = false;
+    boolean join = false;
     var security = NetworkSecurity.DEFAULT;
     String accounting = null;
     Optional<String> accountingPassword = Optional.empty();
@@ -35,6 +36,10 @@ public final class ControllerMain {
       String value = i + 1 < args.length ? args[i + 1] : "";
       if (args[i].equals("--allow-root-jobs")) {
         allowRootJobs = true;
+        continue;
+      }
+      if (args[i].equals("--join")) {
+        join = true;
         continue;
       }
       switch (args[i]) {
@@ -88,7 +93,8 @@ public final class ControllerMain {
         Controller.start(
             config(data, listen, peers, policy, Optional.empty())
                 .withRunAs(RunAsPolicy.of(adminRunsAs, allowRootJobs))
-                .withSecurity(security),
+                .withSecurity(security)
+                .withJoin(join),
             io.kairos.control.accounting.AccountingSettings.parse(
                     accounting, accountingPassword, Optional.empty())
                 .withRetention(java.time.Duration.ofMillis(retainMs), retainCount));

@@ -218,9 +218,9 @@ class FailoverIT {
 
   /**
    * A replica that lost its data directory (a replaced disk) is replaced as docs/operations.md
-   * says: removed from the group while it is down, started again on an empty directory, added back
-   * ({@code kairos replicas remove}, {@code add}). The leader then catches it up and it serves the
-   * group's state and writes.
+   * says: removed from the group while it is down, started again on an empty directory with {@code
+   * --join}, added back ({@code kairos replicas remove}, {@code add}). The leader then catches it
+   * up and it serves the group's state and writes.
    */
   @Test
   void aReplicaWhoseDataDirectoryWasLostIsRemovedAndAddedBackAndCatchesUp() throws Exception {
@@ -247,7 +247,9 @@ class FailoverIT {
     assertThat(removed.status()).as(removed.body()).isEqualTo(200);
     assertThat(removed.body()).doesNotContain(":" + wiped.port() + "\"");
     long restart = System.nanoTime();
-    wiped.launch().awaitReady(Duration.ofSeconds(90));
+    // --join: until the add it waits outside the group (without it, a replica that campaigns
+    // before the add is told it is not a member and its Raft server shuts down).
+    wiped.with("--join").launch().awaitReady(Duration.ofSeconds(90));
     var added = api.post("/api/v1/replicas", Map.of("address", address));
     assertThat(added.status()).as(added.body()).isEqualTo(200);
     assertThat(added.as(new TypeReference<List<ReplicaView>>() {}))

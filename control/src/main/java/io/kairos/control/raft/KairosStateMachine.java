@@ -275,6 +275,24 @@ public final class KairosStateMachine extends BaseStateMachine {
     }
   }
 
+  /**
+   * Ratis shut this replica's Raft server down by itself ({@code allServer} is false): it
+   * campaigned and learnt that it is not in the group's configuration (removed while it was away,
+   * or started on an empty directory before a member added it). It then serves its last state
+   * without applying more, so say what to do.
+   */
+  @Override
+  public void notifyServerShutdown(
+      org.apache.ratis.proto.RaftProtos.RoleInfoProto roleInfo, boolean allServer) {
+    if (!allServer) {
+      LOG.error(
+          "the Raft server of this replica shut down: the group's leader says it is not a member"
+              + " (removed, or started on an empty data directory before it was added). Stop it;"
+              + " start it on an empty data directory with --join; then run `kairos replicas add"
+              + " HOST:PORT` on a member (docs/operations.md, replacing a replica)");
+    }
+  }
+
   /** Waits for a snapshot being written, so a clean stop leaves it complete. */
   @Override
   public void close() throws IOException {

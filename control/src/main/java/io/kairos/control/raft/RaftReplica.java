@@ -60,6 +60,7 @@ public final class RaftReplica implements Closeable {
   private final String scheme;
   private final List<PeerAddress> peers;
   private final boolean formatted;
+  private final boolean joining;
   private final KairosStateMachine stateMachine = new KairosStateMachine();
   private final Map<String, PeerAddress> peersById;
   private final RaftServer server;
@@ -83,19 +84,25 @@ public final class RaftReplica implements Closeable {
    * @param dataDir where the log and snapshots live ({@code DATA/raft})
    */
   public RaftReplica(PeerAddress self, List<PeerAddress> peers, Path dataDir) throws IOException {
-    this(self, peers, dataDir, "http", RaftTransport.plain(self.host()));
+    this(self, peers, dataDir, "http", RaftTransport.plain(self.host()), false);
   }
 
   /**
    * As above; {@code scheme} ("http" or "https") is how the replicas' APIs are reached, and {@code
-   * transport} where the Raft port binds and whether it speaks mutual TLS.
+   * transport} where the Raft port binds and whether it speaks mutual TLS. With {@code join}, an
+   * empty data directory joins a group that already runs: Ratis starts it outside the group's
+   * configuration, so it neither votes nor campaigns (a member that does not know it has been
+   * removed campaigns, is told by the leader that it is not in the configuration, and shuts its
+   * Raft server down) until the leader, once a member has added it ({@code kairos replicas add}),
+   * has sent it the log, configuration included. A data directory that holds a log ignores it.
    */
   public RaftReplica(
       PeerAddress self,
       List<PeerAddress> peers,
       Path dataDir,
       String scheme,
-      RaftTransport transport)
+      RaftTransport transport,
+      boolean join)
       throws IOException {
     this.scheme = scheme;
     this.self = self;
@@ -124,10 +131,20 @@ public final class RaftReplica implements Closeable {
     // A data directory that already holds this group's log recovers it; a new one is formatted.
     boolean existing = Files.isDirectory(raftDir.resolve(GROUP_ID.getUuid().toString()));
     this.formatted = !existing;
+    this.joining = join && !existing;
+    if (joining && peers.size() < 2) {
+      throw new IllegalArgumentException(
+          "--join needs --peers: a replica joins a group of several, and a single replica has"
+              + " no group to join");
+    }
+    // Clients reach the whole group; the server of a joining replica starts with the group's id
+    // and no members (Ratis then starts it "initializing": no election timer, no votes, until the
+    // leader includes it and has caught it up). The log it receives brings the configuration.
+    var serverGroup = joining ? RaftGroup.valueOf(GROUP_ID) : group;
     server =
         RaftServer.newBuilder()
             .setServerId(RaftPeerId.valueOf(self.id()))
-            .setGroup(group)
+            .setGroup(serverGroup)
             .setStateMachine(stateMachine)
             .setProperties(properties)
             .setParameters(parameters)
@@ -145,6 +162,11 @@ public final class RaftReplica implements Closeable {
   /** Whether this start formatted an empty data directory (rather than recovering a log). */
   boolean formatted() {
     return formatted;
+  }
+
+  /** Whether this start joins a running group ({@code --join} on an empty data directory). */
+  public boolean joining() {
+    return joining;
   }
 
   /** The Raft peer a replica address is. */
