@@ -197,15 +197,15 @@ class WipedReplicaTest {
     try (var files = Files.walk(dir.resolve("r" + victim))) {
       files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }
-    // The procedure: remove it while it is down, start it empty, add it back.
-    var leader = leader();
+    // The procedure: remove it while it is down, start it empty with --join, add it back.
+    var leader = awaitLeader();
     String id = peers.get(victim).id();
     leader.membership().remove(id);
     assertThat(leader.membership().members()).extracting(Membership.Member::id).doesNotContain(id);
-    replicas.set(victim, start(victim));
+    replicas.set(victim, start(victim, true));
     var back = replicas.get(victim);
-    leader().membership().add(peers.get(victim));
-    assertThat(leader().membership().members()).extracting(Membership.Member::id).contains(id);
+    awaitLeader().membership().add(peers.get(victim));
+    assertThat(awaitLeader().membership().members()).extracting(Membership.Member::id).contains(id);
     await()
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(
