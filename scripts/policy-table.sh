@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Regenerates docs/policy-results.md: every policy on the real traces in ../shared/traces.
-# Usage: scripts/policy-table.sh [policies]   (default: fcfs,easy,conservative,sjf,kairos)
+# Usage: scripts/policy-table.sh [policies]   (default: fcfs,easy,conservative,sjf,kairos,kairos-predicted)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 traces="${KAIROS_TRACES:-$root/../shared/traces}"
-policies="${1:-fcfs,easy,conservative,sjf,kairos}"
+policies="${1:-fcfs,easy,conservative,sjf,kairos,kairos-predicted}"
 out="$root/docs/policy-results.md"
 runs=(
   "swf/SDSC-SP2-1998-4.2-cln.swf.gz 128x1 SDSC SP2 (1998-2000), 128 nodes"

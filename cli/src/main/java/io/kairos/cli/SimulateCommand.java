@@ -93,7 +93,7 @@ final class SimulateCommand implements Callable<Integer> {
       defaultValue = "kairos",
       split = ",",
       description =
-          "Policies, comma separated: fcfs, easy, conservative, sjf, kairos (default: ${DEFAULT-VALUE}).")
+          "Policies, comma separated: fcfs, easy, conservative, sjf, kairos, kairos-predicted (default: ${DEFAULT-VALUE}).")
   List<String> policies;
 
   @Option(

@@ -14,8 +14,17 @@ package io.kairos.core.sched.order;
  *
  * @param minLimitSec limits below this count as this (keeps 1-second jobs from dominating)
  */
-public record ExpansionFactorOrder(long minLimitSec) implements JobOrder {
+public record ExpansionFactorOrder(long minLimitSec, boolean expectedRun) implements JobOrder {
   private static final double MAX_FACTOR_KEY = (double) (1L << 40);
+
+  public ExpansionFactorOrder(long minLimitSec) {
+    this(minLimitSec, false);
+  }
+
+  @Override
+  public boolean usesExpectedRun() {
+    return expectedRun;
+  }
 
   @Override
   public String name() {

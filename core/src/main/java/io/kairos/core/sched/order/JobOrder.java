@@ -24,6 +24,14 @@ public interface JobOrder {
    */
   long key(long eligibleSec, long limitSec, int gpus, long nowSec);
 
+  /**
+   * Whether {@link #key} is given the job's expected run time (its limit times its user's recent
+   * share, {@link io.kairos.core.state.ClusterSnapshot#expectedRunSec}) in place of its limit.
+   */
+  default boolean usesExpectedRun() {
+    return false;
+  }
+
   /** Whether {@link #key} ignores {@code nowSec}, so arrival-sorted input often stays sorted. */
   default boolean isStatic() {
     return true;

@@ -33,9 +33,11 @@ public final class PassOrder {
     long[] key = new long[n];
     int[] index = new int[n];
     boolean sorted = true;
+    boolean expected = order.usesExpectedRun();
     for (int i = 0; i < n; i++) {
       priority[i] = tier == null ? -prio[i] : ((long) -prio[i] << 31) | tier[i];
-      key[i] = order.key(eligible[i], limit[i], gpus[i], nowSec);
+      long runSec = expected ? snapshot.expectedRunSec(i) : limit[i];
+      key[i] = order.key(eligible[i], runSec, gpus[i], nowSec);
       index[i] = i;
       if (i > 0 && sorted && compare(i - 1, i, priority, key, id) > 0) {
         sorted = false;
