@@ -42,7 +42,7 @@ for _ in $(seq 1 240); do
   sleep 0.5
 done
 curl -sf -m 1 "$url/readyz" >/dev/null || { echo "turnover: the server did not become ready" >&2; exit 1; }
-for _ in $(seq 1 100); do [ -s "$work/server/join.token" ] && [ -s "$work/server/admin.token" ] && break; sleep 0.2; done
+for _ in $(seq 1 240); do [ -s "$work/server/join.token" ] && [ -s "$work/server/admin.token" ] && break; sleep 0.5; done
 export KAIROS_TOKEN="$(cat "$work/server/admin.token")"
 # Lift the count limits, as an admin would for a load test (the defaults bound one user's jobs).
 ./kairos limits set --server "$url" --max-jobs-per-user 1000000000 --max-live-jobs 1000000000 >/dev/null
@@ -63,12 +63,6 @@ done
 # reported: with a short one (2 jobs per GPU) the first measured runs were still 30% slower.
 ./kairos bench turnover --server "$url" --jobs "$jobs" >"$work/warm-up.out" 2>&1 \
   || { echo "turnover: the warm-up run did not end cleanly (going on):" >&2; tail -n 1 "$work/warm-up.out" >&2; }
-for r in $(seq 1 "$runs"); do
-  # A run with failed jobs (a lease lost on an overloaded host) still prints its line; the CPU
-  # figures below must come out all the same.
-  ./kairos bench turnover --server "$url" --jobs "$jobs" --csv "$work/jobs-$r.csv" --output json | tr -d '\n ' || true
-  echo
-done
 # CPU time the server and the agents used (warm-up included), for where the machine's time went.
 # utime and stime (fields 14 and 15 of /proc/PID/stat), counted from the end as below.
 cpu() { awk -v t="$(getconf CLK_TCK)" '{ n = NF; printf "%.2f", ($(n - 38) + $(n - 37)) / t }' "/proc/$1/stat"; }
@@ -76,15 +70,41 @@ cpu() { awk -v t="$(getconf CLK_TCK)" '{ n = NF; printf "%.2f", ($(n - 38) + $(n
 # their CPU to the agent's cutime and cstime (fields 16 and 17 of /proc/PID/stat, in ticks) once
 # reaped. Fields counted from the end, since the command name may hold spaces.
 children() { awk -v t="$(getconf CLK_TCK)" '{ n = NF; printf "%.2f", ($(n - 36) + $(n - 35)) / t }' "/proc/$1/stat"; }
-agents_cpu=0 chain_cpu=0
-for p in "${pids[@]:1}"; do
-  agents_cpu="$(awk -v a="$agents_cpu" -v b="$(cpu "$p")" 'BEGIN { printf "%.2f", a + b }')"
-  chain_cpu="$(awk -v a="$chain_cpu" -v b="$(children "$p")" 'BEGIN { printf "%.2f", a + b }')"
+# totals: "server agents tasks" CPU seconds so far.
+totals() {
+  local a=0 c=0 p
+  for p in "${pids[@]:1}"; do
+    a="$(awk -v a="$a" -v b="$(cpu "$p")" 'BEGIN { printf "%.2f", a + b }')"
+    c="$(awk -v a="$c" -v b="$(children "$p")" 'BEGIN { printf "%.2f", a + b }')"
+  done
+  echo "$(cpu "${pids[0]}") $a $c"
+}
+# The measured runs alone (no JVM start, JIT warm-up or warm-up run): the steady cost per job.
+read -r s0 a0 c0 <<<"$(totals)"
+for r in $(seq 1 "$runs"); do
+  # A run with failed jobs (a lease lost on an overloaded host) still prints its line; the CPU
+  # figures below must come out all the same.
+  ./kairos bench turnover --server "$url" --jobs "$jobs" --csv "$work/jobs-$r.csv" --output json | tr -d '\n ' || true
+  echo
 done
+read -r server_cpu agents_cpu chain_cpu <<<"$(totals)"
 total=$((jobs * (runs + 1)))
-echo "cpu seconds: server $(cpu "${pids[0]}"), agents $agents_cpu, tasks' processes $chain_cpu" >&2
-awk -v s="$(cpu "${pids[0]}")" -v a="$agents_cpu" -v c="$chain_cpu" -v n="$total" \
+# TURNOVER_THREADS=1: CPU seconds per thread name (digits dropped), server and agents apart, for
+# where a process's time goes without a profiler (JIT compilers, GC, the agent's loop, HTTP).
+if [ -n "${TURNOVER_THREADS:-}" ]; then
+  threads() { for p in "$@"; do for t in /proc/"$p"/task/*; do
+    awk -v t="$(getconf CLK_TCK)" '{ s = $0; sub(/^[0-9]+ \(/, "", s); name = s; sub(/\) [A-Z] .*$/, "", name);
+      rest = s; sub(/^.*\) /, "", rest); split(rest, f, " "); gsub(/[0-9]+/, "#", name);
+      printf "%s\t%.3f\n", name, (f[12] + f[13]) / t }' "$t/stat" 2>/dev/null; done; done \
+    | awk -F'\t' '{ c[$1] += $2 } END { for (n in c) if (c[n] >= 0.05) printf "  %8.2f s  %s\n", c[n], n }' | sort -rn; }
+  echo "server threads:" >&2; threads "${pids[0]}" >&2
+  echo "agent threads (all agents):" >&2; threads "${pids[@]:1}" >&2
+fi
+echo "cpu seconds: server $server_cpu, agents $agents_cpu, tasks' processes $chain_cpu" >&2
+awk -v s="$server_cpu" -v a="$agents_cpu" -v c="$chain_cpu" -v n="$total" \
   'BEGIN { printf "cpu ms per job (warm-up and JVM starts included): server %.2f, agents %.2f, tasks %.2f\n", 1000 * s / n, 1000 * a / n, 1000 * c / n }' >&2
+awk -v s="$server_cpu" -v a="$agents_cpu" -v c="$chain_cpu" -v s0="$s0" -v a0="$a0" -v c0="$c0" -v n="$((jobs * runs))" \
+  'BEGIN { printf "cpu ms per job (measured runs only): server %.2f, agents %.2f, tasks %.2f, total %.2f\n", 1000 * (s - s0) / n, 1000 * (a - a0) / n, 1000 * (c - c0) / n, 1000 * (s - s0 + a - a0 + c - c0) / n }' >&2
 # Agent exchanges per job (warm-up included): heartbeats served, and how many of them were held
 # long polls answered early because the agent had sent news on another connection.
 metric() { curl -sf -m 5 -H "Authorization: Bearer $KAIROS_TOKEN" "$url/metrics" \

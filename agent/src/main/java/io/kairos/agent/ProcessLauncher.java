@@ -1,6 +1,7 @@
 package io.kairos.agent;
 
 import io.kairos.agent.account.Account;
+import io.kairos.agent.isolate.PrivateFiles;
 import java.io.File;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -190,12 +191,11 @@ public final class ProcessLauncher {
   private static void taskDirectory(LaunchSpec spec) throws IOException {
     Path dir = spec.taskDir();
     Path tasks = dir.getParent();
-    Files.createDirectories(tasks);
-    Files.setPosixFilePermissions(tasks, PosixFilePermissions.fromString("rwx--x--x"));
+    PrivateFiles.directory(tasks, PrivateFiles.ENTER_ONLY);
     if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
       Files.createDirectory(dir);
     }
-    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+    Files.setPosixFilePermissions(dir, PrivateFiles.DIR);
     Account owner = spec.owner();
     if (owner != null && (int) Files.getAttribute(dir, "unix:uid", NOFOLLOW) != owner.uid()) {
       Files.setAttribute(dir, "unix:uid", owner.uid(), NOFOLLOW);

@@ -1,5 +1,6 @@
 package io.kairos.agent;
 
+import io.kairos.agent.isolate.PrivateFiles;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -7,11 +8,14 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 
 /**
  * The per-process supervisor that lets a task outlive its agent, as Slurm's {@code slurmstepd}
@@ -72,6 +76,12 @@ final class Supervisor {
 
   private static final int MAX_SETUP_BYTES = 4096;
 
+  private static final FileAttribute<Set<PosixFilePermission>> SETUP_ATTR =
+      PosixFilePermissions.asFileAttribute(PrivateFiles.FILE);
+
+  /** Whether {@value #SETSID} is there: looked up once, not on every launch. */
+  private static final boolean HAS_SETSID = Files.isExecutable(Path.of(SETSID));
+
   private Supervisor() {}
 
   /** {@code <dataDir>/run/}: the agent's state of running tasks, for the next agent. */
@@ -107,7 +117,7 @@ final class Supervisor {
    */
   static List<String> wrap(List<String> argv, Path exit) {
     var wrapped = new ArrayList<String>();
-    if (Files.isExecutable(Path.of(SETSID))) {
+    if (HAS_SETSID) {
       // Not a process group leader (the JVM does not make one), so setsid execs in place.
       wrapped.add(SETSID);
     }
@@ -129,14 +139,12 @@ final class Supervisor {
    * leftover directory of that name (a link, or someone else's) is refused.
    */
   static Path prepare(Path dataDir, TaskKey key) throws IOException {
-    Path run = runDir(dataDir);
-    Files.createDirectories(run);
-    Files.setPosixFilePermissions(run, PosixFilePermissions.fromString("rwx------"));
+    PrivateFiles.directory(runDir(dataDir), PrivateFiles.DIR);
     Path dir = taskDir(dataDir, key);
     if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
       Files.createDirectory(dir);
     }
-    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+    Files.setPosixFilePermissions(dir, PrivateFiles.DIR);
     return dir;
   }
 
@@ -144,8 +152,7 @@ final class Supervisor {
   static Path setupFile(Path dataDir, TaskKey key, int local) throws IOException {
     Path file = setupFile(taskDir(dataDir, key), local);
     Files.deleteIfExists(file);
-    Files.createFile(
-        file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    Files.createFile(file, SETUP_ATTR);
     return file;
   }
 

@@ -5,14 +5,11 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.kairos.agent.account.Account;
+import io.kairos.agent.isolate.PrivateFiles;
 import java.io.IOException;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Optional;
 
@@ -72,16 +69,7 @@ public record TaskFiles(
 
   /** Writes the record to {@code file} atomically, mode 0600. */
   void write(Path file) throws IOException {
-    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-    Files.deleteIfExists(tmp);
-    Files.createFile(
-        tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-    Files.write(tmp, JSON.writeValueAsBytes(this), StandardOpenOption.WRITE);
-    try {
-      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } catch (AtomicMoveNotSupportedException e) {
-      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-    }
+    PrivateFiles.writeAtomically(file, JSON.writeValueAsBytes(this));
   }
 
   /** The record at {@code file}; empty when there is none (tasks of agents before it). */

@@ -4,17 +4,14 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.kairos.agent.account.TaskOwners;
+import io.kairos.agent.isolate.PrivateFiles;
 import io.kairos.agent.isolate.ProcessRef;
 import io.kairos.protocol.agent.TaskAssignment;
 import java.io.IOException;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -60,17 +57,7 @@ record TaskRecord(
   /** Writes the record into the task's run directory, atomically, mode 0600. */
   void write(Path dataDir) throws IOException {
     Path dir = Supervisor.taskDir(dataDir, key());
-    Path file = dir.resolve(FILE);
-    Path tmp = dir.resolve(FILE + ".tmp");
-    Files.deleteIfExists(tmp);
-    Files.createFile(
-        tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-    Files.write(tmp, JSON.writeValueAsBytes(this), StandardOpenOption.WRITE);
-    try {
-      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } catch (AtomicMoveNotSupportedException e) {
-      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-    }
+    PrivateFiles.writeAtomically(dir.resolve(FILE), JSON.writeValueAsBytes(this));
   }
 
   /** Deletes the task's run directory (its record, exit and setup files). */

@@ -1,12 +1,10 @@
 package io.kairos.agent.isolate;
 
 import java.io.IOException;
-import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -158,19 +156,8 @@ final class FenceFiles {
 
   /** Writes {@code text} to {@code file} through a temp file and a rename; mode 0600, dirs 0700. */
   static void writeAtomically(Path file, String text) throws IOException {
-    Files.createDirectories(
-        file.getParent(),
-        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-    Files.deleteIfExists(tmp);
-    Files.createFile(
-        tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-    Files.writeString(tmp, text);
-    try {
-      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } catch (AtomicMoveNotSupportedException e) {
-      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-    }
+    PrivateFiles.directory(file.getParent());
+    PrivateFiles.writeAtomically(file, text.getBytes(StandardCharsets.UTF_8));
   }
 
   private static Optional<List<String>> read(Path file) {
