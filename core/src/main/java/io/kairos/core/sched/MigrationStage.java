@@ -79,11 +79,7 @@ final class MigrationStage {
       }
     }
     ElasticFreeNodes free = ElasticStage.freeAfterStarts(snapshot, pass, pendingById);
-    for (int node : migrations.held().keySet()) {
-      if (node < cluster.nodeCount()) {
-        free.take(node, free.mask(node), free.freeCpus(node), free.freeMemoryBytes(node));
-      }
-    }
+    ElasticStage.takeHeld(cluster, free, migrations, null);
     Set<JobId> touched = new HashSet<>();
     pass.preemptions().forEach(p -> touched.add(p.job()));
     pass.resizes().forEach(z -> touched.add(z.job()));
