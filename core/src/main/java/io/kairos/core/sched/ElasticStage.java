@@ -57,7 +57,7 @@ import java.util.Set;
  * waiting job, and O(nodes) per grown job.
  */
 final class ElasticStage {
-  private static final Set<Reason> WAITS_FOR_GPUS =
+  static final Set<Reason> WAITS_FOR_GPUS =
       Set.of(Reason.INSUFFICIENT_GPUS, Reason.NO_PLACEMENT, Reason.RESERVED);
 
   /** Victim order for shrinking: lower priority, then latest start, then higher id. */
