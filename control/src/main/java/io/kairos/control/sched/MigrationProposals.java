@@ -39,16 +39,19 @@ final class MigrationProposals {
    * O(active jobs).
    */
   static Migrations inputs(ControlState s, Cluster cluster, Optional<MigrationSettings> settings) {
-    if (settings.isEmpty()) {
+    boolean enabled = settings.isPresent();
+    if (!enabled && !anyHold(s)) {
       return Migrations.OFF;
     }
+    // Turned off while moves are under way: nothing moves, but their holds last until they end.
+    MigrationSettings rules = settings.orElse(MigrationSettings.DEFAULT);
     var movable = new HashMap<JobId, Migrations.Movable>();
     var held = new HashMap<Integer, JobId>();
     var ends = new HashMap<JobId, Long>();
-    var rule = new Migrations(true, settings.get(), Map.of(), Map.of());
+    var rule = new Migrations(true, rules, Map.of(), Map.of());
     for (JobRecord j : s.jobsHoldingGpus()) {
       var policy = j.request.checkpoint();
-      if (j.state == JobState.RUNNING && policy != null && !j.request.isElastic()) {
+      if (enabled && j.state == JobState.RUNNING && policy != null && !j.request.isElastic()) {
         long last = j.migratedAtMs == 0 ? -1 : CoreTime.sec(j.migratedAtMs);
         movable.put(JobId.of(j.id), new Migrations.Movable(policy.timeoutSec(), last));
       }
@@ -59,7 +62,16 @@ final class MigrationProposals {
         hold(cluster, j, held, ends, rule);
       }
     }
-    return new Migrations(true, settings.get(), movable, held, ends);
+    return new Migrations(enabled, rules, movable, held, ends);
+  }
+
+  private static boolean anyHold(ControlState s) {
+    for (JobRecord j : s.activeJobs()) {
+      if (!j.migrationTarget.isEmpty()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static void hold(
