@@ -508,6 +508,84 @@ class AgentProtocolTest {
         .containsExactlyInAnyOrderElementsOf(killed);
   }
 
+  /**
+   * The barrier's ready sets are leader memory: after a leader change (here the controller restarts
+   * on its log: a leader with an empty memory) a rank added by a grow must not wait for the ranks
+   * already running, which never report READY again, and a rank of a started gang that had not
+   * heard "go" before the change must not wait either once another rank reports RUNNING.
+   */
+  @Test
+  void afterALeaderChangeAGrownRankStartsAtOnce() throws Exception {
+    // Fixed ports: the restarted controller is the same Raft peer.
+    int port = ControllerProcess.freePortPair();
+    var config =
+        Controller.Config.single(dir, "127.0.0.1", port)
+            .withRunAs(TestApi.SINGLE_USER)
+            .withDetection(PATIENT)
+            .withLease(io.kairos.control.agent.LeaseSettings.PATIENT);
+    controller = Controller.start(config);
+    Leaders.awaitLeader(controller, Duration.ofSeconds(30));
+    api = new TestApi(controller.url(), controller.adminToken());
+    join = api.as(controller.joinToken());
+    var c = new FakeAgent("c", 2).register();
+    long filler = submit("{\"command\":[\"sleep\",\"600\"],\"gpus\":2}");
+    awaitState(filler, JobState.RUNNING);
+    TaskAssignment f = c.launched(filler);
+    c.beat(report(f, TaskStatus.RUNNING));
+    var a = new FakeAgent("a", 2).register();
+    var b = new FakeAgent("b", 2).register();
+    long id =
+        submit(
+            "{\"command\":[\"torchrun\",\"train.py\"],\"gpus\":4,\"maxGpus\":6,"
+                + "\"gpusPerNode\":2}");
+    JobView running = awaitState(id, JobState.RUNNING);
+    assertThat(running.placement()).as("c is busy: two nodes").hasSize(2);
+    TaskAssignment ta = a.launched(id);
+    TaskAssignment tb = b.launched(id);
+    assertThat(a.beat(report(ta, TaskStatus.READY)).go()).isEmpty();
+    assertThat(b.beat(report(tb, TaskStatus.READY)).go()).containsExactly(ref(tb));
+    // a has not heard "go" when the leader changes.
+
+    controller.close();
+    controller = Controller.start(config);
+    Leaders.awaitLeader(controller, Duration.ofSeconds(60));
+    api = new TestApi(controller.url(), controller.adminToken());
+    join = api.as(controller.joinToken());
+
+    // b's rank runs: a's rank, still READY, goes.
+    b.beat(report(tb, TaskStatus.RUNNING));
+    assertThat(a.beat(report(ta, TaskStatus.READY)).go()).containsExactly(ref(ta));
+    a.beat(report(ta, TaskStatus.RUNNING));
+
+    // Another leader change; the filler ends: the job grows onto c, whose new rank goes at once,
+    // before this leader has heard from a or b.
+    controller.close();
+    controller = Controller.start(config);
+    Leaders.awaitLeader(controller, Duration.ofSeconds(60));
+    api = new TestApi(controller.url(), controller.adminToken());
+    join = api.as(controller.joinToken());
+    c.beat(exited(f, 0, null));
+    TaskAssignment tc =
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .pollInterval(Duration.ofMillis(100))
+            .until(
+                () -> {
+                  var reply = c.beat();
+                  return reply.launch().stream()
+                      .filter(t -> t.jobId() == id)
+                      .findFirst()
+                      .orElse(null);
+                },
+                t -> t != null);
+    assertThat(tc.task()).isEqualTo(2);
+    assertThat(tc.barrier()).isTrue();
+    assertThat(c.beat(report(tc, TaskStatus.READY)).go())
+        .as("the grown rank waits for no one")
+        .containsExactly(ref(tc));
+    assertThat(job(id).elastic().nodes()).isEqualTo(3);
+  }
+
   @Test
   void aJobStoppedBeforeItsLaunchReachedTheAgentFreesItsGpusThere() throws Exception {
     start(PATIENT);

@@ -42,7 +42,7 @@ class MigrationEndToEndTest {
       """
       queues:
         - name: default
-          quotas: {gpu:H100: {nominal: 8}, cpu: {nominal: 128}, memory: {nominal: 1Ti}}
+          quotas: {gpu:H100: {nominal: 16}, cpu: {nominal: 128}, memory: {nominal: 1Ti}}
       scheduling:
         migration: {enabled: true, protectionWindow: 1h, restartCost: 10s}
       """;
@@ -206,6 +206,87 @@ class MigrationEndToEndTest {
             .matcher(metrics);
     assertThat(m.find()).as("migrate counter in /metrics").isTrue();
     assertThat(Double.parseDouble(m.group(1))).isEqualTo(1.0);
+  }
+
+  /**
+   * A move that never completes: A (checkpoint timeout 5 s) never checkpoints and its node never
+   * reports it stopped. Its hold on n2 ends by itself at the move plus 5 s plus the restart cost
+   * (10 s), through a committed command: the view said until when, the message then says it ended,
+   * and a job that excludes n1 starts on n2's 2 free GPUs, which the hold kept from it.
+   */
+  @Test
+  void aHoldWhoseMoveNeverCompletesEndsAfterTheCheckpointTimeoutPlusTheRestartCost() {
+    var n1 = new Agent("n1");
+    long a = submit(CKPT_JOB.replace("\"5m\"", "\"5s\""));
+    n1.awaitLaunch(a, 1);
+    long filler = submit(PLAIN_JOB);
+    n1.awaitLaunch(filler, 1);
+    var n2 = new Agent("n2");
+    long b = submit(PLAIN_JOB);
+    n2.awaitLaunch(b, 1);
+    n1.ended(filler, 0, null);
+    long w = submit("{\"command\":[\"sleep\",\"60\"],\"gpus\":4,\"timeLimit\":\"1h\"}");
+    n1.awaitKill(a, true);
+    assertThat(job(a).message())
+        .startsWith("migrated to n2 for job " + w)
+        .contains("its nodes are held for it until ");
+    long c =
+        submit(
+            "{\"command\":[\"sleep\",\"60\"],\"gpus\":2,\"timeLimit\":\"1h\","
+                + "\"excludeNodes\":[\"n1\"]}");
+    // No checkpoint, and n1 never reports A's end: A stays stopping, n2's free half stays held.
+    await()
+        .atMost(Duration.ofSeconds(8))
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () -> {
+              n2.beat();
+              assertThat(job(c).state())
+                  .as("C waits: n2 is held for A")
+                  .isEqualTo(JobState.PENDING);
+            });
+    // The hold ends 15 s after the move; C starts on n2.
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () ->
+                assertThat(job(a).message())
+                    .as("A: %s; C: %s", job(a), job(c))
+                    .startsWith("the hold on n2 ended at "));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () -> {
+              n2.beat();
+              assertThat(job(c).state()).as("C: %s", job(c)).isEqualTo(JobState.RUNNING);
+            });
+    assertThat(job(c).placement()).extracting(p -> p.node()).containsExactly("n2");
+  }
+
+  /** Cancelling a job whose move is under way ends its hold: its target is free at once. */
+  @Test
+  void cancellingAMovedJobEndsItsHold() {
+    var n1 = new Agent("n1");
+    long a = submit(CKPT_JOB);
+    n1.awaitLaunch(a, 1);
+    long filler = submit(PLAIN_JOB);
+    n1.awaitLaunch(filler, 1);
+    var n2 = new Agent("n2");
+    long b = submit(PLAIN_JOB);
+    n2.awaitLaunch(b, 1);
+    n1.ended(filler, 0, null);
+    submit("{\"command\":[\"sleep\",\"60\"],\"gpus\":4,\"timeLimit\":\"1h\"}");
+    n1.awaitKill(a, true);
+    long c =
+        submit(
+            "{\"command\":[\"sleep\",\"60\"],\"gpus\":2,\"timeLimit\":\"1h\","
+                + "\"excludeNodes\":[\"n1\"]}");
+    var cancel = api.post("/api/v1/jobs/" + a + "/cancel", "{}");
+    assertThat(cancel.status()).as(cancel.body()).isEqualTo(200);
+    TaskAssignment c2 = n2.awaitLaunch(c, 1);
+    assertThat(c2.nodes()).containsExactly("n2");
   }
 
   @Test

@@ -87,6 +87,8 @@ public final class SchedulerHarness {
   private io.kairos.core.sched.MigrationSettings migration; // null: migration off
   private final Map<JobId, Long> checkpointSec = new LinkedHashMap<>();
   private final Map<JobId, Long> movedSec = new LinkedHashMap<>();
+  private final Map<Integer, JobId> held = new LinkedHashMap<>();
+  private final Map<JobId, Long> holdEndsSec = new LinkedHashMap<>();
 
   private SchedulerHarness(Cluster cluster) {
     this.store = new ClusterStore(cluster);
@@ -135,6 +137,23 @@ public final class SchedulerHarness {
     return this;
   }
 
+  /**
+   * Holds {@code node} for {@code holder}'s move under way until {@code endsSec} (a controller's
+   * {@code JobRecord.migrationTarget}); later passes see the hold until then.
+   */
+  public SchedulerHarness hold(int node, JobId holder, long endsSec) {
+    held.put(node, holder);
+    holdEndsSec.put(holder, endsSec);
+    return this;
+  }
+
+  /** Ends every hold of {@code holder} (it restarted, ended, or its hold was ended). */
+  public SchedulerHarness release(JobId holder) {
+    held.values().removeIf(holder::equals);
+    holdEndsSec.remove(holder);
+    return this;
+  }
+
   /** When each moved job was last moved. */
   public Map<JobId, Long> movedSec() {
     return Map.copyOf(movedSec);
@@ -151,7 +170,7 @@ public final class SchedulerHarness {
             movable.put(
                 id,
                 new io.kairos.core.sched.Migrations.Movable(sec, movedSec.getOrDefault(id, -1L))));
-    return new io.kairos.core.sched.Migrations(true, migration, movable, Map.of());
+    return new io.kairos.core.sched.Migrations(true, migration, movable, held, holdEndsSec);
   }
 
   public SchedulerHarness seed(long seed) {
@@ -335,8 +354,16 @@ public final class SchedulerHarness {
    * limitSec} from now, bypassing the pass: a way to set up precise free states.
    */
   public JobId occupy(int node, long gpuMask, long limitSec) {
+    return occupy(node, gpuMask, Jobs.gpus(Long.bitCount(gpuMask)).limit(limitSec));
+  }
+
+  /**
+   * {@link #occupy(int, long, long)} for {@code job} (its queue, priority, limit), which must ask
+   * for {@code gpuMask}'s GPUs as one task.
+   */
+  public JobId occupy(int node, long gpuMask, Jobs.Builder job) {
     int gpus = Long.bitCount(gpuMask);
-    JobId id = submit(Jobs.gpus(gpus).limit(limitSec).build());
+    JobId id = submit(job.build());
     var record = job(id);
     var placement = Placement.of(new int[] {node}, new int[] {gpus}, new long[] {gpuMask});
     apply(new Command.StartJob(nowSec, id, placement), "occupy " + id);
@@ -398,6 +425,7 @@ public final class SchedulerHarness {
   public SchedulerHarness commit(PassResult result) {
     for (Decision.Start s : result.starts()) {
       var record = job(s.job());
+      release(s.job()); // a job that starts has got where it was moved to, or anywhere after
       apply(new Command.StartJob(nowSec, s.job(), s.placement()), "start " + s);
       started(record, s.placement());
       check("start " + s);
@@ -438,6 +466,7 @@ public final class SchedulerHarness {
     if (record.state() == JobState.ARRIVING) {
       throw new IllegalStateException(context() + ": job " + id + " has not arrived yet");
     }
+    release(id);
     apply(new Command.CancelJob(nowSec, id, "test"), "cancel " + id);
     if (record.state() == JobState.RUNNING) {
       timeline.stopped(record);

@@ -15,7 +15,6 @@ import io.kairos.control.state.ControlCommand.RegisterNode;
 import io.kairos.control.state.ControlCommand.ResetNode;
 import io.kairos.control.state.ControlResult;
 import io.kairos.control.state.TokenRecord;
-import io.kairos.protocol.JobState;
 import io.kairos.protocol.NodeState;
 import io.kairos.protocol.agent.Heartbeat;
 import io.kairos.protocol.agent.HeartbeatReply;
@@ -26,9 +25,7 @@ import io.kairos.protocol.agent.TaskReport;
 import io.kairos.protocol.agent.TaskStatus;
 import java.time.InstantSource;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -62,7 +59,8 @@ import org.slf4j.LoggerFactory;
  * prepares its task and reports it READY; once every task of the attempt has reported READY, the
  * replies to each agent name its tasks in {@code go}, and the processes start together. The ready
  * sets are leader state too: agents keep reporting READY until told to go, so a new leader rebuilds
- * them from the next heartbeats.
+ * them from the next heartbeats ({@link GangBarrier}: a rank added by a grow, or one whose gang
+ * already runs, does not wait for ranks that will never report READY again).
  *
  * <p><b>Health.</b> A heartbeat that carries problems (a failed GPU health check) drains its node
  * through the log, with the problems as the reason, and requeues the jobs running there.
@@ -109,25 +107,13 @@ public final class AgentService implements AutoCloseable {
   /** Checkpoint requests already sent ({@link CheckpointAsks}), so a long poll does not spin. */
   private final java.util.Set<String> asked = ConcurrentHashMap.newKeySet();
 
-  /** Ready tasks of barrier gangs, by job; the attempt they belong to is kept with them. */
-  private final Map<Long, Ready> ready = new ConcurrentHashMap<>();
+  /** The gang start barrier ({@link GangBarrier}). */
+  private final GangBarrier gangs;
 
   private final Thread monitor;
   private volatile boolean closed;
   private boolean wasLeader;
   private long leaderSinceMs;
-
-  private static final class Ready {
-    final int attempt;
-    final int tasks;
-    final BitSet ranks = new BitSet();
-    boolean released;
-
-    Ready(int attempt, int tasks) {
-      this.attempt = attempt;
-      this.tasks = tasks;
-    }
-  }
 
   public AgentService(
       RaftReplica replica,
@@ -138,6 +124,7 @@ public final class AgentService implements AutoCloseable {
       Runnable priorLeasesOver,
       NodeIdentity identity) {
     this.replica = replica;
+    this.gangs = new GangBarrier(replica);
     this.clock = clock;
     this.lease = lease;
     this.priorSafeAfterMs =
@@ -307,7 +294,7 @@ public final class AgentService implements AutoCloseable {
                 .stateMachine()
                 .read(s -> Reconciler.plan(s, hb, credentials::tokenOf, clock.millis()));
       }
-      List<TaskRef> go = barrier(hb);
+      List<TaskRef> go = gangs.go(hb);
       long left = (deadline - System.nanoTime()) / 1_000_000L;
       if (!plan.launch().isEmpty()
           || CheckpointAsks.news(asked, hb.node(), plan.kill())
@@ -360,65 +347,6 @@ public final class AgentService implements AutoCloseable {
           out.get().problems());
       commit(out.get());
     }
-  }
-
-  /**
-   * Records this heartbeat's READY tasks and returns those whose gang is complete. A gang that just
-   * completed wakes every other held heartbeat, so its other agents hear at once.
-   */
-  private List<TaskRef> barrier(Heartbeat hb) {
-    List<TaskRef> go = null;
-    boolean completed = false;
-    for (TaskReport r : hb.tasks()) {
-      if (r.status() != TaskStatus.READY || r.step() != null) {
-        continue;
-      }
-      // Only a task of the current attempt placed on this node counts: a rank outside the gang
-      // or another node's rank must neither open the barrier nor fail the heartbeat.
-      Optional<int[]> current =
-          replica
-              .stateMachine()
-              .read(
-                  s ->
-                      s.job(r.jobId())
-                          .filter(
-                              j ->
-                                  j.state == JobState.RUNNING
-                                      && !j.requeueing
-                                      && j.attempt == r.attempt()
-                                      && r.task() >= 0
-                                      && r.task() < j.placement.size()
-                                      && j.placement.get(r.task()).node().equals(hb.node()))
-                          .map(j -> new int[] {j.attempt, j.placement.size()}));
-      if (current.isEmpty()) {
-        continue; // the reconciler kills it
-      }
-      Ready set;
-      synchronized (ready) {
-        set =
-            ready.compute(
-                r.jobId(),
-                (id, old) ->
-                    old == null || old.attempt != current.get()[0]
-                        ? new Ready(current.get()[0], current.get()[1])
-                        : old);
-        set.ranks.set(r.task());
-        if (!set.released && set.ranks.cardinality() == set.tasks) {
-          set.released = true;
-          completed = true;
-        }
-      }
-      if (set.released) {
-        if (go == null) {
-          go = new ArrayList<>();
-        }
-        go.add(new TaskRef(r.jobId(), r.attempt(), r.task()));
-      }
-    }
-    if (completed) {
-      replica.stateMachine().watch().poke();
-    }
-    return go == null ? List.of() : go;
   }
 
   private ControlResult commit(ControlCommand c) throws InterruptedException {
@@ -515,7 +443,7 @@ public final class AgentService implements AutoCloseable {
         down(t, now);
       }
     }
-    pruneReady();
+    gangs.prune();
     credentials.prune();
     if (priorLeasesOver != null && now > priorSafeAfterMs) {
       priorLeasesOver.run();
@@ -570,29 +498,6 @@ public final class AgentService implements AutoCloseable {
       }
     } finally {
       heard.endDown(t.node());
-    }
-  }
-
-  private void pruneReady() {
-    if (ready.isEmpty()) {
-      return;
-    }
-    synchronized (ready) {
-      ready
-          .entrySet()
-          .removeIf(
-              e ->
-                  replica
-                      .stateMachine()
-                      .read(
-                          s ->
-                              s.job(e.getKey())
-                                  .map(
-                                      j ->
-                                          j.state != JobState.RUNNING
-                                              || j.requeueing
-                                              || j.attempt != e.getValue().attempt)
-                                  .orElse(true)));
     }
   }
 }

@@ -72,7 +72,11 @@ final class Views {
             detail =
                 "migrated: restarts on "
                     + String.join(", ", j.migrationTarget)
-                    + " (held for it); "
+                    + (j.migrationHoldEndsMs > 0
+                        ? " (held for it until "
+                            + Instant.ofEpochMilli(j.migrationHoldEndsMs)
+                            + ", then it may start anywhere); "
+                        : " (held for it); ")
                     + detail;
           }
           if (p.predictedStartSec() >= 0) {

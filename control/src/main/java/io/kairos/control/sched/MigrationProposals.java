@@ -1,6 +1,7 @@
 package io.kairos.control.sched;
 
 import io.kairos.control.raft.RaftReplica;
+import io.kairos.control.state.ControlCommand.EndMigrationHold;
 import io.kairos.control.state.ControlCommand.MigrateJob;
 import io.kairos.control.state.ControlState;
 import io.kairos.control.state.CoreTime;
@@ -15,6 +16,7 @@ import io.kairos.protocol.JobState;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -37,31 +39,93 @@ final class MigrationProposals {
    * O(active jobs).
    */
   static Migrations inputs(ControlState s, Cluster cluster, Optional<MigrationSettings> settings) {
-    if (settings.isEmpty()) {
+    boolean enabled = settings.isPresent();
+    if (!enabled && !anyHold(s)) {
       return Migrations.OFF;
     }
+    // Turned off while moves are under way: nothing moves, but their holds last until they end.
+    MigrationSettings rules = settings.orElse(MigrationSettings.DEFAULT);
     var movable = new HashMap<JobId, Migrations.Movable>();
     var held = new HashMap<Integer, JobId>();
+    var ends = new HashMap<JobId, Long>();
+    var rule = new Migrations(true, rules, Map.of(), Map.of());
     for (JobRecord j : s.jobsHoldingGpus()) {
       var policy = j.request.checkpoint();
-      if (j.state == JobState.RUNNING && policy != null && !j.request.isElastic()) {
+      if (enabled && j.state == JobState.RUNNING && policy != null && !j.request.isElastic()) {
         long last = j.migratedAtMs == 0 ? -1 : CoreTime.sec(j.migratedAtMs);
         movable.put(JobId.of(j.id), new Migrations.Movable(policy.timeoutSec(), last));
       }
-      hold(cluster, j, held);
+      hold(cluster, j, held, ends, rule);
     }
     for (JobRecord j : s.activeJobs()) {
       if (j.state == JobState.PENDING) {
-        hold(cluster, j, held);
+        hold(cluster, j, held, ends, rule);
       }
     }
-    return new Migrations(true, settings.get(), movable, held);
+    return new Migrations(enabled, rules, movable, held, ends);
   }
 
-  private static void hold(Cluster cluster, JobRecord j, java.util.Map<Integer, JobId> held) {
+  private static boolean anyHold(ControlState s) {
+    for (JobRecord j : s.activeJobs()) {
+      if (!j.migrationTarget.isEmpty()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static void hold(
+      Cluster cluster,
+      JobRecord j,
+      Map<Integer, JobId> held,
+      Map<JobId, Long> ends,
+      Migrations rule) {
+    if (j.migrationTarget.isEmpty()) {
+      return;
+    }
     for (String node : j.migrationTarget) {
       cluster.indexOf(node).ifPresent(i -> held.put(i, JobId.of(j.id)));
     }
+    var policy = j.request.checkpoint();
+    ends.put(
+        JobId.of(j.id),
+        rule.holdEndSec(
+            CoreTime.notBeforeSec(j.migratedAtMs), policy == null ? 0 : policy.timeoutSec()));
+  }
+
+  /**
+   * Ends, through the log, the holds the core finds past their end at {@code nowMs} ({@link
+   * Migrations#expiredAt}); returns how many were ended.
+   */
+  static int endExpiredHolds(RaftReplica replica, Migrations migrations, long nowMs)
+      throws InterruptedException {
+    List<JobId> expired = migrations.expiredAt(CoreTime.sec(nowMs));
+    if (expired.isEmpty()) {
+      return 0;
+    }
+    List<EndMigrationHold> commands =
+        replica
+            .stateMachine()
+            .read(
+                s -> {
+                  var out = new ArrayList<EndMigrationHold>();
+                  for (JobId id : expired) {
+                    s.job(id.value())
+                        .filter(j -> !j.migrationTarget.isEmpty())
+                        .ifPresent(j -> out.add(new EndMigrationHold(nowMs, j.id, j.migratedAtMs)));
+                  }
+                  return out;
+                });
+    int ended = 0;
+    for (EndMigrationHold c : commands) {
+      try {
+        ended += replica.propose(c).get(10, TimeUnit.SECONDS).ids().size();
+        LOG.info("the hold of job {} ended: it did not restart on its target in time", c.jobId());
+      } catch (ExecutionException | TimeoutException e) {
+        LOG.warn("could not end the hold of job {}: {}", c.jobId(), e.toString());
+      }
+    }
+    return ended;
   }
 
   /** Whether some running job could be moved: then a pass runs even when nothing waits. */
@@ -100,6 +164,15 @@ final class MigrationProposals {
     return applied;
   }
 
+  /** When the hold of a move of {@code job} made at {@code nowMs} ends, by the core's rule. */
+  static long holdEndsMs(MigrationSettings settings, JobRecord job, long nowMs) {
+    var policy = job.request.checkpoint();
+    long holdSec =
+        new Migrations(true, settings, Map.of(), Map.of())
+            .holdEndSec(0, policy == null ? 0 : policy.timeoutSec());
+    return nowMs + CoreTime.ms(holdSec);
+  }
+
   static List<MigrateJob> commands(
       ControlState s,
       Cluster cluster,
@@ -125,7 +198,8 @@ final class MigrationProposals {
               nodes,
               m.beneficiary().value(),
               settings.protectionWindowSec(),
-              "gain " + m.gainGpuSec() + " GPU-s > cost " + m.costGpuSec() + " GPU-s"));
+              "gain " + m.gainGpuSec() + " GPU-s > cost " + m.costGpuSec() + " GPU-s",
+              holdEndsMs(settings, job, nowMs)));
     }
     return out;
   }

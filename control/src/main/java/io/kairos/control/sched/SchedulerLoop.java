@@ -396,6 +396,7 @@ public final class SchedulerLoop implements Closeable {
         new PassInput(
             snapshot, CoreTime.sec(nowMs), replica.appliedIndex(), in.tenants(), in.migrations());
     PassResult result = pass.run(passInput);
+    MigrationProposals.endExpiredHolds(replica, in.migrations(), nowMs);
     passTimer.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
     publish(result, new Forecast(passInput, result, pass.policy().backfill()));
     int started = 0;

@@ -44,6 +44,7 @@ import java.util.TreeMap;
   @JsonSubTypes.Type(value = ControlCommand.ForgetJobs.class, name = "forgetJobs"),
   @JsonSubTypes.Type(value = ControlCommand.ResizeJob.class, name = "resize"),
   @JsonSubTypes.Type(value = ControlCommand.MigrateJob.class, name = "migrate"),
+  @JsonSubTypes.Type(value = ControlCommand.EndMigrationHold.class, name = "endMigrationHold"),
 })
 public sealed interface ControlCommand {
   long atMs();
@@ -368,6 +369,9 @@ public sealed interface ControlCommand {
    * @param beneficiary the waiting job the move lets start, or the job itself when the move puts it
    *     into a narrower topology level
    * @param detail for people: the modelled gain and cost
+   * @param holdEndsMs when the hold on the target nodes ends if the job has not restarted there
+   *     (the core's {@link io.kairos.core.sched.Migrations#holdEndSec}), for people; 0 in entries
+   *     written before holds ended (the scheduler ends those by the same rule)
    */
   record MigrateJob(
       long atMs,
@@ -376,10 +380,32 @@ public sealed interface ControlCommand {
       List<String> targetNodes,
       long beneficiary,
       long windowSec,
-      String detail)
+      String detail,
+      @JsonInclude(JsonInclude.Include.NON_DEFAULT) long holdEndsMs)
       implements ControlCommand {
     public MigrateJob {
       targetNodes = targetNodes == null ? List.of() : List.copyOf(targetNodes);
     }
+
+    /** A move whose hold's end is not recorded (entries written before holds ended). */
+    public MigrateJob(
+        long atMs,
+        long jobId,
+        int attempt,
+        List<String> targetNodes,
+        long beneficiary,
+        long windowSec,
+        String detail) {
+      this(atMs, jobId, attempt, targetNodes, beneficiary, windowSec, detail, 0);
+    }
   }
+
+  /**
+   * The scheduler ends the hold of a move that did not complete in time ({@link
+   * JobMigrations#endHold}): the core found the hold past its end ({@link
+   * io.kairos.core.sched.Migrations#expiredAt}). Its target nodes are free for every job again and
+   * the job, if it still waits, may start anywhere. Refused unless the job still holds nodes for
+   * the move made at {@code movedAtMs} (a later move has a hold of its own).
+   */
+  record EndMigrationHold(long atMs, long jobId, long movedAtMs) implements ControlCommand {}
 }

@@ -5,6 +5,7 @@ import io.kairos.control.state.ControlCommand.ApplyConfig;
 import io.kairos.control.state.ControlCommand.CancelJob;
 import io.kairos.control.state.ControlCommand.CancelStep;
 import io.kairos.control.state.ControlCommand.DrainNode;
+import io.kairos.control.state.ControlCommand.EndMigrationHold;
 import io.kairos.control.state.ControlCommand.ForgetJobs;
 import io.kairos.control.state.ControlCommand.GpusUnhealthy;
 import io.kairos.control.state.ControlCommand.MigrateJob;
@@ -108,6 +109,7 @@ public final class ControlState {
           case PreemptJobs c -> lifecycle.preempt(c);
           case ResizeJob c -> lifecycle.resize(c);
           case MigrateJob c -> lifecycle.migrate(c);
+          case EndMigrationHold c -> JobMigrations.endHold(records, c);
           case TaskEnded c -> c.step() == null ? lifecycle.taskEnded(c) : steps.taskEnded(c);
           case StartStep c -> steps.start(c);
           case CancelStep c -> steps.cancel(c);

@@ -177,6 +177,25 @@ public final class ElasticResizes {
     return live;
   }
 
+  /**
+   * Whether {@code rank} of {@code job}'s current attempt was added by a grow, not one of the ranks
+   * the attempt started with: it joins a gang that has started, so it waits at no start barrier.
+   * Read from the replicated history ({@link JobRecord#resizes}), so every leader answers alike; if
+   * the history no longer holds all of the attempt's grows, fewer ranks count as added, never more.
+   */
+  public static boolean addedByGrow(JobRecord job, int rank) {
+    if (!job.request.isElastic()) {
+      return false;
+    }
+    int added = 0;
+    for (ResizeEntry e : job.resizes) {
+      if (e.attempt() == job.attempt && e.toNodes() > e.fromNodes()) {
+        added += e.toNodes() - e.fromNodes();
+      }
+    }
+    return added > 0 && rank >= job.placement.size() - added;
+  }
+
   /** The lowest live rank: it hosts the rendezvous, and never leaves. */
   static int firstLiveRank(JobRecord job) {
     List<TaskPlacement> live = liveTasks(job);

@@ -207,7 +207,7 @@ final class JobLifecycle {
       job.attempt++;
       job.startMs = c.atMs();
       job.placement = s.tasks();
-      job.migrationTarget = List.of();
+      JobMigrations.clearHold(job);
       records.indexHolding(job);
       job.taskExits = new ArrayList<>(Collections.nCopies(s.tasks().size(), (Integer) null));
       changed.add(job.id);
@@ -584,7 +584,7 @@ final class JobLifecycle {
     job.requeueing = false;
     job.preemptedBy = 0;
     job.checkpointAskedMs = 0;
-    job.migrationTarget = List.of();
+    JobMigrations.clearHold(job);
     job.state = state;
     job.endMs = atMs;
     job.exitCode = exitCode;

@@ -152,6 +152,13 @@ public final class JobRecord {
   @JsonInclude(JsonInclude.Include.NON_EMPTY)
   public List<String> migrationTarget = List.of();
 
+  /**
+   * While nodes are held for a move ({@link #migrationTarget}): when the hold ends if the job has
+   * not restarted there (epoch millis); 0 when not recorded (a move logged before holds ended).
+   */
+  @JsonInclude(JsonInclude.Include.NON_DEFAULT)
+  public long migrationHoldEndsMs;
+
   /** When it was last moved (epoch millis); 0 for never. */
   @JsonInclude(JsonInclude.Include.NON_DEFAULT)
   public long migratedAtMs;
@@ -204,6 +211,7 @@ public final class JobRecord {
     c.left = left;
     c.resizes = resizes;
     c.migrationTarget = migrationTarget;
+    c.migrationHoldEndsMs = migrationHoldEndsMs;
     c.migratedAtMs = migratedAtMs;
     c.migrations = migrations;
     c.steps = new ArrayList<>(steps.size());

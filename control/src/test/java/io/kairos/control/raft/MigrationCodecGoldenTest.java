@@ -35,13 +35,13 @@ import org.junit.jupiter.api.Test;
  * {@code migration.snapshot.json} the state after the log. Rewrite as for the elastic files ({@code
  * -Dkairos.codec.rewrite=true}); the log stays as it is.
  */
-class MigrationCodecGoldenTest {
+public class MigrationCodecGoldenTest {
   private static final String LOG = "/codec/migration.log";
   private static final String RESULTS = "/codec/migration.results";
   private static final String SNAPSHOT = "/codec/migration.snapshot.json";
   private static final long T0 = 1_700_000_000_000L;
 
-  static List<ControlCommand> commands() {
+  public static List<ControlCommand> commands() {
     var out = new ArrayList<ControlCommand>();
     for (String n : List.of("n1", "n2", "n3")) {
       out.add(new ControlCommand.RegisterNode(T0, registration(n)));

@@ -42,11 +42,13 @@ import java.util.Set;
  *       below their maximum, started in this pass or running, in order of priority (higher first),
  *       start time, then id, take whole free nodes one at a time: nodes of their GPU model, not
  *       excluded, not promised to a reservation that starts before the job's time limit ends (and
- *       none at all while an unpinned reservation does), in their first node's rack first, then by
- *       index (below a running job's first node too: that node keeps the rendezvous). With tenancy,
- *       each node's GPUs must fit the queue's nominal quota (no borrowing: an elastic job's extra
- *       nodes are never lent quota). A job started in this pass starts at its grown size (its start
- *       decision changes); a running one gets a {@link Decision.Resize}.
+ *       none at all while an unpinned reservation does), not held for a move under way ({@link
+ *       Migrations#held}: nor does a shrink place another job there), in their first node's rack
+ *       first, then by index (below a running job's first node too: that node keeps the
+ *       rendezvous). With tenancy, each node's GPUs must fit the queue's nominal quota (no
+ *       borrowing: an elastic job's extra nodes are never lent quota). A job started in this pass
+ *       starts at its grown size (its start decision changes); a running one gets a {@link
+ *       Decision.Resize}.
  * </ol>
  *
  * <p>Every resize keeps the job between its minimum and maximum, adds or removes whole nodes (one
@@ -55,7 +57,7 @@ import java.util.Set;
  * waiting job, and O(nodes) per grown job.
  */
 final class ElasticStage {
-  private static final Set<Reason> WAITS_FOR_GPUS =
+  static final Set<Reason> WAITS_FOR_GPUS =
       Set.of(Reason.INSUFFICIENT_GPUS, Reason.NO_PLACEMENT, Reason.RESERVED);
 
   /** Victim order for shrinking: lower priority, then latest start, then higher id. */
@@ -87,6 +89,8 @@ final class ElasticStage {
       }
     }
     ElasticFreeNodes free = freeAfterStarts(snapshot, pass, pendingById);
+    Job waiting = waiting(pass, pendingById);
+    takeHeld(cluster, free, in.migrations(), waiting == null ? null : waiting.id());
     Set<JobId> victims = new HashSet<>();
     pass.preemptions().forEach(p -> victims.add(p.job()));
     List<ElasticMember> members = new ArrayList<>();
@@ -104,7 +108,6 @@ final class ElasticStage {
         members.add(ElasticMember.startedNow(job, in.nowSec(), s.placement()));
       }
     }
-    Job waiting = waiting(pass, pendingById);
     var preemptions = pass.preemptions();
     var resizes = new ArrayList<Decision.Resize>();
     if (waiting != null) {
@@ -167,6 +170,23 @@ final class ElasticStage {
       }
     }
     return free;
+  }
+
+  /**
+   * Takes from {@code free} the nodes held for moves under way ({@link Migrations#held}), but those
+   * held for {@code except} (may be null): no elastic job grows onto them, and no job but their
+   * holder is placed there by a shrink.
+   */
+  static void takeHeld(
+      Cluster cluster, ElasticFreeNodes free, Migrations migrations, JobId except) {
+    migrations
+        .held()
+        .forEach(
+            (node, holder) -> {
+              if (!holder.equals(except) && node >= 0 && node < cluster.nodeCount()) {
+                free.take(node, free.mask(node), free.freeCpus(node), free.freeMemoryBytes(node));
+              }
+            });
   }
 
   /** Step 1: the job the pass preempts for, else the first one blocked for lack of GPUs. */

@@ -26,6 +26,7 @@ final class Exclusions {
   private final long[] held; // nodes held for moves under way, or null
   private final Set<JobId> holders;
   private final long[][] heldMasks; // per shape: its mask with the held nodes, once computed
+  private final Migrations migrations;
 
   Exclusions(Cluster cluster, PendingJobs pending) {
     this(cluster, pending, Migrations.OFF);
@@ -40,6 +41,7 @@ final class Exclusions {
     this.pending = pending;
     this.masks = new long[pending.shapeCount()][];
     this.maxTasks = new long[pending.shapeCount()];
+    this.migrations = migrations;
     long[] heldMask = null;
     for (int node : migrations.held().keySet()) {
       if (node >= 0 && node < cluster.nodeCount()) {
@@ -54,10 +56,29 @@ final class Exclusions {
     this.heldMasks = heldMask == null ? null : new long[pending.shapeCount()][];
   }
 
-  /** The nodes the job in {@code slot} must not use (see {@link Cluster#isSet}), or null. */
+  /**
+   * The nodes the job in {@code slot} must not use (see {@link Cluster#isSet}), or null: its
+   * excluded nodes and the nodes held for another job's move (a job nodes are held for may use its
+   * own). O(held nodes) for a holder, else cached per shape.
+   */
   long[] mask(int slot) {
     long[] mask = resolve(slot);
-    if (held != null && !holders.contains(pending.jobs()[slot].id())) {
+    JobId id = pending.jobs()[slot].id();
+    if (held != null && holders.contains(id)) {
+      // A job nodes are held for may use those, and none held for another job.
+      long[] with = mask == NOTHING ? null : mask.clone();
+      for (var e : migrations.held().entrySet()) {
+        int node = e.getKey();
+        if (!e.getValue().equals(id) && node >= 0 && node < cluster.nodeCount()) {
+          if (with == null) {
+            with = new long[(cluster.nodeCount() + 63) >>> 6];
+          }
+          with[node >>> 6] |= 1L << node;
+        }
+      }
+      return with;
+    }
+    if (held != null) {
       int shape = pending.shapeIds()[slot];
       if (heldMasks[shape] == null) {
         long[] with = held.clone();

@@ -29,15 +29,18 @@ import java.util.Set;
  * snapshot's free GPUs less this pass's starts and less the nodes held for moves under way.
  *
  * <ol>
- *   <li><b>Defragmentation.</b> The first job blocked for lack of GPUs (as the elastic stage finds
- *       it; not one the pass preempts or shrinks for) does not fit what is free. For each candidate
- *       in turn: if the candidate's GPUs given back let the waiting job be placed, and the
- *       candidate itself fits elsewhere (on nodes neither it nor the waiting job's placement uses,
- *       so that a node is held for one job only), the move saves the waiting job its wait: gain =
- *       wait x its GPUs, where the wait is until its reservation when it has one, else until the
- *       candidate's time limit ends (when its GPUs would be free anyway). Cost = (the candidate's
- *       checkpoint time + the restart cost) x its GPUs. At most one such move per pass, and at most
- *       {@link #MAX_DEFRAG_TRIES} candidates tried (those whose best case cannot pay are skipped
+ *   <li><b>Defragmentation.</b> For each of the first {@link #MAX_DEFRAG_WAITING} jobs blocked for
+ *       lack of GPUs, in the pass's order (none when the pass preempts; not one it shrinks for),
+ *       that does not fit what is free (less what earlier moves took; a job after the first also
+ *       off the nodes promised to another job's reservation that starts before it would end). For
+ *       each candidate in turn: if the candidate's GPUs given back let the waiting job be placed,
+ *       and the candidate itself fits elsewhere (on nodes neither it nor the waiting job's
+ *       placement uses, so that a node is held for one job only), the move saves the waiting job
+ *       its wait: gain = wait x its GPUs, where the wait is until its reservation when it has one,
+ *       else until the candidate's time limit ends (when its GPUs would be free anyway). Cost =
+ *       (the candidate's checkpoint time + the restart cost) x its GPUs. At most one such move per
+ *       waiting job (a moved job is not tried again for the next), and at most {@link
+ *       #MAX_DEFRAG_TRIES} candidates tried (those whose best case cannot pay are skipped
  *       unplaced).
  *   <li><b>Consolidation.</b> A candidate on several nodes whose gang, placed afresh on what is
  *       free (its own GPUs included), spans a narrower topology level (e.g. one rack instead of
@@ -54,8 +57,11 @@ final class MigrationStage {
   private static final Comparator<RunningJob> CANDIDATE_ORDER =
       Comparator.comparingInt((RunningJob r) -> r.job().totalGpus()).thenComparing(RunningJob::id);
 
-  /** Candidates a pass tries to move for the waiting job, at most (each costs two placements). */
+  /** Candidates a pass tries to move for one waiting job, at most (each costs two placements). */
   static final int MAX_DEFRAG_TRIES = 16;
+
+  /** Waiting jobs, first in the pass's order, a pass tries to make room for by moves, at most. */
+  static final int MAX_DEFRAG_WAITING = 4;
 
   private MigrationStage() {}
 
@@ -79,11 +85,7 @@ final class MigrationStage {
       }
     }
     ElasticFreeNodes free = ElasticStage.freeAfterStarts(snapshot, pass, pendingById);
-    for (int node : migrations.held().keySet()) {
-      if (node < cluster.nodeCount()) {
-        free.take(node, free.mask(node), free.freeCpus(node), free.freeMemoryBytes(node));
-      }
-    }
+    ElasticStage.takeHeld(cluster, free, migrations, null);
     Set<JobId> touched = new HashSet<>();
     pass.preemptions().forEach(p -> touched.add(p.job()));
     pass.resizes().forEach(z -> touched.add(z.job()));
@@ -104,12 +106,21 @@ final class MigrationStage {
     candidates.sort(CANDIDATE_ORDER);
     var placer = new GangPlacer(cluster, strategy);
     var decided = new ArrayList<Decision.Migrate>();
-    Decision.Migrate defrag = defragment(in, pass, pendingById, free, candidates, placer);
-    if (defrag != null) {
-      decided.add(defrag);
+    Set<JobId> moved = new HashSet<>();
+    if (pass.preemptions().isEmpty()) { // else the pass already makes room by preempting
+      var left = new ArrayList<>(candidates);
+      int rank = 0;
+      for (Job waiting : waitingForGpus(pass, MAX_DEFRAG_WAITING)) {
+        Decision.Migrate defrag = defragment(in, pass, waiting, rank++ > 0, free, left, placer);
+        if (defrag != null) {
+          decided.add(defrag);
+          moved.add(defrag.job());
+          left.removeIf(r -> r.id().equals(defrag.job()));
+        }
+      }
     }
     for (RunningJob r : candidates) {
-      if (defrag == null || !defrag.job().equals(r.id())) {
+      if (!moved.contains(r.id())) {
         Decision.Migrate m = consolidate(in, cluster, free, r, placer, pass.reservations());
         if (m != null) {
           decided.add(m);
@@ -123,18 +134,35 @@ final class MigrationStage {
     return pass.withMigrations(decided);
   }
 
-  /** Step 1: one move that lets the first waiting job start, or null. */
+  /**
+   * The first {@code max} jobs in the pass's order blocked for lack of GPUs ({@link
+   * ElasticStage#waiting}'s reasons), without preemptions.
+   */
+  private static List<Job> waitingForGpus(PassResult pass, int max) {
+    var out = new ArrayList<Job>();
+    var d = pass.diagnosis();
+    for (int rank = 0; rank < d.size() && out.size() < max; rank++) {
+      var reason = d.reason(rank);
+      if (reason.isPresent() && ElasticStage.WAITS_FOR_GPUS.contains(reason.get())) {
+        out.add(d.job(rank));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Step 1 for one waiting job: one move that lets it start, or null. A job after the first ({@code
+   * later}) is placed off the nodes promised to another job's reservation that starts before it
+   * would end, so that a move never lets it jump ahead of a reserved job.
+   */
   private static Decision.Migrate defragment(
       PassInput in,
       PassResult pass,
-      Map<JobId, Job> pendingById,
+      Job waiting,
+      boolean later,
       ElasticFreeNodes free,
       List<RunningJob> candidates,
       GangPlacer placer) {
-    if (!pass.preemptions().isEmpty()) {
-      return null; // the pass already makes room by preempting
-    }
-    Job waiting = ElasticStage.waiting(pass, pendingById);
     if (waiting == null
         || !waiting.isEligibleAt(in.nowSec())
         || pass.resizes().stream().anyMatch(z -> waiting.id().equals(z.beneficiary()))) {
@@ -144,6 +172,18 @@ final class MigrationStage {
     var wGang = waiting.spec().gang();
     int wModel = cluster.modelIdOf(waiting.spec().gpuModel());
     long[] wExcluded = cluster.excludedMask(waiting.spec().excludedNodes());
+    if (later) {
+      wExcluded =
+          promised(
+              cluster,
+              wExcluded,
+              pass.reservations(),
+              waiting.id(),
+              in.nowSec() + waiting.timeLimitSec());
+      if (wExcluded == null) {
+        return null; // an unpinned reservation of an earlier job could need any node
+      }
+    }
     if (placer.place(wGang, wModel, free, true, wExcluded) != null) {
       return null; // GPUs are not what it waits for (a reservation, CPUs elsewhere)
     }

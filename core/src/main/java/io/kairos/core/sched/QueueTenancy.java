@@ -118,8 +118,14 @@ final class QueueTenancy implements TenancyStage {
 
   @Override
   public List<Decision.Preempt> preempt(
-      int[] order, byte[] reasons, ClusterSnapshot snapshot, Ledger ledger, long nowSec) {
-    List<Decision.Preempt> preemptions = victims.preempt(order, reasons, snapshot, ledger, nowSec);
+      int[] order,
+      byte[] reasons,
+      ClusterSnapshot snapshot,
+      Ledger ledger,
+      long nowSec,
+      Exclusions exclusions) {
+    List<Decision.Preempt> preemptions =
+        victims.preempt(order, reasons, snapshot, ledger, nowSec, exclusions);
     var preemptor = preemptions.isEmpty() ? null : preemptions.getFirst().preemptor();
     if (preemptor != null || ordering.hasPreemptionsUnderWay()) {
       long[] ids = pending.ids();

@@ -217,7 +217,8 @@ public final class SchedulingPass {
               snapshot, now, order, reasons, settled, reserved, ledger, profile, replay);
     }
     // 5. Preempt: for the first blocked job that preemption can start, if its queue allows it.
-    List<Decision.Preempt> preemptions = tenancy.preempt(order, reasons, snapshot, ledger, now);
+    List<Decision.Preempt> preemptions =
+        tenancy.preempt(order, reasons, snapshot, ledger, now, exclusions);
     final int from = settled;
     var diagnosis =
         new Diagnosis(

@@ -71,10 +71,17 @@ interface TenancyStage {
 
   /**
    * 5. Preempt, after every job was considered: victims for at most one blocked job; marks the jobs
-   * that wait for victims {@link Reason#PREEMPTING} in {@code reasons} (by rank).
+   * that wait for victims {@link Reason#PREEMPTING} in {@code reasons} (by rank). A preemptor is
+   * placed off the nodes {@code exclusions} keeps it from (its own excluded nodes, and those held
+   * for another job's move).
    */
   List<Decision.Preempt> preempt(
-      int[] order, byte[] reasons, ClusterSnapshot snapshot, Ledger ledger, long nowSec);
+      int[] order,
+      byte[] reasons,
+      ClusterSnapshot snapshot,
+      Ledger ledger,
+      long nowSec,
+      Exclusions exclusions);
 
   /** The detail texts of the pass's diagnosis. */
   Diagnosis.Details details(int[] order, List<Decision.Preempt> preemptions);
@@ -118,7 +125,12 @@ interface TenancyStage {
 
     @Override
     public List<Decision.Preempt> preempt(
-        int[] order, byte[] reasons, ClusterSnapshot snapshot, Ledger ledger, long nowSec) {
+        int[] order,
+        byte[] reasons,
+        ClusterSnapshot snapshot,
+        Ledger ledger,
+        long nowSec,
+        Exclusions exclusions) {
       return List.of();
     }
 

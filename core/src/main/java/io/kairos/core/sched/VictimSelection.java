@@ -43,8 +43,9 @@ import java.util.Optional;
  *       cohort to borrow; more over-served accounts by fair share), sorted by {@link
  *       #VICTIM_ORDER}.
  *   <li>{@link PreemptionPlanner}, with the pass's placement strategy, picks a 1-minimal set that
- *       frees a placement; none, or a plan without victims (the job waits for a reservation), and
- *       the next preemptor is tried.
+ *       frees a placement (off the preemptor's excluded nodes and off the nodes held for another
+ *       job's move, {@link Exclusions#mask}); none, or a plan without victims (the job waits for a
+ *       reservation), and the next preemptor is tried.
  *   <li>The quota is checked with the victims' usage removed; victims of the same queue or cohort
  *       are added, in victim order, until it fits, or the plan is dropped. So a preemption always
  *       leaves room, in quota and on nodes, for its preemptor.
@@ -116,7 +117,12 @@ final class VictimSelection {
    * reasons} are the pass's, by rank.
    */
   List<Decision.Preempt> preempt(
-      int[] order, byte[] reasons, ClusterSnapshot snapshot, Ledger ledger, long nowSec) {
+      int[] order,
+      byte[] reasons,
+      ClusterSnapshot snapshot,
+      Ledger ledger,
+      long nowSec,
+      Exclusions exclusions) {
     if (!tenants.preempting().isEmpty()) {
       return List.of();
     }
@@ -144,7 +150,7 @@ final class VictimSelection {
           return List.of();
         }
       }
-      var decided = planFor(slot, q, policy, victims, ledger, nowSec);
+      var decided = planFor(slot, q, policy, victims, ledger, nowSec, exclusions.mask(slot));
       if (!decided.isEmpty()) {
         return decided;
       }
@@ -201,7 +207,13 @@ final class VictimSelection {
   }
 
   private List<Decision.Preempt> planFor(
-      int slot, int q, PreemptionPolicy policy, List<Victim> all, Ledger ledger, long nowSec) {
+      int slot,
+      int q,
+      PreemptionPolicy policy,
+      List<Victim> all,
+      Ledger ledger,
+      long nowSec,
+      long[] excluded) {
     Job job = pending.jobs()[slot];
     JobSpec spec = job.spec();
     int priority = spec.priority();
@@ -238,7 +250,6 @@ final class VictimSelection {
           (long) v.running().job().totalGpus() * Math.max(0, nowSec - v.running().startSec());
       candidates.add(new VictimCandidate(v.running(), cost, v.protectedUntil()));
     }
-    long[] excluded = spec.hasExclusions() ? cluster.excludedMask(spec.excludedNodes()) : null;
     Optional<PreemptionPlan> plan =
         planner.plan(ledger.now(0), spec.gang(), model, excluded, true, candidates, nowSec);
     if (plan.isEmpty() || !plan.get().needsPreemption()) {

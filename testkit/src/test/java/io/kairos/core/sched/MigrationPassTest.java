@@ -80,6 +80,34 @@ class MigrationPassTest {
               assertThat(next.migrations()).as("A is protected now").isEmpty();
             }),
         new Row(
+            "makes room for several waiting jobs in one pass, one move each, in order",
+            h0 -> {
+              // Four nodes, each half-held; A (node 0) and C (node 2) may move. W1 and W2 each
+              // need a whole node: A moves beside B (node 1) for W1, C beside D (node 3) for W2.
+              var h =
+                  SchedulerHarness.of(Clusters.oneRack(4, 8))
+                      .policy(Policy.EASY)
+                      .migration(SETTINGS);
+              JobId a = h.occupy(0, 0x0F, 10 * H);
+              h.occupy(1, 0x0F, 10 * H);
+              JobId c = h.occupy(2, 0x0F, 10 * H);
+              h.occupy(3, 0x0F, 10 * H);
+              h.checkpointable(a, 300);
+              h.checkpointable(c, 300);
+              JobId w1 = h.submit(Jobs.perNode(8, 8).limit(H));
+              JobId w2 = h.submit(Jobs.perNode(8, 8).limit(H));
+              PassResult pass = h.step();
+              assertThat(pass.migrations())
+                  .extracting(Decision.Migrate::job, Decision.Migrate::beneficiary)
+                  .containsExactly(
+                      org.assertj.core.groups.Tuple.tuple(a, w1),
+                      org.assertj.core.groups.Tuple.tuple(c, w2));
+              PassResult next = h.step();
+              assertThat(next.starts())
+                  .extracting(Decision.Start::job)
+                  .containsExactlyInAnyOrder(w1, w2);
+            }),
+        new Row(
             "does not move when the move costs more than the wait it saves",
             h0 -> {
               // W would wait 100 s: 800 GPU-seconds saved < 1,440 spent.
