@@ -22,6 +22,7 @@ import java.util.TreeMap;
   @JsonSubTypes.Type(value = ControlCommand.CancelJob.class, name = "cancel"),
   @JsonSubTypes.Type(value = ControlCommand.StartJobs.class, name = "start"),
   @JsonSubTypes.Type(value = ControlCommand.TaskEnded.class, name = "taskEnded"),
+  @JsonSubTypes.Type(value = ControlCommand.TasksEnded.class, name = "tasksEnded"),
   @JsonSubTypes.Type(value = ControlCommand.RegisterNode.class, name = "register"),
   @JsonSubTypes.Type(value = ControlCommand.RegisterNodes.class, name = "registerNodes"),
   @JsonSubTypes.Type(value = ControlCommand.DrainNode.class, name = "drain"),
@@ -122,6 +123,19 @@ public sealed interface ControlCommand {
         ExitReason reason,
         String message) {
       this(atMs, node, epoch, jobId, attempt, task, exitCode, reason, message, null, null);
+    }
+  }
+
+  /**
+   * Several task ends that arrived together (from any agents), in one log entry: applied in order,
+   * each exactly as an entry of its own would be ({@link ControlState}); the result holds each
+   * one's answer, in order. So a thousand jobs ending a second cost tens of entries, not a thousand
+   * (each entry takes the log's append lock, is written and fsynced, counts towards the next
+   * snapshot).
+   */
+  record TasksEnded(long atMs, List<TaskEnded> ends) implements ControlCommand {
+    public TasksEnded {
+      ends = List.copyOf(ends);
     }
   }
 

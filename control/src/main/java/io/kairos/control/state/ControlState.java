@@ -25,6 +25,7 @@ import io.kairos.control.state.ControlCommand.StartJobs;
 import io.kairos.control.state.ControlCommand.StartStep;
 import io.kairos.control.state.ControlCommand.SubmitJobs;
 import io.kairos.control.state.ControlCommand.TaskEnded;
+import io.kairos.control.state.ControlCommand.TasksEnded;
 import io.kairos.control.state.ControlCommand.TokensUsed;
 import io.kairos.core.model.JobSpec;
 import io.kairos.core.state.ClusterStore;
@@ -108,7 +109,8 @@ public final class ControlState {
           case PreemptJobs c -> lifecycle.preempt(c);
           case ResizeJob c -> lifecycle.resize(c);
           case MigrateJob c -> lifecycle.migrate(c);
-          case TaskEnded c -> c.step() == null ? lifecycle.taskEnded(c) : steps.taskEnded(c);
+          case TaskEnded c -> taskEnded(c);
+          case TasksEnded c -> endAll(c);
           case StartStep c -> steps.start(c);
           case CancelStep c -> steps.cancel(c);
           case RegisterNode c -> nodeRegistry.register(c);
@@ -154,6 +156,24 @@ public final class ControlState {
         || command instanceof AddToken
         || command instanceof RevokeToken
         || command instanceof SetUser);
+  }
+
+  private ControlResult taskEnded(TaskEnded c) {
+    return c.step() == null ? lifecycle.taskEnded(c) : steps.taskEnded(c);
+  }
+
+  /** Each task end in turn, as {@link #apply} would one entry of its own. */
+  private ControlResult endAll(TasksEnded c) {
+    var results = new java.util.ArrayList<ControlResult>(c.ends().size());
+    for (int i = 0; i < c.ends().size(); i++) {
+      TaskEnded e = c.ends().get(i);
+      results.add(taskEnded(e));
+      if (i < c.ends().size() - 1) { // apply() settles after the last one
+        lifecycle.settleDependencies(e.atMs());
+        forgetEndedBeyondLimit();
+      }
+    }
+    return ControlResult.ofItems(results);
   }
 
   /** Each registration in turn, as {@link #apply} would one entry of its own. */
