@@ -181,6 +181,7 @@ public final class AgentService implements AutoCloseable {
     monitor.interrupt();
     registrations.close();
     taskEnds.close();
+    credentials.close();
   }
 
   /**

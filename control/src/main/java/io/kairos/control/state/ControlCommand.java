@@ -28,6 +28,7 @@ import java.util.TreeMap;
   @JsonSubTypes.Type(value = ControlCommand.DrainNode.class, name = "drain"),
   @JsonSubTypes.Type(value = ControlCommand.ResumeNode.class, name = "resume"),
   @JsonSubTypes.Type(value = ControlCommand.AddToken.class, name = "addToken"),
+  @JsonSubTypes.Type(value = ControlCommand.AddTokens.class, name = "addTokens"),
   @JsonSubTypes.Type(value = ControlCommand.NodeDown.class, name = "nodeDown"),
   @JsonSubTypes.Type(value = ControlCommand.PreemptJobs.class, name = "preempt"),
   @JsonSubTypes.Type(value = ControlCommand.SetUser.class, name = "setUser"),
@@ -303,6 +304,17 @@ public sealed interface ControlCommand {
   record Preemption(long victimId, long preemptorId, String kind, String detail) {}
 
   record AddToken(long atMs, TokenRecord token) implements ControlCommand {}
+
+  /**
+   * Several tokens added together (the step credentials of the jobs a pass starts, packed by group
+   * commit): each added, or refused, exactly as an {@link AddToken} entry of its own would be; the
+   * result holds each one's answer, in order.
+   */
+  record AddTokens(long atMs, List<TokenRecord> tokens) implements ControlCommand {
+    public AddTokens {
+      tokens = List.copyOf(tokens);
+    }
+  }
 
   /**
    * An admin maps a Kairos user to a Unix account (a row replaces the user's earlier one). Jobs

@@ -1,6 +1,7 @@
 package io.kairos.control.state;
 
 import io.kairos.control.state.ControlCommand.AddToken;
+import io.kairos.control.state.ControlCommand.AddTokens;
 import io.kairos.control.state.ControlCommand.ApplyConfig;
 import io.kairos.control.state.ControlCommand.CancelJob;
 import io.kairos.control.state.ControlCommand.CancelStep;
@@ -123,6 +124,8 @@ public final class ControlState {
           case ReturnGpu c -> nodeRegistry.returnGpu(c);
           case SettleNodes c -> ControlResult.OK;
           case AddToken c -> addToken(c.token());
+          case AddTokens c ->
+              ControlResult.ofItems(c.tokens().stream().map(this::addToken).toList());
           case SetUser c -> {
             records.setUser(c.user());
             yield ControlResult.OK;
@@ -154,6 +157,7 @@ public final class ControlState {
         || command instanceof RegisterNodes
         || command instanceof TokensUsed
         || command instanceof AddToken
+        || command instanceof AddTokens
         || command instanceof RevokeToken
         || command instanceof SetUser);
   }

@@ -66,6 +66,40 @@ class TasksEndedProperties {
     assertThat(StateInvariants.violations(packed)).as(replay + "invariants").isEmpty();
   }
 
+  /**
+   * An {@link ControlCommand.AddTokens} entry (step credentials packed by group commit) adds, or
+   * refuses, each token as an {@link ControlCommand.AddToken} entry of its own would: credentials
+   * of running attempts, of stale attempts, of unknown jobs, and plain tokens.
+   */
+  @ParameterizedTest(name = "seed {0}")
+  @MethodSource("seeds")
+  void packedTokensApplyAsTheirTokensOneByOne(long seed) {
+    var rnd = new Random(seed);
+    ControlState separate = running();
+    ControlState packed = running();
+    var tokens = new ArrayList<TokenRecord>();
+    tokens.add(TokenRecord.stepCredential("step-" + seed, "alice", T0, TokenRecord.jobScope(7, 1)));
+    for (int i = 0, n = 2 + rnd.nextInt(20); i < n; i++) {
+      long jobId = rnd.nextInt(10) == 0 ? 99 : 1 + rnd.nextInt(8);
+      int attempt = rnd.nextInt(5) == 0 ? 2 : 1;
+      tokens.add(
+          rnd.nextInt(6) == 0
+              ? new TokenRecord("plain-" + seed + "-" + i, "alice", TokenRecord.USER, T0)
+              : TokenRecord.stepCredential(
+                  "step-" + seed + "-" + i, "alice", T0, TokenRecord.jobScope(jobId, attempt)));
+    }
+    var one = new ArrayList<ControlResult>();
+    for (TokenRecord t : tokens) {
+      one.add(separate.apply(new ControlCommand.AddToken(T0 + 6_000, t)));
+    }
+    ControlResult all = packed.apply(new ControlCommand.AddTokens(T0 + 6_000, tokens));
+    String replay = "seed " + seed + ": ";
+    assertThat(all.items()).as(replay + "each one's answer").isEqualTo(one);
+    assertThat(RegisterNodesProperties.image(packed))
+        .as(replay + "the state")
+        .isEqualTo(RegisterNodesProperties.image(separate));
+  }
+
   /** The generator makes the cases that matter: bursts that end jobs, and ends that are refused. */
   @org.junit.jupiter.api.Test
   void generatedBurstsEndJobsAndHoldRefusals() {
