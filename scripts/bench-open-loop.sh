@@ -9,7 +9,7 @@
 # replicated state, heap and snapshots; then the whole run's figures, the server's snapshot log
 # lines, its GC pauses and the CPU it used.
 # Usage: scripts/bench-open-loop.sh [duration=10m] [rate=1000]
-#   KAIROS_BENCH_AGENTS (32), KAIROS_BENCH_TASK_TIME (200ms), KAIROS_BENCH_WINDOW (60s),
+#   KAIROS_BENCH_AGENTS (64), KAIROS_BENCH_TASK_TIME (100ms), KAIROS_BENCH_WINDOW (60s),
 #   KAIROS_BENCH_WARMUP (30s), KAIROS_BENCH_KEEP=DIR keeps the server's directory and logs,
 #   KAIROS_BENCH_JFR=1 records a JFR file there (profile settings), KAIROS_SERVER_JAVA_OPTS.
 set -euo pipefail
@@ -17,8 +17,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 duration="${1:-10m}"
 rate="${2:-1000}"
-agents="${KAIROS_BENCH_AGENTS:-32}"
-task="${KAIROS_BENCH_TASK_TIME:-200ms}"
+agents="${KAIROS_BENCH_AGENTS:-64}"
+task="${KAIROS_BENCH_TASK_TIME:-100ms}"
 window="${KAIROS_BENCH_WINDOW:-60s}"
 warmup="${KAIROS_BENCH_WARMUP:-30s}"
 port="${KAIROS_BENCH_PORT:-18540}"
