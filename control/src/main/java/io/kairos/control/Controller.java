@@ -497,21 +497,7 @@ public final class Controller implements Closeable {
             m -> m.read(s -> countJobs(s, io.kairos.protocol.JobState.RUNNING)))
         .description("jobs running")
         .register(meters);
-    Gauge.builder("kairos.jobs.in.state", sm, m -> m.read(s -> (double) s.jobCount()))
-        .description("jobs in the replicated state: live ones and ended ones not yet forgotten")
-        .register(meters);
-    Gauge.builder("kairos.snapshots.written", sm, m -> m.snapshotStats().written())
-        .description("snapshots this replica wrote since it started")
-        .register(meters);
-    Gauge.builder("kairos.snapshot.last.ms", sm, m -> m.snapshotStats().lastMs())
-        .description("the last snapshot's time from request to durable file, ms")
-        .register(meters);
-    Gauge.builder("kairos.snapshot.max.ms", sm, m -> m.snapshotStats().maxMs())
-        .description("the longest snapshot's time from request to durable file, ms")
-        .register(meters);
-    Gauge.builder("kairos.snapshot.last.jobs", sm, m -> m.snapshotStats().lastJobs())
-        .description("jobs in the last snapshot")
-        .register(meters);
+    sm.bindMetrics(meters);
     Gauge.builder("kairos.nodes", sm, m -> m.read(s -> (double) s.nodes().size()))
         .description("registered nodes")
         .register(meters);

@@ -131,6 +131,30 @@ public final class KairosStateMachine extends BaseStateMachine {
     return storage;
   }
 
+  /** Registers the state's size and the snapshots' gauges ({@code /metrics}). */
+  public void bindMetrics(io.micrometer.core.instrument.MeterRegistry meters) {
+    io.micrometer.core.instrument.Gauge.builder(
+            "kairos.jobs.in.state", this, m -> m.read(s -> (double) s.jobCount()))
+        .description("jobs in the replicated state: live ones and ended ones not yet forgotten")
+        .register(meters);
+    io.micrometer.core.instrument.Gauge.builder(
+            "kairos.snapshots.written", this, m -> m.snapshotStats().written())
+        .description("snapshots this replica wrote since it started")
+        .register(meters);
+    io.micrometer.core.instrument.Gauge.builder(
+            "kairos.snapshot.last.ms", this, m -> m.snapshotStats().lastMs())
+        .description("the last snapshot's time from request to durable file, ms")
+        .register(meters);
+    io.micrometer.core.instrument.Gauge.builder(
+            "kairos.snapshot.max.ms", this, m -> m.snapshotStats().maxMs())
+        .description("the longest snapshot's time from request to durable file, ms")
+        .register(meters);
+    io.micrometer.core.instrument.Gauge.builder(
+            "kairos.snapshot.last.jobs", this, m -> m.snapshotStats().lastJobs())
+        .description("jobs in the last snapshot")
+        .register(meters);
+  }
+
   /** Runs {@code reader} under the read lock: a consistent view, never kept past the call. */
   public <T> T read(Function<ControlState, T> reader) {
     lock.readLock().lock();
