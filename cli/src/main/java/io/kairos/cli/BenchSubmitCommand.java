@@ -109,6 +109,45 @@ final class BenchSubmitCommand extends ApiCommand {
   @Option(names = "--queue", paramLabel = "QUEUE", description = "The queue to submit to.")
   String queue;
 
+  @Option(
+      names = "--agents",
+      paramLabel = "N",
+      defaultValue = "0",
+      description =
+          "Also run N emulated agents over the real agent API (needs --join-token-file), so"
+              + " that the submitted jobs run and finish: each takes its tasks at once, holds"
+              + " them --task-time and reports exit 0; no process is started (default: none).")
+  int agents;
+
+  @Option(
+      names = "--agent-gpus",
+      paramLabel = "G",
+      defaultValue = "8",
+      description = "GPUs per emulated agent (default: ${DEFAULT-VALUE}).")
+  int agentGpus;
+
+  @Option(
+      names = "--task-time",
+      paramLabel = "TIME",
+      defaultValue = "0s",
+      description = "How long an emulated agent's task runs (default: ${DEFAULT-VALUE}).")
+  String taskTime;
+
+  @Option(
+      names = "--join-token-file",
+      paramLabel = "FILE",
+      description = "The join token for --agents (the controller's DATA/join.token).")
+  java.nio.file.Path joinTokenFile;
+
+  @Option(
+      names = "--server-stats",
+      description =
+          "Read the controller's /metrics every 5 s and print, after each window and at the"
+              + " end, its live jobs, jobs in the replicated state, heap in use and snapshots.")
+  boolean serverStats;
+
+  private ServerGauges gauges;
+
   /** What one run measured. */
   record Result(
       long requests,
@@ -137,7 +176,23 @@ final class BenchSubmitCommand extends ApiCommand {
     long jobs = count != null ? count : durationSeconds != null ? Long.MAX_VALUE : DEFAULT_COUNT;
     // Before the clock starts: is a controller there, and does it take the token?
     api.get("/api/v1/whoami");
-    Result r = load(api, jobs, out);
+    BenchAgents fakes =
+        agents == 0 ? null : BenchAgents.start(api, agents, agentGpus, taskTime, joinTokenFile);
+    if (serverStats) {
+      gauges = new ServerGauges(api);
+      gauges.start(5_000);
+    }
+    Result r;
+    try {
+      r = load(api, jobs, out);
+    } finally {
+      if (gauges != null) {
+        gauges.stop();
+      }
+      if (fakes != null) {
+        fakes.close();
+      }
+    }
     if (isJson()) {
       ObjectNode o = Json.MAPPER.createObjectNode();
       o.put("requests", r.requests());
@@ -156,6 +211,18 @@ final class BenchSubmitCommand extends ApiCommand {
       latency.put("max", ms(r.latencyNanos().max()));
       if (r.firstError() != null) {
         o.put("first_error", r.firstError());
+      }
+      if (fakes != null) {
+        o.put("jobs_finished_by_agents", fakes.finished.sum());
+        o.put("agent_errors", fakes.errors.sum());
+      }
+      var last = gauges == null ? null : gauges.sampleNow();
+      if (last != null) {
+        o.put("server_live_jobs", last.live());
+        o.put("server_jobs_in_state", last.inState());
+        o.put("server_heap_mib", Math.round(last.heapBytes() / (1 << 20)));
+        o.put("server_snapshots", last.snapshots());
+        o.put("server_snapshot_max_ms", last.snapshotMaxMs());
       }
       Json.print(out, o);
     } else {
@@ -183,6 +250,19 @@ final class BenchSubmitCommand extends ApiCommand {
           fmt(ms(p.max())));
       if (r.firstError() != null) {
         out.println("first error   " + r.firstError());
+      }
+      if (fakes != null) {
+        out.printf(
+            Locale.ROOT,
+            "agents        %d emulated, %d jobs ran and finished, %d failed exchanges%s%n",
+            agents,
+            fakes.finished.sum(),
+            fakes.errors.sum(),
+            fakes.firstError.get() == null ? "" : " (first: " + fakes.firstError.get() + ")");
+      }
+      var last = gauges == null ? null : gauges.sampleNow();
+      if (last != null) {
+        out.println(last.line());
       }
     }
     return r.errors() == 0 ? 0 : 1;
@@ -413,14 +493,28 @@ final class BenchSubmitCommand extends ApiCommand {
       Percentiles p = win.latencies().percentiles();
       out.printf(
           Locale.ROOT,
-          "window to %s s  %d jobs  %d errors  latency (ms) p50 %s  p99 %s  p99.9 %s  max %s%n",
+          "window to %s s  %d jobs  %d errors  latency (ms) p50 %s  p90 %s  p99 %s  p99.9 %s"
+              + "  max %s  load %s%n",
           fmt((w + 1) * windowNanos / 1e9),
           win.jobs().get(),
           win.errors().get(),
           fmt(ms(p.value(50))),
+          fmt(ms(p.value(90))),
           fmt(ms(p.value(99))),
           fmt(ms(p.value(99.9))),
-          fmt(ms(p.max())));
+          fmt(ms(p.max())),
+          BenchAgents.loadAverage());
+      var sample = gauges == null ? null : gauges.latest();
+      if (sample != null) {
+        double[] peak = gauges.takePeaks();
+        out.printf(
+            Locale.ROOT,
+            "  %s; peaks: live %.0f, in state %.0f, heap %.0f MiB%n",
+            sample.line(),
+            peak[0],
+            peak[1],
+            peak[2] / (1 << 20));
+      }
       out.flush();
     }
   }

@@ -115,6 +115,64 @@ class BenchHeartbeatsCommandTest extends ClientTestSupport {
   }
 
   /**
+   * {@code bench submit --agents}: emulated agents over the real agent API take the submitted jobs,
+   * run them and report them finished, so the open loop runs with jobs finishing; the controller's
+   * own figures come back from its /metrics.
+   */
+  @Test
+  void submittedJobsRunAndFinishOnEmulatedAgents() throws Exception {
+    try (var controller =
+        Controller.start(
+            Controller.Config.single(dir.resolve("fin"), "127.0.0.1", 0)
+                .withRunAs(io.kairos.control.auth.RunAsPolicy.of(null, true)))) {
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (!controller.replica().isLeaderReady() || !controller.isBootstrapped()) {
+        assertThat(System.nanoTime()).as("the controller leads within 30 s").isLessThan(deadline);
+        Thread.sleep(20);
+      }
+      Path tokenFile = dir.resolve("fin-join.token");
+      Files.writeString(tokenFile, controller.joinToken() + "\n");
+      var r =
+          kairos(
+                  "bench",
+                  "submit",
+                  "--server",
+                  controller.url(),
+                  "--token",
+                  controller.adminToken(),
+                  "--rate",
+                  "50",
+                  "--duration",
+                  "2s",
+                  "--agents",
+                  "2",
+                  "--task-time",
+                  "50ms",
+                  "--join-token-file",
+                  tokenFile.toString(),
+                  "--server-stats",
+                  "-o",
+                  "json")
+              .assertOk();
+      JsonNode report = JSON.readTree(r.out());
+      assertThat(report.get("jobs_acknowledged").asLong()).isEqualTo(100);
+      assertThat(report.get("agent_errors").asLong()).isZero();
+      // Most of them ran and finished before the run ended; the rest end just after.
+      assertThat(report.get("jobs_finished_by_agents").asLong()).isBetween(1L, 100L);
+      assertThat(report.get("server_jobs_in_state").asDouble()).isGreaterThanOrEqualTo(100.0);
+      assertThat(report.get("server_heap_mib").asLong()).isPositive();
+      var jobs =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(URI.create(controller.url() + "/api/v1/jobs/1"))
+                      .header("Authorization", "Bearer " + controller.adminToken())
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
+      assertThat(jobs.body()).contains("\"SUCCEEDED\"");
+    }
+  }
+
+  /**
    * Over HTTPS each simulated agent registers a key of its own, gets a node certificate, and
    * heartbeats on a TLS connection of its own presenting it: what real agents cost the controller.
    */

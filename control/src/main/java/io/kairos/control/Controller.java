@@ -530,6 +530,7 @@ public final class Controller implements Closeable {
             m -> m.read(s -> countJobs(s, io.kairos.protocol.JobState.RUNNING)))
         .description("jobs running")
         .register(meters);
+    sm.bindMetrics(meters);
     Gauge.builder("kairos.nodes", sm, m -> m.read(s -> (double) s.nodes().size()))
         .description("registered nodes")
         .register(meters);

@@ -88,6 +88,7 @@ public final class AgentService implements AutoCloseable {
 
   private final RaftReplica replica;
   private final RegisterBatcher registrations;
+  private final io.kairos.control.raft.EndBatcher taskEnds;
   private final InstantSource clock;
   private final LeaseSettings lease;
 
@@ -133,6 +134,7 @@ public final class AgentService implements AutoCloseable {
     this.identity = identity;
     this.credentials = new StepCredentials(replica, clock);
     this.registrations = new RegisterBatcher(replica, clock);
+    this.taskEnds = new io.kairos.control.raft.EndBatcher(replica);
     this.heard = new NodeWatch(detection, lease);
     this.monitor =
         Thread.ofPlatform()
@@ -165,6 +167,8 @@ public final class AgentService implements AutoCloseable {
     closed = true;
     monitor.interrupt();
     registrations.close();
+    taskEnds.close();
+    credentials.close();
   }
 
   /**
@@ -363,14 +367,11 @@ public final class AgentService implements AutoCloseable {
     }
   }
 
-  /**
-   * Proposes every command at once and waits for all of them: the log flushes them together (one
-   * fsync for the lot), where committing them one by one would wait a flush each.
-   */
+  /** Commits task ends (shared entries: {@code EndBatcher}) and waits for all of them. */
   private List<ControlResult> commitAll(List<ControlCommand> commands) throws InterruptedException {
     var futures = new ArrayList<CompletableFuture<ControlResult>>();
     for (ControlCommand c : commands) {
-      futures.add(replica.propose(c));
+      futures.add(c instanceof ControlCommand.TaskEnded e ? taskEnds.end(e) : replica.propose(c));
     }
     var results = new ArrayList<ControlResult>(futures.size());
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

@@ -4,7 +4,6 @@ import io.kairos.control.api.ApiError;
 import io.kairos.control.auth.Tokens;
 import io.kairos.control.raft.RaftReplica;
 import io.kairos.control.sched.SchedulerLoop;
-import io.kairos.control.state.ControlCommand.AddToken;
 import io.kairos.control.state.JobRecord;
 import io.kairos.control.state.TokenRecord;
 import io.kairos.protocol.JobState;
@@ -30,6 +29,9 @@ final class StepCredentials {
   private final RaftReplica replica;
   private final InstantSource clock;
 
+  /** Credentials proposed together share entries ({@code AddTokens}). */
+  private final io.kairos.control.raft.TokenBatcher tokens;
+
   /** Step credentials this leader minted, by job and attempt ({@code id:attempt}). Secrets. */
   private final Map<String, String> jobTokens = new ConcurrentHashMap<>();
 
@@ -39,6 +41,11 @@ final class StepCredentials {
   StepCredentials(RaftReplica replica, InstantSource clock) {
     this.replica = replica;
     this.clock = clock;
+    this.tokens = new io.kairos.control.raft.TokenBatcher(replica, clock);
+  }
+
+  void close() {
+    tokens.close();
   }
 
   /** The credential minted for the job's current attempt, or null. */
@@ -134,8 +141,8 @@ final class StepCredentials {
     var record =
         TokenRecord.stepCredential(
             Tokens.hash(token), user, clock.millis(), TokenRecord.jobScope(jobId, attempt));
-    replica
-        .propose(new AddToken(clock.millis(), record))
+    tokens
+        .add(record)
         .whenComplete(
             (r, e) -> {
               if (e == null && r.isOk()) {

@@ -74,6 +74,24 @@ public final class KairosStateMachine extends BaseStateMachine {
   private volatile long durableIndex = RaftLog.INVALID_LOG_INDEX;
 
   /**
+   * Snapshots written by this replica, and the time of the last and longest (ms, request to
+   * durable).
+   */
+  private final java.util.concurrent.atomic.AtomicLong snapshots =
+      new java.util.concurrent.atomic.AtomicLong();
+
+  private volatile long lastSnapshotMs;
+  private volatile long maxSnapshotMs;
+  private volatile long lastSnapshotJobs;
+
+  /** What {@code /metrics} shows of the snapshots: count, last and longest time, last size. */
+  public record SnapshotStats(long written, long lastMs, long maxMs, long lastJobs) {}
+
+  public SnapshotStats snapshotStats() {
+    return new SnapshotStats(snapshots.get(), lastSnapshotMs, maxSnapshotMs, lastSnapshotJobs);
+  }
+
+  /**
    * Keeps the ended jobs the state forgets (a replica-local accounting store writes them durably);
    * called on the apply thread under the write lock, before the entry counts as applied. A failure
    * is fatal, as any failed apply: the replica stops rather than lose the jobs' records.
@@ -111,6 +129,30 @@ public final class KairosStateMachine extends BaseStateMachine {
   @Override
   public SimpleStateMachineStorage getStateMachineStorage() {
     return storage;
+  }
+
+  /** Registers the state's size and the snapshots' gauges ({@code /metrics}). */
+  public void bindMetrics(io.micrometer.core.instrument.MeterRegistry meters) {
+    io.micrometer.core.instrument.Gauge.builder(
+            "kairos.jobs.in.state", this, m -> m.read(s -> (double) s.jobCount()))
+        .description("jobs in the replicated state: live ones and ended ones not yet forgotten")
+        .register(meters);
+    io.micrometer.core.instrument.Gauge.builder(
+            "kairos.snapshots.written", this, m -> m.snapshotStats().written())
+        .description("snapshots this replica wrote since it started")
+        .register(meters);
+    io.micrometer.core.instrument.Gauge.builder(
+            "kairos.snapshot.last.ms", this, m -> m.snapshotStats().lastMs())
+        .description("the last snapshot's time from request to durable file, ms")
+        .register(meters);
+    io.micrometer.core.instrument.Gauge.builder(
+            "kairos.snapshot.max.ms", this, m -> m.snapshotStats().maxMs())
+        .description("the longest snapshot's time from request to durable file, ms")
+        .register(meters);
+    io.micrometer.core.instrument.Gauge.builder(
+            "kairos.snapshot.last.jobs", this, m -> m.snapshotStats().lastJobs())
+        .description("jobs in the last snapshot")
+        .register(meters);
   }
 
   /** Runs {@code reader} under the read lock: a consistent view, never kept past the call. */
@@ -197,6 +239,11 @@ public final class KairosStateMachine extends BaseStateMachine {
                   } catch (IOException e) {
                     throw new java.io.UncheckedIOException(e);
                   }
+                  long ms = (System.nanoTime() - t0) / 1_000_000;
+                  lastSnapshotMs = ms;
+                  maxSnapshotMs = Math.max(maxSnapshotMs, ms);
+                  lastSnapshotJobs = copy.jobs().size();
+                  snapshots.incrementAndGet();
                   LOG.info(
                       "snapshot at index {}: {} jobs, copied off the apply thread {} ms after the"
                           + " request, written in {} ms",

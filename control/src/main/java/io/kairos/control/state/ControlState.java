@@ -1,6 +1,7 @@
 package io.kairos.control.state;
 
 import io.kairos.control.state.ControlCommand.AddToken;
+import io.kairos.control.state.ControlCommand.AddTokens;
 import io.kairos.control.state.ControlCommand.ApplyConfig;
 import io.kairos.control.state.ControlCommand.CancelJob;
 import io.kairos.control.state.ControlCommand.CancelStep;
@@ -26,6 +27,7 @@ import io.kairos.control.state.ControlCommand.StartJobs;
 import io.kairos.control.state.ControlCommand.StartStep;
 import io.kairos.control.state.ControlCommand.SubmitJobs;
 import io.kairos.control.state.ControlCommand.TaskEnded;
+import io.kairos.control.state.ControlCommand.TasksEnded;
 import io.kairos.control.state.ControlCommand.TokensUsed;
 import io.kairos.core.model.JobSpec;
 import io.kairos.core.state.ClusterStore;
@@ -110,7 +112,8 @@ public final class ControlState {
           case ResizeJob c -> lifecycle.resize(c);
           case MigrateJob c -> lifecycle.migrate(c);
           case EndMigrationHold c -> JobMigrations.endHold(records, c);
-          case TaskEnded c -> c.step() == null ? lifecycle.taskEnded(c) : steps.taskEnded(c);
+          case TaskEnded c -> taskEnded(c);
+          case TasksEnded c -> endAll(c);
           case StartStep c -> steps.start(c);
           case CancelStep c -> steps.cancel(c);
           case RegisterNode c -> nodeRegistry.register(c);
@@ -123,6 +126,8 @@ public final class ControlState {
           case ReturnGpu c -> nodeRegistry.returnGpu(c);
           case SettleNodes c -> ControlResult.OK;
           case AddToken c -> addToken(c.token());
+          case AddTokens c ->
+              ControlResult.ofItems(c.tokens().stream().map(this::addToken).toList());
           case SetUser c -> {
             records.setUser(c.user());
             yield ControlResult.OK;
@@ -154,8 +159,27 @@ public final class ControlState {
         || command instanceof RegisterNodes
         || command instanceof TokensUsed
         || command instanceof AddToken
+        || command instanceof AddTokens
         || command instanceof RevokeToken
         || command instanceof SetUser);
+  }
+
+  private ControlResult taskEnded(TaskEnded c) {
+    return c.step() == null ? lifecycle.taskEnded(c) : steps.taskEnded(c);
+  }
+
+  /** Each task end in turn, as {@link #apply} would one entry of its own. */
+  private ControlResult endAll(TasksEnded c) {
+    var results = new java.util.ArrayList<ControlResult>(c.ends().size());
+    for (int i = 0; i < c.ends().size(); i++) {
+      TaskEnded e = c.ends().get(i);
+      results.add(taskEnded(e));
+      if (i < c.ends().size() - 1) { // apply() settles after the last one
+        lifecycle.settleDependencies(e.atMs());
+        forgetEndedBeyondLimit();
+      }
+    }
+    return ControlResult.ofItems(results);
   }
 
   /** Each registration in turn, as {@link #apply} would one entry of its own. */
