@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kairos.control.Controller;
+import io.kairos.control.ControllerConfig;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -56,7 +57,7 @@ class BenchHeartbeatsCommandTest extends ClientTestSupport {
   @Test
   void twentyAgentsHeartbeatARealControllerForTwoSeconds() throws Exception {
     try (var controller =
-        Controller.start(Controller.Config.single(dir.resolve("ctl"), "127.0.0.1", 0))) {
+        Controller.start(ControllerConfig.single(dir.resolve("ctl"), "127.0.0.1", 0))) {
       long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
       while (!controller.replica().isLeaderReady() || !controller.isBootstrapped()) {
         assertThat(System.nanoTime()).as("the controller leads within 30 s").isLessThan(deadline);
@@ -123,7 +124,7 @@ class BenchHeartbeatsCommandTest extends ClientTestSupport {
   void submittedJobsRunAndFinishOnEmulatedAgents() throws Exception {
     try (var controller =
         Controller.start(
-            Controller.Config.single(dir.resolve("fin"), "127.0.0.1", 0)
+            ControllerConfig.single(dir.resolve("fin"), "127.0.0.1", 0)
                 .withRunAs(io.kairos.control.auth.RunAsPolicy.of(null, true)))) {
       long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
       while (!controller.replica().isLeaderReady() || !controller.isBootstrapped()) {
@@ -187,7 +188,7 @@ class BenchHeartbeatsCommandTest extends ClientTestSupport {
             false);
     try (var controller =
         Controller.start(
-            Controller.Config.single(dir.resolve("tls"), "127.0.0.1", 0).withSecurity(security))) {
+            ControllerConfig.single(dir.resolve("tls"), "127.0.0.1", 0).withSecurity(security))) {
       long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
       while (!controller.replica().isLeaderReady() || !controller.isBootstrapped()) {
         assertThat(System.nanoTime()).as("the controller leads within 30 s").isLessThan(deadline);

@@ -3,6 +3,7 @@ package io.kairos.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kairos.control.Controller;
+import io.kairos.control.ControllerConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,7 +35,7 @@ class ConfigCommandTest extends ClientTestSupport {
 
   @BeforeEach
   void startController() throws Exception {
-    controller = Controller.start(Controller.Config.single(dir.resolve("ctl"), "127.0.0.1", 0));
+    controller = Controller.start(ControllerConfig.single(dir.resolve("ctl"), "127.0.0.1", 0));
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (!controller.replica().isLeaderReady()
         || controller.replica().stateMachine().read(s -> s.tokens().size()) < 2) {

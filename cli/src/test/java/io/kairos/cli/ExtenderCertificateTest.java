@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kairos.control.Controller;
+import io.kairos.control.ControllerConfig;
 import io.kairos.control.NetworkSecurity;
 import java.io.ByteArrayInputStream;
 import java.net.URI;
@@ -54,7 +55,7 @@ class ExtenderCertificateTest extends ClientTestSupport {
             NetworkSecurity.Mode.TLS, Optional.empty(), List.of(), Optional.empty(), false);
     controller =
         Controller.start(
-            Controller.Config.single(dir.resolve("ctl"), "127.0.0.1", 0).withSecurity(security));
+            ControllerConfig.single(dir.resolve("ctl"), "127.0.0.1", 0).withSecurity(security));
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (!controller.replica().isLeaderReady() || !controller.isBootstrapped()) {
       assertThat(System.nanoTime()).as("the controller leads within 30 s").isLessThan(deadline);

@@ -3,6 +3,7 @@ package io.kairos.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kairos.control.Controller;
+import io.kairos.control.ControllerConfig;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -18,7 +19,7 @@ class ReplicasCommandTest extends ClientTestSupport {
 
   @BeforeEach
   void startController() throws Exception {
-    controller = Controller.start(Controller.Config.single(dir.resolve("ctl"), "127.0.0.1", 0));
+    controller = Controller.start(ControllerConfig.single(dir.resolve("ctl"), "127.0.0.1", 0));
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (!controller.replica().isLeaderReady()
         || controller.replica().stateMachine().read(s -> s.tokens().size()) < 2) {

@@ -9,6 +9,7 @@ import io.kairos.agent.Agent;
 import io.kairos.agent.AgentConfig;
 import io.kairos.agent.ControllerTrust;
 import io.kairos.control.Controller;
+import io.kairos.control.ControllerConfig;
 import io.kairos.control.NetworkSecurity;
 import io.kairos.control.tls.CertificateAuthority;
 import io.kairos.control.tls.Role;
@@ -81,9 +82,9 @@ class TlsAttackTest {
     Environment.reset();
   }
 
-  private Controller.Config config(boolean rotate) {
+  private ControllerConfig config(boolean rotate) {
     // One root user, as the tests run: the admin's jobs run as root.
-    return Controller.Config.single(dir.resolve("ctl"), "127.0.0.1", port)
+    return ControllerConfig.single(dir.resolve("ctl"), "127.0.0.1", port)
         .withRunAs(
             new io.kairos.control.auth.RunAsPolicy(io.kairos.control.auth.RunAsPolicy.ROOT, true))
         .withSecurity(

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kairos.control.Controller;
+import io.kairos.control.ControllerConfig;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -25,7 +26,7 @@ class TokenCommandsTest extends ClientTestSupport {
 
   @BeforeEach
   void startController() throws Exception {
-    controller = Controller.start(Controller.Config.single(dir.resolve("ctl"), "127.0.0.1", 0));
+    controller = Controller.start(ControllerConfig.single(dir.resolve("ctl"), "127.0.0.1", 0));
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (!controller.replica().isLeaderReady() || !controller.isBootstrapped()) {
       assertThat(System.nanoTime()).as("the controller leads within 30 s").isLessThan(deadline);

@@ -1,26 +1,21 @@
 package io.kairos.control;
 
 import io.javalin.Javalin;
-import io.kairos.config.SlurmNames;
-import io.kairos.config.Tenancy;
 import io.kairos.control.accounting.Accounting;
 import io.kairos.control.accounting.AccountingSettings;
 import io.kairos.control.agent.AgentLogs;
 import io.kairos.control.agent.AgentService;
-import io.kairos.control.agent.LeaseSettings;
 import io.kairos.control.agent.NodeIdentity;
 import io.kairos.control.agent.PriorLeases;
 import io.kairos.control.api.Api;
 import io.kairos.control.api.Safeguards;
 import io.kairos.control.api.Services;
 import io.kairos.control.auth.Authenticator;
-import io.kairos.control.auth.PrivateData;
 import io.kairos.control.auth.RunAsPolicy;
 import io.kairos.control.auth.TokenUses;
 import io.kairos.control.auth.Tokens;
 import io.kairos.control.dashboard.UtilizationHistory;
 import io.kairos.control.dashboard.UtilizationSampler;
-import io.kairos.control.health.PhiAccrualDetector;
 import io.kairos.control.k8s.K8sExtender;
 import io.kairos.control.k8s.KubeApi;
 import io.kairos.control.raft.PeerAddress;
@@ -31,7 +26,6 @@ import io.kairos.control.sched.SchedulerLoop;
 import io.kairos.control.state.ControlCommand.TokensUsed;
 import io.kairos.control.state.Limits;
 import io.kairos.control.state.TokenRecord;
-import io.kairos.core.sched.Policy;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
@@ -59,285 +53,10 @@ import org.slf4j.LoggerFactory;
 public final class Controller implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(Controller.class);
 
-  /**
-   * @param dataDir this replica's directory (log, snapshots, tokens)
-   * @param self this replica's address; HTTP port 0 picks free ports (single replica only)
-   * @param peers the whole group, {@code self} included; empty for a single replica
-   * @param tls an optional PKCS#12 keystore and its password for HTTPS
-   * @param detection the agents' failure detector (phi threshold, window, minimum standard
-   *     deviation, acceptable pause)
-   * @param kubeApi the API server of the Kubernetes cluster the extender serves, if any
-   * @param runAs which Unix account users' jobs run as, and whether root may be one
-   * @param security TLS or plain text, the Raft bind address, the cluster CA's origin
-   * @param privateData who may read a job's env, command, paths and logs (give every replica the
-   *     same)
-   * @param lease the agents' lease and the controller's margin on it ({@link LeaseSettings})
-   * @param slurm the site's Slurm names: GPU type aliases, partitions as queues, whether an unknown
-   *     QOS is an error (give every replica the same)
-   * @param join this replica joins a group that already runs ({@code kairos server --join}): on an
-   *     empty data directory it neither votes nor campaigns until a member adds it ({@code kairos
-   *     replicas add}) and the leader has sent it the log
-   */
-  public record Config(
-      Path dataDir,
-      PeerAddress self,
-      List<PeerAddress> peers,
-      Policy policy,
-      Optional<Tls> tls,
-      PhiAccrualDetector.Settings detection,
-      Optional<KubeApi> kubeApi,
-      Optional<Tenancy> tenancy,
-      RunAsPolicy runAs,
-      NetworkSecurity security,
-      PrivateData privateData,
-      SlurmNames slurm,
-      LeaseSettings lease,
-      boolean join) {
-    public Config {
-      java.util.Objects.requireNonNull(lease, "lease");
-      peers = List.copyOf(peers);
-      java.util.Objects.requireNonNull(runAs, "runAs");
-      java.util.Objects.requireNonNull(security, "security");
-      java.util.Objects.requireNonNull(privateData, "privateData");
-      java.util.Objects.requireNonNull(slurm, "slurm");
-    }
-
-    /** The site's Slurm names ({@code kairos server --slurm-names FILE}); see {@link #slurm}. */
-    public Config withSlurm(SlurmNames names) {
-      return new Config(
-          dataDir,
-          self,
-          peers,
-          policy,
-          tls,
-          detection,
-          kubeApi,
-          tenancy,
-          runAs,
-          security,
-          privateData,
-          names,
-          lease,
-          join);
-    }
-
-    public Config(
-        Path dataDir,
-        PeerAddress self,
-        List<PeerAddress> peers,
-        Policy policy,
-        Optional<Tls> tls,
-        PhiAccrualDetector.Settings detection,
-        Optional<KubeApi> kubeApi,
-        Optional<Tenancy> tenancy) {
-      this(
-          dataDir,
-          self,
-          peers,
-          policy,
-          tls,
-          detection,
-          kubeApi,
-          tenancy,
-          RunAsPolicy.serverDefaults(),
-          NetworkSecurity.DEFAULT,
-          PrivateData.OWNER,
-          SlurmNames.DEFAULTS,
-          LeaseSettings.DEFAULT,
-          false);
-    }
-
-    public Config(
-        Path dataDir,
-        PeerAddress self,
-        List<PeerAddress> peers,
-        Policy policy,
-        Optional<Tls> tls,
-        PhiAccrualDetector.Settings detection,
-        Optional<KubeApi> kubeApi) {
-      this(dataDir, self, peers, policy, tls, detection, kubeApi, Optional.empty());
-    }
-
-    /**
-     * Multi-tenant scheduling (queues with quotas, priority classes, fair share, preemption), from
-     * a tenancy file the CLI read ({@code kairos server --tenancy FILE}). In force until a version
-     * of the replicated configuration exists; a file read from text ({@link Tenancy#yaml}) becomes
-     * that version 1 on a data directory without one ({@code kairos config apply} changes it).
-     */
-    public Config withTenancy(Tenancy setup) {
-      return new Config(
-          dataDir,
-          self,
-          peers,
-          policy,
-          tls,
-          detection,
-          kubeApi,
-          Optional.of(setup),
-          runAs,
-          security,
-          privateData,
-          slurm,
-          lease,
-          join);
-    }
-
-    /**
-     * Who users' jobs run as: the bootstrap admin's account ({@code --admin-runs-as}) and whether
-     * root jobs are allowed ({@code --allow-root-jobs}). Give every replica the same: the account
-     * is decided by the replica that takes the submission, and recorded in the log.
-     */
-    public Config withRunAs(RunAsPolicy runAs) {
-      return new Config(
-          dataDir,
-          self,
-          peers,
-          policy,
-          tls,
-          detection,
-          kubeApi,
-          tenancy,
-          runAs,
-          security,
-          privateData,
-          slurm,
-          lease,
-          join);
-    }
-
-    /**
-     * The agents' lease and the margin before a lost node's GPUs go elsewhere ({@code kairos server
-     * --lease, --lease-margin}); see {@link LeaseSettings}.
-     */
-    public Config withLease(LeaseSettings lease) {
-      return new Config(
-          dataDir,
-          self,
-          peers,
-          policy,
-          tls,
-          detection,
-          kubeApi,
-          tenancy,
-          runAs,
-          security,
-          privateData,
-          slurm,
-          lease,
-          join);
-    }
-
-    /** Joins a group that already runs ({@code kairos server --join}); see {@link #join}. */
-    public Config withJoin(boolean join) {
-      return new Config(
-          dataDir,
-          self,
-          peers,
-          policy,
-          tls,
-          detection,
-          kubeApi,
-          tenancy,
-          runAs,
-          security,
-          privateData,
-          slurm,
-          lease,
-          join);
-    }
-
-    /** Who may read a job's private data ({@code kairos server --private-data}). */
-    public Config withPrivateData(PrivateData level) {
-      return new Config(
-          dataDir, self, peers, policy, tls, detection, kubeApi, tenancy, runAs, security, level,
-          slurm, lease, join);
-    }
-
-    public Config(
-        Path dataDir, PeerAddress self, List<PeerAddress> peers, Policy policy, Optional<Tls> tls) {
-      this(
-          dataDir,
-          self,
-          peers,
-          policy,
-          tls,
-          PhiAccrualDetector.Settings.AKKA_DEFAULTS,
-          Optional.empty());
-    }
-
-    public Config withDetection(PhiAccrualDetector.Settings detection) {
-      return new Config(
-          dataDir,
-          self,
-          peers,
-          policy,
-          tls,
-          detection,
-          kubeApi,
-          tenancy,
-          runAs,
-          security,
-          privateData,
-          slurm,
-          lease,
-          join);
-    }
-
-    /** TLS or plain text, where Raft binds, the cluster CA's origin ({@link NetworkSecurity}). */
-    public Config withSecurity(NetworkSecurity s) {
-      return new Config(
-          dataDir,
-          self,
-          peers,
-          policy,
-          tls,
-          detection,
-          kubeApi,
-          tenancy,
-          runAs,
-          s,
-          privateData,
-          slurm,
-          lease,
-          join);
-    }
-
-    /**
-     * The Kubernetes API server the extender binds pods through and lists nodes and pods from;
-     * without one, {@code KAIROS_K8S_API} and {@code KAIROS_K8S_TOKEN_FILE} are read at start.
-     */
-    public Config withKubeApi(KubeApi api) {
-      return new Config(
-          dataDir,
-          self,
-          peers,
-          policy,
-          tls,
-          detection,
-          Optional.of(api),
-          tenancy,
-          runAs,
-          security,
-          privateData,
-          slurm,
-          lease,
-          join);
-    }
-
-    public static Config single(Path dataDir, String host, int port) {
-      return new Config(
-          dataDir,
-          new PeerAddress(host, port, port == 0 ? 0 : port + PeerAddress.RAFT_PORT_OFFSET),
-          List.of(),
-          Policy.KAIROS,
-          Optional.empty());
-    }
-  }
-
   /** HTTPS: a PKCS#12 keystore holding the certificate and its key. */
   public record Tls(Path keystore, String password) {}
 
-  private final Config config;
+  private final ControllerConfig config;
   private final RaftReplica replica;
   private final SubmitBatcher batcher;
   private final SchedulerLoop scheduler;
@@ -353,7 +72,8 @@ public final class Controller implements Closeable {
   private final TokenUses tokenUses;
   private final Accounting accounting;
 
-  private Controller(Config config, AccountingSettings accountingSettings) throws IOException {
+  private Controller(ControllerConfig config, AccountingSettings accountingSettings)
+      throws IOException {
     PrivateFiles.keepDataPrivate(config.dataDir());
     List<PeerAddress> peers = config.peers();
     boolean group = !peers.isEmpty();
@@ -368,7 +88,7 @@ public final class Controller implements Closeable {
       peers = List.of(self);
     }
     this.config =
-        new Config(
+        new ControllerConfig(
             config.dataDir(),
             self,
             peers,
@@ -505,12 +225,13 @@ public final class Controller implements Closeable {
         config.security().raftTls() ? "mutual TLS" : "plain text");
   }
 
-  public static Controller start(Config config) throws IOException {
+  public static Controller start(ControllerConfig config) throws IOException {
     return new Controller(config, AccountingSettings.defaults());
   }
 
   /** A replica whose ended jobs go to the accounting store {@code accounting} names. */
-  public static Controller start(Config config, AccountingSettings accounting) throws IOException {
+  public static Controller start(ControllerConfig config, AccountingSettings accounting)
+      throws IOException {
     return new Controller(config, accounting);
   }
 

@@ -116,7 +116,7 @@ public final class ControllerMain {
   }
 
   /** The config for {@code --listen} and {@code --peers} (empty for a single replica). */
-  public static Controller.Config config(
+  public static ControllerConfig config(
       Path data, String listen, String peers, String policyName, Optional<Controller.Tls> tls) {
     PeerAddress self = parseListen(listen);
     List<PeerAddress> group = PeerAddress.parseList(peers);
@@ -135,9 +135,9 @@ public final class ControllerMain {
                 + group.size()
                 + " replicas; a group has 3 or 5 (leave --peers out for a single replica)");
       }
-      return new Controller.Config(data, match, group, policy(policyName), tls);
+      return new ControllerConfig(data, match, group, policy(policyName), tls);
     }
-    return new Controller.Config(data, self, List.of(), policy(policyName), tls);
+    return new ControllerConfig(data, self, List.of(), policy(policyName), tls);
   }
 
   static PeerAddress parseListen(String listen) {

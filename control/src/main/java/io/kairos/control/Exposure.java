@@ -40,7 +40,7 @@ final class Exposure implements AutoCloseable {
    * @param group whether it is one of a group (which must share a CA)
    */
   static Exposure open(
-      Controller.Config config,
+      ControllerConfig config,
       PeerAddress self,
       String raftBindHost,
       boolean group,

@@ -43,7 +43,7 @@ class AccountingApiTest {
   static void start() throws Exception {
     controller =
         Controller.start(
-            Controller.Config.single(dir, "127.0.0.1", 0),
+            ControllerConfig.single(dir, "127.0.0.1", 0),
             AccountingSettings.defaults().withRetention(Duration.ZERO, 0));
     Leaders.awaitLeader(controller, Duration.ofSeconds(30));
     admin = new TestApi(controller.url(), controller.adminToken());

@@ -60,7 +60,7 @@ class AgentProtocolTest {
   void start(PhiAccrualDetector.Settings detection) throws Exception {
     controller =
         Controller.start(
-            Controller.Config.single(dir, "127.0.0.1", 0)
+            ControllerConfig.single(dir, "127.0.0.1", 0)
                 .withRunAs(TestApi.SINGLE_USER)
                 .withDetection(detection)
                 .withLease(
@@ -519,7 +519,7 @@ class AgentProtocolTest {
     // Fixed ports: the restarted controller is the same Raft peer.
     int port = ControllerProcess.freePortPair();
     var config =
-        Controller.Config.single(dir, "127.0.0.1", port)
+        ControllerConfig.single(dir, "127.0.0.1", port)
             .withRunAs(TestApi.SINGLE_USER)
             .withDetection(PATIENT)
             .withLease(io.kairos.control.agent.LeaseSettings.PATIENT);

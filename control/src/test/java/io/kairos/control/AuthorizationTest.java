@@ -55,7 +55,7 @@ class AuthorizationTest {
     // DOWN mid-test (a state change the fingerprints would take for a refused request's effect).
     controller =
         Controller.start(
-            Controller.Config.single(dir, "127.0.0.1", 0)
+            ControllerConfig.single(dir, "127.0.0.1", 0)
                 .withRunAs(TestApi.SINGLE_USER)
                 .withDetection(
                     new io.kairos.control.health.PhiAccrualDetector.Settings(

@@ -63,7 +63,7 @@ class ConfigApiTest {
   Controller controller;
   TestApi admin;
 
-  void start(Controller.Config config) throws Exception {
+  void start(ControllerConfig config) throws Exception {
     controller = Controller.start(config);
     admin = new TestApi(controller.url(), controller.adminToken());
     Leaders.awaitLeader(controller, Duration.ofSeconds(30));
@@ -80,8 +80,8 @@ class ConfigApiTest {
     }
   }
 
-  Controller.Config config() {
-    return Controller.Config.single(dir.resolve("ctl"), "127.0.0.1", port)
+  ControllerConfig config() {
+    return ControllerConfig.single(dir.resolve("ctl"), "127.0.0.1", port)
         .withRunAs(TestApi.SINGLE_USER)
         .withDetection(new PhiAccrualDetector.Settings(8.0, 1000, 100, 3_600_000, 1_000))
         .withLease(io.kairos.control.agent.LeaseSettings.PATIENT);

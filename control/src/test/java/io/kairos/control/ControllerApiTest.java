@@ -34,7 +34,7 @@ class ControllerApiTest {
   static void start() throws Exception {
     controller =
         Controller.start(
-            Controller.Config.single(dir, "127.0.0.1", 0).withRunAs(TestApi.SINGLE_USER));
+            ControllerConfig.single(dir, "127.0.0.1", 0).withRunAs(TestApi.SINGLE_USER));
     Leaders.awaitLeader(controller, Duration.ofSeconds(30)); // agent endpoints answer on the leader
     api = new TestApi(controller.url(), controller.adminToken());
     agent = api.as(controller.joinToken());

@@ -59,7 +59,7 @@ class ForgedRaftClientTest {
 
   @BeforeAll
   static void start() throws Exception {
-    controller = Controller.start(Controller.Config.single(dir, "127.0.0.1", 0));
+    controller = Controller.start(ControllerConfig.single(dir, "127.0.0.1", 0));
     admin = new TestApi(controller.url(), controller.adminToken());
     // The attack is against a leader that commits: every refusal below is the transport's.
     Leaders.awaitLeader(controller, Duration.ofSeconds(30));

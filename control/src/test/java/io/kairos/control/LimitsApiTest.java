@@ -44,7 +44,7 @@ class LimitsApiTest {
   static void start() throws Exception {
     controller =
         Controller.start(
-            Controller.Config.single(dir, "127.0.0.1", 0).withRunAs(TestApi.SINGLE_USER));
+            ControllerConfig.single(dir, "127.0.0.1", 0).withRunAs(TestApi.SINGLE_USER));
     Leaders.awaitLeader(controller, Duration.ofSeconds(30));
     admin = new TestApi(controller.url(), controller.adminToken());
     alice = admin.as(token("alice"));

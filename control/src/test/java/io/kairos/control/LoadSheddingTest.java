@@ -43,7 +43,7 @@ class LoadSheddingTest {
     try {
       controller =
           Controller.start(
-              Controller.Config.single(dir, "127.0.0.1", 0).withRunAs(TestApi.SINGLE_USER));
+              ControllerConfig.single(dir, "127.0.0.1", 0).withRunAs(TestApi.SINGLE_USER));
     } finally {
       System.clearProperty(Safeguards.MAX_SUBMITS_IN_FLIGHT);
     }

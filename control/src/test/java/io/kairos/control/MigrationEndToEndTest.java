@@ -62,7 +62,7 @@ class MigrationEndToEndTest {
   void start() throws Exception {
     controller =
         Controller.start(
-            Controller.Config.single(dir, "127.0.0.1", 0)
+            ControllerConfig.single(dir, "127.0.0.1", 0)
                 .withRunAs(TestApi.SINGLE_USER)
                 .withDetection(AgentProtocolTest.PATIENT)
                 .withLease(io.kairos.control.agent.LeaseSettings.PATIENT)

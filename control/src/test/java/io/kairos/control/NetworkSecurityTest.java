@@ -85,7 +85,7 @@ class NetworkSecurityTest {
 
   @Test
   void aControllerOnLoopbackBindsRaftThereOnly(@TempDir Path dir) throws Exception {
-    try (var controller = Controller.start(Controller.Config.single(dir, "127.0.0.1", 0))) {
+    try (var controller = Controller.start(ControllerConfig.single(dir, "127.0.0.1", 0))) {
       int raftPort = controller.replica().self().raftPort();
       assertThat(bindable("127.0.0.1", raftPort)).as("taken on 127.0.0.1").isFalse();
       // Were Raft bound to every interface, this address's port would be taken too.
@@ -101,7 +101,7 @@ class NetworkSecurityTest {
       port = s.getLocalPort();
     }
     var config =
-        Controller.Config.single(dir, "127.0.0.1", 0).withSecurity(raftListen("127.0.0.3:" + port));
+        ControllerConfig.single(dir, "127.0.0.1", 0).withSecurity(raftListen("127.0.0.3:" + port));
     try (var controller = Controller.start(config)) {
       assertThat(controller.replica().self().raftAddress()).isEqualTo("127.0.0.3:" + port);
       assertThat(bindable("127.0.0.3", port)).isFalse();

@@ -68,7 +68,7 @@ class PrivacyApiTest {
   record Cluster(Controller controller, TestApi admin, TestApi alice, TestApi bob, TestApi carol) {
     static Cluster start(Path dir, PrivateData level, Tenancy tenancy, String logs)
         throws Exception {
-      var config = Controller.Config.single(dir, "127.0.0.1", 0).withPrivateData(level);
+      var config = ControllerConfig.single(dir, "127.0.0.1", 0).withPrivateData(level);
       var controller = Controller.start(tenancy == null ? config : config.withTenancy(tenancy));
       Leaders.awaitLeader(controller, Duration.ofSeconds(30));
       var admin = new TestApi(controller.url(), controller.adminToken());

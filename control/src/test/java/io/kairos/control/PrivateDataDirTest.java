@@ -66,7 +66,7 @@ class PrivateDataDirTest {
 
     try (var controller =
         Controller.start(
-            Controller.Config.single(data, "127.0.0.1", 0).withRunAs(TestApi.SINGLE_USER))) {
+            ControllerConfig.single(data, "127.0.0.1", 0).withRunAs(TestApi.SINGLE_USER))) {
       Leaders.awaitLeader(controller, Duration.ofSeconds(30));
       assertThat(open(data)).as("tightened at start").doesNotContain("raft/notes.txt rw-r--r--");
       var api = new TestApi(controller.url(), controller.adminToken());
@@ -92,7 +92,7 @@ class PrivateDataDirTest {
     Files.setPosixFilePermissions(token, PosixFilePermissions.fromString("rw-r--r--"));
     try (var again =
         Controller.start(
-            Controller.Config.single(data, "127.0.0.1", 0).withRunAs(TestApi.SINGLE_USER))) {
+            ControllerConfig.single(data, "127.0.0.1", 0).withRunAs(TestApi.SINGLE_USER))) {
       assertThat(again.adminToken()).isEqualTo(Files.readString(token).strip());
       assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(token)))
           .as("a token file opened up meanwhile is private again")

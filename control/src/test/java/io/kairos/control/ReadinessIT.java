@@ -56,7 +56,7 @@ class ReadinessIT {
   @Test
   void aLeaderThatCannotApplyIsNotReadyUntilItCanAgain() throws Exception {
     try (var controller =
-        Controller.start(Controller.Config.single(tmp.resolve("one"), "127.0.0.1", 0))) {
+        Controller.start(ControllerConfig.single(tmp.resolve("one"), "127.0.0.1", 0))) {
       Leaders.awaitLeader(controller, Duration.ofSeconds(30));
       awaitReadyz(controller.url(), 200, "ready", Duration.ofSeconds(30));
       // Stall the apply thread: a reader holds the state's lock, so the next entry cannot apply.

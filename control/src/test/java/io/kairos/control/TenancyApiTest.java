@@ -79,7 +79,7 @@ class TenancyApiTest {
     // No node registers: nothing starts, so the views are stable.
     controller =
         Controller.start(
-            Controller.Config.single(dir, "127.0.0.1", 0)
+            ControllerConfig.single(dir, "127.0.0.1", 0)
                 .withRunAs(TestApi.SINGLE_USER)
                 .withDetection(new PhiAccrualDetector.Settings(8.0, 1000, 100, 3_600_000, 1_000))
                 .withLease(io.kairos.control.agent.LeaseSettings.PATIENT)

@@ -34,7 +34,7 @@ class TokenAttackTest {
   static void start() throws Exception {
     controller =
         Controller.start(
-            Controller.Config.single(dir, "127.0.0.1", 0).withRunAs(TestApi.SINGLE_USER));
+            ControllerConfig.single(dir, "127.0.0.1", 0).withRunAs(TestApi.SINGLE_USER));
     Leaders.awaitLeader(controller, Duration.ofSeconds(30));
     admin = new TestApi(controller.url(), controller.adminToken());
   }
@@ -55,7 +55,7 @@ class TokenAttackTest {
   void theLastActiveAdminTokenIsNotRevoked(@TempDir Path own) throws Exception {
     try (Controller alone =
         Controller.start(
-            Controller.Config.single(own, "127.0.0.1", 0).withRunAs(TestApi.SINGLE_USER))) {
+            ControllerConfig.single(own, "127.0.0.1", 0).withRunAs(TestApi.SINGLE_USER))) {
       Leaders.awaitLeader(alone, Duration.ofSeconds(30));
       var boot = new TestApi(alone.url(), alone.adminToken());
       String bootHash = io.kairos.control.auth.Tokens.hash(alone.adminToken());

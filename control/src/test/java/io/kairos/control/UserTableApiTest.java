@@ -48,7 +48,7 @@ class UserTableApiTest {
   static void start() throws Exception {
     controller =
         Controller.start(
-            Controller.Config.single(dir, "127.0.0.1", 0)
+            ControllerConfig.single(dir, "127.0.0.1", 0)
                 .withRunAs(new RunAsPolicy(RunAsPolicy.ROOT, false)));
     Leaders.awaitLeader(controller, Duration.ofSeconds(30));
     admin = new TestApi(controller.url(), controller.adminToken());

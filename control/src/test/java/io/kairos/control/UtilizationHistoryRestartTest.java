@@ -27,8 +27,8 @@ class UtilizationHistoryRestartTest {
   Controller controller;
   final int port = ConfigApiTest.freePort();
 
-  Controller.Config config() {
-    return Controller.Config.single(dir.resolve("ctl"), "127.0.0.1", port)
+  ControllerConfig config() {
+    return ControllerConfig.single(dir.resolve("ctl"), "127.0.0.1", port)
         .withRunAs(TestApi.SINGLE_USER)
         .withDetection(new PhiAccrualDetector.Settings(8.0, 1000, 100, 3_600_000, 1_000));
   }

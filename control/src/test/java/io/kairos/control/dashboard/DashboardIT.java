@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.sun.net.httpserver.HttpServer;
 import io.kairos.control.Controller;
+import io.kairos.control.ControllerConfig;
 import io.kairos.control.Leaders;
 import io.kairos.control.TestApi;
 import io.kairos.protocol.GpuDevice;
@@ -243,7 +244,7 @@ class DashboardIT {
         "needs Debian's chromium and chromium-driver (/usr/bin/chromium, /usr/bin/chromedriver)");
     controller =
         Controller.start(
-            Controller.Config.single(dir, "127.0.0.1", 0).withRunAs(TestApi.SINGLE_USER));
+            ControllerConfig.single(dir, "127.0.0.1", 0).withRunAs(TestApi.SINGLE_USER));
     Leaders.awaitLeader(controller, Duration.ofSeconds(30));
     api = new TestApi(controller.url(), controller.adminToken());
 

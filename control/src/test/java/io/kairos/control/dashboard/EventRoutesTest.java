@@ -3,6 +3,7 @@ package io.kairos.control.dashboard;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kairos.control.Controller;
+import io.kairos.control.ControllerConfig;
 import io.kairos.control.Leaders;
 import io.kairos.control.TestApi;
 import io.kairos.protocol.UtilizationView;
@@ -31,7 +32,7 @@ class EventRoutesTest {
   static void start() throws Exception {
     controller =
         Controller.start(
-            Controller.Config.single(dir, "127.0.0.1", 0).withRunAs(TestApi.SINGLE_USER));
+            ControllerConfig.single(dir, "127.0.0.1", 0).withRunAs(TestApi.SINGLE_USER));
     Leaders.awaitLeader(controller, Duration.ofSeconds(30));
     api = new TestApi(controller.url(), controller.adminToken());
   }

@@ -16,6 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kairos.control.Controller;
+import io.kairos.control.ControllerConfig;
 import io.kairos.control.Leaders;
 import io.kairos.control.TestApi;
 import java.nio.file.Path;
@@ -41,7 +42,7 @@ class K8sExtenderApiTest {
   static void start() throws Exception {
     controller =
         Controller.start(
-            Controller.Config.single(dir, "127.0.0.1", 0).withRunAs(TestApi.SINGLE_USER));
+            ControllerConfig.single(dir, "127.0.0.1", 0).withRunAs(TestApi.SINGLE_USER));
     Leaders.awaitLeader(controller, Duration.ofSeconds(30));
     scheduler = new TestApi(controller.url(), extenderToken(controller));
   }

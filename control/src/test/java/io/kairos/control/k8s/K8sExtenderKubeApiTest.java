@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpServer;
 import io.kairos.control.Controller;
+import io.kairos.control.ControllerConfig;
 import io.kairos.control.Leaders;
 import io.kairos.control.TestApi;
 import java.io.IOException;
@@ -111,7 +112,7 @@ class K8sExtenderKubeApiTest {
         new KubeApi(URI.create("http://127.0.0.1:" + apiServer.getAddress().getPort()), token);
     controller =
         Controller.start(
-            Controller.Config.single(dir.resolve("data"), "127.0.0.1", 0)
+            ControllerConfig.single(dir.resolve("data"), "127.0.0.1", 0)
                 .withRunAs(TestApi.SINGLE_USER)
                 .withKubeApi(api));
     Leaders.awaitLeader(controller, Duration.ofSeconds(30));
