@@ -84,11 +84,7 @@ public final class SchedulerHarness {
   private final List<PassListener> listeners = new ArrayList<>();
   private final List<Command> log = new ArrayList<>();
   private int passes;
-  private io.kairos.core.sched.MigrationSettings migration; // null: migration off
-  private final Map<JobId, Long> checkpointSec = new LinkedHashMap<>();
-  private final Map<JobId, Long> movedSec = new LinkedHashMap<>();
-  private final Map<Integer, JobId> held = new LinkedHashMap<>();
-  private final Map<JobId, Long> holdEndsSec = new LinkedHashMap<>();
+  private final HarnessMigration migration = new HarnessMigration();
 
   private SchedulerHarness(Cluster cluster) {
     this.store = new ClusterStore(cluster);
@@ -121,19 +117,19 @@ public final class SchedulerHarness {
    * settings; only jobs marked {@link #checkpointable} move.
    */
   public SchedulerHarness migration(io.kairos.core.sched.MigrationSettings settings) {
-    this.migration = java.util.Objects.requireNonNull(settings, "settings");
+    migration.on(settings);
     return this;
   }
 
   /** Marks {@code id} as declaring checkpoints that take up to {@code sec}: it may be moved. */
   public SchedulerHarness checkpointable(JobId id, long sec) {
-    checkpointSec.put(id, sec);
+    migration.checkpointable(id, sec);
     return this;
   }
 
   /** Records that {@code id} was moved at {@code sec} (its protection window runs from then). */
   public SchedulerHarness movedAt(JobId id, long sec) {
-    movedSec.put(id, sec);
+    migration.moved(id, sec);
     return this;
   }
 
@@ -142,35 +138,24 @@ public final class SchedulerHarness {
    * {@code JobRecord.migrationTarget}); later passes see the hold until then.
    */
   public SchedulerHarness hold(int node, JobId holder, long endsSec) {
-    held.put(node, holder);
-    holdEndsSec.put(holder, endsSec);
+    migration.hold(node, holder, endsSec);
     return this;
   }
 
   /** Ends every hold of {@code holder} (it restarted, ended, or its hold was ended). */
   public SchedulerHarness release(JobId holder) {
-    held.values().removeIf(holder::equals);
-    holdEndsSec.remove(holder);
+    migration.release(holder);
     return this;
   }
 
   /** When each moved job was last moved. */
   public Map<JobId, Long> movedSec() {
-    return Map.copyOf(movedSec);
+    return migration.movedSec();
   }
 
   /** What the next pass knows of migration: {@code Migrations.OFF} unless turned on. */
   public io.kairos.core.sched.Migrations migrations() {
-    if (migration == null) {
-      return io.kairos.core.sched.Migrations.OFF;
-    }
-    var movable = new LinkedHashMap<JobId, io.kairos.core.sched.Migrations.Movable>();
-    checkpointSec.forEach(
-        (id, sec) ->
-            movable.put(
-                id,
-                new io.kairos.core.sched.Migrations.Movable(sec, movedSec.getOrDefault(id, -1L))));
-    return new io.kairos.core.sched.Migrations(true, migration, movable, held, holdEndsSec);
+    return migration.forPass();
   }
 
   public SchedulerHarness seed(long seed) {
@@ -447,7 +432,7 @@ public final class SchedulerHarness {
       timeline.stopped(record);
       record.resized(m.target());
       timeline.running(record);
-      movedSec.put(m.job(), nowSec);
+      migration.moved(m.job(), nowSec);
       check("move " + m);
     }
     return this;
