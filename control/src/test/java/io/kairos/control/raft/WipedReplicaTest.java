@@ -158,27 +158,10 @@ class WipedReplicaTest {
 
   @Test
   void aWipedReplicaRejoinsFromTheLeader() throws Exception {
-    peers = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
-      peers.add(new PeerAddress("127.0.0.1", freePort(), freePort()));
-    }
-    for (int i = 0; i < 3; i++) {
-      replicas.add(start(i));
-    }
-    await().atMost(Duration.ofSeconds(30)).until(() -> leader() != null);
-    for (int i = 0; i < 20; i++) {
-      var t = new TokenRecord("h" + i, "u", TokenRecord.USER, 0);
-      assertThat(
-              leader().propose(new ControlCommand.AddToken(1, t)).get(10, TimeUnit.SECONDS).isOk())
-          .isTrue();
-    }
+    startGroupWithTwentyTokens();
     int victim = replicas.indexOf(replicas.stream().filter(r -> !r.isLeader()).findFirst().get());
     long applied = replicas.get(victim).appliedIndex();
-    replicas.get(victim).close();
-    replicas.set(victim, null);
-    try (var files = Files.walk(dir.resolve("r" + victim))) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
+    stopAndWipe(victim);
     // Started empty as it is, the leader sends it nothing: it tells so.
     replicas.set(victim, start(victim));
     boolean wiped = replicas.get(victim).membership().looksWiped(Duration.ofSeconds(3));
@@ -192,11 +175,7 @@ class WipedReplicaTest {
           .as("not reported wiped: it must have caught up by itself")
           .isGreaterThanOrEqualTo(0);
     }
-    replicas.get(victim).close();
-    replicas.set(victim, null);
-    try (var files = Files.walk(dir.resolve("r" + victim))) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
+    stopAndWipe(victim);
     // The procedure: remove it while it is down, start it empty with --join, add it back.
     var leader = awaitLeader();
     String id = peers.get(victim).id();
