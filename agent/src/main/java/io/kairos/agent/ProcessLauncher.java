@@ -21,20 +21,21 @@ import java.util.Set;
 /**
  * The only class that starts processes or sends them signals.
  *
- * <p>A task starts with {@link ProcessBuilder}, its environment replaced by the spec's and its
- * stdout and stderr appended to files: in its task directory, or where the job's {@code output} and
- * {@code error} send them. The task directory ({@code <dataDir>/tasks/<key>}, mode 0700, in a
- * {@code tasks/} that others may enter but not list) belongs to the task's owner; beside it the
- * agent records the files and the owner ({@link TaskFiles}) for the {@link LogServer}. A task with
- * an owner ({@link LaunchSpec#owner}) opens its files itself, as that account ({@link UserLaunch}):
- * the agent only gives it /dev/null for stdin and a file for what goes wrong before the task's
- * program runs, and starts it under a {@link Supervisor} in a session of its own, so that it
- * outlives the agent and its status is recorded for the next one. Without one (tests), the agent
- * opens them. Stopping a task is two steps, as Slurm and Kubernetes do it: {@link #terminate} sends
- * SIGTERM to the process and every descendant and returns the tree it saw; {@link #forceKill},
- * after the grace period, sends SIGKILL to that tree and to any descendant born since. The tree is
- * captured before the first signal because a child whose parent dies is re-parented and no longer
- * shows as a descendant.
+ * <p>A task starts with {@link ProcessBuilder} (a supervised one with {@link NativeSpawn} where it
+ * is available), its environment replaced by the spec's and its stdout and stderr appended to
+ * files: in its task directory, or where the job's {@code output} and {@code error} send them. The
+ * task directory ({@code <dataDir>/tasks/<key>}, mode 0700, in a {@code tasks/} that others may
+ * enter but not list) belongs to the task's owner; beside it the agent records the files and the
+ * owner ({@link TaskFiles}) for the {@link LogServer}. A task with an owner ({@link
+ * LaunchSpec#owner}) opens its files itself, as that account ({@link UserLaunch}): the agent only
+ * gives it /dev/null for stdin and a file for what goes wrong before the task's program runs, and
+ * starts it under a {@link Supervisor} in a session of its own, so that it outlives the agent and
+ * its status is recorded for the next one. Without one (tests), the agent opens them. Stopping a
+ * task is two steps, as Slurm and Kubernetes do it: {@link #terminate} sends SIGTERM to the process
+ * and every descendant and returns the tree it saw; {@link #forceKill}, after the grace period,
+ * sends SIGKILL to that tree and to any descendant born since. The tree is captured before the
+ * first signal because a child whose parent dies is re-parented and no longer shows as a
+ * descendant.
  *
  * <p>Stateless and thread-safe. It does not wait or decide when to escalate: {@link TaskTable}
  * does.
@@ -83,18 +84,14 @@ public final class ProcessLauncher {
       Path exit = Supervisor.exitFile(run, spec.local());
       Files.deleteIfExists(exit);
       Path setup = Supervisor.setupFile(dataDir, spec.key(), spec.local());
-      var builder =
-          new ProcessBuilder(Supervisor.wrap(spec.argv(), exit))
-              .directory(new File("/"))
-              .redirectInput(
-                  spec.script() == null
-                      ? ProcessBuilder.Redirect.from(NULL_DEVICE)
-                      : ProcessBuilder.Redirect.PIPE)
-              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-              .redirectError(ProcessBuilder.Redirect.appendTo(setup.toFile()));
-      builder.environment().clear();
-      builder.environment().putAll(spec.env());
-      Process process = builder.start();
+      Process process =
+          NativeSpawn.available()
+              ? NativeSpawn.start(
+                  Supervisor.wrap(spec.argv(), exit, false),
+                  spec.env(),
+                  setup,
+                  spec.script() != null)
+              : startSupervisor(spec, exit, setup);
       if (spec.script() != null) {
         sendScript(process, spec.script());
       }
@@ -125,6 +122,23 @@ public final class ProcessLauncher {
     } else {
       builder.redirectError(ProcessBuilder.Redirect.appendTo(spec.stderr().toFile()));
     }
+    builder.environment().clear();
+    builder.environment().putAll(spec.env());
+    return builder.start();
+  }
+
+  /** The supervisor through the JDK: its spawn helper, then {@code setsid}, then the shell. */
+  private static Process startSupervisor(LaunchSpec spec, Path exit, Path setup)
+      throws IOException {
+    var builder =
+        new ProcessBuilder(Supervisor.wrap(spec.argv(), exit))
+            .directory(new File("/"))
+            .redirectInput(
+                spec.script() == null
+                    ? ProcessBuilder.Redirect.from(NULL_DEVICE)
+                    : ProcessBuilder.Redirect.PIPE)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .redirectError(ProcessBuilder.Redirect.appendTo(setup.toFile()));
     builder.environment().clear();
     builder.environment().putAll(spec.env());
     return builder.start();

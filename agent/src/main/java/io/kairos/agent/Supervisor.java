@@ -20,14 +20,14 @@ import java.util.Set;
 /**
  * The per-process supervisor that lets a task outlive its agent, as Slurm's {@code slurmstepd}
  * outlives {@code slurmd}: a constant {@code /bin/sh} script, started in a session of its own
- * ({@code setsid}, so a signal to the agent's process group or terminal never reaches it), that
- * runs the task's argv as its child (the setup script in a forked subshell when it comes first:
- * {@link #wrap}), waits for it, and records its exit status in the agent's state directory ({@code
- * <local>.exit}), then exits with the same status. The status is a few bytes written by one {@code
- * write(2)}: a reader sees no file, an empty one (read as no status yet) or the whole status, since
- * a file's size grows only once its bytes are in. (A temp file and {@code mv} cost a fork and an
- * exec per task: about 1 of the 4.8 ms of CPU of the whole supervised chain of a task that runs
- * {@code true}.)
+ * ({@link NativeSpawn}'s {@code POSIX_SPAWN_SETSID}, else {@code setsid}, so a signal to the
+ * agent's process group or terminal never reaches it), that runs the task's argv as its child (the
+ * setup script in a forked subshell when it comes first: {@link #wrap}), waits for it, and records
+ * its exit status in the agent's state directory ({@code <local>.exit}), then exits with the same
+ * status. The status is a few bytes written by one {@code write(2)}: a reader sees no file, an
+ * empty one (read as no status yet) or the whole status, since a file's size grows only once its
+ * bytes are in. (A temp file and {@code mv} cost a fork and an exec per task: about 1 of the 4.8 ms
+ * of CPU of the whole supervised chain of a task that runs {@code true}.)
  *
  * <p>The supervisor runs as the agent's account, outside the task's cgroup (the cgroup join and the
  * drop to the owner's account happen in its child), so neither the task nor a kill of its cgroup
@@ -116,8 +116,16 @@ final class Supervisor {
    * $$}, which in a subshell is the supervisor's pid.
    */
   static List<String> wrap(List<String> argv, Path exit) {
+    return wrap(argv, exit, HAS_SETSID);
+  }
+
+  /**
+   * As {@link #wrap(List, Path)}; with {@code setsid}, the argv starts with {@value #SETSID} (which
+   * makes the supervisor's session), without it whoever starts it must ({@link NativeSpawn}).
+   */
+  static List<String> wrap(List<String> argv, Path exit, boolean setsid) {
     var wrapped = new ArrayList<String>();
-    if (HAS_SETSID) {
+    if (setsid) {
       // Not a process group leader (the JVM does not make one), so setsid execs in place.
       wrapped.add(SETSID);
     }
