@@ -14,6 +14,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -67,84 +68,99 @@ final class NativeSpawn {
   private static final VarHandle ERRNO =
       CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
 
-  /** The functions, or null when native spawning is off here (see the class comment). */
-  private static final Functions FUNCTIONS = load();
+  /** Whether supervisors start with {@code posix_spawn} here (see the class comment). */
+  private static final boolean AVAILABLE = load();
 
   private NativeSpawn() {}
 
   /** Whether supervisors start with {@code posix_spawn} in this JVM. */
   static boolean available() {
-    return FUNCTIONS != null;
+    return AVAILABLE;
   }
 
-  private record Functions(
-      MethodHandle spawn,
-      MethodHandle actionsInit,
-      MethodHandle actionsDestroy,
-      MethodHandle addOpen,
-      MethodHandle addDup2,
-      MethodHandle addChdir,
-      MethodHandle addCloseFrom,
-      MethodHandle attrInit,
-      MethodHandle attrDestroy,
-      MethodHandle setFlags,
-      MethodHandle setSigMask,
-      MethodHandle setSigDefault,
-      MethodHandle sigEmptySet,
-      MethodHandle sigFillSet,
-      MethodHandle pipe2,
-      MethodHandle close,
-      MethodHandle waitpid) {}
-
-  @SuppressWarnings("restricted") // only when native access is enabled: checked first
-  private static Functions load() {
+  private static boolean load() {
     if (!Boolean.parseBoolean(System.getProperty("kairos.agent.posixSpawn", "true"))
         || !System.getProperty("os.name", "").equals("Linux")
         || !NativeSpawn.class.getModule().isNativeAccessEnabled()) {
-      return null;
+      return false;
     }
     try {
-      Linker linker = Linker.nativeLinker();
-      SymbolLookup libc = linker.defaultLookup();
-      var f =
-          new Functions(
-              handle(linker, libc, "posix_spawn", INT, PTR, PTR, PTR, PTR, PTR, PTR),
-              handle(linker, libc, "posix_spawn_file_actions_init", INT, PTR),
-              handle(linker, libc, "posix_spawn_file_actions_destroy", INT, PTR),
-              handle(
-                  linker, libc, "posix_spawn_file_actions_addopen", INT, PTR, INT, PTR, INT, INT),
-              handle(linker, libc, "posix_spawn_file_actions_adddup2", INT, PTR, INT, INT),
-              handle(linker, libc, "posix_spawn_file_actions_addchdir_np", INT, PTR, PTR),
-              handle(linker, libc, "posix_spawn_file_actions_addclosefrom_np", INT, PTR, INT),
-              handle(linker, libc, "posix_spawnattr_init", INT, PTR),
-              handle(linker, libc, "posix_spawnattr_destroy", INT, PTR),
-              handle(linker, libc, "posix_spawnattr_setflags", INT, PTR, ValueLayout.JAVA_SHORT),
-              handle(linker, libc, "posix_spawnattr_setsigmask", INT, PTR, PTR),
-              handle(linker, libc, "posix_spawnattr_setsigdefault", INT, PTR, PTR),
-              handle(linker, libc, "sigemptyset", INT, PTR),
-              handle(linker, libc, "sigfillset", INT, PTR),
-              handle(linker, libc, "pipe2", INT, PTR, INT),
-              handle(linker, libc, "close", INT, INT),
-              linker.downcallHandle(
-                  find(libc, "waitpid"),
-                  FunctionDescriptor.of(INT, INT, PTR, INT),
-                  Linker.Option.captureCallState("errno")));
-      return f;
-    } catch (RuntimeException | LinkageError e) {
-      log.info("tasks start through the JDK's ProcessBuilder: {}", e.getMessage());
-      return null;
+      return Libc.SPAWN != null;
+    } catch (LinkageError e) { // the C library lacks one (not glibc 2.34+), or another failure
+      Throwable cause = e.getCause() != null ? e.getCause() : e;
+      log.info("tasks start through the JDK's ProcessBuilder: {}", cause.getMessage());
+      return false;
     }
   }
 
-  @SuppressWarnings("restricted")
-  private static MethodHandle handle(
-      Linker linker, SymbolLookup libc, String name, ValueLayout result, MemoryLayout... args) {
-    return linker.downcallHandle(find(libc, name), FunctionDescriptor.of(result, args));
-  }
+  /**
+   * The C functions, as constants (so the compilers link the calls directly), and the spawn
+   * attributes every start shares (a new session, no blocked signal, every signal at its default),
+   * made once: {@code posix_spawn} only reads them. Loaded only when {@link #load} allows.
+   */
+  @SuppressWarnings("restricted") // only once native access is known to be enabled
+  private static final class Libc {
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final SymbolLookup LOOKUP = LINKER.defaultLookup();
 
-  private static MemorySegment find(SymbolLookup libc, String name) {
-    Optional<MemorySegment> symbol = libc.find(name);
-    return symbol.orElseThrow(() -> new IllegalStateException("the C library has no " + name));
+    static final MethodHandle SPAWN = handle("posix_spawn", INT, PTR, PTR, PTR, PTR, PTR, PTR);
+    static final MethodHandle ACTIONS_INIT = handle("posix_spawn_file_actions_init", INT, PTR);
+    static final MethodHandle ACTIONS_DESTROY =
+        handle("posix_spawn_file_actions_destroy", INT, PTR);
+    static final MethodHandle ADD_OPEN =
+        handle("posix_spawn_file_actions_addopen", INT, PTR, INT, PTR, INT, INT);
+    static final MethodHandle ADD_DUP2 =
+        handle("posix_spawn_file_actions_adddup2", INT, PTR, INT, INT);
+    static final MethodHandle ADD_CHDIR =
+        handle("posix_spawn_file_actions_addchdir_np", INT, PTR, PTR);
+    static final MethodHandle ADD_CLOSEFROM =
+        handle("posix_spawn_file_actions_addclosefrom_np", INT, PTR, INT);
+    static final MethodHandle PIPE2 = handle("pipe2", INT, PTR, INT);
+    static final MethodHandle CLOSE = handle("close", INT, INT);
+    static final MethodHandle WAITPID =
+        LINKER.downcallHandle(
+            find("waitpid"),
+            FunctionDescriptor.of(INT, INT, PTR, INT),
+            Linker.Option.captureCallState("errno"));
+
+    static final MemorySegment DEV_NULL = Arena.global().allocateFrom("/dev/null");
+    static final MemorySegment ROOT = Arena.global().allocateFrom("/");
+    static final MemorySegment ATTR = attributes();
+
+    private static MemorySegment attributes() {
+      try {
+        MemorySegment attr = Arena.global().allocate(OPAQUE_BYTES, 16);
+        MemorySegment none = Arena.global().allocate(OPAQUE_BYTES, 16);
+        MemorySegment all = Arena.global().allocate(OPAQUE_BYTES, 16);
+        check("posix_spawnattr_init", (int) handle("posix_spawnattr_init", INT, PTR).invoke(attr));
+        check("sigemptyset", (int) handle("sigemptyset", INT, PTR).invoke(none));
+        check("sigfillset", (int) handle("sigfillset", INT, PTR).invoke(all));
+        check(
+            "setsigmask",
+            (int) handle("posix_spawnattr_setsigmask", INT, PTR, PTR).invoke(attr, none));
+        check(
+            "setsigdefault",
+            (int) handle("posix_spawnattr_setsigdefault", INT, PTR, PTR).invoke(attr, all));
+        short flags = (short) (POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+        check(
+            "setflags",
+            (int)
+                handle("posix_spawnattr_setflags", INT, PTR, ValueLayout.JAVA_SHORT)
+                    .invoke(attr, flags));
+        return attr;
+      } catch (Throwable e) {
+        throw new IllegalStateException("posix_spawnattr: " + e.getMessage(), e);
+      }
+    }
+
+    private static MethodHandle handle(String name, ValueLayout result, MemoryLayout... args) {
+      return LINKER.downcallHandle(find(name), FunctionDescriptor.of(result, args));
+    }
+
+    private static MemorySegment find(String name) {
+      Optional<MemorySegment> symbol = LOOKUP.find(name);
+      return symbol.orElseThrow(() -> new IllegalStateException("the C library has no " + name));
+    }
   }
 
   /**
@@ -159,12 +175,11 @@ final class NativeSpawn {
    */
   static Process start(List<String> argv, Map<String, String> env, Path stderr, boolean pipeStdin)
       throws IOException {
-    Functions f = FUNCTIONS;
-    if (f == null) {
+    if (!AVAILABLE) {
       throw new IllegalStateException("posix_spawn is not available");
     }
     try {
-      return start(f, argv, env, stderr, pipeStdin);
+      return spawn(argv, env, stderr, pipeStdin);
     } catch (IOException | RuntimeException | Error e) {
       throw e;
     } catch (Throwable e) {
@@ -172,9 +187,8 @@ final class NativeSpawn {
     }
   }
 
-  private static Process start(
-      Functions f, List<String> argv, Map<String, String> env, Path stderr, boolean pipeStdin)
-      throws Throwable {
+  private static Process spawn(
+      List<String> argv, Map<String, String> env, Path stderr, boolean pipeStdin) throws Throwable {
     try (Arena arena = Arena.ofConfined()) {
       MemorySegment argvArray = strings(arena, argv);
       String[] pairs = new String[env.size()];
@@ -185,47 +199,36 @@ final class NativeSpawn {
         }
         pairs[i++] = e.getKey() + "=" + e.getValue();
       }
-      MemorySegment envArray = strings(arena, List.of(pairs));
+      MemorySegment envArray = strings(arena, Arrays.asList(pairs));
+      MemorySegment path = arena.allocateFrom(argv.getFirst());
+      MemorySegment err = arena.allocateFrom(stderr.toString());
       MemorySegment actions = arena.allocate(OPAQUE_BYTES, 16);
-      MemorySegment attr = arena.allocate(OPAQUE_BYTES, 16);
-      MemorySegment sigset = arena.allocate(OPAQUE_BYTES, 16);
-      int[] pipe = pipeStdin ? pipe(f, arena) : null;
+      MemorySegment pid = arena.allocate(INT);
+      int[] pipe = pipeStdin ? pipe(arena) : null;
       OutputStream stdin = null;
-      if (pipe != null) {
-        try {
-          // A stream of its own on the pipe's write end (the children the JDK and this class start
-          // close every descriptor above 2, so its lack of close-on-exec does not leak it).
-          stdin = new FileOutputStream("/proc/self/fd/" + pipe[1]);
-        } finally {
-          closeQuietly(f, pipe[1]);
-          pipe[1] = -1;
-        }
-      }
-      check("posix_spawn_file_actions_init", (int) f.actionsInit.invokeExact(actions));
-      check("posix_spawnattr_init", (int) f.attrInit.invokeExact(attr));
+      boolean actionsMade = false;
       try {
-        MemorySegment devNull = arena.allocateFrom("/dev/null");
         if (pipe != null) {
-          check("adddup2", (int) f.addDup2.invokeExact(actions, pipe[0], 0));
-        } else {
-          check("addopen", (int) f.addOpen.invokeExact(actions, 0, devNull, O_RDONLY, 0));
+          try {
+            // A stream of its own on the pipe's write end (the children the JDK and this class
+            // start close every descriptor above 2, so its lack of close-on-exec leaks nothing).
+            stdin = new FileOutputStream("/proc/self/fd/" + pipe[1]);
+          } finally {
+            closeQuietly(pipe[1]);
+          }
         }
-        check("addopen", (int) f.addOpen.invokeExact(actions, 1, devNull, O_WRONLY, 0));
-        MemorySegment err = arena.allocateFrom(stderr.toString());
-        check("addopen", (int) f.addOpen.invokeExact(actions, 2, err, O_WRONLY | O_APPEND, 0));
-        check("addclosefrom_np", (int) f.addCloseFrom.invokeExact(actions, 3));
-        check("addchdir_np", (int) f.addChdir.invokeExact(actions, arena.allocateFrom("/")));
-        check("sigemptyset", (int) f.sigEmptySet.invokeExact(sigset));
-        check("setsigmask", (int) f.setSigMask.invokeExact(attr, sigset));
-        MemorySegment all = arena.allocate(OPAQUE_BYTES, 16);
-        check("sigfillset", (int) f.sigFillSet.invokeExact(all));
-        check("setsigdefault", (int) f.setSigDefault.invokeExact(attr, all));
-        short flags = (short) (POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-        check("setflags", (int) f.setFlags.invokeExact(attr, flags));
-
-        MemorySegment pid = arena.allocate(INT);
-        MemorySegment path = arena.allocateFrom(argv.getFirst());
-        int rc = (int) f.spawn.invokeExact(pid, path, actions, attr, argvArray, envArray);
+        check("posix_spawn_file_actions_init", (int) Libc.ACTIONS_INIT.invokeExact(actions));
+        actionsMade = true;
+        if (pipe != null) {
+          check("adddup2", (int) Libc.ADD_DUP2.invokeExact(actions, pipe[0], 0));
+        } else {
+          check("addopen", (int) Libc.ADD_OPEN.invokeExact(actions, 0, Libc.DEV_NULL, O_RDONLY, 0));
+        }
+        check("addopen", (int) Libc.ADD_OPEN.invokeExact(actions, 1, Libc.DEV_NULL, O_WRONLY, 0));
+        check("addopen", (int) Libc.ADD_OPEN.invokeExact(actions, 2, err, O_WRONLY | O_APPEND, 0));
+        check("addclosefrom_np", (int) Libc.ADD_CLOSEFROM.invokeExact(actions, 3));
+        check("addchdir_np", (int) Libc.ADD_CHDIR.invokeExact(actions, Libc.ROOT));
+        int rc = (int) Libc.SPAWN.invokeExact(pid, path, actions, Libc.ATTR, argvArray, envArray);
         if (rc != 0) {
           throw new IOException(
               "could not start " + argv.getFirst() + ": posix_spawn error " + rc + errnoName(rc));
@@ -235,13 +238,14 @@ final class NativeSpawn {
         return process;
       } finally {
         if (pipe != null) {
-          closeQuietly(f, pipe[0]);
+          closeQuietly(pipe[0]);
         }
         if (stdin != null) {
           stdin.close();
         }
-        int ignored = (int) f.actionsDestroy.invokeExact(actions);
-        ignored = (int) f.attrDestroy.invokeExact(attr);
+        if (actionsMade) {
+          int ignored = (int) Libc.ACTIONS_DESTROY.invokeExact(actions);
+        }
       }
     }
   }
@@ -261,9 +265,9 @@ final class NativeSpawn {
   }
 
   /** A close-on-exec pipe: [read end, write end]. */
-  private static int[] pipe(Functions f, Arena arena) throws Throwable {
+  private static int[] pipe(Arena arena) throws Throwable {
     MemorySegment fds = arena.allocate(INT, 2);
-    if ((int) f.pipe2.invokeExact(fds, O_CLOEXEC) != 0) {
+    if ((int) Libc.PIPE2.invokeExact(fds, O_CLOEXEC) != 0) {
       throw new IOException("could not create a pipe for the task's stdin");
     }
     return new int[] {fds.getAtIndex(INT, 0), fds.getAtIndex(INT, 1)};
@@ -286,9 +290,9 @@ final class NativeSpawn {
     };
   }
 
-  private static void closeQuietly(Functions f, int fd) {
+  private static void closeQuietly(int fd) {
     try {
-      int ignored = (int) f.close.invokeExact(fd);
+      int ignored = (int) Libc.CLOSE.invokeExact(fd);
     } catch (Throwable e) {
       // nothing to do: the descriptor is gone either way
     }
@@ -302,12 +306,11 @@ final class NativeSpawn {
    * it is not this process's child (it cannot be: only {@link SpawnedProcess} reaps it).
    */
   static int waitFor(int pid) {
-    Functions f = FUNCTIONS;
     try (Arena arena = Arena.ofConfined()) {
       MemorySegment status = arena.allocate(INT);
       MemorySegment state = arena.allocate(CAPTURE);
       while (true) {
-        int rc = (int) f.waitpid.invokeExact(state, pid, status, 0);
+        int rc = (int) Libc.WAITPID.invokeExact(state, pid, status, 0);
         if (rc == pid) {
           return status.get(INT, 0);
         }
