@@ -15,8 +15,7 @@ import java.util.Map;
  * Not a test: run by hand (docs/performance.md, Turnover), with the agent's JVM flags:
  *
  * <pre>
- * java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 --enable-native-access=ALL-UNNAMED \
- *   -cp CLASSPATH io.kairos.agent.SpawnCost [starts per round] [rounds]
+ * scripts/spawn-cost.sh [starts per round] [rounds]
  * </pre>
  */
 public final class SpawnCost {
@@ -36,7 +35,11 @@ public final class SpawnCost {
       env.put("KAIROS_VAR_" + i, "value-" + i + "-" + "x".repeat(20));
     }
     List<String> argv = List.of("/bin/true");
-    System.out.println("native spawn available: " + NativeSpawn.available());
+    long init0 = processCpuNanos();
+    boolean available = NativeSpawn.available(); // links the C functions: once per agent start
+    System.out.printf(
+        "native spawn available: %s (linking it took %.0f ms of CPU)%n",
+        available, (processCpuNanos() - init0) / 1e6);
     for (int round = 0; round < rounds; round++) {
       for (boolean nativeSpawn : new boolean[] {false, true}) {
         if (nativeSpawn && !NativeSpawn.available()) {
