@@ -38,7 +38,7 @@ public final class SpawnCost {
     long init0 = processCpuNanos();
     boolean available = NativeSpawn.available(); // links the C functions: once per agent start
     System.out.printf(
-        "native spawn available: %s (linking it took %.0f ms of CPU)%n",
+        "native spawn available: %s (loading it, its logger included, took %.0f ms of CPU)%n",
         available, (processCpuNanos() - init0) / 1e6);
     for (int round = 0; round < rounds; round++) {
       for (boolean nativeSpawn : new boolean[] {false, true}) {
