@@ -455,6 +455,15 @@ public final class ControlState {
     return records.retiredJobs();
   }
 
+  /**
+   * The {@link #retiredJobs} that joined them after sequence number {@code seq}, by that number: a
+   * derived order of this object's own (a state loaded from a snapshot numbers them afresh), for
+   * the accounting writer to find what it has not written without a walk of every job kept.
+   */
+  public java.util.SortedMap<Long, JobRecord> retiredSince(long seq) {
+    return records.retiredSince(seq);
+  }
+
   /** Whether a {@link ForgetJobs} naming {@code job} would forget it now. */
   public boolean isForgettable(JobRecord job) {
     return job.state.isFinal() && !job.releasing && !gates.isNamedByWaitingJob(job);
