@@ -79,7 +79,15 @@ totals() {
   done
   echo "$(cpu "${pids[0]}") $a $c"
 }
+# CPU seconds per thread name (digits dropped) of the processes given, one "name<TAB>seconds" line
+# per name (for TURNOVER_THREADS below).
+thread_cpu() { for p in "$@"; do for t in /proc/"$p"/task/*; do
+  awk -v t="$(getconf CLK_TCK)" '{ s = $0; sub(/^[0-9]+ \(/, "", s); name = s; sub(/\) [A-Z] .*$/, "", name);
+    rest = s; sub(/^.*\) /, "", rest); split(rest, f, " "); gsub(/[0-9]+/, "#", name);
+    printf "%s\t%.3f\n", name, (f[12] + f[13]) / t }' "$t/stat" 2>/dev/null; done; done \
+  | awk -F'\t' '{ c[$1] += $2 } END { for (n in c) printf "%s\t%.3f\n", n, c[n] }'; }
 # The measured runs alone (no JVM start, JIT warm-up or warm-up run): the steady cost per job.
+[ -n "${TURNOVER_THREADS:-}" ] && thread_cpu "${pids[0]}" >"$work/server-threads-0"
 read -r s0 a0 c0 <<<"$(totals)"
 for r in $(seq 1 "$runs"); do
   # A run with failed jobs (a lease lost on an overloaded host) still prints its line; the CPU
@@ -98,6 +106,11 @@ if [ -n "${TURNOVER_THREADS:-}" ]; then
       printf "%s\t%.3f\n", name, (f[12] + f[13]) / t }' "$t/stat" 2>/dev/null; done; done \
     | awk -F'\t' '{ c[$1] += $2 } END { for (n in c) if (c[n] >= 0.05) printf "  %8.2f s  %s\n", c[n], n }' | sort -rn; }
   echo "server threads:" >&2; threads "${pids[0]}" >&2
+  # The server's threads over the measured runs alone (threads that ended meanwhile left out).
+  echo "server threads, measured runs only (ms per job):" >&2
+  thread_cpu "${pids[0]}" | awk -F'\t' -v n="$((jobs * runs))" 'NR == FNR { b[$1] = $2; next }
+    { d = $2 - b[$1]; if (d >= 0.005 * n / 1000) printf "  %8.3f  %s\n", 1000 * d / n, $1 }' \
+    "$work/server-threads-0" - | sort -rn >&2
   echo "agent threads (all agents):" >&2; threads "${pids[@]:1}" >&2
 fi
 echo "cpu seconds: server $server_cpu, agents $agents_cpu, tasks' processes $chain_cpu" >&2
