@@ -340,6 +340,14 @@ public final class ControlState {
     return records.activeJobs();
   }
 
+  /**
+   * Whether a pending or running job holds nodes for a move ({@link JobRecord#migrationTarget}):
+   * O(jobs given a hold and kept), not O(live jobs).
+   */
+  public boolean anyMigrationHold() {
+    return records.anyMigrationHold();
+  }
+
   public boolean isUnplaceable(long jobId) {
     return gates.isUnplaceable(jobId);
   }

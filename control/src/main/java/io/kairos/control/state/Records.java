@@ -82,6 +82,13 @@ final class Records {
   private final HashMap<Long, Long> retiredSeqOf = new HashMap<>();
   private long lastRetiredSeq;
 
+  /**
+   * Derived: every job given a migration hold ({@link JobRecord#migrationTarget}) and not forgotten
+   * since: a superset of the live jobs that hold nodes (a hold cleared leaves its id here), so the
+   * scheduler's pass asks whether any hold is under way without a walk of every live job.
+   */
+  private final TreeSet<Long> migrationHolders = new TreeSet<>();
+
   // --- jobs ---
 
   /** A new job with the next id, PENDING and active. */
@@ -208,6 +215,7 @@ final class Records {
         retiredBySeq.remove(seq);
       }
       jobs.remove(j.id);
+      migrationHolders.remove(j.id);
       endedWeight -= JobSize.weight(j.request);
       evictedJobs.add(j);
       evicted++;
@@ -231,6 +239,7 @@ final class Records {
   /** Forgets one ended job that holds no GPUs (the caller checked). */
   void forget(JobRecord job) {
     if (unretire(job) && jobs.remove(job.id) != null) {
+      migrationHolders.remove(job.id);
       endedWeight -= JobSize.weight(job.request);
     }
   }
@@ -274,6 +283,22 @@ final class Records {
   /** Pending and running jobs, by id. */
   Collection<JobRecord> activeJobs() {
     return Collections.unmodifiableCollection(active.values());
+  }
+
+  /** The job was just given a migration hold ({@link JobRecord#migrationTarget}). */
+  void heldForMigration(JobRecord job) {
+    migrationHolders.add(job.id);
+  }
+
+  /** Whether a pending or running job holds nodes for a move (its migration target is set). */
+  boolean anyMigrationHold() {
+    for (long id : migrationHolders) {
+      JobRecord j = active.get(id);
+      if (j != null && !j.migrationTarget.isEmpty()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Jobs holding GPUs: running, and ended ones whose tasks are still stopping; by id. */
@@ -453,6 +478,9 @@ final class Records {
     for (JobRecord job : image.jobs()) {
       r.nextQueueSeq = Math.max(r.nextQueueSeq, job.queuedSeq + 1);
       r.jobs.put(job.id, job);
+      if (!job.migrationTarget.isEmpty()) {
+        r.migrationHolders.add(job.id);
+      }
       if (job.isActive()) {
         r.active.put(job.id, job);
         r.countActive(job, 1);
