@@ -89,6 +89,10 @@ thread_cpu() { for p in "$@"; do for t in /proc/"$p"/task/*; do
 # The measured runs alone (no JVM start, JIT warm-up or warm-up run): the steady cost per job.
 [ -n "${TURNOVER_THREADS:-}" ] && thread_cpu "${pids[0]}" >"$work/server-threads-0"
 read -r s0 a0 c0 <<<"$(totals)"
+# The Raft log's applied index, for log entries per job over the measured runs.
+applied() { curl -sf -m 5 -H "Authorization: Bearer $KAIROS_TOKEN" "$url/metrics" \
+  | awk '$1 == "kairos_raft_applied_index" { printf "%d", $2 }'; }
+i0="$(applied || true)"
 for r in $(seq 1 "$runs"); do
   # A run with failed jobs (a lease lost on an overloaded host) still prints its line; the CPU
   # figures below must come out all the same.
@@ -96,6 +100,7 @@ for r in $(seq 1 "$runs"); do
   echo
 done
 read -r server_cpu agents_cpu chain_cpu <<<"$(totals)"
+i1="$(applied || true)"
 total=$((jobs * (runs + 1)))
 # TURNOVER_THREADS=1: CPU seconds per thread name (digits dropped), server and agents apart, for
 # where a process's time goes without a profiler (JIT compilers, GC, the agent's loop, HTTP).
@@ -120,6 +125,8 @@ awk -v s="$server_cpu" -v a="$agents_cpu" -v c="$chain_cpu" -v s0="$s0" -v a0="$
   'BEGIN { printf "cpu ms per job (measured runs only): server %.2f, agents %.2f, tasks %.2f, total %.2f\n", 1000 * (s - s0) / n, 1000 * (a - a0) / n, 1000 * (c - c0) / n, 1000 * (s - s0 + a - a0 + c - c0) / n }' >&2
 # Agent exchanges per job (warm-up included): heartbeats served, and how many of them were held
 # long polls answered early because the agent had sent news on another connection.
+[ -n "$i0" ] && [ -n "$i1" ] && awk -v a="$i0" -v b="$i1" -v n="$((jobs * runs))" \
+  'BEGIN { printf "raft log entries: %d for %d jobs (measured runs: %.3f per job)\n", b - a, n, (b - a) / n }' >&2
 metric() { curl -sf -m 5 -H "Authorization: Bearer $KAIROS_TOKEN" "$url/metrics" \
   | awk -v m="$1" '$1 == m { print $2 }'; }
 awk -v h="$(metric kairos_agent_heartbeats_total)" -v s="$(metric kairos_agent_heartbeats_superseded_total)" \
