@@ -79,8 +79,20 @@ totals() {
   done
   echo "$(cpu "${pids[0]}") $a $c"
 }
+# CPU seconds per thread name (digits dropped) of the processes given, one "name<TAB>seconds" line
+# per name (for TURNOVER_THREADS below).
+thread_cpu() { for p in "$@"; do for t in /proc/"$p"/task/*; do
+  awk -v t="$(getconf CLK_TCK)" '{ s = $0; sub(/^[0-9]+ \(/, "", s); name = s; sub(/\) [A-Z] .*$/, "", name);
+    rest = s; sub(/^.*\) /, "", rest); split(rest, f, " "); gsub(/[0-9]+/, "#", name);
+    printf "%s\t%.3f\n", name, (f[12] + f[13]) / t }' "$t/stat" 2>/dev/null; done; done \
+  | awk -F'\t' '{ c[$1] += $2 } END { for (n in c) printf "%s\t%.3f\n", n, c[n] }'; }
 # The measured runs alone (no JVM start, JIT warm-up or warm-up run): the steady cost per job.
+[ -n "${TURNOVER_THREADS:-}" ] && thread_cpu "${pids[0]}" >"$work/server-threads-0"
 read -r s0 a0 c0 <<<"$(totals)"
+# The Raft log's applied index, for log entries per job over the measured runs.
+applied() { curl -sf -m 5 -H "Authorization: Bearer $KAIROS_TOKEN" "$url/metrics" \
+  | awk '$1 == "kairos_raft_applied_index" { printf "%d", $2 }'; }
+i0="$(applied || true)"
 for r in $(seq 1 "$runs"); do
   # A run with failed jobs (a lease lost on an overloaded host) still prints its line; the CPU
   # figures below must come out all the same.
@@ -88,6 +100,7 @@ for r in $(seq 1 "$runs"); do
   echo
 done
 read -r server_cpu agents_cpu chain_cpu <<<"$(totals)"
+i1="$(applied || true)"
 total=$((jobs * (runs + 1)))
 # TURNOVER_THREADS=1: CPU seconds per thread name (digits dropped), server and agents apart, for
 # where a process's time goes without a profiler (JIT compilers, GC, the agent's loop, HTTP).
@@ -98,6 +111,11 @@ if [ -n "${TURNOVER_THREADS:-}" ]; then
       printf "%s\t%.3f\n", name, (f[12] + f[13]) / t }' "$t/stat" 2>/dev/null; done; done \
     | awk -F'\t' '{ c[$1] += $2 } END { for (n in c) if (c[n] >= 0.05) printf "  %8.2f s  %s\n", c[n], n }' | sort -rn; }
   echo "server threads:" >&2; threads "${pids[0]}" >&2
+  # The server's threads over the measured runs alone (threads that ended meanwhile left out).
+  echo "server threads, measured runs only (ms per job):" >&2
+  thread_cpu "${pids[0]}" | awk -F'\t' -v n="$((jobs * runs))" 'NR == FNR { b[$1] = $2; next }
+    { d = $2 - b[$1]; if (d >= 0.005 * n / 1000) printf "  %8.3f  %s\n", 1000 * d / n, $1 }' \
+    "$work/server-threads-0" - | sort -rn >&2
   echo "agent threads (all agents):" >&2; threads "${pids[@]:1}" >&2
 fi
 echo "cpu seconds: server $server_cpu, agents $agents_cpu, tasks' processes $chain_cpu" >&2
@@ -107,6 +125,8 @@ awk -v s="$server_cpu" -v a="$agents_cpu" -v c="$chain_cpu" -v s0="$s0" -v a0="$
   'BEGIN { printf "cpu ms per job (measured runs only): server %.2f, agents %.2f, tasks %.2f, total %.2f\n", 1000 * (s - s0) / n, 1000 * (a - a0) / n, 1000 * (c - c0) / n, 1000 * (s - s0 + a - a0 + c - c0) / n }' >&2
 # Agent exchanges per job (warm-up included): heartbeats served, and how many of them were held
 # long polls answered early because the agent had sent news on another connection.
+[ -n "$i0" ] && [ -n "$i1" ] && awk -v a="$i0" -v b="$i1" -v n="$((jobs * runs))" \
+  'BEGIN { printf "raft log entries: %d for %d jobs (measured runs: %.3f per job)\n", b - a, n, (b - a) / n }' >&2
 metric() { curl -sf -m 5 -H "Authorization: Bearer $KAIROS_TOKEN" "$url/metrics" \
   | awk -v m="$1" '$1 == m { print $2 }'; }
 awk -v h="$(metric kairos_agent_heartbeats_total)" -v s="$(metric kairos_agent_heartbeats_superseded_total)" \

@@ -205,6 +205,12 @@ public final class RaftReplica implements Closeable {
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, 20_000);
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
     RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf("32MB"));
+    // No log entry recording the commit index after each commit (Ratis' "log metadata", for
+    // recovering the commit index when a majority is lost): a restarted group learns it from its
+    // new leader's first commit, as Raft does, and the replay applies the same entries. In the
+    // turnover benchmark such an entry followed almost every commit: a log write, a flush and an
+    // apply each.
+    RaftServerConfigKeys.Log.setLogMetadataEnabled(p, false);
     // Memory: the log's cache and the queues of entries not yet written are bounded by the heap
     // (a sixteenth each, 16 to 64 MiB), so a burst of large submits cannot fill it (Ratis' own
     // defaults, 200 MiB of cache and 64 MiB per queue, exceed a small controller's heap).

@@ -66,12 +66,7 @@ final class MigrationProposals {
   }
 
   private static boolean anyHold(ControlState s) {
-    for (JobRecord j : s.activeJobs()) {
-      if (!j.migrationTarget.isEmpty()) {
-        return true;
-      }
-    }
-    return false;
+    return s.anyMigrationHold();
   }
 
   private static void hold(

@@ -340,6 +340,14 @@ public final class ControlState {
     return records.activeJobs();
   }
 
+  /**
+   * Whether a pending or running job holds nodes for a move ({@link JobRecord#migrationTarget}):
+   * O(jobs given a hold and kept), not O(live jobs).
+   */
+  public boolean anyMigrationHold() {
+    return records.anyMigrationHold();
+  }
+
   public boolean isUnplaceable(long jobId) {
     return gates.isUnplaceable(jobId);
   }
@@ -453,6 +461,15 @@ public final class ControlState {
    */
   public Collection<JobRecord> retiredJobs() {
     return records.retiredJobs();
+  }
+
+  /**
+   * The {@link #retiredJobs} that joined them after sequence number {@code seq}, by that number: a
+   * derived order of this object's own (a state loaded from a snapshot numbers them afresh), for
+   * the accounting writer to find what it has not written without a walk of every job kept.
+   */
+  public java.util.SortedMap<Long, JobRecord> retiredSince(long seq) {
+    return records.retiredSince(seq);
   }
 
   /** Whether a {@link ForgetJobs} naming {@code job} would forget it now. */

@@ -72,6 +72,7 @@ final class JobMigrations {
     job.nextEligibleMs = c.atMs();
     job.nextAvoidNodes = job.avoidNodes;
     job.migrationTarget = List.copyOf(c.targetNodes());
+    records.heldForMigration(job);
     job.migrationHoldEndsMs = Math.max(0, c.holdEndsMs());
     job.migratedAtMs = Math.max(1, c.atMs());
     job.migrations++;

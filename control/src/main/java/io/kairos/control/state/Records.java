@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.TreeMap;
@@ -71,6 +72,23 @@ final class Records {
   /** Derived: ended jobs that hold no GPUs (so may be forgotten), oldest-ended first. */
   private final TreeSet<JobRecord> retired = new TreeSet<>(BY_END);
 
+  /**
+   * Derived: the same jobs by the order they joined {@link #retired} (a sequence number of this
+   * object's own, not replicated), so the accounting writer finds the ones retired since its last
+   * write without a walk of them all ({@link #retiredSince}).
+   */
+  private final TreeMap<Long, JobRecord> retiredBySeq = new TreeMap<>();
+
+  private final HashMap<Long, Long> retiredSeqOf = new HashMap<>();
+  private long lastRetiredSeq;
+
+  /**
+   * Derived: every job given a migration hold ({@link JobRecord#migrationTarget}) and not forgotten
+   * since: a superset of the live jobs that hold nodes (a hold cleared leaves its id here), so the
+   * scheduler's pass asks whether any hold is under way without a walk of every live job.
+   */
+  private final TreeSet<Long> migrationHolders = new TreeSet<>();
+
   // --- jobs ---
 
   /** A new job with the next id, PENDING and active. */
@@ -101,8 +119,27 @@ final class Records {
     countActive(job, -1);
     endedWeight += JobSize.weight(job.request);
     if (!job.releasing) {
-      retired.add(job);
+      retire(job);
     }
+  }
+
+  private void retire(JobRecord job) {
+    if (retired.add(job)) {
+      long seq = ++lastRetiredSeq;
+      retiredBySeq.put(seq, job);
+      retiredSeqOf.put(job.id, seq);
+    }
+  }
+
+  private boolean unretire(JobRecord job) {
+    if (!retired.remove(job)) {
+      return false;
+    }
+    Long seq = retiredSeqOf.remove(job.id);
+    if (seq != null) {
+      retiredBySeq.remove(seq);
+    }
+    return true;
   }
 
   /** An ended job keeps its GPUs while its tasks stop ({@code true}), or lets go of them. */
@@ -110,11 +147,11 @@ final class Records {
     job.releasing = stillStopping;
     if (stillStopping) {
       releasing.put(job.id, job);
-      retired.remove(job);
+      unretire(job);
     } else {
       releasing.remove(job.id);
       if (job.state.isFinal()) {
-        retired.add(job);
+        retire(job);
       }
     }
   }
@@ -173,7 +210,12 @@ final class Records {
         continue;
       }
       it.remove();
+      Long seq = retiredSeqOf.remove(j.id);
+      if (seq != null) {
+        retiredBySeq.remove(seq);
+      }
       jobs.remove(j.id);
+      migrationHolders.remove(j.id);
       endedWeight -= JobSize.weight(j.request);
       evictedJobs.add(j);
       evicted++;
@@ -186,9 +228,18 @@ final class Records {
     return Collections.unmodifiableCollection(retired);
   }
 
+  /**
+   * The ended jobs that hold no GPUs which joined them after sequence number {@code seq}, by that
+   * number (1 is the first this object retired; a job that leaves and joins again gets a new one).
+   */
+  java.util.SortedMap<Long, JobRecord> retiredSince(long seq) {
+    return Collections.unmodifiableSortedMap(retiredBySeq.tailMap(seq, false));
+  }
+
   /** Forgets one ended job that holds no GPUs (the caller checked). */
   void forget(JobRecord job) {
-    if (retired.remove(job) && jobs.remove(job.id) != null) {
+    if (unretire(job) && jobs.remove(job.id) != null) {
+      migrationHolders.remove(job.id);
       endedWeight -= JobSize.weight(job.request);
     }
   }
@@ -232,6 +283,22 @@ final class Records {
   /** Pending and running jobs, by id. */
   Collection<JobRecord> activeJobs() {
     return Collections.unmodifiableCollection(active.values());
+  }
+
+  /** The job was just given a migration hold ({@link JobRecord#migrationTarget}). */
+  void heldForMigration(JobRecord job) {
+    migrationHolders.add(job.id);
+  }
+
+  /** Whether a pending or running job holds nodes for a move (its migration target is set). */
+  boolean anyMigrationHold() {
+    for (long id : migrationHolders) {
+      JobRecord j = active.get(id);
+      if (j != null && !j.migrationTarget.isEmpty()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Jobs holding GPUs: running, and ended ones whose tasks are still stopping; by id. */
@@ -411,13 +478,16 @@ final class Records {
     for (JobRecord job : image.jobs()) {
       r.nextQueueSeq = Math.max(r.nextQueueSeq, job.queuedSeq + 1);
       r.jobs.put(job.id, job);
+      if (!job.migrationTarget.isEmpty()) {
+        r.migrationHolders.add(job.id);
+      }
       if (job.isActive()) {
         r.active.put(job.id, job);
         r.countActive(job, 1);
       } else {
         r.endedWeight += JobSize.weight(job.request);
         if (!job.releasing) {
-          r.retired.add(job);
+          r.retire(job);
         }
       }
       if (job.releasing) {

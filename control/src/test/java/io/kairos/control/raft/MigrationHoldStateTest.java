@@ -59,6 +59,30 @@ class MigrationHoldStateTest {
         .isFalse();
   }
 
+  /** What {@link ControlState#anyMigrationHold} answers without a walk of every live job. */
+  private static boolean anyLiveJobHolds(ControlState state) {
+    return state.activeJobs().stream().anyMatch(j -> !j.migrationTarget.isEmpty());
+  }
+
+  @Test
+  void anyMigrationHoldFollowsTheHoldThroughItsEndASnapshotAndACancel() throws Exception {
+    ControlState state = moved(T0 + 3 + 360_000);
+    assertThat(state.anyMigrationHold()).isTrue().isEqualTo(anyLiveJobHolds(state));
+    var out = new java.io.ByteArrayOutputStream();
+    CommandCodec.writeImage(state.image(), out);
+    var loaded =
+        ControlState.of(
+            CommandCodec.readImage(new java.io.ByteArrayInputStream(out.toByteArray())));
+    assertThat(loaded.anyMigrationHold()).as("after a snapshot").isTrue();
+    assertThat(state.apply(new EndMigrationHold(T0 + 400_000, 1, T0 + 3)).isOk()).isTrue();
+    assertThat(state.anyMigrationHold()).isFalse().isEqualTo(anyLiveJobHolds(state));
+    // The job cancelled while it holds: it is no longer live, so nothing holds.
+    assertThat(loaded.apply(new ControlCommand.CancelJob(T0 + 500_000, 1, "alice")).status())
+        .isLessThan(300);
+    assertThat(loaded.anyMigrationHold()).isEqualTo(anyLiveJobHolds(loaded));
+    assertThat(new ControlState().anyMigrationHold()).isFalse();
+  }
+
   @Test
   void theCommandsEncodeAndDecodeToTheSameValues() {
     var end = new EndMigrationHold(T0, 1, T0 - 5);
