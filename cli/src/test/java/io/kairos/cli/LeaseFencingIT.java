@@ -44,9 +44,29 @@ class LeaseFencingIT {
   void stop() throws Exception {
     if (cluster != null) {
       cluster.close();
+      // The cluster kills the tasks its agents left running (they outlive an agent by design):
+      // no rank may go on writing into the directory JUnit is about to delete.
+      long before = markBytes();
+      Thread.sleep(500);
+      assertThat(markBytes()).as("marks written after the cluster closed").isEqualTo(before);
     }
     if (proxy != null) {
       proxy.close();
+    }
+  }
+
+  /** The bytes of every marks file now. */
+  long markBytes() throws IOException {
+    Path marks = dir.resolve("marks");
+    if (!Files.isDirectory(marks)) {
+      return 0;
+    }
+    try (var files = Files.list(marks)) {
+      long sum = 0;
+      for (Path f : files.toList()) {
+        sum += Files.size(f);
+      }
+      return sum;
     }
   }
 

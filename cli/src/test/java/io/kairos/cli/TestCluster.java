@@ -21,7 +21,9 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -370,16 +372,34 @@ final class TestCluster implements AutoCloseable {
         .body();
   }
 
+  /**
+   * Stops the agents and the server, and kills the tasks the agents started: a task outlives its
+   * agent by design (and is fenced only once the lease runs out), but must not outlive the test,
+   * whose temporary directory it may still be writing to while JUnit deletes it. Tasks adopted from
+   * an agent this cluster restarted are not its descendants and are left to their fence.
+   */
   @Override
   public void close() throws IOException {
+    var tasks = new ArrayList<ProcessHandle>();
     try {
       for (var p : agents.values()) {
         new ProcessBuilder("kill", "-CONT", Long.toString(p.pid())).start().waitFor();
+        p.descendants().forEach(tasks::add);
         p.destroy();
       }
       for (var p : agents.values()) {
         if (!p.waitFor(20, TimeUnit.SECONDS)) {
           p.destroyForcibly();
+        }
+      }
+      for (var task : tasks) {
+        task.destroyForcibly();
+      }
+      for (var task : tasks) {
+        try {
+          task.onExit().get(20, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+          // Killed with SIGKILL: it is gone or going; nothing more this cluster can do.
         }
       }
       server.destroy();
@@ -389,6 +409,7 @@ final class TestCluster implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       agents.values().forEach(Process::destroyForcibly);
+      tasks.forEach(ProcessHandle::destroyForcibly);
       server.destroyForcibly();
     }
   }
