@@ -135,11 +135,16 @@ final class Records {
     if (!retired.remove(job)) {
       return false;
     }
-    Long seq = retiredSeqOf.remove(job.id);
+    dropRetiredSeq(job.id);
+    return true;
+  }
+
+  /** Takes a job that left {@link #retired} out of {@link #retiredBySeq}. */
+  private void dropRetiredSeq(long jobId) {
+    Long seq = retiredSeqOf.remove(jobId);
     if (seq != null) {
       retiredBySeq.remove(seq);
     }
-    return true;
   }
 
   /** An ended job keeps its GPUs while its tasks stop ({@code true}), or lets go of them. */
@@ -210,10 +215,7 @@ final class Records {
         continue;
       }
       it.remove();
-      Long seq = retiredSeqOf.remove(j.id);
-      if (seq != null) {
-        retiredBySeq.remove(seq);
-      }
+      dropRetiredSeq(j.id);
       jobs.remove(j.id);
       migrationHolders.remove(j.id);
       endedWeight -= JobSize.weight(j.request);
