@@ -8,6 +8,7 @@
 # its nodes; a job asks 1 CPU, so the host's own 2 CPUs would let a node run only 2 jobs at once).
 # Usage: scripts/turnover.sh [--agents 16] [--jobs 2000] [--runs 1] [--cpus 64] [--keep DIR]
 set -euo pipefail
+TIMEFORMAT='%U %S'
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 agents=16 jobs=2000 runs=1 port=18700 keep="" cpus=64
@@ -88,6 +89,7 @@ thread_cpu() { for p in "$@"; do for t in /proc/"$p"/task/*; do
   | awk -F'\t' '{ c[$1] += $2 } END { for (n in c) printf "%s\t%.3f\n", n, c[n] }'; }
 # The measured runs alone (no JVM start, JIT warm-up or warm-up run): the steady cost per job.
 [ -n "${TURNOVER_THREADS:-}" ] && thread_cpu "${pids[0]}" >"$work/server-threads-0"
+[ -n "${TURNOVER_THREADS:-}" ] && thread_cpu "${pids[@]:1}" >"$work/agent-threads-0"
 read -r s0 a0 c0 <<<"$(totals)"
 # The Raft log's applied index, for log entries per job over the measured runs.
 applied() { curl -sf -m 5 -H "Authorization: Bearer $KAIROS_TOKEN" "$url/metrics" \
@@ -96,10 +98,13 @@ i0="$(applied || true)"
 for r in $(seq 1 "$runs"); do
   # A run with failed jobs (a lease lost on an overloaded host) still prints its line; the CPU
   # figures below must come out all the same.
-  ./kairos bench turnover --server "$url" --jobs "$jobs" --csv "$work/jobs-$r.csv" --output json | tr -d '\n ' || true
+  # The bench client is a JVM on the same 2 cores: its CPU (start included) is kept apart.
+  { time ./kairos bench turnover --server "$url" --jobs "$jobs" --csv "$work/jobs-$r.csv" --output json \
+    | tr -d '\n ' || true; } 2>>"$work/bench-cpu"
   echo
 done
 read -r server_cpu agents_cpu chain_cpu <<<"$(totals)"
+bench_cpu="$(awk '{ s += $1 + $2 } END { printf "%.2f", s }' "$work/bench-cpu")"
 i1="$(applied || true)"
 total=$((jobs * (runs + 1)))
 # TURNOVER_THREADS=1: CPU seconds per thread name (digits dropped), server and agents apart, for
@@ -117,8 +122,12 @@ if [ -n "${TURNOVER_THREADS:-}" ]; then
     { d = $2 - b[$1]; if (d >= 0.005 * n / 1000) printf "  %8.3f  %s\n", 1000 * d / n, $1 }' \
     "$work/server-threads-0" - | sort -rn >&2
   echo "agent threads (all agents):" >&2; threads "${pids[@]:1}" >&2
+  echo "agent threads (all agents), measured runs only (ms per job):" >&2
+  thread_cpu "${pids[@]:1}" | awk -F'\t' -v n="$((jobs * runs))" 'NR == FNR { b[$1] = $2; next }
+    { d = $2 - b[$1]; if (d >= 0.005 * n / 1000) printf "  %8.3f  %s\n", 1000 * d / n, $1 }' \
+    "$work/agent-threads-0" - | sort -rn >&2
 fi
-echo "cpu seconds: server $server_cpu, agents $agents_cpu, tasks' processes $chain_cpu" >&2
+echo "cpu seconds: server $server_cpu, agents $agents_cpu, tasks' processes $chain_cpu; the bench client, measured runs: $bench_cpu" >&2
 awk -v s="$server_cpu" -v a="$agents_cpu" -v c="$chain_cpu" -v n="$total" \
   'BEGIN { printf "cpu ms per job (warm-up and JVM starts included): server %.2f, agents %.2f, tasks %.2f\n", 1000 * s / n, 1000 * a / n, 1000 * c / n }' >&2
 awk -v s="$server_cpu" -v a="$agents_cpu" -v c="$chain_cpu" -v s0="$s0" -v a0="$a0" -v c0="$c0" -v n="$((jobs * runs))" \
