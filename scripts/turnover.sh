@@ -6,17 +6,20 @@
 # exchanges per job.
 # Each agent advertises --cpus CPUs (default 64: 8 per GPU, as the Slurm peer harness configures
 # its nodes; a job asks 1 CPU, so the host's own 2 CPUs would let a node run only 2 jobs at once).
-# Usage: scripts/turnover.sh [--agents 16] [--jobs 2000] [--runs 1] [--cpus 64] [--keep DIR]
+# --warm-ups K runs K warm-up runs of J jobs first (default 1), not reported: the server's C2
+# compiler is still busy after one (TURNOVER_THREADS=1 shows how much).
+# Usage: scripts/turnover.sh [--agents 16] [--jobs 2000] [--runs 1] [--warm-ups 1] [--cpus 64] [--keep DIR]
 set -euo pipefail
 TIMEFORMAT='%U %S'
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-agents=16 jobs=2000 runs=1 port=18700 keep="" cpus=64
+agents=16 jobs=2000 runs=1 warmups=1 port=18700 keep="" cpus=64
 while [ $# -gt 0 ]; do
   case "$1" in
     --agents) agents="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
+    --warm-ups) warmups="$2"; shift 2 ;;
     --port) port="$2"; shift 2 ;;
     --keep) keep="$2"; shift 2 ;;
     --cpus) cpus="$2"; shift 2 ;;
@@ -62,8 +65,10 @@ done
 [ "$up" -ge "$agents" ] || { echo "turnover: only $up of $agents agents registered" >&2; exit 1; }
 # A warm-up run as large as the measured ones (the JIT of the server and the agents), not
 # reported: with a short one (2 jobs per GPU) the first measured runs were still 30% slower.
-./kairos bench turnover --server "$url" --jobs "$jobs" >"$work/warm-up.out" 2>&1 \
-  || { echo "turnover: the warm-up run did not end cleanly (going on):" >&2; tail -n 1 "$work/warm-up.out" >&2; }
+for _ in $(seq 1 "$warmups"); do
+  ./kairos bench turnover --server "$url" --jobs "$jobs" >"$work/warm-up.out" 2>&1 \
+    || { echo "turnover: a warm-up run did not end cleanly (going on):" >&2; tail -n 1 "$work/warm-up.out" >&2; }
+done
 # CPU time the server and the agents used (warm-up included), for where the machine's time went.
 # utime and stime (fields 14 and 15 of /proc/PID/stat), counted from the end as below.
 cpu() { awk -v t="$(getconf CLK_TCK)" '{ n = NF; printf "%.2f", ($(n - 38) + $(n - 37)) / t }' "/proc/$1/stat"; }
@@ -106,7 +111,7 @@ done
 read -r server_cpu agents_cpu chain_cpu <<<"$(totals)"
 bench_cpu="$(awk '{ s += $1 + $2 } END { printf "%.2f", s }' "$work/bench-cpu")"
 i1="$(applied || true)"
-total=$((jobs * (runs + 1)))
+total=$((jobs * (runs + warmups)))
 # TURNOVER_THREADS=1: CPU seconds per thread name (digits dropped), server and agents apart, for
 # where a process's time goes without a profiler (JIT compilers, GC, the agent's loop, HTTP).
 if [ -n "${TURNOVER_THREADS:-}" ]; then
