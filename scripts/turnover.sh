@@ -104,8 +104,9 @@ for r in $(seq 1 "$runs"); do
   # A run with failed jobs (a lease lost on an overloaded host) still prints its line; the CPU
   # figures below must come out all the same.
   # The bench client is a JVM on the same 2 cores: its CPU (start included) is kept apart.
-  { time ./kairos bench turnover --server "$url" --jobs "$jobs" --csv "$work/jobs-$r.csv" --output json \
-    | tr -d '\n ' || true; } 2>>"$work/bench-cpu"
+  # (Its own stderr goes to ours through fd 3; only bash's `time` line goes to bench-cpu.)
+  { time ./kairos bench turnover --server "$url" --jobs "$jobs" --csv "$work/jobs-$r.csv" --output json 2>&3 \
+    | tr -d '\n ' || true; } 3>&2 2>>"$work/bench-cpu"
   echo
 done
 read -r server_cpu agents_cpu chain_cpu <<<"$(totals)"
