@@ -13,6 +13,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -57,6 +58,9 @@ final class HeldTask {
   Instant stopRequestedAt;
   boolean forced;
   long outputAtStart;
+
+  /** The output files already counted in {@link #outputAtStart}. */
+  private final Set<Path> countedAtStart = new HashSet<>();
 
   /** Whether a preemption's checkpoint signal was sent (once per attempt). */
   boolean checkpointAsked;
@@ -161,9 +165,25 @@ final class HeldTask {
     return !procs.isEmpty();
   }
 
+  /**
+   * Adds what {@code spec}'s output files hold before its process starts to {@link #outputAtStart}
+   * (each file once), so a task appending to a file is charged only what it writes. Called before
+   * the start: measured after it, what a process writes at once was taken for the file's old
+   * content, and a fast writer could pass the output limit unstopped.
+   */
+  void countOutputBefore(LaunchSpec spec) {
+    if (spec.spooled()) {
+      return;
+    }
+    for (Path file : new Path[] {spec.stdout(), spec.stderr()}) {
+      if (file != null && countedAtStart.add(file)) {
+        outputAtStart += size(file);
+      }
+    }
+  }
+
   /** The processes started so far are running; called once every one has started. */
   void started(Instant at) {
-    this.outputAtStart = outputSize();
     this.status = TaskStatus.RUNNING;
     this.startedAt = at;
     this.deadline = timeLimitSec > 0 ? at.plusSeconds(timeLimitSec) : null;

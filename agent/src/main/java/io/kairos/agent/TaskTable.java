@@ -66,7 +66,6 @@ public final class TaskTable {
   private final InstantSource clock;
   private final Runnable onChange;
   private final TaskHooks hooks;
-
   private final TreeMap<TaskKey, HeldTask> tasks = new TreeMap<>();
   private final SequencedSet<TaskKey> forgotten = new LinkedHashSet<>();
   // Spool directories of forgotten steps, and when they may go.
@@ -264,6 +263,7 @@ public final class TaskTable {
       for (int local = 0; local < task.specs.size(); local++) {
         LaunchSpec spec = hooks.isolate(task.specs.get(local), task.assignment);
         isolated = true;
+        task.countOutputBefore(spec);
         Process process = launcher.start(spec);
         OutputSpool spool =
             spec.spooled()

@@ -332,6 +332,50 @@ class TaskTableTest {
     assertThat(report.reason()).isEqualTo(ExitReason.OUTPUT_LIMIT);
   }
 
+  /**
+   * Regression (was a bug, seen once in CI as a timeout of the test above): the output files' old
+   * size was measured after the process had started, so what a task wrote at once was taken for the
+   * file's old content and the task ran on past the limit. The hook holds the agent until the task
+   * has written, as a busy agent thread would.
+   */
+  @Test
+  void outputWrittenBeforeTheAgentRecordsTheStartStillCountsAgainstTheLimit() {
+    Path stdout = dataDir.resolve("tasks/24-1-0/stdout.log");
+    var slowAgent =
+        new TaskHooks() {
+          @Override
+          public void started(TaskKey key, Process process) {
+            await()
+                .atMost(PROCESS_WAIT)
+                .until(() -> Files.exists(stdout) && Files.size(stdout) >= 5000);
+          }
+        };
+    table =
+        new TaskTable(
+            "n1",
+            dataDir,
+            GRACE,
+            1_000,
+            Map.of("PATH", System.getenv("PATH")),
+            new ProcessLauncher(),
+            clock,
+            changes::incrementAndGet,
+            slowAgent);
+    var a = script(24, "head -c 5000 /dev/zero; sleep 60");
+    var key = TaskKey.of(a);
+    table.launch(a);
+
+    await()
+        .atMost(PROCESS_WAIT)
+        .until(
+            () -> {
+              table.tick();
+              return table.isStopping(key) || !table.isActive(key);
+            });
+
+    assertThat(awaitExited(key).reason()).isEqualTo(ExitReason.OUTPUT_LIMIT);
+  }
+
   @Test
   void killAllStopsEveryRunningTaskAndLeavesExitedOnesAlone() {
     var table = table(0);
