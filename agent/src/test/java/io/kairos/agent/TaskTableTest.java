@@ -320,13 +320,7 @@ class TaskTableTest {
     var key = TaskKey.of(a);
     table.launch(a);
 
-    await()
-        .atMost(PROCESS_WAIT)
-        .until(
-            () -> {
-              table.tick();
-              return table.isStopping(key) || !table.isActive(key);
-            });
+    awaitStoppedByTick(key);
 
     TaskReport report = awaitExited(key);
     assertThat(report.reason()).isEqualTo(ExitReason.OUTPUT_LIMIT);
@@ -365,13 +359,7 @@ class TaskTableTest {
     var key = TaskKey.of(a);
     table.launch(a);
 
-    await()
-        .atMost(PROCESS_WAIT)
-        .until(
-            () -> {
-              table.tick();
-              return table.isStopping(key) || !table.isActive(key);
-            });
+    awaitStoppedByTick(key);
 
     assertThat(awaitExited(key).reason()).isEqualTo(ExitReason.OUTPUT_LIMIT);
   }
@@ -394,6 +382,17 @@ class TaskTableTest {
     TaskReport untouched = table.report(TaskKey.of(done)).orElseThrow();
     assertThat(untouched.exitCode()).isEqualTo(4);
     assertThat(untouched.reason()).isNull();
+  }
+
+  /** Ticks the table until it has stopped {@code key} (or the task has ended). */
+  private void awaitStoppedByTick(TaskKey key) {
+    await()
+        .atMost(PROCESS_WAIT)
+        .until(
+            () -> {
+              table.tick();
+              return table.isStopping(key) || !table.isActive(key);
+            });
   }
 
   private TaskReport awaitExited(TaskKey key) {
