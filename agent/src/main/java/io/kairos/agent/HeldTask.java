@@ -302,8 +302,15 @@ final class HeldTask {
     return size;
   }
 
-  /** A file's size, not following a symbolic link (whoever planted it); 0 when missing. */
+  /**
+   * A file's size, not following a symbolic link (whoever planted it); 0 when missing. Before a
+   * task's first start its files are missing: {@link java.io.File#exists} says so without the
+   * exception that reading a missing file's attributes builds.
+   */
   private static long size(Path file) {
+    if (!file.toFile().exists()) {
+      return 0; // not created yet (or a link to nothing)
+    }
     try {
       return Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
           .size();

@@ -196,10 +196,14 @@ final class NodeIsolation implements TaskHooks, AutoCloseable {
     if (lease == null) {
       return;
     }
-    registered.merge(key, local + 1, Math::max);
     try {
-      lease.register(key, local, process.toHandle(), Optional.ofNullable(groups.get(key)));
+      if (lease.register(key, local, process.toHandle(), Optional.ofNullable(groups.get(key)))) {
+        registered.merge(key, local + 1, Math::max);
+      } else {
+        log.debug("{}: process {} ended before its registration: nothing to guard", key, local);
+      }
     } catch (IOException e) {
+      registered.merge(key, local + 1, Math::max); // what was written goes with the rest
       log.warn("{}: not registered with the fence watchdog: {}", key, e.getMessage());
     }
   }
@@ -229,7 +233,9 @@ final class NodeIsolation implements TaskHooks, AutoCloseable {
     if (lease != null) {
       try {
         Integer processes = registered.remove(key);
-        lease.unregister(key, processes == null ? 1 : processes);
+        if (processes != null) { // else none registered: it ended before it could be
+          lease.unregister(key, processes);
+        }
       } catch (IOException e) {
         log.warn("{}: could not unregister from the fence watchdog: {}", key, e.getMessage());
       }

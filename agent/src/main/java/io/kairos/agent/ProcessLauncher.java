@@ -80,10 +80,12 @@ public final class ProcessLauncher {
       // Under a supervisor that outlives the agent; what the setup says goes to a file of the
       // agent's, so no pipe ties the task to this process.
       Path dataDir = spec.taskDir().getParent().getParent();
-      Path run = Supervisor.prepare(dataDir, spec.key());
-      Path exit = Supervisor.exitFile(run, spec.local());
-      Files.deleteIfExists(exit);
-      Path setup = Supervisor.setupFile(dataDir, spec.key(), spec.local());
+      boolean fresh = Supervisor.prepare(dataDir, spec.key());
+      Path exit = Supervisor.exitFile(Supervisor.taskDir(dataDir, spec.key()), spec.local());
+      if (!fresh) {
+        Files.deleteIfExists(exit); // a status an earlier start recorded
+      }
+      Path setup = Supervisor.setupFile(dataDir, spec.key(), spec.local(), fresh);
       Process process =
           NativeSpawn.available()
               ? NativeSpawn.start(
@@ -206,9 +208,7 @@ public final class ProcessLauncher {
     Path dir = spec.taskDir();
     Path tasks = dir.getParent();
     PrivateFiles.directory(tasks, PrivateFiles.ENTER_ONLY);
-    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
-      Files.createDirectory(dir);
-    }
+    PrivateFiles.createDirectory(dir);
     Files.setPosixFilePermissions(dir, PrivateFiles.DIR);
     Account owner = spec.owner();
     if (owner != null && (int) Files.getAttribute(dir, "unix:uid", NOFOLLOW) != owner.uid()) {

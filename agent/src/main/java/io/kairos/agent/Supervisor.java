@@ -144,22 +144,26 @@ final class Supervisor {
 
   /**
    * Creates {@code <dataDir>/run/} and the task's directory in it, both 0700 and the agent's; a
-   * leftover directory of that name (a link, or someone else's) is refused.
+   * leftover entry of that name that is not a directory (a link) is refused.
+   *
+   * @return whether the task's directory was created now (so it holds no file of an earlier start)
    */
-  static Path prepare(Path dataDir, TaskKey key) throws IOException {
+  static boolean prepare(Path dataDir, TaskKey key) throws IOException {
     PrivateFiles.directory(runDir(dataDir), PrivateFiles.DIR);
-    Path dir = taskDir(dataDir, key);
-    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
-      Files.createDirectory(dir);
-    }
-    Files.setPosixFilePermissions(dir, PrivateFiles.DIR);
-    return dir;
+    boolean created = PrivateFiles.createDirectory(taskDir(dataDir, key));
+    Files.setPosixFilePermissions(taskDir(dataDir, key), PrivateFiles.DIR);
+    return created;
   }
 
-  /** The empty setup file of process {@code local}, 0600, which its stderr starts as. */
-  static Path setupFile(Path dataDir, TaskKey key, int local) throws IOException {
+  /**
+   * The empty setup file of process {@code local}, 0600, which its stderr starts as; one left by an
+   * earlier start is replaced unless the task's directory is {@code fresh}.
+   */
+  static Path setupFile(Path dataDir, TaskKey key, int local, boolean fresh) throws IOException {
     Path file = setupFile(taskDir(dataDir, key), local);
-    Files.deleteIfExists(file);
+    if (!fresh) {
+      Files.deleteIfExists(file);
+    }
     Files.createFile(file, SETUP_ATTR);
     return file;
   }

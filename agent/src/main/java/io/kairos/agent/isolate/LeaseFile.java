@@ -91,24 +91,30 @@ public final class LeaseFile {
   /**
    * Registers a started task's process and its cgroup (if any) for the watchdog.
    *
-   * @throws IOException also when the process has already exited (nothing to guard)
+   * @return false, registering nothing, when the process has already exited (nothing to guard)
    */
-  public void register(TaskKey key, ProcessHandle process, Optional<TaskCgroup> cgroup)
+  public boolean register(TaskKey key, ProcessHandle process, Optional<TaskCgroup> cgroup)
       throws IOException {
-    register(key, 0, process, cgroup);
+    return register(key, 0, process, cgroup);
   }
 
   /**
    * Registers process {@code local} of a task that runs several (tasks per node): each has its own
    * registration, {@code <key>} for the first and {@code <key>+<local>} for the others.
+   *
+   * @return false, registering nothing, when the process has already exited (nothing to guard)
    */
-  public void register(TaskKey key, int local, ProcessHandle process, Optional<TaskCgroup> cgroup)
+  public boolean register(
+      TaskKey key, int local, ProcessHandle process, Optional<TaskCgroup> cgroup)
       throws IOException {
-    ProcessRef ref =
-        ProcessRef.of(process)
-            .orElseThrow(() -> new IOException(key + ": process " + process.pid() + " is gone"));
+    Optional<ProcessRef> ref = ProcessRef.of(process);
+    if (ref.isEmpty()) {
+      return false;
+    }
     List<Path> dirs = cgroup.map(TaskCgroup::dirs).orElse(List.of());
-    FenceFiles.writeRegistration(dataDir, new FenceFiles.Registration(name(key, local), ref, dirs));
+    FenceFiles.writeRegistration(
+        dataDir, new FenceFiles.Registration(name(key, local), ref.get(), dirs));
+    return true;
   }
 
   public void unregister(TaskKey key) throws IOException {

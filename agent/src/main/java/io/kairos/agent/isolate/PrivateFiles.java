@@ -6,6 +6,7 @@ import java.nio.channels.SeekableByteChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -60,6 +61,25 @@ public final class PrivateFiles {
   public static void directory(Path dir) throws IOException {
     if (!Files.isDirectory(dir)) {
       Files.createDirectories(dir, DIR_ATTR);
+    }
+  }
+
+  /**
+   * Creates the directory {@code dir} (its parent exists) with one {@code mkdir}, the usual case on
+   * a launch: asking first whether it exists builds and catches an exception when it does not.
+   *
+   * @return true when it was created now, false when it was a directory already
+   * @throws FileAlreadyExistsException when something else (a file, a link) has that name
+   */
+  public static boolean createDirectory(Path dir) throws IOException {
+    try {
+      Files.createDirectory(dir);
+      return true;
+    } catch (FileAlreadyExistsException e) {
+      if (Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+        return false;
+      }
+      throw e;
     }
   }
 

@@ -103,8 +103,14 @@ public record ProcessRef(long pid, long startTicks) {
   }
 
   private static String[] statFields(long pid) {
+    String path = "/proc/" + pid + "/stat";
+    if (!new java.io.File(path).exists()) {
+      // Gone, as a task that ends at once often is by the time it is registered: said without
+      // the two exceptions a read of the missing file builds.
+      return new String[0];
+    }
     try {
-      String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+      String stat = Files.readString(Path.of(path));
       // comm may contain spaces and parentheses: the fields start after the last ')'.
       return stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
     } catch (IOException | RuntimeException e) {

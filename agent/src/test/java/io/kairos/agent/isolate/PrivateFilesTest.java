@@ -78,4 +78,20 @@ class PrivateFilesTest {
     assertThatThrownBy(() -> PrivateFiles.directory(file, PrivateFiles.DIR))
         .isInstanceOf(FileAlreadyExistsException.class);
   }
+
+  @Test
+  void createsADirectoryOnceAndRefusesALinkInItsPlace() throws Exception {
+    Path run = dir.resolve("run");
+    assertThat(PrivateFiles.createDirectory(run)).isTrue();
+    assertThat(Files.isDirectory(run, LinkOption.NOFOLLOW_LINKS)).isTrue();
+    assertThat(PrivateFiles.createDirectory(run)).isFalse();
+
+    Path elsewhere = Files.createDirectory(dir.resolve("elsewhere"));
+    Path link = Files.createSymbolicLink(dir.resolve("planted"), elsewhere);
+    assertThatThrownBy(() -> PrivateFiles.createDirectory(link))
+        .isInstanceOf(FileAlreadyExistsException.class);
+    Path file = Files.writeString(dir.resolve("file"), "not a directory");
+    assertThatThrownBy(() -> PrivateFiles.createDirectory(file))
+        .isInstanceOf(FileAlreadyExistsException.class);
+  }
 }
