@@ -27,8 +27,8 @@ import java.util.PriorityQueue;
  *
  * <p>The order, first to last: running jobs still within their protection after a start (and, with
  * {@code shield=true}, running jobs that had starved before they started); the promoted starving
- * jobs ({@code guard}); the rest by {@code order}, a running job's key made {@code hysteresis} times
- * better so that it is preempted only by a clearly more urgent job; ties by submit and index.
+ * jobs ({@code guard}); the rest by {@code order}, a running job's key made {@code hysteresis}
+ * times better so that it is preempted only by a clearly more urgent job; ties by submit and index.
  *
  * <p>A job is starving once its wait (time in the system not running) reaches max(1 h, min(3 x
  * limit, bound)), as {@code kairos}' guard, or the bound itself with {@code abs=true}.
@@ -43,6 +43,9 @@ import java.util.PriorityQueue;
  * oldest}: the oldest starving waiting job; {@code all}: every starving job, oldest first, and with
  * {@code barrier=true} none after the first that does not fit), {@code estimates} ({@code
  * REQUESTED} or {@code ACTUAL}).
+ *
+ * <p>After every step the model checks that no GPU is held twice or lost, and at the end that every
+ * job ran exactly its run time.
  *
  * <p>Prints one line: mean bounded slowdown (max(1, (wait + run) / max(run, 10 s)), as the
  * simulator), mean, p99 (nearest rank) and longest wait (end - submit - run: a preempted job also
@@ -149,7 +152,8 @@ public final class PreemptiveWhatIf {
       }
       sim.simulate();
     }
-    System.out.println(String.join(" ", Arrays.asList(args).subList(2, args.length)) + ": " + sim.report());
+    System.out.println(
+        String.join(" ", Arrays.asList(args).subList(2, args.length)) + ": " + sim.report());
   }
 
   private void set(String option) {
@@ -169,7 +173,7 @@ public final class PreemptiveWhatIf {
       case "shield" -> shield = Boolean.parseBoolean(value);
       case "barrier" -> barrier = Boolean.parseBoolean(value);
       case "guard" -> guard = Guard.valueOf(value.toUpperCase(Locale.ROOT));
-      case "estimates" -> {}
+      case "estimates" -> {} // read before the trace
       default -> throw new IllegalArgumentException("unknown key: " + key);
     }
   }
@@ -220,6 +224,7 @@ public final class PreemptiveWhatIf {
         }
         free += gpus[j];
         if (e[1] == END) {
+          attained[j] += now - segmentStart[j];
           state[j] = DONE;
           end[j] = now;
           done++;
@@ -310,6 +315,26 @@ public final class PreemptiveWhatIf {
       if (waiting) {
         events.add(new long[] {(now / 3600 + 1) * 3600, WAKE, 0, 0});
       }
+      check(active, free, now);
+    }
+    for (int j = 0; j < n; j++) {
+      if (attained[j] != run[j] || end[j] < submit[j] + run[j]) {
+        throw new IllegalStateException("job " + j + " ran " + attained[j] + " of " + run[j]);
+      }
+    }
+  }
+
+  /** The model's own invariant, after every step: no GPU held twice, none lost. */
+  private void check(List<Integer> active, int free, long now) {
+    int held = 0;
+    for (int j : active) {
+      if (state[j] == RUNNING || state[j] == STOPPING) {
+        held += gpus[j];
+      }
+    }
+    if (free < 0 || held + free != total) {
+      throw new IllegalStateException(
+          "at " + now + ": " + held + " GPUs held and " + free + " free of " + total);
     }
   }
 
