@@ -99,7 +99,8 @@ class PreemptiveWhatIfScriptTest {
     args.addAll(List.of(variant.split(" ")));
     String line = run(args.toArray(String[]::new));
     assertThat(line).startsWith(variant + ": jobs 300,");
-    assertThat(figures(line).get(0)).isGreaterThanOrEqualTo(1.0);
+    // The workload keeps 64 GPUs busy enough that every variant preempts.
+    assertThat(figures(line).get(3)).as(line).isPositive();
   }
 
   @Test
